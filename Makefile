@@ -1,0 +1,12 @@
+# Thin entry points; the scripts do the work.
+.PHONY: demo test build release bench format
+demo:
+	./scripts/demo.sh
+test:
+	./scripts/test.sh
+build:
+	swift build
+release:
+	swift build -c release
+format:
+	swift format --in-place --recursive Package.swift Sources Tests

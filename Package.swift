@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+// BLEBridge: a Bluetooth Low Energy to MQTT gateway for Linux.
+// One target per job; see docs/architecture.md for the module map.
+import PackageDescription
+
+let package = Package(
+    name: "BLEBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "blebridge", targets: ["blebridge"]),
+        .library(name: "Bluetooth", targets: ["Bluetooth"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "DBus", targets: ["DBus"]),
+    ],
+    targets: [
+        // System C libraries (Debian -dev packages). Only the wrapper module named
+        // beside each may import it.
+        .systemLibrary(
+            name: "CDBus", pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]),  // imported by DBus only
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),  // imported by MQTT only
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),  // imported by Outbox only
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),  // imported by Decoders only (BTHome AES-CCM)
+
+        // Small leaf modules.
+        .target(name: "Logging"),
+        .target(name: "Bluetooth"),
+        .target(name: "Configuration", dependencies: ["Bluetooth"]),
+
+        // Wrappers of C libraries.
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
+        .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
+
+        // BLE.
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
+
+        // The product.
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Logging", "Bluetooth",
+            ]),
+        .executableTarget(
+            name: "blebridge",
+            dependencies: [
+                "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
+                "Bluetooth",
+            ]),
+
+        // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
+        // free loopback port, temporary directories, subprocesses.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
+        .testTarget(
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "Configuration", "BlueZSimulator", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

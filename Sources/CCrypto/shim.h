@@ -1,0 +1,5 @@
+#ifndef BLEBRIDGE_CCRYPTO_SHIM_H
+#define BLEBRIDGE_CCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/err.h>
+#endif

@@ -1,0 +1,33 @@
+/// Severity of a log line, lowest first.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    case trace, debug, info, notice, warning, error
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Parses `trace`, `debug`, `info`, `notice`, `warning` (or `warn`), `error`, case-insensitively.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "trace": self = .trace
+        case "debug": self = .debug
+        case "info": self = .info
+        case "notice": self = .notice
+        case "warning", "warn": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .trace: "trace"
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    /// The accepted names, for error messages.
+    public static let acceptedNames = "trace, debug, info, notice, warning, error"
+}

@@ -1,0 +1,9 @@
+import BlueZSimulator
+import Testing
+
+@Suite struct SimulatorNamesTests {
+    @Test func controlNameIsSeparateFromBlueZ() {
+        #expect(SimulatorNames.bluez == "org.bluez")
+        #expect(SimulatorNames.control != SimulatorNames.bluez)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+
+/// A subprocess with captured output, for fixtures and end-to-end tests.
+///
+/// Output is collected on a background reader so the child never blocks on a full pipe.
+public final class ChildProcess: Sendable {
+    public let executable: String
+    public let arguments: [String]
+    // Process is not Sendable; it is only touched under the lock.
+    private let process: Mutex<Process>
+    private let stdoutBuffer = OutputBuffer()
+    private let stderrBuffer = OutputBuffer()
+
+    /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: String? = nil
+    ) throws {
+        let path = try Self.resolve(executable)
+        self.executable = path
+        self.arguments = arguments
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        self.process = Mutex(process)
+        let outBuffer = stdoutBuffer
+        let errBuffer = stderrBuffer
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { outBuffer.append(chunk) }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { errBuffer.append(chunk) }
+        }
+        try process.run()
+    }
+
+    public var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
+    public var isRunning: Bool { process.withLock { $0.isRunning } }
+    public var standardOutput: String { stdoutBuffer.text }
+    public var standardError: String { stderrBuffer.text }
+
+    /// Sends a signal (SIGTERM by default).
+    public func signal(_ signal: Int32 = SIGTERM) {
+        let pid = processIdentifier
+        if isRunning { kill(pid, signal) }
+    }
+
+    /// Waits for exit up to `timeout`; returns the exit status, or nil on time-out.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if !isRunning {
+                try? await Task.sleep(for: .milliseconds(20))  // let the readers drain
+                return process.withLock { $0.terminationStatus }
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// Waits until `predicate` holds for the collected standard output (or error), polling.
+    public func waitForOutput(
+        timeout: Duration = .seconds(10), stream: KeyPath<ChildProcess, String> = \.standardOutput,
+        _ predicate: (String) -> Bool
+    ) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if predicate(self[keyPath: stream]) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return predicate(self[keyPath: stream])
+    }
+
+    /// Terminates (SIGTERM, then SIGKILL after `grace`) and waits.
+    public func stop(grace: Duration = .seconds(3)) async {
+        guard isRunning else { return }
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) == nil {
+            signal(SIGKILL)
+            await waitForExit(timeout: .seconds(5))
+        }
+    }
+
+    deinit {
+        let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
+        if pid > 0 { kill(pid, SIGKILL) }
+    }
+
+    /// Runs to completion and returns (status, stdout, stderr).
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try ChildProcess(executable, arguments, environment: environment)
+        guard let status = await child.waitForExit(timeout: timeout) else {
+            await child.stop()
+            throw FixtureError("\(executable) \(arguments.joined(separator: " ")) did not exit within \(timeout)")
+        }
+        return (status, child.standardOutput, child.standardError)
+    }
+
+    /// Finds `name` in PATH (or returns it when it is already a path).
+    public static func resolve(_ name: String) throws -> String {
+        if name.contains("/") { return name }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+        for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw FixtureError("'\(name)' is not installed; run scripts/setup.sh (it installs the test dependencies)")
+    }
+}
+
+/// Bytes collected from a child's pipe by its reader thread.
+final class OutputBuffer: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+}

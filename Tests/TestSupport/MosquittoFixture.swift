@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+
+/// A real `mosquitto` broker on a free loopback port, for tests.
+///
+/// `max_queued_messages 0` (no limit) so a slow test subscriber never loses QoS 1 messages
+/// to the broker's queue limit. The broker can be killed and restarted on the same port
+/// (persistence on, in the fixture's directory) to test outages.
+public final class MosquittoFixture: Sendable {
+    public let port: UInt16
+    public let directory: TemporaryDirectory
+    public let configFile: URL
+    private let current: Mutex<ChildProcess?>
+
+    /// `extraConfiguration` is appended to the generated mosquitto.conf (e.g. TLS listeners,
+    /// a password file). The default listener allows anonymous clients on 127.0.0.1.
+    public init(extraConfiguration: String = "", listener: String? = nil) async throws {
+        let port = try FreePort.loopback()
+        let directory = try TemporaryDirectory(prefix: "mosquitto")
+        let config = """
+            per_listener_settings false
+            \(listener ?? "listener \(port) 127.0.0.1\nallow_anonymous true")
+            max_queued_messages 0
+            max_inflight_messages 0
+            persistence true
+            persistence_location \(directory.path)/
+            autosave_interval 1
+            log_dest stderr
+            log_type error
+            log_type warning
+            \(extraConfiguration)
+            """
+        self.port = port
+        self.directory = directory
+        self.configFile = try directory.write("mosquitto.conf", config)
+        self.current = Mutex(nil)
+        try await start()
+    }
+
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// Starts the broker (again) and waits until it accepts connections.
+    public func start() async throws {
+        let process = try ChildProcess("mosquitto", ["-c", configFile.path])
+        current.withLock { $0 = process }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline {
+            if FreePort.isAccepting(port) { return }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("mosquitto did not start on port \(port): \(process.standardError)")
+    }
+
+    /// Stops the broker: gracefully (SIGTERM, persists its state) or with SIGKILL.
+    public func stop(kill: Bool = false) async {
+        guard let process = current.withLock({ $0 }) else { return }
+        if kill {
+            process.signal(SIGKILL)
+            await process.waitForExit(timeout: .seconds(5))
+        } else {
+            await process.stop()
+        }
+        current.withLock { $0 = nil }
+    }
+
+    public var standardError: String { current.withLock { $0?.standardError ?? "" } }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what BLEBridge needs to build, run its demo and run its tests on Debian 12.
+# Run as root (it uses apt-get and pip), or install the listed packages yourself.
+set -euo pipefail
+
+packages=(
+    pkg-config
+    libdbus-1-dev libmosquitto-dev libsqlite3-dev libssl-dev   # C libraries the Swift modules link
+    dbus-daemon dbus-bin                                       # private test buses, dbus-send
+    systemd                                                    # busctl (independent D-Bus client in tests)
+    mosquitto mosquitto-clients                                # local broker for the demo and tests
+    openssl                                                    # test certificates
+    python3 python3-dbus python3-venv python3-pip              # independent D-Bus client in tests, bleak
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "BLEBridge needs these Debian packages: ${missing[*]}" >&2
+        echo "Install them with: sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "setup: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "BLEBridge needs a Swift 6 toolchain on PATH (swift.org/install/linux)." >&2
+    exit 1
+fi
+
+# bleak (Python BLE library) for the simulator's fidelity test, in a venv beside the build.
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.build/venv"
+if [[ "${BLEBRIDGE_SKIP_PYTHON:-0}" != "1" && ! -x "$venv/bin/python" ]]; then
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+    "$venv/bin/pip" install -q bleak >/dev/null
+fi
