@@ -1,4 +1,5 @@
 public import Bluetooth
+public import Configuration
 
 /// What commands the configuration allows: per device, named commands and readable
 /// characteristics; raw GATT requests only when enabled and allowlisted. Nothing else is

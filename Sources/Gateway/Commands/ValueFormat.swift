@@ -18,15 +18,20 @@ public struct ValueFormat: Sendable, Hashable {
     public var maximum: Int64?
     /// For `hex` and `utf8`: most bytes accepted (never more than 512, the ATT limit).
     public var maximumLength: Int?
+    /// For `hex` and `utf8`: fewest bytes accepted.
+    public var minimumLength: Int
 
     /// The longest attribute value ATT allows.
     public static let attributeValueLimit = 512
 
-    public init(_ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil) {
+    public init(
+        _ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil, minimumLength: Int = 0
+    ) {
         self.kind = kind
         self.minimum = minimum
         self.maximum = maximum
         self.maximumLength = maximumLength
+        self.minimumLength = minimumLength
     }
 
     /// Parses the configuration's format name (`"uint8"`, `"alert_level"`, …).
@@ -102,6 +107,9 @@ public struct ValueFormat: Sendable, Hashable {
         let limit = min(maximumLength ?? Self.attributeValueLimit, Self.attributeValueLimit)
         guard bytes.count <= limit else {
             return .failure(CommandFailure(.valueTooLong, "\(bytes.count) bytes, at most \(limit) allowed"))
+        }
+        guard bytes.count >= minimumLength else {
+            return .failure(CommandFailure(.invalidValue, "\(bytes.count) bytes, at least \(minimumLength) required"))
         }
         return .success(bytes)
     }
