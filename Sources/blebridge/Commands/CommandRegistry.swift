@@ -12,7 +12,8 @@
 /// Every `blebridge` subcommand.
 enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
-        CheckConfigCommand.self
+        RunCommand.self,
+        CheckConfigCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {
