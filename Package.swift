@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "Configuration", "BlueZSimulator", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT"]),
     ],
     swiftLanguageModes: [.v6]
 )
