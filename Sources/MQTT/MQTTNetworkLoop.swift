@@ -149,7 +149,8 @@ final class MQTTNetworkLoop: Sendable {
         }
         if rc != MosquittoResult.success {
             throw MosquittoResult.error(
-                rc, "connecting to \(broker)", errnoValue: savedErrno, detail: context.attempt.withLock { $0.lastProblem })
+                rc, "connecting to \(broker)", errnoValue: savedErrno,
+                detail: context.attempt.withLock { $0.lastProblem })
         }
     }
 
@@ -167,7 +168,9 @@ final class MQTTNetworkLoop: Sendable {
                 if let refusal = attempt.refusal { return refusal }
                 if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }
                 return MosquittoResult.error(
-                    rc, attempt.connected ? "connection to \(configuration.broker)" : "connecting to \(configuration.broker)",
+                    rc,
+                    attempt.connected
+                        ? "connection to \(configuration.broker)" : "connecting to \(configuration.broker)",
                     errnoValue: savedErrno, detail: attempt.connected ? nil : attempt.lastProblem)
             }
             if isStopping {
@@ -180,7 +183,8 @@ final class MQTTNetworkLoop: Sendable {
             } else if !attempt.connected && clock.now > connectDeadline {
                 _ = mosquitto_disconnect(mosq)
                 return MQTTError(
-                    .timeout, "connecting to \(configuration.broker): no CONNACK within \(configuration.connectTimeout)")
+                    .timeout, "connecting to \(configuration.broker): no CONNACK within \(configuration.connectTimeout)"
+                )
             }
         }
     }
