@@ -62,7 +62,8 @@ public struct MQTTConfiguration: Sendable {
             throw MQTTError(.invalidConfiguration, "TLS settings given for \(broker); use an mqtts:// URL")
         }
         if let tls, (tls.certificateFile == nil) != (tls.keyFile == nil) {
-            throw MQTTError(.invalidConfiguration, "a client certificate needs its key file, and the key its certificate")
+            throw MQTTError(
+                .invalidConfiguration, "a client certificate needs its key file, and the key its certificate")
         }
         if minimumReconnectDelay <= .zero || maximumReconnectDelay < minimumReconnectDelay {
             throw MQTTError(.invalidConfiguration, "reconnect delays must be positive with minimum ≤ maximum")

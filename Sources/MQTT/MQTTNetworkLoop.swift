@@ -149,7 +149,8 @@ final class MQTTNetworkLoop: Sendable {
         }
         if rc != MosquittoResult.success {
             throw MosquittoResult.error(
-                rc, "connecting to \(broker)", errnoValue: savedErrno, detail: context.attempt.withLock { $0.lastProblem })
+                rc, "connecting to \(broker)", errnoValue: savedErrno,
+                detail: context.attempt.withLock { $0.lastProblem })
         }
     }
 
@@ -166,8 +167,16 @@ final class MQTTNetworkLoop: Sendable {
             if rc != MosquittoResult.success {
                 if let refusal = attempt.refusal { return refusal }
                 if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }
+                if !attempt.connected, let problem = attempt.lastProblem, problem.hasPrefix("OpenSSL") {
+                    // A TLS alert from the broker (e.g. certificate required) ends the socket; say it is TLS.
+                    return MQTTError(
+                        .tlsFailure, "connecting to \(configuration.broker): TLS failure: \(problem)",
+                        underlyingCode: rc)
+                }
                 return MosquittoResult.error(
-                    rc, attempt.connected ? "connection to \(configuration.broker)" : "connecting to \(configuration.broker)",
+                    rc,
+                    attempt.connected
+                        ? "connection to \(configuration.broker)" : "connecting to \(configuration.broker)",
                     errnoValue: savedErrno, detail: attempt.connected ? nil : attempt.lastProblem)
             }
             if isStopping {
@@ -180,7 +189,8 @@ final class MQTTNetworkLoop: Sendable {
             } else if !attempt.connected && clock.now > connectDeadline {
                 _ = mosquitto_disconnect(mosq)
                 return MQTTError(
-                    .timeout, "connecting to \(configuration.broker): no CONNACK within \(configuration.connectTimeout)")
+                    .timeout, "connecting to \(configuration.broker): no CONNACK within \(configuration.connectTimeout)"
+                )
             }
         }
     }

@@ -8,7 +8,8 @@ public enum MQTTTopic {
     public static func validateName(_ topic: String) throws(MQTTError) {
         try validateCommon(topic, kind: "topic")
         if topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
-            throw MQTTError(.invalidTopic, "topic '\(topic)' contains a wildcard (+ or #); wildcards are only for subscriptions")
+            throw MQTTError(
+                .invalidTopic, "topic '\(topic)' contains a wildcard (+ or #); wildcards are only for subscriptions")
         }
     }
 

@@ -10,7 +10,8 @@ import Testing
         let publisher = try await MQTTTestHelpers.connectedClient(broker, clientID: "pub", protocolVersion: version)
         let stream = try await subscriber.subscribe("sensors/+/reading", qos: .exactlyOnce)
         for qos in MQTTQoS.allCases {
-            try await publisher.publish(MQTTMessage(topic: "sensors/\(qos.rawValue)/reading", text: "q\(qos.rawValue)", qos: qos))
+            try await publisher.publish(
+                MQTTMessage(topic: "sensors/\(qos.rawValue)/reading", text: "q\(qos.rawValue)", qos: qos))
         }
         let received = await MQTTTestHelpers.collect(stream, count: 3)
         #expect(received.map(\.topic) == ["sensors/0/reading", "sensors/1/reading", "sensors/2/reading"])
@@ -26,7 +27,8 @@ import Testing
         let broker = try await MosquittoFixture()
         let publisher = try await MQTTTestHelpers.connectedClient(broker, clientID: "pub")
         let payload = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        try await publisher.publish(MQTTMessage(topic: "bridge/state", payload: payload, qos: .atLeastOnce, retain: true))
+        try await publisher.publish(
+            MQTTMessage(topic: "bridge/state", payload: payload, qos: .atLeastOnce, retain: true))
         let subscriber = try await MQTTTestHelpers.connectedClient(broker, clientID: "sub")
         let received = await MQTTTestHelpers.collect(try await subscriber.subscribe("bridge/#"), count: 1)
         #expect(received.first?.payload == payload)
@@ -75,23 +77,30 @@ import Testing
         let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "interop")
         let watcher = try ChildProcess(
             "mosquitto_sub",
-            ["-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-t", "out/#", "-C", "1", "-W", "10",
-             "-F", "%t|%p|%R|%C|%P"])
+            [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-t", "out/#", "-C", "1", "-W", "10",
+                "-F", "%t|%p|%R|%C|%P",
+            ])
         try await Task.sleep(for: .milliseconds(300))  // let mosquitto_sub subscribe
         try await client.publish(
             MQTTMessage(
                 topic: "out/x", text: "hello", qos: .atLeastOnce,
                 properties: MQTTProperties(
-                    responseTopic: "reply/here", userProperties: [MQTTUserProperty("k", "v")], contentType: "text/plain")))
+                    responseTopic: "reply/here", userProperties: [MQTTUserProperty("k", "v")], contentType: "text/plain"
+                )))
         #expect(await watcher.waitForExit(timeout: .seconds(10)) == 0)
-        #expect(watcher.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "out/x|hello|reply/here|text/plain|k:v")
+        #expect(
+            watcher.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "out/x|hello|reply/here|text/plain|k:v")
 
         let incoming = try await client.subscribe("in/#")
         let published = try await ChildProcess.run(
             "mosquitto_pub",
-            ["-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-t", "in/y", "-m", "payload", "-q", "1",
-             "-D", "publish", "correlation-data", "abc", "-D", "publish", "response-topic", "back",
-             "-D", "publish", "user-property", "name", "value", "-D", "publish", "message-expiry-interval", "60"])
+            [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-t", "in/y", "-m", "payload", "-q", "1",
+                "-D", "publish", "correlation-data", "abc", "-D", "publish", "response-topic", "back",
+                "-D", "publish", "user-property", "name", "value", "-D", "publish", "message-expiry-interval", "60",
+            ])
         #expect(published.status == 0, "\(published.stderr)")
         let received = try #require(await MQTTTestHelpers.collect(incoming, count: 1).first)
         #expect(received.text == "payload")

@@ -36,7 +36,8 @@ enum MQTTTestHelpers {
 
     /// Waits until the client's state satisfies `predicate`; returns false on time-out.
     static func waitForState(
-        _ client: MQTTClient, timeout: Duration = .seconds(10), _ predicate: @escaping @Sendable (MQTTConnectionState) -> Bool
+        _ client: MQTTClient, timeout: Duration = .seconds(10),
+        _ predicate: @escaping @Sendable (MQTTConnectionState) -> Bool
     ) async -> Bool {
         let states = client.connectionStates
         return await withTaskGroup(of: Bool.self) { group in

@@ -20,7 +20,8 @@ public final class MosquittoFixture: Sendable {
         let port = try FreePort.loopback()
         let directory = try TemporaryDirectory(prefix: "mosquitto")
         func expand(_ text: String) -> String {
-            text.replacingOccurrences(of: "{port}", with: "\(port)").replacingOccurrences(of: "{dir}", with: directory.path)
+            text.replacingOccurrences(of: "{port}", with: "\(port)").replacingOccurrences(
+                of: "{dir}", with: directory.path)
         }
         let config = """
             per_listener_settings false

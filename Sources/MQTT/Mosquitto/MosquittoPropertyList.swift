@@ -28,7 +28,8 @@ final class MosquittoPropertyList {
             }
             try add { list in
                 data.withUnsafeBytes {
-                    mosquitto_property_add_binary(list, Self.id(MQTT_PROP_CORRELATION_DATA), $0.baseAddress, UInt16(data.count))
+                    mosquitto_property_add_binary(
+                        list, Self.id(MQTT_PROP_CORRELATION_DATA), $0.baseAddress, UInt16(data.count))
                 }
             }
         }

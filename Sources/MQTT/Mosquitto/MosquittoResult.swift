@@ -46,7 +46,8 @@ enum MosquittoResult {
         case MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue: return make(.qosNotSupported, "the broker does not support this QoS")
         case MOSQ_ERR_PROXY.rawValue: return make(.unreachable, "proxy failure")
         case MOSQ_ERR_EAI.rawValue:
-            return make(.dnsFailure, "cannot resolve the broker's host name (\(String(cString: gai_strerror(errnoValue))))")
+            return make(
+                .dnsFailure, "cannot resolve the broker's host name (\(String(cString: gai_strerror(errnoValue))))")
         case MOSQ_ERR_ERRNO.rawValue:
             let text = String(cString: strerror(errnoValue))
             switch errnoValue {
@@ -99,7 +100,8 @@ enum MosquittoResult {
             case 0x9B: .qosNotSupported
             default: .rejected
             }
-        return MQTTError(mapped, "\(operation): the broker answered '\(text)' (reason code 0x\(String(code, radix: 16)))",
+        return MQTTError(
+            mapped, "\(operation): the broker answered '\(text)' (reason code 0x\(String(code, radix: 16)))",
             underlyingCode: code)
     }
 }
