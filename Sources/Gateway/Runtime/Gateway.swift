@@ -203,6 +203,9 @@ public actor Gateway {
         if client.connectionState.isConnected { await announceBridge() }
     }
 
+    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping.
+    public func isHealthy() -> Bool { !stopping }
+
     // MARK: MQTT connection
 
     func connectionChanged(_ connectionState: MQTTConnectionState) async {

@@ -1,6 +1,7 @@
 import Configuration
 import Gateway
 import Logging
+import SystemdNotify
 
 #if canImport(Glibc)
     import Glibc
@@ -62,19 +63,33 @@ enum RunCommand: CLICommand {
             throw CommandLineError.failure("could not start the gateway: \(error)", status: .unavailable)
         }
         logger.notice("gateway running", [("config", configurationPath)])
+        // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
+        let notifier: SystemdNotifier?
+        do {
+            notifier = try SystemdNotifier.fromEnvironment()
+        } catch {
+            logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
+            notifier = nil
+        }
+        try? notifier?.notify(.ready, .status("running \(configuration.devices.count) devices"))
+        let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
         for await signal in signals {
             if signal == SIGHUP {
+                try? notifier?.notify(.reloading)
                 do {
                     let reloaded = try ConfigurationLoader().load(path: configurationPath)
                     await gateway.reload(reloaded)
                 } catch {
                     logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
                 }
+                try? notifier?.notify(.ready)
                 continue
             }
             logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
             break
         }
+        try? notifier?.notify(.stopping)
+        watchdog?.cancel()
         await gateway.stop()
         return .success
     }
