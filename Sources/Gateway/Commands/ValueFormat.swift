@@ -103,6 +103,34 @@ public struct ValueFormat: Sendable, Hashable {
         }
     }
 
+    /// The JSON value of bytes read from the characteristic (the inverse of `encode`); nil when
+    /// the bytes do not fit the format.
+    public func decode(_ bytes: [UInt8]) -> JSONValue? {
+        switch kind {
+        case .bool:
+            guard bytes.count == 1 else { return nil }
+            return .bool(bytes[0] != 0)
+        case .alertLevel:
+            guard bytes.count == 1 else { return nil }
+            return ["none", "mild", "high"].indices.contains(Int(bytes[0]))
+                ? .string(["none", "mild", "high"][Int(bytes[0])]) : .int(Int64(bytes[0]))
+        case .hex:
+            return .string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        case .utf8:
+            return String(validating: bytes, as: UTF8.self).map(JSONValue.string)
+        case .uint8, .uint16, .uint32, .int8, .int16, .int32:
+            guard let width = integerRange?.width, bytes.count == width else { return nil }
+            var value: UInt64 = 0
+            for (index, byte) in bytes.enumerated() { value |= UInt64(byte) << UInt64(index * 8) }
+            switch kind {
+            case .int8: return .int(Int64(Int8(truncatingIfNeeded: value)))
+            case .int16: return .int(Int64(Int16(truncatingIfNeeded: value)))
+            case .int32: return .int(Int64(Int32(truncatingIfNeeded: value)))
+            default: return .int(Int64(value))
+            }
+        }
+    }
+
     private func checkLength(_ bytes: [UInt8]) -> Result<[UInt8], CommandFailure> {
         let limit = min(maximumLength ?? Self.attributeValueLimit, Self.attributeValueLimit)
         guard bytes.count <= limit else {
