@@ -16,6 +16,7 @@ public struct FieldKind: Sendable, Hashable {
         case measurement
         case total
         case totalIncreasing = "total_increasing"
+        case measurementAngle = "measurement_angle"
     }
 
     public var component: Component
