@@ -41,7 +41,8 @@ import Testing
             "bthome", "40 3afe", #"{"button":null,"encrypted":false,"trigger_based":false}"#,
             source: "bthome-ble test_bthome_invalid_button_event"),
         Vector(
-            "bthome", "40 3c0103", #"{"dimmer":"rotate_left","dimmer_steps":3,"encrypted":false,"trigger_based":false}"#,
+            "bthome", "40 3c0103",
+            #"{"dimmer":"rotate_left","dimmer_steps":3,"encrypted":false,"trigger_based":false}"#,
             source: "bthome-ble test_bthome_event_dimmer_rotate_left_3_steps"),
         Vector(
             "bthome", "44 0021 015e 3a01",
@@ -151,7 +152,9 @@ import Testing
         let sealed = try AESCCM.seal(plaintext: bytes("02CA0903BF13"), key: Self.key, nonce: nonce)
         #expect(sealed.ciphertext == bytes("a47266c95f73"))
         #expect(sealed.tag == bytes("78237214"))
-        #expect(try AESCCM.open(ciphertext: sealed.ciphertext, tag: sealed.tag, key: Self.key, nonce: nonce) == bytes("02CA0903BF13"))
+        #expect(
+            try AESCCM.open(ciphertext: sealed.ciphertext, tag: sealed.tag, key: Self.key, nonce: nonce)
+                == bytes("02CA0903BF13"))
     }
 
     @Test func otherVersionsAndBadObjectsAreTypedErrors() {
@@ -180,7 +183,8 @@ import Testing
         (0x28, 1, "safety"), (0x29, 1, "smoke"), (0x2A, 1, "sound"), (0x2B, 1, "tamper"), (0x2C, 1, "vibration"),
         (0x2D, 1, "window"), (0x2E, 1, "humidity"), (0x2F, 1, "moisture"), (0x3A, 1, "button"), (0x3C, 2, "dimmer"),
         (0x3D, 2, "count"), (0x3E, 4, "count"), (0x3F, 2, "rotation"), (0x40, 2, "distance"), (0x41, 2, "distance"),
-        (0x42, 3, "duration"), (0x43, 2, "current"), (0x44, 2, "speed"), (0x45, 2, "temperature"), (0x46, 1, "uv_index"),
+        (0x42, 3, "duration"), (0x43, 2, "current"), (0x44, 2, "speed"), (0x45, 2, "temperature"),
+        (0x46, 1, "uv_index"),
         (0x47, 2, "volume"), (0x48, 2, "volume"), (0x49, 2, "volume_flow_rate"), (0x4A, 2, "voltage"), (0x4B, 3, "gas"),
         (0x4C, 4, "gas"), (0x4D, 4, "energy"), (0x4E, 4, "volume"), (0x4F, 4, "water"), (0x50, 4, "timestamp"),
         (0x51, 2, "acceleration"), (0x52, 2, "gyroscope"), (0x53, 2, "text"), (0x54, 2, "raw"),

@@ -121,7 +121,8 @@ import Testing
         #expect(readings.map(\.decoder) == ["atc1441", "bthome", "ibeacon", "ruuvi"])
         #expect(readings.allSatisfy { $0.isSuccess })
         let pvvx = registry.decodeAdvertisement(
-            serviceData: [BluetoothUUID(UInt16(0x181A)): bytes("5601cf38c1a44008bd13470c64cc0f")], manufacturerData: [:])
+            serviceData: [BluetoothUUID(UInt16(0x181A)): bytes("5601cf38c1a44008bd13470c64cc0f")], manufacturerData: [:]
+        )
         #expect(pvvx.map(\.decoder) == ["pvvx"])
         // Apple data that is not an iBeacon is not claimed by any decoder.
         #expect(registry.decodeAdvertisement(serviceData: [:], manufacturerData: [0x004C: bytes("1005")]).isEmpty)

@@ -9,10 +9,15 @@ import Testing
     static let vectors: [Vector] = [
         // Heart Rate Measurement (HRS 1.0 §3.1)
         Vector("heart_rate_measurement", "00 48", #"{"heart_rate":72}"#, source: "HRS: uint8, no contact support"),
-        Vector("heart_rate_measurement", "06 48", #"{"heart_rate":72,"sensor_contact":true}"#, source: "HRS: contact detected"),
-        Vector("heart_rate_measurement", "04 48", #"{"heart_rate":72,"sensor_contact":false}"#, source: "HRS: contact supported, lost"),
+        Vector(
+            "heart_rate_measurement", "06 48", #"{"heart_rate":72,"sensor_contact":true}"#,
+            source: "HRS: contact detected"),
+        Vector(
+            "heart_rate_measurement", "04 48", #"{"heart_rate":72,"sensor_contact":false}"#,
+            source: "HRS: contact supported, lost"),
         Vector("heart_rate_measurement", "01 48 01", #"{"heart_rate":328}"#, source: "HRS: uint16 value"),
-        Vector("heart_rate_measurement", "08 48 10 00", #"{"heart_rate":72,"energy_expended":16}"#, source: "HRS: energy"),
+        Vector(
+            "heart_rate_measurement", "08 48 10 00", #"{"heart_rate":72,"energy_expended":16}"#, source: "HRS: energy"),
         Vector(
             "heart_rate_measurement", "16 48 40 03 50 03",
             #"{"heart_rate":72,"sensor_contact":true,"rr_intervals":[0.8125,0.828125]}"#,
@@ -21,7 +26,9 @@ import Testing
             "heart_rate_measurement", "1F 48 00 0A 00 00 04",
             #"{"heart_rate":72,"sensor_contact":true,"energy_expended":10,"rr_intervals":[1]}"#,
             source: "HRS: every flag"),
-        Vector("heart_rate_measurement", "10 48", #"{"heart_rate":72,"rr_intervals":[]}"#, source: "HRS: RR flag, none yet"),
+        Vector(
+            "heart_rate_measurement", "10 48", #"{"heart_rate":72,"rr_intervals":[]}"#, source: "HRS: RR flag, none yet"
+        ),
         // Body Sensor Location (HRS 1.0 §3.2)
         Vector("body_sensor_location", "01", #"{"body_sensor_location":"chest"}"#, source: "HRS: chest"),
         Vector("body_sensor_location", "06", #"{"body_sensor_location":"foot"}"#, source: "HRS: foot"),
@@ -29,7 +36,9 @@ import Testing
         Vector("battery_level", "58", #"{"battery":88}"#, source: "BAS"),
         Vector("battery_level", "00", #"{"battery":0}"#, source: "BAS: empty"),
         // Device Information strings (DIS 1.1)
-        Vector("manufacturer_name_string", "506f6c617220456c656374726f204f79", #"{"manufacturer_name":"Polar Electro Oy"}"#, source: "DIS"),
+        Vector(
+            "manufacturer_name_string", "506f6c617220456c656374726f204f79",
+            #"{"manufacturer_name":"Polar Electro Oy"}"#, source: "DIS"),
         Vector("model_number_string", "48313000", #"{"model_number":"H10"}"#, source: "DIS: NUL padding dropped"),
         Vector("serial_number_string", "3132333435", #"{"serial_number":"12345"}"#, source: "DIS"),
         Vector("firmware_revision_string", "332e302e3335", #"{"firmware_revision":"3.0.35"}"#, source: "DIS"),
@@ -54,7 +63,9 @@ import Testing
             #"{"temperature":98.6,"timestamp":"2026-11-30T01:02:03","temperature_type":"ear"}"#,
             source: "HTS: °F, time stamp, type"),
         Vector("temperature_measurement", "00 FFFF7F00", #"{"temperature":null}"#, source: "HTS: NaN"),
-        Vector("temperature_measurement", "04 6E0100FF 02", #"{"temperature":36.6,"temperature_type":"body"}"#, source: "HTS"),
+        Vector(
+            "temperature_measurement", "04 6E0100FF 02", #"{"temperature":36.6,"temperature_type":"body"}"#,
+            source: "HTS"),
         Vector(
             "intermediate_temperature", "02 6D0100FF 00000000000000",
             #"{"temperature":36.5,"timestamp":"0000-00-00T00:00:00"}"#, source: "HTS: unknown date"),
@@ -98,11 +109,13 @@ import Testing
             "rsc_measurement", "07 8003 B4 6400 10270000",
             #"{"speed":3.5,"cadence":180,"stride_length":1,"total_distance":1000,"running":true}"#,
             source: "RSCS: every field"),
-        Vector("rsc_measurement", "00 4001 5A", #"{"speed":1.25,"cadence":90,"running":false}"#, source: "RSCS: walking"),
+        Vector(
+            "rsc_measurement", "00 4001 5A", #"{"speed":1.25,"cadence":90,"running":false}"#, source: "RSCS: walking"),
         // Cycling Power Measurement (CPS 1.1)
         Vector("cycling_power_measurement", "0000 FA00", #"{"instantaneous_power":250}"#, source: "CPS: power only"),
         Vector(
-            "cycling_power_measurement", "FF1F 0601 64 4000 10000000 0008 0500 0004 E803 1800 4000 E0FF 5A0014 0A00 B400 0C00",
+            "cycling_power_measurement",
+            "FF1F 0601 64 4000 10000000 0008 0500 0004 E803 1800 4000 E0FF 5A0014 0A00 B400 0C00",
             #"{"instantaneous_power":262,"pedal_power_balance":50,"pedal_power_balance_reference":"left","accumulated_torque":2,"accumulated_torque_source":"crank","cumulative_wheel_revolutions":16,"last_wheel_event_time":1,"cumulative_crank_revolutions":5,"last_crank_event_time":1,"maximum_force":1000,"minimum_force":24,"maximum_torque":2,"minimum_torque":-1,"maximum_angle":90,"minimum_angle":320,"top_dead_spot_angle":10,"bottom_dead_spot_angle":180,"accumulated_energy":12,"offset_compensation":true}"#,
             source: "CPS: every flag"),
         // GAP

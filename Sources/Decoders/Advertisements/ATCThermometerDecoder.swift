@@ -20,7 +20,9 @@ public struct ATCThermometerDecoder: AdvertisementDecoder {
             .double("temperature", Scale.decimal(Int64(temperature), exponent: -1), unit: "°C", kind: .temperature),
             .int("humidity", try reader.uint8("humidity"), unit: "%", kind: .humidity),
             .int("battery", try reader.uint8("battery"), unit: "%", kind: .battery),
-            .double("battery_voltage", Scale.decimal(Int64(try reader.uint16BE("battery_voltage")), exponent: -3), unit: "V", kind: .voltage),
+            .double(
+                "battery_voltage", Scale.decimal(Int64(try reader.uint16BE("battery_voltage")), exponent: -3),
+                unit: "V", kind: .voltage),
             .int("frame_counter", try reader.uint8("frame_counter")),
             .string("mac", Hex.string(mac, separator: ":").uppercased()),
         ]

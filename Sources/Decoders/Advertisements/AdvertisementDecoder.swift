@@ -11,7 +11,8 @@ public enum AdvertisementSource: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .serviceData(let uuid): return "service data \(uuid)"
-        case .manufacturerData(let company): return "manufacturer data 0x\(Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)]))"
+        case .manufacturerData(let company):
+            return "manufacturer data 0x\(Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)]))"
         }
     }
 }

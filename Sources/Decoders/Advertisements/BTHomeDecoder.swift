@@ -37,7 +37,8 @@ public struct BTHomeDecoder: AdvertisementDecoder {
         if encrypted {
             guard let key = context.bindKey else {
                 throw DecoderError(
-                    .missingKey, field: "bind_key", offset: 0, message: "the payload is encrypted; configure the bind key")
+                    .missingKey, field: "bind_key", offset: 0,
+                    message: "the payload is encrypted; configure the bind key")
             }
             guard let address else {
                 throw DecoderError(
@@ -52,7 +53,8 @@ public struct BTHomeDecoder: AdvertisementDecoder {
             var tail = ByteReader(Array(body.suffix(8)))
             let counterBytes = try tail.bytes(4, "counter")
             let mic = try tail.bytes(4, "mic")
-            counter = UInt32(counterBytes[0]) | UInt32(counterBytes[1]) << 8 | UInt32(counterBytes[2]) << 16
+            counter =
+                UInt32(counterBytes[0]) | UInt32(counterBytes[1]) << 8 | UInt32(counterBytes[2]) << 16
                 | UInt32(counterBytes[3]) << 24
             let nonce = address + [0xD2, 0xFC, info] + counterBytes
             objects = ByteReader(

@@ -31,7 +31,8 @@ struct BTHomeObject: Sendable {
         unit: String? = nil, kind: FieldKind = .measurement
     ) -> BTHomeObject {
         BTHomeObject(
-            id: id, name: name, format: .number(width: width, signed: signed, multiplier: multiplier, exponent: exponent),
+            id: id, name: name,
+            format: .number(width: width, signed: signed, multiplier: multiplier, exponent: exponent),
             unit: unit, kind: kind)
     }
 

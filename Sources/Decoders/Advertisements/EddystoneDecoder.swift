@@ -34,7 +34,8 @@ public struct EddystoneDecoder: AdvertisementDecoder {
             let start = reader.offset
             let scheme = Int(try reader.uint8("url_scheme"))
             guard scheme < Self.schemes.count else {
-                throw DecoderError(.invalidValue, field: "url_scheme", offset: start, message: "reserved scheme \(scheme)")
+                throw DecoderError(
+                    .invalidValue, field: "url_scheme", offset: start, message: "reserved scheme \(scheme)")
             }
             var url = Self.schemes[scheme]
             while !reader.isAtEnd {
@@ -46,7 +47,8 @@ public struct EddystoneDecoder: AdvertisementDecoder {
                     url.unicodeScalars.append(Unicode.Scalar(byte))
                 } else {
                     throw DecoderError(
-                        .invalidValue, field: "url", offset: position, message: "byte 0x\(Hex.string([byte])) is not a URL character")
+                        .invalidValue, field: "url", offset: position,
+                        message: "byte 0x\(Hex.string([byte])) is not a URL character")
                 }
             }
             fields = [.string("frame", "url"), .int("tx_power", power, unit: "dBm"), .string("url", url)]
@@ -54,7 +56,8 @@ public struct EddystoneDecoder: AdvertisementDecoder {
             let version = try reader.uint8("version")
             guard version == 0 else {
                 throw DecoderError(
-                    .unsupported, field: "version", offset: 1, message: "encrypted TLM (version \(version)) needs the EID key")
+                    .unsupported, field: "version", offset: 1,
+                    message: "encrypted TLM (version \(version)) needs the EID key")
             }
             let millivolts = try reader.uint16BE("battery_voltage")
             let temperature = try reader.int16BE("temperature")
@@ -62,12 +65,15 @@ public struct EddystoneDecoder: AdvertisementDecoder {
                 .string("frame", "tlm"),
                 millivolts == 0
                     ? DecodedField(name: "battery_voltage", value: .null, unit: "V", kind: .voltage)
-                    : .double("battery_voltage", Scale.decimal(Int64(millivolts), exponent: -3), unit: "V", kind: .voltage),
+                    : .double(
+                        "battery_voltage", Scale.decimal(Int64(millivolts), exponent: -3), unit: "V", kind: .voltage),
                 temperature == Int16.min
                     ? DecodedField(name: "temperature", value: .null, unit: "°C", kind: .temperature)
                     : .double("temperature", Double(temperature) / 256, unit: "°C", kind: .temperature),
                 .int("advertisement_count", try reader.uint32BE("advertisement_count"), kind: .counter),
-                .double("uptime", Scale.decimal(Int64(try reader.uint32BE("uptime")), exponent: -1), unit: "s", kind: .duration),
+                .double(
+                    "uptime", Scale.decimal(Int64(try reader.uint32BE("uptime")), exponent: -1), unit: "s",
+                    kind: .duration),
             ]
         case 0x30:
             fields = [
@@ -76,7 +82,8 @@ public struct EddystoneDecoder: AdvertisementDecoder {
                 .string("ephemeral_id", Hex.string(try reader.bytes(8, "ephemeral_id"))),
             ]
         default:
-            throw DecoderError(.unsupported, field: "frame_type", offset: 0, message: "unknown frame type 0x\(Hex.string([frame]))")
+            throw DecoderError(
+                .unsupported, field: "frame_type", offset: 0, message: "unknown frame type 0x\(Hex.string([frame]))")
         }
         try reader.expectEnd(name)
         return fields

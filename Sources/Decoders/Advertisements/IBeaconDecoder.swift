@@ -14,11 +14,14 @@ public struct IBeaconDecoder: AdvertisementDecoder {
         var reader = ByteReader(payload)
         let type = try reader.uint8("type")
         guard type == 0x02 else {
-            throw DecoderError(.unsupported, field: "type", offset: 0, message: "Apple data type 0x\(Hex.string([type])) is not iBeacon (0x02)")
+            throw DecoderError(
+                .unsupported, field: "type", offset: 0,
+                message: "Apple data type 0x\(Hex.string([type])) is not iBeacon (0x02)")
         }
         let length = try reader.uint8("length")
         guard length == 0x15 else {
-            throw DecoderError(.invalidValue, field: "length", offset: 1, message: "iBeacon length is 21, got \(length)")
+            throw DecoderError(
+                .invalidValue, field: "length", offset: 1, message: "iBeacon length is 21, got \(length)")
         }
         let uuid = try reader.bytes(16, "uuid")
         let fields: [DecodedField] = [

@@ -13,24 +13,37 @@ public struct RuuviTagDecoder: AdvertisementDecoder {
         var reader = ByteReader(payload)
         let format = try reader.uint8("data_format")
         guard format == 5 else {
-            throw DecoderError(.unsupported, field: "data_format", offset: 0, message: "Ruuvi data format \(format), only 5 is decoded")
+            throw DecoderError(
+                .unsupported, field: "data_format", offset: 0, message: "Ruuvi data format \(format), only 5 is decoded"
+            )
         }
         let temperature = try reader.int16BE("temperature")
         let humidity = try reader.uint16BE("humidity")
         let pressure = try reader.uint16BE("pressure")
         var fields: [DecodedField] = [
-            field("temperature", temperature == Int16.min, Scale.decimal(Int64(temperature), multiplier: 5, exponent: -3), "°C", .temperature),
-            field("humidity", humidity == 0xFFFF, Scale.decimal(Int64(humidity), multiplier: 25, exponent: -4), "%", .humidity),
-            field("pressure", pressure == 0xFFFF, Scale.decimal(Int64(pressure) + 50_000, exponent: -2), "hPa", .pressure),
+            field(
+                "temperature", temperature == Int16.min, Scale.decimal(Int64(temperature), multiplier: 5, exponent: -3),
+                "°C", .temperature),
+            field(
+                "humidity", humidity == 0xFFFF, Scale.decimal(Int64(humidity), multiplier: 25, exponent: -4), "%",
+                .humidity),
+            field(
+                "pressure", pressure == 0xFFFF, Scale.decimal(Int64(pressure) + 50_000, exponent: -2), "hPa", .pressure),
         ]
         for axis in ["x", "y", "z"] {
             let raw = try reader.int16BE("acceleration_\(axis)")
-            fields.append(field("acceleration_\(axis)", raw == Int16.min, Scale.decimal(Int64(raw), exponent: -3), "g", .measurement))
+            fields.append(
+                field(
+                    "acceleration_\(axis)", raw == Int16.min, Scale.decimal(Int64(raw), exponent: -3), "g", .measurement
+                ))
         }
         let power = try reader.uint16BE("power_info")
         let millivolts = power >> 5
         let txPower = power & 0x1F
-        fields.append(field("battery_voltage", millivolts == 0x7FF, Scale.decimal(Int64(millivolts) + 1600, exponent: -3), "V", .voltage))
+        fields.append(
+            field(
+                "battery_voltage", millivolts == 0x7FF, Scale.decimal(Int64(millivolts) + 1600, exponent: -3), "V",
+                .voltage))
         fields.append(
             txPower == 0x1F
                 ? DecodedField(name: "tx_power", value: .null, unit: "dBm")
@@ -38,15 +51,21 @@ public struct RuuviTagDecoder: AdvertisementDecoder {
         let movement = try reader.uint8("movement_counter")
         fields.append(DecodedField(name: "movement_counter", value: movement == 0xFF ? .null : .int(Int64(movement))))
         let sequence = try reader.uint16BE("measurement_sequence")
-        fields.append(DecodedField(name: "measurement_sequence", value: sequence == 0xFFFF ? .null : .int(Int64(sequence))))
+        fields.append(
+            DecodedField(name: "measurement_sequence", value: sequence == 0xFFFF ? .null : .int(Int64(sequence))))
         let mac = try reader.bytes(6, "mac")
         fields.append(
-            DecodedField(name: "mac", value: mac == [UInt8](repeating: 0xFF, count: 6) ? .null : .string(Hex.string(mac, separator: ":").uppercased())))
+            DecodedField(
+                name: "mac",
+                value: mac == [UInt8](repeating: 0xFF, count: 6)
+                    ? .null : .string(Hex.string(mac, separator: ":").uppercased())))
         try reader.expectEnd(name)
         return fields
     }
 
-    private func field(_ name: String, _ missing: Bool, _ value: Double, _ unit: String, _ kind: FieldKind) -> DecodedField {
+    private func field(_ name: String, _ missing: Bool, _ value: Double, _ unit: String, _ kind: FieldKind)
+        -> DecodedField
+    {
         DecodedField(name: name, value: missing ? .null : .double(value), unit: unit, kind: kind)
     }
 }

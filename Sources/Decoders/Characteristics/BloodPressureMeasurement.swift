@@ -17,7 +17,8 @@ public struct BloodPressureMeasurement: CharacteristicDecoder {
         var fields: [DecodedField] = [
             .medical("systolic", try reader.sfloat("systolic"), unit: unit, kind: .pressure),
             .medical("diastolic", try reader.sfloat("diastolic"), unit: unit, kind: .pressure),
-            .medical("mean_arterial_pressure", try reader.sfloat("mean_arterial_pressure"), unit: unit, kind: .pressure),
+            .medical(
+                "mean_arterial_pressure", try reader.sfloat("mean_arterial_pressure"), unit: unit, kind: .pressure),
         ]
         if flags & 0x02 != 0 {
             fields.append(.string("timestamp", try GATTDateTime(from: &reader, field: "timestamp").iso8601))

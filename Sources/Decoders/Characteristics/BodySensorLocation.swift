@@ -13,7 +13,8 @@ public struct BodySensorLocation: CharacteristicDecoder {
         var reader = ByteReader(bytes)
         let code = Int(try reader.uint8("body_sensor_location"))
         guard code < Self.locations.count else {
-            throw DecoderError(.invalidValue, field: "body_sensor_location", offset: 0, message: "reserved value \(code)")
+            throw DecoderError(
+                .invalidValue, field: "body_sensor_location", offset: 0, message: "reserved value \(code)")
         }
         try reader.expectEnd("body_sensor_location")
         return [.string("body_sensor_location", Self.locations[code])]

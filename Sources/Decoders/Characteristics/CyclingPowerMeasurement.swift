@@ -49,8 +49,10 @@ public struct CyclingPowerMeasurement: CharacteristicDecoder {
             fields.append(.int("minimum_force", try reader.int16("minimum_force_magnitude"), unit: "N"))
         }
         if flags & 0x0080 != 0 {
-            fields.append(.double("maximum_torque", Double(try reader.int16("maximum_torque_magnitude")) / 32, unit: "N·m"))
-            fields.append(.double("minimum_torque", Double(try reader.int16("minimum_torque_magnitude")) / 32, unit: "N·m"))
+            fields.append(
+                .double("maximum_torque", Double(try reader.int16("maximum_torque_magnitude")) / 32, unit: "N·m"))
+            fields.append(
+                .double("minimum_torque", Double(try reader.int16("minimum_torque_magnitude")) / 32, unit: "N·m"))
         }
         if flags & 0x0100 != 0 {
             let angles = try reader.uint24("extreme_angles")

@@ -13,6 +13,12 @@ public struct CyclingRateCalculator: Sendable {
         /// Crank revolutions per minute (cadence).
         public var cadence: Double?
 
+        public init(wheelRPM: Double? = nil, speed: Double? = nil, cadence: Double? = nil) {
+            self.wheelRPM = wheelRPM
+            self.speed = speed
+            self.cadence = cadence
+        }
+
         public var fields: [DecodedField] {
             var fields: [DecodedField] = []
             if let speed { fields.append(.double("speed", speed, unit: "m/s", kind: .speed)) }

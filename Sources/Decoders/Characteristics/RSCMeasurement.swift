@@ -19,7 +19,8 @@ public struct RSCMeasurement: CharacteristicDecoder {
         ]
         if flags & 0x01 != 0 {
             let stride = try reader.uint16("stride_length")
-            fields.append(.double("stride_length", Scale.decimal(Int64(stride), exponent: -2), unit: "m", kind: .distance))
+            fields.append(
+                .double("stride_length", Scale.decimal(Int64(stride), exponent: -2), unit: "m", kind: .distance))
         }
         if flags & 0x02 != 0 {
             let distance = try reader.uint32("total_distance")

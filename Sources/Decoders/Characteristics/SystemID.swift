@@ -13,7 +13,9 @@ public struct SystemID: CharacteristicDecoder {
         let manufacturer = try reader.unsigned(5, "manufacturer_identifier")
         let oui = try reader.uint24("organizationally_unique_identifier")
         try reader.expectEnd("system_id")
-        let ouiBytes = [UInt8(truncatingIfNeeded: oui >> 16), UInt8(truncatingIfNeeded: oui >> 8), UInt8(truncatingIfNeeded: oui)]
+        let ouiBytes = [
+            UInt8(truncatingIfNeeded: oui >> 16), UInt8(truncatingIfNeeded: oui >> 8), UInt8(truncatingIfNeeded: oui),
+        ]
         return [
             .int("manufacturer_identifier", manufacturer),
             .string("organizationally_unique_identifier", Hex.string(ouiBytes, separator: ":").uppercased()),

@@ -23,7 +23,8 @@ enum TemperatureMeasurementFormat {
             let start = reader.offset
             let code = Int(try reader.uint8("temperature_type"))
             guard let type = temperatureTypes[code] else {
-                throw DecoderError(.invalidValue, field: "temperature_type", offset: start, message: "reserved value \(code)")
+                throw DecoderError(
+                    .invalidValue, field: "temperature_type", offset: start, message: "reserved value \(code)")
             }
             fields.append(.string("temperature_type", type))
         }

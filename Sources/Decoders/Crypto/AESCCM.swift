@@ -56,10 +56,12 @@ public enum AESCCM {
 
     private static func validate(key: [UInt8], nonce: [UInt8], tagCount: Int) throws(DecoderError) {
         guard key.count == 16 else {
-            throw DecoderError(.missingKey, field: "bind_key", message: "needs 16 bytes (32 hex digits), got \(key.count)")
+            throw DecoderError(
+                .missingKey, field: "bind_key", message: "needs 16 bytes (32 hex digits), got \(key.count)")
         }
         guard (7...13).contains(nonce.count), [4, 6, 8, 10, 12, 14, 16].contains(tagCount) else {
-            throw DecoderError(.invalidInput, field: "nonce", message: "CCM needs a 7–13 byte nonce and an even tag size")
+            throw DecoderError(
+                .invalidInput, field: "nonce", message: "CCM needs a 7–13 byte nonce and an even tag size")
         }
     }
 }
@@ -70,7 +72,8 @@ private final class CipherContext {
 
     init() throws(DecoderError) {
         guard let handle = EVP_CIPHER_CTX_new() else {
-            throw DecoderError(.decryptionFailed, field: "cipher", message: "OpenSSL could not allocate a cipher context")
+            throw DecoderError(
+                .decryptionFailed, field: "cipher", message: "OpenSSL could not allocate a cipher context")
         }
         self.handle = handle
     }

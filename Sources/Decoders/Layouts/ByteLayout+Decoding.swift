@@ -23,17 +23,20 @@ extension ByteLayout: ValueDecoder {
                 }
             case .bits:
                 guard let length = field.length, (1...8).contains(length) else {
-                    throw DecoderError(.invalidLayout, field: path + ".length", message: "bits needs a length of 1 to 8 bytes")
+                    throw DecoderError(
+                        .invalidLayout, field: path + ".length", message: "bits needs a length of 1 to 8 bytes")
                 }
                 guard let bits = field.bits, !bits.isEmpty else {
-                    throw DecoderError(.invalidLayout, field: path + ".bits", message: "bits needs at least one bit field")
+                    throw DecoderError(
+                        .invalidLayout, field: path + ".bits", message: "bits needs at least one bit field")
                 }
                 for (bitIndex, bit) in bits.enumerated() {
                     let bitPath = path + ".bits[\(bitIndex)]"
                     try claim(bit.name, bitPath)
                     guard bit.shift >= 0, bit.width >= 1, bit.shift + bit.width <= length * 8, bit.width <= 63 else {
                         throw DecoderError(
-                            .invalidLayout, field: bitPath, message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
+                            .invalidLayout, field: bitPath,
+                            message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
                     }
                 }
             case .bytes, .utf8:

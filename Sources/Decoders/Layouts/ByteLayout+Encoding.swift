@@ -15,7 +15,8 @@ extension ByteLayout {
                     throw DecoderError(.invalidInput, field: label, message: "expects hex text")
                 }
                 if let length = field.length, bytes.count != length {
-                    throw DecoderError(.invalidInput, field: label, message: "expects \(length) byte(s), got \(bytes.count)")
+                    throw DecoderError(
+                        .invalidInput, field: label, message: "expects \(length) byte(s), got \(bytes.count)")
                 }
                 output += bytes
             case .utf8:
@@ -25,7 +26,8 @@ extension ByteLayout {
                 var bytes = Array(text.utf8)
                 if let length = field.length {
                     guard bytes.count <= length else {
-                        throw DecoderError(.invalidInput, field: label, message: "\(bytes.count) bytes do not fit in \(length)")
+                        throw DecoderError(
+                            .invalidInput, field: label, message: "\(bytes.count) bytes do not fit in \(length)")
                     }
                     bytes += [UInt8](repeating: 0, count: length - bytes.count)
                 }
@@ -36,7 +38,8 @@ extension ByteLayout {
                 for bit in field.bits ?? [] {
                     let value = try Self.integer(values[bit.name], label: bit.name)
                     guard value >= 0, value < Int64(1) << Int64(bit.width) else {
-                        throw DecoderError(.invalidInput, field: bit.name, message: "\(value) does not fit in \(bit.width) bit(s)")
+                        throw DecoderError(
+                            .invalidInput, field: bit.name, message: "\(value) does not fit in \(bit.width) bit(s)")
                     }
                     container |= UInt64(value) << UInt64(bit.shift)
                 }

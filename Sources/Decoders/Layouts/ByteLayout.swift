@@ -16,10 +16,20 @@
 public struct ByteLayout: Sendable, Hashable, Codable {
     public enum FieldType: String, Sendable, Hashable, Codable, CaseIterable {
         case uint8, int8
-        case uint16LE = "uint16_le", uint16BE = "uint16_be", int16LE = "int16_le", int16BE = "int16_be"
-        case uint24LE = "uint24_le", uint24BE = "uint24_be", int24LE = "int24_le", int24BE = "int24_be"
-        case uint32LE = "uint32_le", uint32BE = "uint32_be", int32LE = "int32_le", int32BE = "int32_be"
-        case float32LE = "float32_le", float32BE = "float32_be"
+        case uint16LE = "uint16_le"
+        case uint16BE = "uint16_be"
+        case int16LE = "int16_le"
+        case int16BE = "int16_be"
+        case uint24LE = "uint24_le"
+        case uint24BE = "uint24_be"
+        case int24LE = "int24_le"
+        case int24BE = "int24_be"
+        case uint32LE = "uint32_le"
+        case uint32BE = "uint32_be"
+        case int32LE = "int32_le"
+        case int32BE = "int32_be"
+        case float32LE = "float32_le"
+        case float32BE = "float32_be"
         /// IEEE 11073 16-bit SFLOAT, little-endian.
         case sfloat
         /// Bytes, published as lowercase hex.

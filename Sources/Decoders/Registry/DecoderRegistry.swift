@@ -108,7 +108,8 @@ public struct DecoderRegistry: Sendable {
                 return [
                     DecodedReading(
                         decoder: name, fields: [], raw: raw,
-                        error: DecoderError(.unknownDecoder, field: "decoder", message: "no advertisement decoder named '\(name)'"))
+                        error: DecoderError(
+                            .unknownDecoder, field: "decoder", message: "no advertisement decoder named '\(name)'"))
                 ]
             }
             return entries.filter { $0.0 == decoder.source }.map { decoder.reading($0.1, context: context) }

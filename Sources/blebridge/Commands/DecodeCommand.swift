@@ -63,7 +63,8 @@ struct DecodeCommand: CLICommand {
             parse: { UInt16($0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0, radix: 16) })
         let advertisementDecoder = try arguments.option("advertisement-decoder")
         let bindKey = try arguments.option(
-            "bind-key", expected: "16 bytes as 32 hex digits", parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
+            "bind-key", expected: "16 bytes as 32 hex digits",
+            parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
         let address = try arguments.option(
             "address", expected: "an address like AA:BB:CC:DD:EE:FF", parse: { BluetoothAddress($0) })
         let includeRaw = arguments.flag("raw")
@@ -110,7 +111,8 @@ struct DecodeCommand: CLICommand {
             if units {
                 StandardStreams.out("# \(reading.decoder)\n")
                 for field in reading.fields {
-                    StandardStreams.out("\(field.name) = \(field.value.jsonString)\(field.unit.map { " " + $0 } ?? "")\n")
+                    StandardStreams.out(
+                        "\(field.name) = \(field.value.jsonString)\(field.unit.map { " " + $0 } ?? "")\n")
                 }
                 if let error = reading.error { StandardStreams.out("error = \(error)\n") }
             } else {
