@@ -12,6 +12,7 @@
 /// Every `blebridge` subcommand.
 enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
+        CheckConfigCommand.self,
         DecodeCommand.self,
     ]
 
