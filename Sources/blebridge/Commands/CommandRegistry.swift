@@ -14,6 +14,7 @@ enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
         RunCommand.self,
         CheckConfigCommand.self,
+        DecodeCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {
