@@ -17,7 +17,8 @@ import Testing
         var router = router(raw: true)
         let time = Date(timeIntervalSince1970: 100)
         let output = router.route(
-            device: "hr_strap", fields: [DecodedField(name: "heart_rate", value: .int(72), unit: "bpm")],
+            device: "hr_strap",
+            fields: [DecodedField(name: "heart_rate", value: .int(72), unit: "bpm", kind: .measurement)],
             raw: ("2a37", [0x00, 0x48]), rssi: -61, sampleTime: time)
         #expect(output.entries.map(\.topic) == ["blebridge/hr_strap", "blebridge/hr_strap/raw/2a37"])
         #expect(output.entries.allSatisfy { $0.sampleTime == time && $0.stream == "hr_strap" && !$0.retain })
@@ -37,12 +38,14 @@ import Testing
     @Test func discoveryIsAnnouncedOnceAndReplayedOnDemand() {
         var router = router()
         _ = router.route(
-            device: "hr_strap", fields: [DecodedField(name: "heart_rate", value: .int(72))], sampleTime: Date())
+            device: "hr_strap", fields: [DecodedField(name: "heart_rate", value: .int(72), kind: .measurement)],
+            sampleTime: Date())
         let second = router.route(
             device: "hr_strap",
             fields: [
-                DecodedField(name: "heart_rate", value: .int(73)),
-                DecodedField(name: "battery", value: .int(88), unit: "%"),
+                DecodedField(name: "heart_rate", value: .int(73), kind: .measurement),
+                DecodedField(name: "battery", value: .int(88), unit: "%", kind: .battery),
+                DecodedField(name: "rr_intervals", value: .array([.double(0.8)]), unit: "s"),
             ],
             sampleTime: Date())
         #expect(second.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/battery/config"])

@@ -1,4 +1,4 @@
-import Decoders
+public import Decoders
 public import Foundation
 public import Outbox
 
@@ -21,7 +21,7 @@ public struct ReadingRouter: Sendable {
     private var devices: [String: DiscoveryDevice]
     private var states: [String: DeviceState] = [:]
     /// Per device: field → (last value, unit), for (re-)announcing discovery.
-    private var fieldInfo: [String: [String: (value: JSONValue, unit: String?)]] = [:]
+    private var fieldInfo: [String: [String: (value: JSONValue, unit: String?, kind: FieldKind?)]] = [:]
 
     public init(
         topics: TopicContract, qos: OutboxQoS, rawTopics: Bool, discoveryBuilder: DiscoveryBuilder?,
@@ -60,11 +60,11 @@ public struct ReadingRouter: Sendable {
         var newFields: [String] = []
         for field in fields where field.name != "ts" {
             if info[field.name] == nil { newFields.append(field.name) }
-            info[field.name] = (JSONValue(field.value), field.unit)
+            info[field.name] = (JSONValue(field.value), field.unit, field.kind)
         }
         if let rssi {
             if info["rssi"] == nil { newFields.append("rssi") }
-            info["rssi"] = (.int(Int64(rssi)), "dBm")
+            info["rssi"] = (.int(Int64(rssi)), "dBm", nil)
         }
         fieldInfo[deviceID] = info
         var entries = [
@@ -90,7 +90,9 @@ public struct ReadingRouter: Sendable {
             return []
         }
         return fields.compactMap { name in
-            info[name].flatMap { builder.sensor(device: device, field: name, sample: $0.value, unit: $0.unit) }
+            info[name].flatMap {
+                builder.sensor(device: device, field: name, sample: $0.value, unit: $0.unit, kind: $0.kind)
+            }
         }
     }
 
