@@ -10,3 +10,5 @@ release:
 	swift build -c release
 format:
 	swift format --in-place --recursive Package.swift Sources Tests
+bench:
+	./bench/bench.sh
