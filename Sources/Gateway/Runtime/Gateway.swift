@@ -191,7 +191,10 @@ public actor Gateway {
             status.address = device.match.address?.string ?? status.address
             devices[device.id] = status
         }
-        await ble?.update(configuration: configuration, changed: diff.changed.union(diff.removed))
+        // Devices already seen stay known to the pool (changed ones were re-added above).
+        for device in configuration.devices where devices[device.id]?.lastSeen != nil {
+            actions += scheduler.handle(.discovered(device.id), at: .now)
+        }
         logger.info(
             "configuration reloaded",
             [
@@ -200,6 +203,7 @@ public actor Gateway {
                 ("added", diff.added.sorted().joined(separator: ",")),
             ])
         await perform(actions)
+        await ble?.update(configuration: configuration)
         if client.connectionState.isConnected { await announceBridge() }
     }
 
