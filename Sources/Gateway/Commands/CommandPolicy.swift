@@ -60,11 +60,11 @@ public struct NamedCommand: Sendable, Hashable {
     public var characteristic: BluetoothUUID
     public var operations: Set<GATTOperation>
     public var format: ValueFormat
-    public var writeType: GATTWriteType
+    public var writeType: WriteType
 
     public init(
         name: String, characteristic: BluetoothUUID, operations: Set<GATTOperation>, format: ValueFormat,
-        writeType: GATTWriteType = .withResponse
+        writeType: WriteType = .withResponse
     ) {
         self.name = name
         self.characteristic = characteristic

@@ -1,3 +1,4 @@
+import Bluetooth
 import Configuration
 import Foundation
 import Logging
@@ -69,10 +70,14 @@ public actor Gateway {
     }
 
     static func makeScheduler(_ model: GatewayModel) -> ConnectionScheduler {
-        let policy = ReconnectTiming()
+        let policy = ReconnectPolicy.default
         return ConnectionScheduler(
             maxConnections: model.configuration.bluetooth.maxConnections, devices: model.schedulerSpecs,
-            now: .now, backoff: { policy.delay(attempt: $0) })
+            now: .now,
+            backoff: { attempt in
+                var generator = SystemRandomNumberGenerator()
+                return policy.delay(attempt: attempt, using: &generator)
+            })
     }
 
     static func mqttConfiguration(_ configuration: BridgeConfiguration, options: GatewayOptions) throws
