@@ -37,6 +37,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
+        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
@@ -47,7 +48,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Logging", "Bluetooth",
+                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Publisher", "Logging", "Bluetooth",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -66,6 +67,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
+        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
