@@ -57,6 +57,11 @@ let package = Package(
                 "Bluetooth",
             ]),
 
+        // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
+        .executableTarget(
+            name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Tools/outbox-probe"),
+
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

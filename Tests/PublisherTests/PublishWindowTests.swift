@@ -8,7 +8,9 @@ import Testing
     private func records(_ ids: ClosedRange<Int64>, stream: String = "dev") -> [OutboxRecord] {
         ids.map {
             OutboxRecord(
-                id: $0, entry: OutboxEntry(topic: "t", payload: [UInt8($0 & 0xFF)], stream: stream),
+                id: $0, entry: OutboxEntry(
+                    topic: "t", payload: [UInt8($0 & 0xFF)], sampleTime: Date(timeIntervalSince1970: Double($0)),
+                    stream: stream),
                 enqueuedAt: Date(timeIntervalSince1970: 0))
         }
     }
