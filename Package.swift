@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "Logging"),
         .target(name: "Bluetooth"),
         .target(name: "Configuration", dependencies: ["Bluetooth"]),
+        .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus"]),
@@ -54,7 +55,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
-                "Bluetooth",
+                "Bluetooth", "SystemdNotify",
             ]),
 
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
@@ -69,6 +70,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),

@@ -11,7 +11,9 @@
 
 /// Every `blebridge` subcommand.
 enum CommandRegistry {
-    static let commands: [any CLICommand.Type] = []
+    static let commands: [any CLICommand.Type] = [
+        CheckConfigCommand.self
+    ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {
         commands.first { $0.name == name }
