@@ -12,16 +12,20 @@ import Outbox
 ///   connection.
 /// - A row is deleted only after its acknowledgement; acknowledgements are batched into one
 ///   removal at a time.
-/// - Any connection change or transient failure starts a new *generation*: the window empties
-///   and reading restarts from the oldest unacknowledged row, so after a reconnect the backlog
-///   is replayed in its original order. Results of older generations still count as
-///   acknowledgements but never move the window.
+/// - While disconnected nothing new is handed out. Publishes already in flight stay in the
+///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
+///   newer, so the broker still sees every stream in order.
+/// - A publish that fails for connection reasons (not connected, connection lost), or a window
+///   that makes no progress for `stallTimeout` while connected, starts a new *generation*: the
+///   window empties and reading restarts from the oldest unacknowledged row, so the backlog is
+///   replayed in its original order (at least once). Results of older generations still count
+///   as acknowledgements but never move the window.
 /// - A row the broker refuses for good (too large, invalid topic, not authorised) is discarded
 ///   so it cannot block the queue forever.
 struct PublishWindow: Sendable {
     enum Action: Sendable, Equatable {
-        /// Read up to `limit` rows with ids greater than `after`.
-        case fetch(after: Int64, limit: Int, generation: Int)
+        /// Read up to `limit` rows with ids greater than `after`; report with the same `read` number.
+        case fetch(after: Int64, limit: Int, read: Int)
         /// Publish these rows, in this order.
         case publish([OutboxRecord], generation: Int)
         /// Delete these acknowledged rows.
@@ -33,6 +37,7 @@ struct PublishWindow: Sendable {
     }
 
     let capacity: Int
+    let stallTimeout: Duration
     private(set) var connected = false
     private(set) var paused = false
     private(set) var generation = 0
@@ -44,36 +49,57 @@ struct PublishWindow: Sendable {
     private(set) var acknowledged: Set<Int64> = []
     private var pendingRemoval: [Int64] = []
     private var removing = false
-    private var fetching = false
-    /// False once a read returned less than asked and nothing was appended since.
+    /// The number of the outstanding read, if one is outstanding; results of other reads are stale.
+    private var outstandingRead: Int?
+    private var reads = 0
+    /// False once a read returned less than asked and nothing was appended since it was issued.
     private var mayHaveMore = true
+    private var appends = 0
+    private var appendsAtRead = 0
+    /// When the window last moved (a publish handed out or acknowledged).
+    private var lastProgress: ContinuousClock.Instant?
 
-    init(capacity: Int) {
+    init(capacity: Int, stallTimeout: Duration = .seconds(30)) {
         precondition(capacity > 0, "the in-flight window needs room for at least one publish")
         self.capacity = capacity
+        self.stallTimeout = stallTimeout
     }
 
-    var isIdle: Bool { inFlight.isEmpty && pendingRemoval.isEmpty && !removing && !fetching }
+    var isIdle: Bool { inFlight.isEmpty && pendingRemoval.isEmpty && !removing && outstandingRead == nil }
 
     // MARK: - Inputs
 
-    mutating func connectionChanged(connected: Bool) -> [Action] {
+    mutating func connectionChanged(connected: Bool, now: ContinuousClock.Instant) -> [Action] {
         guard connected != self.connected else { return [] }
         self.connected = connected
+        lastProgress = now
+        outstandingRead = nil
+        mayHaveMore = true
+        return fill()
+    }
+
+    /// Called periodically: a connected window whose publishes got no acknowledgement for
+    /// `stallTimeout` is restarted from the oldest unacknowledged row.
+    mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+        guard connected, !inFlight.isEmpty, let lastProgress, now - lastProgress > stallTimeout else { return [] }
         restartGeneration()
+        self.lastProgress = now
         return fill()
     }
 
     /// Rows were appended to the outbox.
     mutating func appended() -> [Action] {
+        appends += 1
         mayHaveMore = true
         return fill()
     }
 
-    mutating func fetched(_ records: [OutboxRecord], limit: Int, generation: Int) -> [Action] {
-        guard generation == self.generation else { return fill() }
-        fetching = false
-        if records.count < limit { mayHaveMore = false }
+    mutating func fetched(
+        _ records: [OutboxRecord], limit: Int, read: Int, now: ContinuousClock.Instant
+    ) -> [Action] {
+        guard read == outstandingRead else { return fill() }
+        outstandingRead = nil
+        if records.count < limit && appends == appendsAtRead { mayHaveMore = false }
         var batch: [OutboxRecord] = []
         for record in records where record.id > cursor {
             cursor = record.id
@@ -81,29 +107,28 @@ struct PublishWindow: Sendable {
             inFlight.insert(record.id)
             batch.append(record)
         }
-        var actions: [Action] = batch.isEmpty ? [] : [.publish(batch, generation: generation)]
-        actions += fill()
-        return actions
+        if !batch.isEmpty && inFlight.count == batch.count { lastProgress = now }
+        return (batch.isEmpty ? [] : [.publish(batch, generation: generation)]) + fill()
     }
 
     /// Reading the outbox failed: try again later.
-    mutating func fetchFailed(generation: Int) -> [Action] {
-        guard generation == self.generation else { return fill() }
-        fetching = false
+    mutating func fetchFailed(read: Int) -> [Action] {
+        guard read == outstandingRead else { return fill() }
+        outstandingRead = nil
         paused = true
         return [.resumeLater]
     }
 
     /// The broker acknowledged `id` (or a QoS 0 publish was sent).
-    mutating func acknowledged(_ id: Int64, generation: Int) -> [Action] {
-        if generation == self.generation { inFlight.remove(id) }
+    mutating func acknowledged(_ id: Int64, generation: Int, now: ContinuousClock.Instant) -> [Action] {
+        if generation == self.generation, inFlight.remove(id) != nil { lastProgress = now }
         if acknowledged.insert(id).inserted { pendingRemoval.append(id) }
         return flushRemovals() + fill()
     }
 
-    /// A publish failed because of the connection (lost, not connected, timed out).
+    /// A publish failed because of the connection (not connected, lost, timed out).
     mutating func failedTransiently(_ id: Int64, generation: Int) -> [Action] {
-        guard generation == self.generation else { return [] }
+        guard generation == self.generation, inFlight.contains(id) else { return [] }
         restartGeneration()
         paused = true
         return [.resumeLater]
@@ -147,16 +172,18 @@ struct PublishWindow: Sendable {
         generation += 1
         inFlight.removeAll()
         cursor = 0
-        fetching = false
+        outstandingRead = nil
         mayHaveMore = true
     }
 
     private mutating func fill() -> [Action] {
-        guard connected, !paused, !fetching, mayHaveMore else { return [] }
+        guard connected, !paused, outstandingRead == nil, mayHaveMore else { return [] }
         let room = capacity - inFlight.count
         guard room > 0 else { return [] }
-        fetching = true
-        return [.fetch(after: cursor, limit: room, generation: generation)]
+        reads += 1
+        outstandingRead = reads
+        appendsAtRead = appends
+        return [.fetch(after: cursor, limit: room, read: reads)]
     }
 
     private mutating func flushRemovals() -> [Action] {

@@ -33,7 +33,9 @@ public actor Publisher {
     private let logger: Logger
     private var window: PublishWindow
     private var watcher: Task<Void, Never>?
+    private var ticker: Task<Void, Never>?
     private var published = 0
+    private let clock = ContinuousClock()
 
     public init(
         store: OutboxStore, client: MQTTClient, options: PublisherOptions = PublisherOptions(),
@@ -43,7 +45,7 @@ public actor Publisher {
         self.client = client
         self.options = options
         self.logger = logger
-        self.window = PublishWindow(capacity: options.window)
+        self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
     }
 
     /// Starts following the client's connection state and publishing whenever it is connected.
@@ -51,9 +53,18 @@ public actor Publisher {
     public func start() {
         guard watcher == nil else { return }
         let states = client.connectionStates
-        watcher = Task {
+        // Weak: a publisher nobody holds any more stops by itself.
+        watcher = Task { [weak self] in
             for await state in states {
-                self.connectionChanged(state)
+                guard let self else { return }
+                await self.connectionChanged(state)
+            }
+        }
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self else { return }
+                await self.tick()
             }
         }
     }
@@ -63,8 +74,9 @@ public actor Publisher {
     public func stop(drainTimeout: Duration = .seconds(5)) async {
         watcher?.cancel()
         watcher = nil
-        perform(window.connectionChanged(connected: false))
-        let clock = ContinuousClock()
+        ticker?.cancel()
+        ticker = nil
+        perform(window.connectionChanged(connected: false, now: clock.now))
         let deadline = clock.now + drainTimeout
         while !window.isIdle && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -90,15 +102,19 @@ public actor Publisher {
 
     // MARK: - Driving the window
 
+    private func tick() {
+        perform(window.tick(now: clock.now))
+    }
+
     private func connectionChanged(_ state: MQTTConnectionState) {
-        perform(window.connectionChanged(connected: state.isConnected))
+        perform(window.connectionChanged(connected: state.isConnected, now: clock.now))
     }
 
     private func perform(_ actions: [PublishWindow.Action]) {
         for action in actions {
             switch action {
-            case .fetch(let after, let limit, let generation):
-                Task { await self.fetch(after: after, limit: limit, generation: generation) }
+            case .fetch(let after, let limit, let read):
+                Task { await self.fetch(after: after, limit: limit, read: read) }
             case .publish(let records, let generation):
                 for record in records { send(record, generation: generation) }
             case .remove(let ids):
@@ -115,13 +131,13 @@ public actor Publisher {
         }
     }
 
-    private func fetch(after: Int64, limit: Int, generation: Int) async {
+    private func fetch(after: Int64, limit: Int, read: Int) async {
         do {
             let records = try await store.next(after: after, limit: limit)
-            perform(window.fetched(records, limit: limit, generation: generation))
+            perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
             logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
-            perform(window.fetchFailed(generation: generation))
+            perform(window.fetchFailed(read: read))
         }
     }
 
@@ -135,7 +151,7 @@ public actor Publisher {
             do {
                 try await client.publish(message)
                 self.published += 1
-                self.perform(self.window.acknowledged(record.id, generation: generation))
+                self.perform(self.window.acknowledged(record.id, generation: generation, now: self.clock.now))
             } catch {
                 self.publishFailed(record, generation: generation, error: error)
             }
@@ -187,9 +203,11 @@ public actor Publisher {
             retain: record.entry.retain, properties: properties)
     }
 
-    /// The sample time as carried in the user property: ISO 8601, UTC, milliseconds.
+    /// The sample time as carried in the user property: ISO 8601, UTC, rounded to the millisecond.
     public nonisolated static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        return Date(timeIntervalSince1970: milliseconds / 1000).formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Failures that will repeat however often the row is sent.

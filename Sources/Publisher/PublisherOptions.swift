@@ -7,10 +7,17 @@ public struct PublisherOptions: Sendable, Hashable {
     public var sampleTimeProperty: String?
     /// Pause after a transient failure (publish while the connection was dropping, outbox busy).
     public var retryDelay: Duration
+    /// While connected, publishes without any acknowledgement for this long are sent again from
+    /// the oldest unacknowledged reading (guards against a lost acknowledgement).
+    public var stallTimeout: Duration
 
-    public init(window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200)) {
+    public init(
+        window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
+        stallTimeout: Duration = .seconds(30)
+    ) {
         self.window = max(1, window)
         self.sampleTimeProperty = sampleTimeProperty
         self.retryDelay = retryDelay
+        self.stallTimeout = stallTimeout
     }
 }

@@ -12,6 +12,8 @@ struct TestReading: Hashable, Sendable {
     var ts: String
 
     static func entry(device: String, seq: Int, time: Date = Date(), topic: String = "readings") -> OutboxEntry {
+        // Whole milliseconds, as the `ts` text carries them.
+        let time = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
         let ts = Publisher.iso8601(time)
         let payload = #"{"device":"\#(device)","seq":\#(seq),"ts":"\#(ts)"}"#
         return OutboxEntry(topic: "\(topic)/\(device)", payload: Array(payload.utf8), sampleTime: time, stream: device)
@@ -62,6 +64,14 @@ final class Received: Sendable {
             order[reading.device, default: []].append(reading.seq)
         }
         return order
+    }
+
+    /// Messages whose user property `property` is not exactly the payload's `ts`.
+    func unstamped(property: String) -> [MQTTMessage] {
+        all.filter { message in
+            guard let reading = TestReading(message) else { return true }
+            return message.properties.userProperties != [MQTTUserProperty(property, reading.ts)]
+        }
     }
 
     /// Number of distinct readings received.
