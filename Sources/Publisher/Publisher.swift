@@ -166,7 +166,8 @@ public actor Publisher {
             perform(window.failedPermanently(record.id, generation: generation))
         } else {
             if generation == window.generation {
-                logger.debug("publish failed; resending from the oldest unacknowledged reading", [("error", "\(error)")])
+                logger.debug(
+                    "publish failed; resending from the oldest unacknowledged reading", [("error", "\(error)")])
             }
             perform(window.failedTransiently(record.id, generation: generation))
         }

@@ -91,7 +91,10 @@ import Testing
         #expect(window.appended().isEmpty)  // paused
         #expect(window.resume() == [.fetch(after: 0, limit: 4, read: 3)])
         // 1 and 2 are still in the outbox (deletions pending): skipped, not sent again.
-        #expect(window.fetched(records(1...4), limit: 4, read: 3, now: t0) == [.publish(records(3...4), generation: 1)])
+        #expect(
+            window.fetched(records(1...4), limit: 4, read: 3, now: t0) == [
+                .publish(records(3...4), generation: 1), .fetch(after: 4, limit: 2, read: 4),
+            ])
         #expect(window.inFlight == [3, 4])
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import MQTT
 import Outbox
-import Testing
 import TestSupport
+import Testing
 
 @testable import Publisher
 
@@ -36,7 +36,8 @@ import TestSupport
             }
         }
         for seq in 0..<total {
-            try await publisher.submit(TestReading.entry(device: devices[seq % devices.count], seq: seq / devices.count))
+            try await publisher.submit(
+                TestReading.entry(device: devices[seq % devices.count], seq: seq / devices.count))
             let due = begin + .seconds(Double(seq + 1) / rate)
             if due > clock.now { try await Task.sleep(until: due, clock: clock) }
         }
@@ -48,10 +49,15 @@ import TestSupport
         let arrivals = received.firstArrivals()
         for device in devices {
             let order = arrivals[device] ?? []
-            #expect(order == Array(0..<(total / devices.count)), "\(device): \(order.count) readings, first gap near \(firstGap(order))")
+            #expect(
+                order == Array(0..<(total / devices.count)),
+                "\(device): \(order.count) readings, first gap near \(firstGap(order))")
         }
         let unstamped = received.unstamped(property: "sample_time")
-        #expect(unstamped.isEmpty, "\(unstamped.count) messages without their sample time, e.g. \(unstamped.prefix(3).map { ($0.text, $0.properties.userProperties) })")
+        #expect(
+            unstamped.isEmpty,
+            "\(unstamped.count) messages without their sample time, e.g. \(unstamped.prefix(3).map { ($0.text, $0.properties.userProperties) })"
+        )
         #expect(try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await store.stats().depth == 0 })
         let stats = try await publisher.stats()
         #expect(stats.outbox.delivered == Int64(total))
@@ -69,7 +75,9 @@ import TestSupport
         let database = directory.file("probe.sqlite").path
         let (subscriberClient, received) = try await PublisherTestSupport.subscriber(
             broker, filter: "crash/#", clientID: "sub-crash", cleanSession: false)
-        let common = ["--db", database, "--url", broker.url, "--client-id", "probe", "--topic", "crash", "--stream", "dev"]
+        let common = [
+            "--db", database, "--url", broker.url, "--client-id", "probe", "--topic", "crash", "--stream", "dev",
+        ]
 
         let first = try ChildProcess(probe, common + ["--start", "0", "--count", "1000000", "--rate", "500"])
         #expect(await first.waitForOutput(timeout: .seconds(20)) { $0.contains("accepted 1500\n") })

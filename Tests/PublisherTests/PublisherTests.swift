@@ -1,8 +1,8 @@
 import Foundation
 import MQTT
 import Outbox
-import Testing
 import TestSupport
+import Testing
 
 @testable import Publisher
 

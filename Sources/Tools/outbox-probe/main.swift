@@ -42,7 +42,8 @@ do {
         maximumReconnectDelay: .milliseconds(500))
     let client = MQTTClient(configuration: configuration)
     try await client.start()
-    let publisher = Publisher(store: store, client: client, options: PublisherOptions(sampleTimeProperty: "sample_time"))
+    let publisher = Publisher(
+        store: store, client: client, options: PublisherOptions(sampleTimeProperty: "sample_time"))
     await publisher.start()
     say("ready depth=\(try await store.stats().depth)")
 
