@@ -43,7 +43,6 @@ import Testing
         }
         try await killer.value
         let delivered = await PublisherTestSupport.wait(timeout: .seconds(30)) { received.distinct == total }
-        print("no-loss: \(received.all.count) messages received for \(received.distinct) distinct readings")
         #expect(delivered, "received \(received.distinct) of \(total)")
 
         let arrivals = received.firstArrivals()
