@@ -166,8 +166,16 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     public static var dbusSignature: DBusSignature {
         DBusSignature(trusted: "a" + Element.dbusSignature.rawValue)
     }
-    public var dbusValue: DBusValue { .array(elementSignature: Element.dbusSignature, map(\.dbusValue)) }
+    public var dbusValue: DBusValue {
+        if let bytes = self as? [UInt8] { return .bytes(bytes) }
+        return .array(elementSignature: Element.dbusSignature, map(\.dbusValue))
+    }
     public init(dbusValue: DBusValue) throws(DBusError) {
+        if case .bytes(let bytes) = dbusValue {
+            guard let same = bytes as? [Element] else { throw Self.mismatch(dbusValue) }
+            self = same
+            return
+        }
         guard case .array(let element, let items) = dbusValue, element == Element.dbusSignature else {
             throw Self.mismatch(dbusValue)
         }
