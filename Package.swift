@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),

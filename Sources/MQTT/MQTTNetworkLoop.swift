@@ -167,6 +167,12 @@ final class MQTTNetworkLoop: Sendable {
             if rc != MosquittoResult.success {
                 if let refusal = attempt.refusal { return refusal }
                 if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }
+                if !attempt.connected, let problem = attempt.lastProblem, problem.hasPrefix("OpenSSL") {
+                    // A TLS alert from the broker (e.g. certificate required) ends the socket; say it is TLS.
+                    return MQTTError(
+                        .tlsFailure, "connecting to \(configuration.broker): TLS failure: \(problem)",
+                        underlyingCode: rc)
+                }
                 return MosquittoResult.error(
                     rc,
                     attempt.connected
