@@ -151,12 +151,12 @@ extension Gateway {
 
     func publishHealth() async {
         guard client.connectionState.isConnected else { return }
-        let stats = try? await store.stats()
+        let stats = try? await publisher.stats()
         let snapshot = HealthSnapshot(
             uptime: ContinuousClock.now - startInstant, connections: scheduler.connectedDevices.count,
             maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,
-            oldestUnsentAge: stats?.oldestAge(), dropped: Int(stats?.droppedTotal ?? 0),
-            reconnects: counters.reconnects, published: await pump.published, commands: counters.commands,
+            oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
+            reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: Date())
         publishDetached(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }

@@ -102,8 +102,7 @@ extension Gateway {
         if let rssi { devices[id]?.rssi = rssi }
         let output = router.route(device: id, fields: fields, raw: raw, rssi: rssi, sampleTime: sampleTime)
         do {
-            try await store.append(output.entries)
-            await pump.wake()
+            try await publisher.submit(output.entries)
         } catch {
             logger.error("outbox append failed; reading lost", [("device", id), ("error", "\(error)")])
         }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MQTT
 import Outbox
+import Publisher
 
 /// The gateway: BlueZ central → decoders → outbox → MQTT, and commands back from MQTT.
 ///
@@ -26,7 +27,7 @@ public actor Gateway {
     let store: OutboxStore
     let state: GatewayStateStore
     let client: MQTTClient
-    let pump: OutboxPump
+    let publisher: Publisher
     let startedAt = Date()
     let startInstant = ContinuousClock.now
     var counters = GatewayCounters()
@@ -63,7 +64,8 @@ public actor Gateway {
         self.store = store
         self.state = GatewayStateStore(store: store)
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
-        self.pump = OutboxPump(store: store, client: client, batch: max(1, outbox.inflight))
+        self.publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
         for device in configuration.devices {
             devices[device.id] = DeviceStatus(address: device.match.address?.string)
         }
@@ -107,7 +109,7 @@ public actor Gateway {
 
     // MARK: Lifecycle
 
-    /// Starts MQTT (retrying in the background while the broker is down), the outbox pump, the
+    /// Starts MQTT (retrying in the background while the broker is down), the publisher, the
     /// health timer and Bluetooth. Returns once everything is started.
     public func start() async throws {
         logger.info(
@@ -122,7 +124,7 @@ public actor Gateway {
                     await self.connectionChanged(connectionState)
                 }
             })
-        await pump.start()
+        await publisher.start()
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
@@ -149,8 +151,13 @@ public actor Gateway {
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         await ble?.stop()
-        await pump.drain(until: deadline)
-        await pump.stop()
+        // Let the backlog go out while the broker is there, then wait for what is in flight.
+        while client.connectionState.isConnected, ContinuousClock.now < deadline,
+            let depth = try? await store.stats().depth, depth > 0
+        {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
         if client.connectionState.isConnected {
@@ -223,7 +230,6 @@ public actor Gateway {
             logger.info("broker connected")
             await subscribeCommands()
             await announceBridge()
-            await pump.wake()
         case .disconnected(let reason?):
             logger.warning("broker disconnected; readings are kept in the outbox", [("reason", reason.message)])
         case .disconnected(nil), .connecting:
