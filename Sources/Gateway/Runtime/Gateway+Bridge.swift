@@ -80,6 +80,10 @@ extension Gateway {
         }
     }
 
+    func refreshAvailability() async {
+        for id in devices.keys.sorted() { await publishAvailability(id) }
+    }
+
     /// Every discovery message: bridge entities, controls, fields seen so far. Remembers the
     /// topics per device so entities of removed devices can be deleted later.
     func publishDiscovery() async {

@@ -133,6 +133,13 @@ public actor Gateway {
                     await self?.publishHealth()
                 }
             })
+        // Passive and on-demand devices go offline when they stop advertising (no event marks it).
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                await self?.refreshAvailability()
+            }
+        })
         let link = BLELink(gateway: self, configuration: model.configuration, busAddress: options.busAddress)
         ble = link
         await link.start()
