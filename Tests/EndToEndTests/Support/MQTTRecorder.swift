@@ -10,8 +10,13 @@ final class MQTTRecorder: Sendable {
     private let messages = Mutex<[MQTTMessage]>([])
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    init(url: String, clientID: String = "e2e-\(UUID().uuidString.prefix(8))") async throws {
-        client = MQTTClient(configuration: try MQTTConfiguration(url: url, clientID: clientID, protocolVersion: .v5))
+    /// With `cleanSession` false the broker keeps the subscriptions and queues messages while
+    /// the recorder is away (e.g. across a broker restart).
+    init(url: String, clientID: String = "e2e-\(UUID().uuidString.prefix(8))", cleanSession: Bool = true) async throws {
+        client = MQTTClient(
+            configuration: try MQTTConfiguration(
+                url: url, clientID: clientID, protocolVersion: .v5, cleanSession: cleanSession,
+                minimumReconnectDelay: .milliseconds(100), maximumReconnectDelay: .seconds(1)))
         try await client.connect()
     }
 
