@@ -40,7 +40,7 @@ let package = Package(
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
         .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
 
         // The product.
