@@ -1,0 +1,71 @@
+import Bluetooth
+
+extension BridgeConfiguration {
+    /// A one-screen description of what the gateway will do, for `blebridge check-config` and logs.
+    public var summaryLines: [String] {
+        var lines: [String] = []
+        func row(_ label: String, _ text: String) {
+            lines.append(label.padding(toLength: 15, withPad: " ", startingAt: 0) + text)
+        }
+        row("gateway", "\(gatewayID) (MQTT client id \(mqtt.clientID))")
+        let bus: String =
+            switch bluetooth.bus {
+            case .system: "the system bus"
+            case .session: "the session bus"
+            case .address(let address): address
+            }
+        row(
+            "bluetooth",
+            "\(bluetooth.adapter) on \(bus); at most \(bluetooth.maxConnections) connections; "
+                + "scan \(bluetooth.scan.mode.rawValue)"
+                + (bluetooth.scan.services.isEmpty
+                    ? "" : " for \(bluetooth.scan.services.map(\.description).joined(separator: ","))")
+                + (bluetooth.scan.rssiMin.map { ", RSSI ≥ \($0) dBm" } ?? ""))
+        var login = "no login"
+        if let username = mqtt.username {
+            login = "user \(username)"
+            if let file = mqtt.passwordFile { login += ", password from \(file)" }
+            if let variable = mqtt.passwordEnvironmentVariable { login += ", password from $\(variable)" }
+        }
+        let version = mqtt.protocolVersion == .v5 ? "MQTT 5" : "MQTT 3.1.1"
+        row("mqtt", "\(mqtt.url) (\(version)), base topic \(mqtt.baseTopic), QoS \(mqtt.qos), \(login)")
+        row(
+            "outbox",
+            "\(outbox.path) (synchronous \(outbox.synchronous.rawValue); keeps at most \(outbox.maxMessages) messages, "
+                + "\(outbox.maxBytes / 1_048_576) MiB, \(DurationParser.format(outbox.maxAge)))")
+        row("homeassistant", homeAssistant.enabled ? "discovery on, prefix \(homeAssistant.prefix)" : "discovery off")
+        row(
+            "commands",
+            "raw GATT \(commands.rawGATT.enabled ? "on (\(commands.rawGATT.allow.count) allowed)" : "off"); "
+                + "rate limit \(commands.rateLimit)")
+        row("devices", devices.isEmpty ? "none" : "\(devices.count)")
+        for device in devices {
+            lines.append(
+                "  \(device.id) (\(device.name)): \(device.connection.rawValue), matched by \(device.match.summary)")
+            if !device.subscribe.isEmpty {
+                let items = device.subscribe.map { subscription in
+                    let name =
+                        AssignedNumbers.characteristicName(for: subscription.characteristic)
+                        ?? subscription.characteristic.description
+                    let mode =
+                        subscription.mode == .read
+                        ? "read every \(DurationParser.format(subscription.interval ?? .zero))"
+                        : subscription.mode.rawValue
+                    return "\(name) (\(mode))"
+                }
+                lines.append("    subscribe: " + items.joined(separator: ", "))
+            }
+            if let advertisement = device.advertisement {
+                lines.append(
+                    "    advertisement: \(advertisement.decoder)\(advertisement.bindKey == nil ? "" : " (encrypted)")")
+            }
+            if !device.commands.isEmpty {
+                let items = device.commands.map { command in
+                    "\(command.name) [\(command.operations.map(\.rawValue).joined(separator: ","))]"
+                }
+                lines.append("    commands: " + items.joined(separator: ", "))
+            }
+        }
+        return lines
+    }
+}

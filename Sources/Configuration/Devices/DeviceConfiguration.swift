@@ -1,0 +1,120 @@
+import Bluetooth
+
+/// `devices[]`: one BLE device the gateway follows.
+public struct DeviceConfiguration: Sendable, Equatable {
+    public enum Connection: String, ConfigurationEnum {
+        /// Stay connected; reconnect whenever the link drops.
+        case keepConnected = "keep_connected"
+        /// Connect for periodic reads and commands, then disconnect.
+        case connectOnDemand = "connect_on_demand"
+        /// Never connect; only decode advertisements.
+        case passive
+    }
+
+    /// Topic-safe identifier: `<base>/<id>`.
+    public var id: String
+    /// Friendly name (Home Assistant device name); defaults to `id`.
+    public var name: String
+    public var match: DeviceMatch
+    public var connection: Connection
+    public var subscribe: [Subscription]
+    public var advertisement: AdvertisementSettings?
+    public var commands: [DeviceCommand]
+    /// Command rate limit for this device; nil: `commands.rate_limit`.
+    public var rateLimit: RateLimit?
+
+    public init(
+        id: String, name: String? = nil, match: DeviceMatch, connection: Connection = .keepConnected,
+        subscribe: [Subscription] = [], advertisement: AdvertisementSettings? = nil, commands: [DeviceCommand] = [],
+        rateLimit: RateLimit? = nil
+    ) {
+        self.id = id
+        self.name = name ?? id
+        self.match = match
+        self.connection = connection
+        self.subscribe = subscribe
+        self.advertisement = advertisement
+        self.commands = commands
+        self.rateLimit = rateLimit
+    }
+
+    /// The command called `name`, if configured.
+    public func command(named name: String) -> DeviceCommand? {
+        commands.first { $0.name == name }
+    }
+
+    static let keys = ["id", "name", "match", "connection", "subscribe", "advertisement", "commands", "rate_limit"]
+
+    /// Topic levels under `<base>/` the gateway itself uses.
+    static let reservedIDs: Set<String> = ["bridge"]
+}
+
+extension DeviceConfiguration: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let reader = try ObjectReader(decoder, keys: Self.keys)
+        id = try reader.required(try reader.string("id"), "id", accepted: TopicRules.identifierRule)
+        guard TopicRules.isIdentifier(id) else {
+            throw reader.error("id", .invalidValue, "\"\(id)\" is not accepted; expected \(TopicRules.identifierRule)")
+        }
+        guard !Self.reservedIDs.contains(id) else {
+            throw reader.error(
+                "id", .invalidValue, "\"\(id)\" is reserved for the gateway's own topics; choose another id")
+        }
+        name = try reader.nonEmptyString("name", expected: "a friendly name") ?? id
+        match = try reader.required(
+            try reader.object(DeviceMatch.self, "match"), "match",
+            accepted: "an object with address, name_prefix and/or service")
+        subscribe = try reader.objects(Subscription.self, "subscribe") ?? []
+        advertisement = try reader.object(AdvertisementSettings.self, "advertisement")
+        commands = try reader.objects(DeviceCommand.self, "commands") ?? []
+        rateLimit = try reader.rateLimit("rate_limit")
+        // Without an explicit mode, a device with nothing to connect for is only listened to.
+        connection =
+            try reader.enumeration(Connection.self, "connection")
+            ?? (subscribe.isEmpty && commands.isEmpty ? .passive : .keepConnected)
+
+        try validate(reader)
+    }
+
+    private func validate(_ reader: ObjectReader) throws {
+        if connection == .passive {
+            if !subscribe.isEmpty {
+                throw reader.error(
+                    "subscribe", .conflict,
+                    "a passive device is never connected; use \"connection\": \"keep_connected\" to subscribe")
+            }
+            if !commands.isEmpty {
+                throw reader.error(
+                    "commands", .conflict,
+                    "a passive device is never connected; use \"connection\": \"keep_connected\" or \"connect_on_demand\" for commands"
+                )
+            }
+        }
+        for (index, subscription) in subscribe.enumerated() {
+            let path = reader.keyPath("subscribe") + "[\(index)]"
+            if connection == .connectOnDemand, subscription.mode != .read {
+                throw ConfigurationError(
+                    code: .conflict, keyPath: path + ".mode",
+                    message:
+                        "mode \"\(subscription.mode.rawValue)\" needs a lasting connection; use \"connection\": \"keep_connected\" or mode \"read\""
+                )
+            }
+            if let first = subscribe[..<index].firstIndex(where: {
+                $0.characteristic == subscription.characteristic && $0.service == subscription.service
+            }) {
+                throw ConfigurationError(
+                    code: .duplicate, keyPath: path + ".characteristic",
+                    message: "\(subscription.characteristic) is already subscribed in subscribe[\(first)]")
+            }
+        }
+        for (index, command) in commands.enumerated() {
+            if let first = commands[..<index].firstIndex(where: { $0.name == command.name }) {
+                throw ConfigurationError(
+                    code: .duplicate, keyPath: reader.keyPath("commands") + "[\(index)].name",
+                    message:
+                        "command \"\(command.name)\" is already defined in commands[\(first)]; names must be unique per device"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Bluetooth
+
+/// `devices[].subscribe[]`: one characteristic the gateway follows on a connected device.
+public struct Subscription: Sendable, Equatable {
+    public enum Mode: String, ConfigurationEnum {
+        /// GATT notifications (no acknowledgement).
+        case notify
+        /// GATT indications (acknowledged).
+        case indicate
+        /// Read every `interval`.
+        case read
+    }
+
+    public var characteristic: BluetoothUUID
+    /// The service holding it, when the same characteristic appears in several services.
+    public var service: BluetoothUUID?
+    public var mode: Mode
+    /// For `read`: how often (required).
+    public var interval: Duration?
+    /// For `notify`/`indicate`: reconnect when nothing arrived for this long (nil: never).
+    public var silenceTimeout: Duration?
+    /// A decoder name overriding the one chosen by UUID.
+    public var decoder: String?
+
+    public init(
+        characteristic: BluetoothUUID, service: BluetoothUUID? = nil, mode: Mode = .notify, interval: Duration? = nil,
+        silenceTimeout: Duration? = nil, decoder: String? = nil
+    ) {
+        self.characteristic = characteristic
+        self.service = service
+        self.mode = mode
+        self.interval = interval
+        self.silenceTimeout = silenceTimeout
+        self.decoder = decoder
+    }
+
+    static let keys = ["characteristic", "service", "mode", "interval", "silence_timeout", "decoder"]
+}
+
+extension Subscription: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let reader = try ObjectReader(decoder, keys: Self.keys)
+        characteristic = try reader.required(
+            try reader.uuid("characteristic", kind: .characteristic), "characteristic",
+            accepted: ObjectReader.UUIDKind.characteristic.accepted)
+        service = try reader.uuid("service", kind: .service)
+        mode = try reader.enumeration(Mode.self, "mode") ?? .notify
+        interval = try reader.duration("interval", minimum: .seconds(1))
+        silenceTimeout = try reader.duration("silence_timeout", minimum: .seconds(1))
+        self.decoder = try reader.decoderName("decoder")
+        switch mode {
+        case .read:
+            guard interval != nil else {
+                throw reader.error(
+                    "interval", .missingKey, "mode \"read\" needs an interval, e.g. \"interval\": \"10m\"")
+            }
+            if silenceTimeout != nil {
+                throw reader.error(
+                    "silence_timeout", .conflict,
+                    "silence_timeout applies to mode \"notify\" or \"indicate\", not \"read\"")
+            }
+        case .notify, .indicate:
+            if interval != nil {
+                throw reader.error(
+                    "interval", .conflict, "interval applies to mode \"read\"; remove it or set \"mode\": \"read\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// `bluetooth`: the adapter, the bus BlueZ is on, the connection pool and scanning.
+public struct BluetoothSettings: Sendable, Equatable {
+    /// BlueZ adapter name, `hci0` by default.
+    public var adapter: String
+    public var bus: BusSelection
+    /// At most this many concurrent connections (default 5; real controllers stall beyond ~7).
+    public var maxConnections: Int
+    /// How long one connection attempt may take.
+    public var connectTimeout: Duration
+    public var scan: ScanSettings
+
+    public init(
+        adapter: String = "hci0", bus: BusSelection = .system, maxConnections: Int = 5,
+        connectTimeout: Duration = .seconds(30), scan: ScanSettings = ScanSettings()
+    ) {
+        self.adapter = adapter
+        self.bus = bus
+        self.maxConnections = maxConnections
+        self.connectTimeout = connectTimeout
+        self.scan = scan
+    }
+
+    static let keys = ["adapter", "bus", "max_connections", "connect_timeout", "scan"]
+}
+
+extension BluetoothSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let reader = try ObjectReader(decoder, keys: Self.keys)
+        let defaults = BluetoothSettings()
+        adapter = try reader.string("adapter", expected: "an adapter name such as \"hci0\"") ?? defaults.adapter
+        guard adapter.hasPrefix("hci"), adapter.count > 3, adapter.dropFirst(3).allSatisfy(\.isASCII),
+            Int(adapter.dropFirst(3)) != nil
+        else {
+            throw reader.error(
+                "adapter", .invalidValue,
+                "\"\(adapter)\" is not an adapter name; expected hci0, hci1, … (see `hciconfig` or `bluetoothctl list`)"
+            )
+        }
+        if let text = try reader.string("bus", expected: BusSelection.accepted) {
+            guard let bus = BusSelection(text: text) else {
+                throw reader.error(
+                    "bus", .invalidValue, "\"\(text)\" is not accepted; expected \(BusSelection.accepted)")
+            }
+            self.bus = bus
+        } else {
+            bus = defaults.bus
+        }
+        maxConnections = try reader.integer("max_connections", in: 1...32) ?? defaults.maxConnections
+        connectTimeout =
+            try reader.duration("connect_timeout", minimum: .seconds(1), maximum: .seconds(300))
+            ?? defaults.connectTimeout
+        scan = try reader.object(ScanSettings.self, "scan") ?? defaults.scan
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// `mqtt`: the broker connection and how readings are published.
+public struct MQTTSettings: Sendable, Equatable {
+    public enum ProtocolVersion: String, ConfigurationEnum {
+        case v311 = "3.1.1"
+        case v5 = "5"
+    }
+
+    public var url: BrokerURL
+    /// MQTT client identifier; defaults to `gateway_id`.
+    public var clientID: String
+    public var protocolVersion: ProtocolVersion
+    public var username: String?
+    /// A file whose contents (without a trailing newline) are the password.
+    public var passwordFile: String?
+    /// An environment variable holding the password.
+    public var passwordEnvironmentVariable: String?
+    public var keepAlive: Duration
+    public var cleanSession: Bool
+    /// First topic level of everything the gateway publishes and subscribes.
+    public var baseTopic: String
+    /// QoS of readings (0, 1 or 2).
+    public var qos: Int
+    /// Also publish every characteristic's raw value on its own topic.
+    public var rawTopics: Bool
+    /// TLS settings; used when `url` is `mqtts://`.
+    public var tls: TLSSettings
+
+    public init(
+        url: BrokerURL = BrokerURL(host: "127.0.0.1"), clientID: String = "blebridge",
+        protocolVersion: ProtocolVersion = .v5, username: String? = nil, passwordFile: String? = nil,
+        passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
+        baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false, tls: TLSSettings = TLSSettings()
+    ) {
+        self.url = url
+        self.clientID = clientID
+        self.protocolVersion = protocolVersion
+        self.username = username
+        self.passwordFile = passwordFile
+        self.passwordEnvironmentVariable = passwordEnvironmentVariable
+        self.keepAlive = keepAlive
+        self.cleanSession = cleanSession
+        self.baseTopic = baseTopic
+        self.qos = qos
+        self.rawTopics = rawTopics
+        self.tls = tls
+    }
+
+    static let keys = [
+        "url", "client_id", "protocol", "username", "password_file", "password_env", "keepalive", "clean_session",
+        "base_topic", "qos", "raw_topics", "tls",
+    ]
+
+    /// Reads the password from `password_file` or `password_env`; nil when neither is set.
+    /// Errors name the key and say what to fix.
+    public func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError)
+        -> String?
+    {
+        if let passwordFile {
+            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+                let exists = FileManager.default.fileExists(atPath: passwordFile)
+                throw ConfigurationError(
+                    code: exists ? .unreadable : .fileNotFound, keyPath: "mqtt.password_file",
+                    message: exists
+                        ? "cannot read \(passwordFile); make it readable by the user blebridge runs as"
+                        : "\(passwordFile) does not exist; create it with the broker password")
+            }
+            var text = String(decoding: data, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            return text
+        }
+        if let passwordEnvironmentVariable {
+            guard let value = environment[passwordEnvironmentVariable] else {
+                throw ConfigurationError(
+                    code: .missingKey, keyPath: "mqtt.password_env",
+                    message:
+                        "the environment variable \(passwordEnvironmentVariable) is not set; set it or use password_file"
+                )
+            }
+            return value
+        }
+        return nil
+    }
+}
+
+extension MQTTSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let reader = try ObjectReader(decoder, keys: Self.keys)
+        let defaults = MQTTSettings()
+        if let text = try reader.string("url", expected: BrokerURL.accepted) {
+            switch BrokerURL.parse(text) {
+            case .success(let url): self.url = url
+            case .failure(let failure):
+                throw reader.error(
+                    "url", .invalidValue,
+                    "\"\(text)\" is not a broker URL: \(failure.reason); expected \(BrokerURL.accepted)")
+            }
+        } else {
+            url = defaults.url
+        }
+        // The gateway id is the default client id; BridgeConfiguration fills it in when absent.
+        clientID = try reader.string("client_id", expected: "a string of 1 to 65535 characters") ?? ""
+        protocolVersion = try reader.enumeration(ProtocolVersion.self, "protocol") ?? defaults.protocolVersion
+        username = try reader.nonEmptyString("username", expected: "the broker user name")
+        passwordFile = try reader.nonEmptyString("password_file", expected: "the path of a file holding the password")
+        passwordEnvironmentVariable = try reader.nonEmptyString(
+            "password_env", expected: "the name of an environment variable holding the password")
+        keepAlive =
+            try reader.duration("keepalive", minimum: .seconds(5), maximum: .seconds(65535)) ?? defaults.keepAlive
+        cleanSession = try reader.bool("clean_session") ?? defaults.cleanSession
+        baseTopic = try reader.string("base_topic", expected: "a topic such as \"blebridge\"") ?? defaults.baseTopic
+        if let problem = TopicRules.problem(inTopic: baseTopic) {
+            throw reader.error("base_topic", .invalidValue, "\"\(baseTopic)\" \(problem)")
+        }
+        qos = try reader.integer("qos", in: 0...2) ?? defaults.qos
+        rawTopics = try reader.bool("raw_topics") ?? defaults.rawTopics
+        tls = try reader.object(TLSSettings.self, "tls") ?? defaults.tls
+
+        if passwordFile != nil, passwordEnvironmentVariable != nil {
+            throw reader.error("password_env", .conflict, "give password_file or password_env, not both")
+        }
+        if passwordFile != nil || passwordEnvironmentVariable != nil, username == nil {
+            throw reader.error("username", .missingKey, "a password needs a username; set mqtt.username")
+        }
+        if !url.usesTLS, tls != TLSSettings() {
+            throw reader.error(
+                "tls", .conflict, "TLS settings need an mqtts:// url; change mqtt.url to mqtts://\(url.host):8883")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// `outbox`: the SQLite store-and-forward queue between readings and the broker.
+public struct OutboxSettings: Sendable, Equatable {
+    /// SQLite `PRAGMA synchronous` (the `Outbox` module maps it).
+    public enum Synchronous: String, ConfigurationEnum {
+        /// Durable across a process crash (WAL); the default.
+        case normal
+        /// Also durable across power loss, at a large cost in write throughput.
+        case full
+    }
+
+    /// Database file; a relative path is relative to the working directory.
+    public var path: String
+    public var synchronous: Synchronous
+    /// Oldest messages are dropped beyond this many…
+    public var maxMessages: Int
+    /// …or beyond this many bytes of payload…
+    public var maxBytes: Int
+    /// …or when older than this.
+    public var maxAge: Duration
+    /// Messages published but not yet acknowledged at any time.
+    public var inflight: Int
+
+    public init(
+        path: String = "blebridge.sqlite", synchronous: Synchronous = .normal, maxMessages: Int = 1_000_000,
+        maxBytes: Int = 268_435_456, maxAge: Duration = .seconds(7 * 86400), inflight: Int = 64
+    ) {
+        self.path = path
+        self.synchronous = synchronous
+        self.maxMessages = maxMessages
+        self.maxBytes = maxBytes
+        self.maxAge = maxAge
+        self.inflight = inflight
+    }
+
+    static let keys = ["path", "synchronous", "max_messages", "max_bytes", "max_age", "inflight"]
+}
+
+extension OutboxSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let reader = try ObjectReader(decoder, keys: Self.keys)
+        let defaults = OutboxSettings()
+        path = try reader.nonEmptyString("path", expected: "the path of the SQLite database file") ?? defaults.path
+        synchronous = try reader.enumeration(Synchronous.self, "synchronous") ?? defaults.synchronous
+        maxMessages = try reader.integer("max_messages", in: 1...1_000_000_000) ?? defaults.maxMessages
+        maxBytes = try reader.integer("max_bytes", in: 65536...(1 << 40)) ?? defaults.maxBytes
+        maxAge = try reader.duration("max_age", minimum: .seconds(1)) ?? defaults.maxAge
+        inflight = try reader.integer("inflight", in: 1...65535) ?? defaults.inflight
+    }
+}

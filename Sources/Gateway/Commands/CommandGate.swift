@@ -1,0 +1,246 @@
+import Bluetooth
+
+/// Checks every incoming command against the policy: size, JSON, shape, device, allowlist,
+/// value format, rate limit, in that order. Pure apart from the rate-limit buckets it owns;
+/// time is passed in.
+public struct CommandGate: Sendable {
+    public private(set) var policy: CommandPolicy
+    private var buckets: [String: TokenBucket] = [:]
+    private let parser = JSONParser()
+
+    /// Key of the bucket shared by requests that name no device (`scan`, `devices`).
+    static let bridgeBucket = "\u{0}bridge"
+
+    public init(policy: CommandPolicy) {
+        self.policy = policy
+    }
+
+    /// Replaces the policy (configuration reload); buckets of devices still present are kept.
+    public mutating func update(policy: CommandPolicy) {
+        self.policy = policy
+        buckets = buckets.filter { policy.devices[$0.key] != nil || $0.key == Self.bridgeBucket }
+    }
+
+    /// The transaction of a payload, if it parses far enough to have one (for error replies).
+    public func transaction(in payload: [UInt8]) -> JSONValue? {
+        guard payload.count <= policy.maximumPayloadBytes, let value = try? parser.parse(payload) else { return nil }
+        return Self.transaction(of: value)
+    }
+
+    static func transaction(of value: JSONValue) -> JSONValue? {
+        switch value["transaction"] {
+        case .some(.string(let text)) where text.utf8.count <= 128: .string(text)
+        case .some(.int(let number)): .int(number)
+        default: nil
+        }
+    }
+
+    /// Validates one message. On failure the returned `CommandFailure` carries the transaction
+    /// when the payload had one.
+    public mutating func admit(
+        topic: String, kind: InboundTopic, payload: [UInt8], at now: ContinuousClock.Instant
+    ) -> Result<ValidatedCommand, CommandFailure> {
+        guard payload.count <= policy.maximumPayloadBytes else {
+            return .failure(
+                CommandFailure(
+                    .payloadTooLarge, "\(payload.count) bytes; commands are limited to \(policy.maximumPayloadBytes)"))
+        }
+        let document: JSONValue
+        do {
+            document = try parser.parse(payload)
+        } catch {
+            return .failure(CommandFailure(.invalidJSON, "payload is not valid JSON: \(error)"))
+        }
+        guard let members = document.objectMembers else {
+            return .failure(CommandFailure(.invalidJSON, "payload must be a JSON object, got \(document.typeName)"))
+        }
+        if let raw = document["transaction"], Self.transaction(of: document) == nil {
+            return .failure(
+                CommandFailure(
+                    .invalidRequest, "transaction must be a string (≤128 bytes) or integer, got \(raw.typeName)"))
+        }
+        let transaction = Self.transaction(of: document)
+        let result: Result<ValidatedCommand, CommandFailure>
+        switch kind {
+        case .device(let device, let operation):
+            result = deviceCommand(
+                topic: topic, device: device, operation: operation,
+                members: members.filter { $0.key != "transaction" }, transaction: transaction)
+        case .request(let request):
+            result = bridgeRequest(topic: topic, kind: request, document: document, transaction: transaction)
+        case .unknownRequest(let name):
+            result = .failure(CommandFailure(.invalidRequest, "unknown request '\(name)'"))
+        case .homeAssistantStatus:
+            result = .failure(CommandFailure(.invalidRequest, "not a command topic"))
+        }
+        switch result {
+        case .failure(var failure):
+            failure.transaction = transaction
+            return .failure(failure)
+        case .success(let command):
+            let key = command.device ?? Self.bridgeBucket
+            let rate = command.device.flatMap { policy.devices[$0]?.rate } ?? policy.defaultRate
+            var bucket = buckets[key] ?? TokenBucket(rate: rate)
+            let admitted = bucket.take(at: now)
+            buckets[key] = bucket
+            guard admitted else {
+                return .failure(
+                    CommandFailure(
+                        .rateLimited,
+                        "more than \(JSONValue.format(rate)) commands/s for \(command.device ?? "the bridge")",
+                        transaction: transaction))
+            }
+            return .success(command)
+        }
+    }
+
+    private func deviceCommand(
+        topic: String, device: String, operation: DeviceOperation, members: [JSONMember], transaction: JSONValue?
+    ) -> Result<ValidatedCommand, CommandFailure> {
+        guard let rules = policy.devices[device] else {
+            return .failure(CommandFailure(.unknownDevice, "no device '\(device)' in the configuration"))
+        }
+        guard !members.isEmpty else {
+            return .failure(CommandFailure(.invalidRequest, "empty command: name at least one field"))
+        }
+        var steps: [GatewayCommand] = []
+        for member in members {
+            switch operation {
+            case .set:
+                guard let command = rules.command(named: member.key) else {
+                    return .failure(
+                        CommandFailure(.notAllowed, "'\(member.key)' is not a writable command of \(device)"))
+                }
+                guard command.operations.contains(.write) else {
+                    return .failure(CommandFailure(.notAllowed, "'\(member.key)' of \(device) does not allow write"))
+                }
+                switch command.format.encode(member.value) {
+                case .failure(let failure):
+                    return .failure(CommandFailure(failure.code, "\(member.key): \(failure.message)"))
+                case .success(let bytes):
+                    steps.append(
+                        .write(
+                            device: device, characteristic: command.characteristic, value: bytes,
+                            type: command.writeType, name: command.name))
+                }
+            case .get:
+                if let command = rules.command(named: member.key) {
+                    guard command.operations.contains(.read) else {
+                        return .failure(CommandFailure(.notAllowed, "'\(member.key)' of \(device) does not allow read"))
+                    }
+                    steps.append(.read(device: device, characteristic: command.characteristic, name: command.name))
+                } else if let characteristic = rules.readTargets[member.key] {
+                    steps.append(.read(device: device, characteristic: characteristic, name: member.key))
+                } else {
+                    return .failure(CommandFailure(.notAllowed, "'\(member.key)' is not readable on \(device)"))
+                }
+            }
+        }
+        return .success(ValidatedCommand(transaction: transaction, source: topic, device: device, steps: steps))
+    }
+
+    private func bridgeRequest(
+        topic: String, kind: BridgeRequestKind, document: JSONValue, transaction: JSONValue?
+    ) -> Result<ValidatedCommand, CommandFailure> {
+        let allowedKeys: Set<String>
+        switch kind {
+        case .gattRead: allowedKeys = ["transaction", "device", "characteristic"]
+        case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "value", "response"]
+        case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "enable"]
+        case .scan: allowedKeys = ["transaction", "duration"]
+        case .connect, .disconnect: allowedKeys = ["transaction", "device"]
+        case .devices: allowedKeys = ["transaction"]
+        }
+        if let unknown = document.objectMembers?.first(where: { !allowedKeys.contains($0.key) }) {
+            return .failure(CommandFailure(.invalidRequest, "unknown key '\(unknown.key)' for \(kind.rawValue)"))
+        }
+        func single(_ step: GatewayCommand, device: String?) -> Result<ValidatedCommand, CommandFailure> {
+            .success(ValidatedCommand(transaction: transaction, source: topic, device: device, steps: [step]))
+        }
+        switch kind {
+        case .devices:
+            return single(.listDevices, device: nil)
+        case .scan:
+            var seconds: Int64 = 10
+            if let value = document["duration"] {
+                guard let number = value.intValue, (1...60).contains(number) else {
+                    return .failure(CommandFailure(.invalidValue, "duration must be whole seconds 1...60"))
+                }
+                seconds = number
+            }
+            return single(.scan(duration: .seconds(seconds)), device: nil)
+        case .connect, .disconnect:
+            switch requireDevice(document) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let device):
+                return single(kind == .connect ? .connect(device: device) : .disconnect(device: device), device: device)
+            }
+        case .gattRead, .gattWrite, .gattNotify:
+            guard policy.rawGATTEnabled else {
+                return .failure(
+                    CommandFailure(.notAllowed, "raw GATT requests are disabled (commands.raw_gatt.enabled)"))
+            }
+            let device: String
+            switch requireDevice(document) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let name): device = name
+            }
+            guard let text = document["characteristic"]?.stringValue else {
+                return .failure(CommandFailure(.invalidRequest, "'characteristic' (a UUID string) is required"))
+            }
+            guard let characteristic = BluetoothUUID(text) else {
+                return .failure(CommandFailure(.invalidValue, "'\(text)' is not a Bluetooth UUID"))
+            }
+            let operation: GATTOperation = kind == .gattRead ? .read : kind == .gattWrite ? .write : .notify
+            guard policy.devices[device]?.rawAllow[characteristic]?.contains(operation) == true else {
+                return .failure(
+                    CommandFailure(
+                        .notAllowed,
+                        "\(operation.rawValue) of \(characteristic) on \(device) is not in the raw_gatt allowlist"
+                    ))
+            }
+            switch kind {
+            case .gattRead:
+                return single(.read(device: device, characteristic: characteristic, name: nil), device: device)
+            case .gattNotify:
+                guard let enable = document["enable"]?.boolValue else {
+                    return .failure(CommandFailure(.invalidRequest, "'enable' (true/false) is required"))
+                }
+                return single(.notify(device: device, characteristic: characteristic, enable: enable), device: device)
+            default:
+                guard let hex = document["value"]?.stringValue else {
+                    return .failure(CommandFailure(.invalidRequest, "'value' (a hex string) is required"))
+                }
+                let response: Bool
+                switch document["response"] {
+                case nil: response = true
+                case .some(.bool(let flag)): response = flag
+                case .some(let other):
+                    return .failure(
+                        CommandFailure(.invalidRequest, "'response' must be a boolean, got \(other.typeName)"))
+                }
+                switch ValueFormat(.hex).encode(.string(hex)) {
+                case .failure(let failure): return .failure(failure)
+                case .success(let bytes):
+                    return single(
+                        .write(
+                            device: device, characteristic: characteristic, value: bytes,
+                            type: response ? .withResponse : .withoutResponse, name: nil), device: device)
+                }
+            }
+        }
+    }
+
+    private func requireDevice(_ document: JSONValue) -> Result<String, CommandFailure> {
+        guard let value = document["device"] else {
+            return .failure(CommandFailure(.invalidRequest, "'device' is required"))
+        }
+        guard let device = value.stringValue else {
+            return .failure(CommandFailure(.invalidRequest, "'device' must be a string, got \(value.typeName)"))
+        }
+        guard policy.devices[device] != nil else {
+            return .failure(CommandFailure(.unknownDevice, "no device '\(device)' in the configuration"))
+        }
+        return .success(device)
+    }
+}

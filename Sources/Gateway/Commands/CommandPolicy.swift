@@ -1,0 +1,74 @@
+public import Bluetooth
+
+/// What commands the configuration allows: per device, named commands and readable
+/// characteristics; raw GATT requests only when enabled and allowlisted. Nothing else is
+/// writable.
+public struct CommandPolicy: Sendable, Hashable {
+    public var devices: [String: DeviceCommandPolicy]
+    /// `commands.raw_gatt.enabled`; off by default.
+    public var rawGATTEnabled: Bool
+    /// Larger command payloads are refused with `payload_too_large` before parsing.
+    public var maximumPayloadBytes: Int
+    /// Commands per second per device (`commands.rate_limit`) unless the device overrides it.
+    public var defaultRate: Double
+
+    public init(
+        devices: [DeviceCommandPolicy] = [], rawGATTEnabled: Bool = false, maximumPayloadBytes: Int = 16_384,
+        defaultRate: Double = 10
+    ) {
+        self.devices = Dictionary(devices.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.rawGATTEnabled = rawGATTEnabled
+        self.maximumPayloadBytes = maximumPayloadBytes
+        self.defaultRate = defaultRate
+    }
+}
+
+/// One device's part of the policy.
+public struct DeviceCommandPolicy: Sendable, Hashable {
+    public var deviceID: String
+    /// Named commands for `<device>/set` (and `get` when they allow `read`).
+    public var commands: [NamedCommand]
+    /// Extra names `<device>/get` accepts (the subscribed characteristics, by the name the
+    /// configuration used and by UUID), each mapped to its characteristic.
+    public var readTargets: [String: BluetoothUUID]
+    /// Raw GATT allowlist for this device: characteristic → operations.
+    public var rawAllow: [BluetoothUUID: Set<GATTOperation>]
+    /// Commands per second for this device; nil = the policy's default.
+    public var rate: Double?
+
+    public init(
+        deviceID: String, commands: [NamedCommand] = [], readTargets: [String: BluetoothUUID] = [:],
+        rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:], rate: Double? = nil
+    ) {
+        self.deviceID = deviceID
+        self.commands = commands
+        self.readTargets = readTargets
+        self.rawAllow = rawAllow
+        self.rate = rate
+    }
+
+    public func command(named name: String) -> NamedCommand? {
+        commands.first(where: { $0.name == name })
+    }
+}
+
+/// A command the configuration names, e.g. `{"name":"power","characteristic":"6b1e0002-…",
+/// "operations":["read","write"],"format":"bool"}`.
+public struct NamedCommand: Sendable, Hashable {
+    public var name: String
+    public var characteristic: BluetoothUUID
+    public var operations: Set<GATTOperation>
+    public var format: ValueFormat
+    public var writeType: GATTWriteType
+
+    public init(
+        name: String, characteristic: BluetoothUUID, operations: Set<GATTOperation>, format: ValueFormat,
+        writeType: GATTWriteType = .withResponse
+    ) {
+        self.name = name
+        self.characteristic = characteristic
+        self.operations = operations
+        self.format = format
+        self.writeType = writeType
+    }
+}

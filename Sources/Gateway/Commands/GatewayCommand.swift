@@ -1,0 +1,38 @@
+public import Bluetooth
+
+/// One validated step to execute against BlueZ.
+public enum GatewayCommand: Sendable, Hashable {
+    /// `name` is the configured command name (nil for raw GATT writes).
+    case write(device: String, characteristic: BluetoothUUID, value: [UInt8], type: GATTWriteType, name: String?)
+    case read(device: String, characteristic: BluetoothUUID, name: String?)
+    case notify(device: String, characteristic: BluetoothUUID, enable: Bool)
+    case scan(duration: Duration)
+    case connect(device: String)
+    case disconnect(device: String)
+    case listDevices
+
+    public var device: String? {
+        switch self {
+        case .write(let device, _, _, _, _), .read(let device, _, _), .notify(let device, _, _),
+            .connect(let device), .disconnect(let device):
+            device
+        case .scan, .listDevices: nil
+        }
+    }
+}
+
+/// A command that passed every check: what to do, for whom, and how to answer.
+public struct ValidatedCommand: Sendable, Hashable {
+    public var transaction: JSONValue?
+    /// The topic it arrived on (logged with every accepted or refused command).
+    public var source: String
+    public var device: String?
+    public var steps: [GatewayCommand]
+
+    public init(transaction: JSONValue?, source: String, device: String?, steps: [GatewayCommand]) {
+        self.transaction = transaction
+        self.source = source
+        self.device = device
+        self.steps = steps
+    }
+}

@@ -1,0 +1,182 @@
+/// Builds Home Assistant MQTT discovery messages for the gateway's devices.
+///
+/// Every entity's availability is tied to the bridge AND the device (`availability` list with
+/// `availability_mode: all`): it shows unavailable when the gateway is offline or the device
+/// is out of reach.
+public struct DiscoveryBuilder: Sendable {
+    public let topics: TopicContract
+    public let gatewayID: String
+
+    public init(topics: TopicContract, gatewayID: String) {
+        self.topics = topics
+        self.gatewayID = gatewayID
+    }
+
+    /// Object ids only contain `[a-zA-Z0-9_-]`.
+    static func sanitize(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+    }
+
+    func uniqueID(_ device: DiscoveryDevice, _ field: String) -> String {
+        "\(Self.sanitize(gatewayID))_\(Self.sanitize(device.id))_\(Self.sanitize(field))"
+    }
+
+    func nodeID(_ device: DiscoveryDevice) -> String { "\(Self.sanitize(gatewayID))_\(Self.sanitize(device.id))" }
+
+    var availability: JSONValue {
+        .array([
+            .object([
+                JSONMember("topic", .string(topics.bridgeState)),
+                JSONMember("value_template", "{{ value_json.state }}"),
+            ])
+        ])
+    }
+
+    func availability(for device: DiscoveryDevice) -> JSONValue {
+        guard case .array(var list) = availability else { return availability }
+        list.append(.object([JSONMember("topic", .string(topics.availability(device.id)))]))
+        return .array(list)
+    }
+
+    func deviceBlock(_ device: DiscoveryDevice) -> JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("identifiers", .array([.string(nodeID(device))])),
+            JSONMember("name", .string(device.name)),
+        ]
+        if let address = device.address {
+            members.append(JSONMember("connections", .array([.array(["mac", .string(address.lowercased())])])))
+        }
+        members.append(JSONMember("manufacturer", .string(device.manufacturer ?? "BLEBridge")))
+        if let model = device.model { members.append(JSONMember("model", .string(model))) }
+        members.append(JSONMember("via_device", .string("\(Self.sanitize(gatewayID))_bridge")))
+        return .object(members)
+    }
+
+    /// The discovery message of one decoded field, or nil when the field is not an entity.
+    public func sensor(device: DiscoveryDevice, field: String, sample: JSONValue, unit: String?) -> DiscoveryMessage? {
+        guard let classification = FieldClassification.classify(name: field, value: sample, unit: unit) else {
+            return nil
+        }
+        let objectID = Self.sanitize(field)
+        var members: [JSONMember] = [
+            JSONMember("name", .string(Self.displayName(field))),
+            JSONMember("unique_id", .string(uniqueID(device, field))),
+            JSONMember("object_id", .string("\(Self.sanitize(device.id))_\(objectID)")),
+            JSONMember("state_topic", .string(topics.device(device.id))),
+        ]
+        if classification.component == "binary_sensor" {
+            members.append(JSONMember("value_template", .string("{{ 'ON' if value_json.\(field) else 'OFF' }}")))
+        } else {
+            members.append(JSONMember("value_template", .string("{{ value_json.\(field) }}")))
+        }
+        if let deviceClass = classification.deviceClass {
+            members.append(JSONMember("device_class", .string(deviceClass)))
+        }
+        if let unit = classification.unit { members.append(JSONMember("unit_of_measurement", .string(unit))) }
+        if let stateClass = classification.stateClass { members.append(JSONMember("state_class", .string(stateClass))) }
+        if let icon = classification.icon { members.append(JSONMember("icon", .string(icon))) }
+        if let category = classification.entityCategory {
+            members.append(JSONMember("entity_category", .string(category)))
+        }
+        members.append(JSONMember("availability", availability(for: device)))
+        members.append(JSONMember("availability_mode", "all"))
+        members.append(JSONMember("device", deviceBlock(device)))
+        let topic = topics.discovery(component: classification.component, nodeID: nodeID(device), objectID: objectID)
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+    }
+
+    /// The discovery message of a writable named command: `switch` for booleans, `number` for
+    /// integers, `select` for alert levels; nil for formats Home Assistant cannot drive.
+    public func control(device: DiscoveryDevice, command: NamedCommand) -> DiscoveryMessage? {
+        guard command.operations.contains(.write) else { return nil }
+        let name = command.name
+        let component: String
+        var extra: [JSONMember] = []
+        switch command.format.kind {
+        case .bool:
+            component = "switch"
+            extra = [
+                JSONMember("payload_on", .string(JSONValue.object([JSONMember(name, true)]).serialized)),
+                JSONMember("payload_off", .string(JSONValue.object([JSONMember(name, false)]).serialized)),
+                JSONMember("value_template", .string("{{ 'ON' if value_json.\(name) else 'OFF' }}")),
+                JSONMember("state_on", "ON"), JSONMember("state_off", "OFF"),
+            ]
+        case .uint8, .uint16, .uint32, .int8, .int16, .int32:
+            component = "number"
+            let bounds: [ValueFormat.Kind: (Int64, Int64)] = [
+                .uint8: (0, 255), .uint16: (0, 65535), .uint32: (0, 4_294_967_295), .int8: (-128, 127),
+                .int16: (-32768, 32767), .int32: (-2_147_483_648, 2_147_483_647),
+            ]
+            let (low, high) = bounds[command.format.kind] ?? (0, 255)
+            extra = [
+                JSONMember("command_template", .string("{\"\(name)\": {{ value | int }}}")),
+                JSONMember("value_template", .string("{{ value_json.\(name) }}")),
+                JSONMember("min", .int(max(low, command.format.minimum ?? low))),
+                JSONMember("max", .int(min(high, command.format.maximum ?? high))),
+                JSONMember("mode", "slider"),
+            ]
+        case .alertLevel:
+            component = "select"
+            extra = [
+                JSONMember("options", ["none", "mild", "high"]),
+                JSONMember("command_template", .string("{\"\(name)\": \"{{ value }}\"}")),
+            ]
+        case .hex, .utf8:
+            return nil
+        }
+        var members: [JSONMember] = [
+            JSONMember("name", .string(Self.displayName(name))),
+            JSONMember("unique_id", .string(uniqueID(device, name))),
+            JSONMember("object_id", .string("\(Self.sanitize(device.id))_\(Self.sanitize(name))")),
+            JSONMember("command_topic", .string(topics.set(device.id))),
+        ]
+        if command.operations.contains(.read) || command.operations.contains(.notify) || component != "select" {
+            members.append(JSONMember("state_topic", .string(topics.device(device.id))))
+        }
+        members += extra
+        members.append(JSONMember("availability", availability(for: device)))
+        members.append(JSONMember("availability_mode", "all"))
+        members.append(JSONMember("device", deviceBlock(device)))
+        let topic = topics.discovery(component: component, nodeID: nodeID(device), objectID: Self.sanitize(name))
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+    }
+
+    /// The bridge's own diagnostic entities (connections and outbox depth from `bridge/health`).
+    public func bridgeEntities() -> [DiscoveryMessage] {
+        let node = "\(Self.sanitize(gatewayID))_bridge"
+        let block: JSONValue = .object([
+            JSONMember("identifiers", .array([.string(node)])),
+            JSONMember("name", .string("BLEBridge \(gatewayID)")),
+            JSONMember("manufacturer", "BLEBridge"),
+            JSONMember("sw_version", .string(BLEBridgeVersion.string)),
+        ])
+        return ["connections", "outbox_depth", "dropped"].map { (field: String) -> DiscoveryMessage in
+            let members: [JSONMember] = [
+                JSONMember("name", .string(Self.displayName(field))),
+                JSONMember("unique_id", .string("\(node)_\(field)")),
+                JSONMember("object_id", .string("\(node)_\(field)")),
+                JSONMember("state_topic", .string(topics.bridgeHealth)),
+                JSONMember("value_template", .string("{{ value_json.\(field) }}")),
+                JSONMember("state_class", "measurement"),
+                JSONMember("entity_category", "diagnostic"),
+                JSONMember("availability", availability),
+                JSONMember("device", block),
+            ]
+            return DiscoveryMessage(
+                topic: topics.discovery(component: "sensor", nodeID: node, objectID: field),
+                payload: JSONValue.object(members).bytes)
+        }
+    }
+
+    /// Empty retained payloads that make Home Assistant delete the given entities.
+    public func removals(_ topics: some Sequence<String>) -> [DiscoveryMessage] {
+        topics.map { DiscoveryMessage(topic: $0, payload: []) }
+    }
+
+    /// `heart_rate` → `Heart rate`.
+    static func displayName(_ field: String) -> String {
+        let words = field.split(separator: "_").map(String.init)
+        guard let first = words.first else { return field }
+        return ([first.prefix(1).uppercased() + first.dropFirst()] + words.dropFirst()).joined(separator: " ")
+    }
+}

@@ -1,0 +1,28 @@
+/// The device a set of Home Assistant entities belongs to.
+public struct DiscoveryDevice: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    /// `AA:BB:CC:DD:EE:FF` when known (used for the `connections` block).
+    public var address: String?
+    public var model: String?
+    public var manufacturer: String?
+
+    public init(id: String, name: String, address: String? = nil, model: String? = nil, manufacturer: String? = nil) {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.model = model
+        self.manufacturer = manufacturer
+    }
+}
+
+/// One retained discovery message: topic and payload (empty payload = remove the entity).
+public struct DiscoveryMessage: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+
+    public init(topic: String, payload: [UInt8]) {
+        self.topic = topic
+        self.payload = payload
+    }
+}

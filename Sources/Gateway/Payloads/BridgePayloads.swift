@@ -1,0 +1,150 @@
+public import Foundation
+
+/// Payloads of the `<base>/bridge/…` topics.
+public enum BridgePayloads {
+    /// `bridge/state` while running (retained).
+    public static let online: JSONValue = .object([JSONMember("state", "online")])
+    /// `bridge/state` as last will and on clean shutdown (retained).
+    public static let offline: JSONValue = .object([JSONMember("state", "offline")])
+}
+
+/// `bridge/info` (retained): what this gateway is and how it is configured.
+public struct BridgeInfo: Sendable, Hashable {
+    public var gatewayID: String
+    public var adapter: String
+    public var baseTopic: String
+    public var maxConnections: Int
+    public var devices: [String]
+    public var homeAssistant: Bool
+    public var rawGATT: Bool
+    public var startedAt: Date
+
+    public init(
+        gatewayID: String, adapter: String, baseTopic: String, maxConnections: Int, devices: [String],
+        homeAssistant: Bool, rawGATT: Bool, startedAt: Date
+    ) {
+        self.gatewayID = gatewayID
+        self.adapter = adapter
+        self.baseTopic = baseTopic
+        self.maxConnections = maxConnections
+        self.devices = devices
+        self.homeAssistant = homeAssistant
+        self.rawGATT = rawGATT
+        self.startedAt = startedAt
+    }
+
+    public var json: JSONValue {
+        .object([
+            JSONMember("version", .string(BLEBridgeVersion.string)),
+            JSONMember("gateway_id", .string(gatewayID)),
+            JSONMember("adapter", .string(adapter)),
+            JSONMember("started", .string(Timestamp.iso8601(startedAt))),
+            JSONMember(
+                "config",
+                .object([
+                    JSONMember("base_topic", .string(baseTopic)),
+                    JSONMember("max_connections", .int(Int64(maxConnections))),
+                    JSONMember("devices", .array(devices.map { .string($0) })),
+                    JSONMember("homeassistant", .bool(homeAssistant)),
+                    JSONMember("raw_gatt", .bool(rawGATT)),
+                ])),
+        ])
+    }
+}
+
+/// One entry of `bridge/devices` (retained).
+public struct DeviceSummary: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var address: String?
+    public var connection: String
+    public var connected: Bool
+    public var rssi: Int?
+    public var lastSeen: Date?
+    public var services: [String]
+
+    public init(
+        id: String, name: String, address: String?, connection: String, connected: Bool, rssi: Int?,
+        lastSeen: Date?, services: [String]
+    ) {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.connection = connection
+        self.connected = connected
+        self.rssi = rssi
+        self.lastSeen = lastSeen
+        self.services = services
+    }
+
+    public var json: JSONValue {
+        .object([
+            JSONMember("id", .string(id)),
+            JSONMember("name", .string(name)),
+            JSONMember("address", address.map { .string($0) } ?? .null),
+            JSONMember("connection", .string(connection)),
+            JSONMember("connected", .bool(connected)),
+            JSONMember("rssi", rssi.map { .int(Int64($0)) } ?? .null),
+            JSONMember("last_seen", lastSeen.map { .string(Timestamp.iso8601($0)) } ?? .null),
+            JSONMember("services", .array(services.map { .string($0) })),
+        ])
+    }
+
+    public static func list(_ devices: [DeviceSummary]) -> JSONValue {
+        .array(devices.map(\.json))
+    }
+}
+
+/// `bridge/health` (periodic, not retained).
+public struct HealthSnapshot: Sendable, Hashable {
+    public var uptime: Duration
+    public var connections: Int
+    public var maxConnections: Int
+    public var outboxDepth: Int
+    public var oldestUnsentAge: Duration?
+    public var dropped: Int
+    public var reconnects: Int
+    public var published: Int
+    public var commands: Int
+    public var commandsRefused: Int
+    public var time: Date
+
+    public init(
+        uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
+        dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date
+    ) {
+        self.uptime = uptime
+        self.connections = connections
+        self.maxConnections = maxConnections
+        self.outboxDepth = outboxDepth
+        self.oldestUnsentAge = oldestUnsentAge
+        self.dropped = dropped
+        self.reconnects = reconnects
+        self.published = published
+        self.commands = commands
+        self.commandsRefused = commandsRefused
+        self.time = time
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    public var json: JSONValue {
+        .object([
+            JSONMember("uptime_s", .int(Int64(Self.seconds(uptime)))),
+            JSONMember("connections", .int(Int64(connections))),
+            JSONMember("max_connections", .int(Int64(maxConnections))),
+            JSONMember("outbox_depth", .int(Int64(outboxDepth))),
+            JSONMember(
+                "oldest_unsent_age_s",
+                oldestUnsentAge.map { .double((Self.seconds($0) * 1000).rounded() / 1000) } ?? .null),
+            JSONMember("dropped", .int(Int64(dropped))),
+            JSONMember("reconnects", .int(Int64(reconnects))),
+            JSONMember("published", .int(Int64(published))),
+            JSONMember("commands", .int(Int64(commands))),
+            JSONMember("commands_refused", .int(Int64(commandsRefused))),
+            JSONMember("ts", .string(Timestamp.iso8601(time))),
+        ])
+    }
+}

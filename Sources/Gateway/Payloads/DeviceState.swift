@@ -1,0 +1,54 @@
+import Decoders
+public import Foundation
+
+/// A device's merged state: the latest value of every decoded field, the RSSI and the time
+/// of the sample that last changed it. Published on `<base>/<device>` as one JSON object,
+/// e.g. `{"heart_rate":72,"rr_intervals":[0.81],"battery":88,"rssi":-61,"ts":"2026-…Z"}`.
+public struct DeviceState: Sendable, Hashable {
+    /// Field name → value, in first-seen order.
+    public private(set) var fields: [JSONMember] = []
+    public private(set) var rssi: Int?
+    public private(set) var sampleTime: Date?
+
+    public init() {}
+
+    /// Merges decoded fields taken at `sampleTime`; returns the names seen for the first time.
+    @discardableResult
+    public mutating func merge(_ decoded: [DecodedField], rssi: Int? = nil, sampleTime: Date) -> [String] {
+        var newNames: [String] = []
+        for field in decoded where field.name != "rssi" && field.name != "ts" {
+            let value = JSONValue(field.value)
+            if let index = fields.firstIndex(where: { $0.key == field.name }) {
+                fields[index].value = value
+            } else {
+                fields.append(JSONMember(field.name, value))
+                newNames.append(field.name)
+            }
+        }
+        if let rssi { self.rssi = rssi }
+        self.sampleTime = sampleTime
+        return newNames
+    }
+
+    /// The payload for `<base>/<device>`.
+    public var json: JSONValue {
+        var members = fields
+        if let rssi { members.append(JSONMember("rssi", .int(Int64(rssi)))) }
+        if let sampleTime { members.append(JSONMember("ts", .string(Timestamp.iso8601(sampleTime)))) }
+        return .object(members)
+    }
+}
+
+extension JSONValue {
+    /// A decoded value as JSON: objects keep their field order; units are not part of the value.
+    public init(_ value: DecodedValue) {
+        switch value {
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .bool(let flag): self = .bool(flag)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(elements.map(JSONValue.init))
+        case .object(let fields): self = .object(fields.map { JSONMember($0.name, JSONValue($0.value)) })
+        }
+    }
+}

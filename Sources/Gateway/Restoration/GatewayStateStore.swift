@@ -1,0 +1,45 @@
+public import Outbox
+
+/// The gateway's persistent state, kept in the outbox database next to the queue: known
+/// peripherals and the Home Assistant discovery topics it announced (so entities of devices
+/// removed from the configuration can be deleted, even after a restart).
+public struct GatewayStateStore: Sendable {
+    public let store: OutboxStore
+    private let parser = JSONParser()
+
+    public init(store: OutboxStore) {
+        self.store = store
+    }
+
+    public func knownPeripherals() async throws -> [KnownPeripheral] {
+        try await store.stateValues(prefix: KnownPeripheral.keyPrefix).compactMap { row in
+            (try? parser.parse(row.value)).flatMap(KnownPeripheral.init(json:))
+        }
+    }
+
+    public func remember(_ peripheral: KnownPeripheral) async throws {
+        try await store.setStateValue(peripheral.json.bytes, forKey: KnownPeripheral.key(peripheral.deviceID))
+    }
+
+    public func forget(deviceID: String) async throws {
+        try await store.removeStateValue(forKey: KnownPeripheral.key(deviceID))
+        try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
+    }
+
+    static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }
+
+    /// Discovery config topics announced per device.
+    public func announcedDiscovery() async throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for row in try await store.stateValues(prefix: "discovery/") {
+            guard case .array(let topics) = try? parser.parse(row.value) else { continue }
+            result[String(row.key.dropFirst("discovery/".count))] = topics.compactMap(\.stringValue)
+        }
+        return result
+    }
+
+    public func setAnnouncedDiscovery(_ topics: [String], deviceID: String) async throws {
+        try await store.setStateValue(
+            JSONValue.array(topics.map { .string($0) }).bytes, forKey: Self.discoveryKey(deviceID))
+    }
+}

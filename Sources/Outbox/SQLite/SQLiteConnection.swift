@@ -1,0 +1,121 @@
+internal import CSQLite
+
+/// One SQLite database connection. Closes itself when released.
+///
+/// Not `Sendable`: a connection belongs to one owner (the outbox store's thread). Every C
+/// result code goes through ``check(_:sql:)``, the single funnel that turns failures into
+/// ``SQLiteError``.
+public final class SQLiteConnection {
+    /// How to open the file.
+    public enum Mode: Sendable {
+        case readWrite
+        case readOnly
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens (creating when `mode` is `.readWrite`) the database at `path`.
+    public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        var pointer: OpaquePointer?
+        let flags: Int32 =
+            switch mode {
+            case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            }
+        let result = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard let pointer else {
+            throw SQLiteError(code: .noMemory, message: "sqlite3_open_v2 returned no handle for \(path)")
+        }
+        guard result == SQLITE_OK else {
+            let error = SQLiteError(
+                code: .init(rawValue: result), extendedCode: sqlite3_extended_errcode(pointer),
+                message: String(cString: sqlite3_errmsg(pointer)) + " (\(path))")
+            sqlite3_close_v2(pointer)
+            throw error
+        }
+        sqlite3_extended_result_codes(pointer, 1)
+        self.handle = pointer
+        self.path = path
+        let milliseconds =
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(pointer, Int32(clamping: milliseconds))
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// The error funnel: every SQLite result code of this connection passes through here.
+    @discardableResult
+    func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) -> Int32 {
+        switch result {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return result
+        default:
+            throw SQLiteError(
+                code: .init(rawValue: result), extendedCode: result,
+                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs one or more statements without results (`CREATE …; INSERT …`).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
+    }
+
+    /// Compiles `sql` into a statement that finalises itself.
+    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql: sql)
+        guard let statement else {
+            throw SQLiteError(code: .misuse, message: "no statement in SQL", sql: sql)
+        }
+        return SQLiteStatement(handle: statement, connection: self, sql: sql)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error thrown by `body` (or by the
+    /// commit) rolls the transaction back and is rethrown unchanged.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    /// True while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last successful INSERT.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The first column of the first row of `sql`, as an integer (nil when there is no row).
+    public func integer(_ sql: String) throws(SQLiteError) -> Int64? {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.int64(at: 0) : nil
+    }
+
+    /// The first column of every row of `sql`, as text.
+    public func texts(_ sql: String) throws(SQLiteError) -> [String] {
+        let statement = try prepare(sql)
+        var rows: [String] = []
+        while try statement.step() { rows.append(statement.text(at: 0)) }
+        return rows
+    }
+
+    /// `PRAGMA user_version`: the schema version this file was migrated to.
+    public func userVersion() throws(SQLiteError) -> Int {
+        Int(try integer("PRAGMA user_version") ?? 0)
+    }
+
+    public func setUserVersion(_ version: Int) throws(SQLiteError) {
+        try execute("PRAGMA user_version = \(version)")
+    }
+}

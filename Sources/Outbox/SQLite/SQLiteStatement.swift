@@ -1,0 +1,99 @@
+internal import CSQLite
+
+/// A prepared statement. Finalises itself when released; keeps its connection alive.
+public final class SQLiteStatement {
+    let handle: OpaquePointer
+    let connection: SQLiteConnection
+    public let sql: String
+
+    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private func check(_ result: Int32) throws(SQLiteError) {
+        try connection.check(result, sql: sql)
+    }
+
+    /// Binds parameters 1…n in order (`nil` binds NULL). Clears earlier bindings first.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        try check(sqlite3_reset(handle))
+        try check(sqlite3_clear_bindings(handle))
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one parameter (1-based index).
+    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        switch value {
+        case .null:
+            try check(sqlite3_bind_null(handle, index))
+        case .integer(let number):
+            try check(sqlite3_bind_int64(handle, index, number))
+        case .real(let number):
+            try check(sqlite3_bind_double(handle, index, number))
+        case .text(let string):
+            let utf8 = Array(string.utf8)
+            try utf8.withUnsafeBufferPointer { buffer throws(SQLiteError) in
+                try check(
+                    blebridge_sqlite3_bind_text_transient(handle, index, buffer.baseAddress, Int32(buffer.count)))
+            }
+        case .blob(let bytes):
+            // A zero-length blob with a nil pointer would bind NULL; use zeroblob instead.
+            if bytes.isEmpty {
+                try check(sqlite3_bind_zeroblob(handle, index, 0))
+            } else {
+                try bytes.withUnsafeBufferPointer { buffer throws(SQLiteError) in
+                    try check(
+                        blebridge_sqlite3_bind_blob_transient(handle, index, buffer.baseAddress, Int32(buffer.count)))
+                }
+            }
+        }
+    }
+
+    /// Advances: true when a row is available, false when done.
+    public func step() throws(SQLiteError) -> Bool {
+        let result = sqlite3_step(handle)
+        if result == SQLITE_ROW { return true }
+        if result == SQLITE_DONE { return false }
+        let error = SQLiteError(
+            code: .init(rawValue: result), extendedCode: sqlite3_extended_errcode(connection.handle),
+            message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Binds `values`, runs to completion, and resets: for INSERT/UPDATE/DELETE.
+    public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Resets so the statement can run again (bindings kept).
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    public func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    public func text(at column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    public func blob(at column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

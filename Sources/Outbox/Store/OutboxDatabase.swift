@@ -1,0 +1,213 @@
+import Foundation
+
+/// The synchronous core of the outbox: one SQLite connection and its cached statements.
+///
+/// Owned by ``OutboxStore``, which runs every call on its own thread.
+final class OutboxDatabase {
+    let connection: SQLiteConnection
+    let options: OutboxOptions
+    private(set) var depth: Int
+    private(set) var bytes: Int
+
+    private let insert: SQLiteStatement
+    private let selectAfter: SQLiteStatement
+    private let deleteOne: SQLiteStatement
+    private let deleteThrough: SQLiteStatement
+    private let scanHead: SQLiteStatement
+    private let addCounter: SQLiteStatement
+    private let readCounters: SQLiteStatement
+    private let selectOldest: SQLiteStatement
+    private let selectSize: SQLiteStatement
+
+    /// Opens (creating and migrating as needed) the database at `path`.
+    init(path: String, options: OutboxOptions) throws {
+        let connection = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
+        let journal = try connection.texts("PRAGMA journal_mode = WAL").first ?? ""
+        guard journal.lowercased() == "wal" else {
+            throw OutboxError(.database, "\(path): could not switch to WAL journal mode (got '\(journal)')")
+        }
+        try connection.execute("PRAGMA synchronous = \(options.synchronous.pragmaValue)")
+        try OutboxSchema.migrate(connection)
+        self.connection = connection
+        self.options = options
+        insert = try connection.prepare(
+            """
+            INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        selectAfter = try connection.prepare(
+            """
+            SELECT id, stream, topic, payload, qos, retain, sample_time, enqueued_at FROM outbox
+            WHERE id > ? ORDER BY id LIMIT ?
+            """)
+        deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ?")
+        deleteThrough = try connection.prepare("DELETE FROM outbox WHERE id <= ?")
+        scanHead = try connection.prepare("SELECT id, size, sample_time FROM outbox ORDER BY id")
+        addCounter = try connection.prepare("UPDATE counters SET value = value + ? WHERE name = ?")
+        readCounters = try connection.prepare("SELECT name, value FROM counters")
+        selectOldest = try connection.prepare("SELECT sample_time FROM outbox ORDER BY id LIMIT 1")
+        selectSize = try connection.prepare("SELECT size FROM outbox WHERE id = ?")
+        let totals = try connection.prepare("SELECT count(*), coalesce(sum(size), 0) FROM outbox")
+        _ = try totals.step()
+        depth = Int(totals.int64(at: 0))
+        bytes = Int(totals.int64(at: 1))
+    }
+
+    /// `PRAGMA quick_check`: nil when the file is sound, else SQLite's findings.
+    func integrityProblems() throws -> String? {
+        let rows = try connection.texts("PRAGMA quick_check")
+        return rows == ["ok"] ? nil : rows.prefix(5).joined(separator: "; ")
+    }
+
+    // MARK: - Queue
+
+    /// Appends `entries` in one transaction, then applies the caps. Returns the new row ids.
+    func append(_ entries: [OutboxEntry], now: Date = Date()) throws -> [Int64] {
+        guard !entries.isEmpty else { return [] }
+        if let large = entries.first(where: { $0.size > options.maxBytes }) {
+            throw OutboxError(
+                .entryTooLarge, "entry of \(large.size) bytes for \(large.topic) exceeds the cap of \(options.maxBytes)"
+            )
+        }
+        let enqueued = Self.microseconds(now)
+        var ids: [Int64] = []
+        ids.reserveCapacity(entries.count)
+        let (newDepth, newBytes) = try connection.transaction {
+            var addedBytes = 0
+            for entry in entries {
+                try insert.run([
+                    .text(entry.stream), .text(entry.topic), .blob(entry.payload), .integer(Int64(entry.qos.rawValue)),
+                    .integer(entry.retain ? 1 : 0), .integer(Self.microseconds(entry.sampleTime)), .integer(enqueued),
+                    .integer(Int64(entry.size)),
+                ])
+                ids.append(connection.lastInsertRowID)
+                addedBytes += entry.size
+            }
+            return try applyCaps(depth: depth + entries.count, bytes: bytes + addedBytes, now: now)
+        }
+        depth = newDepth
+        bytes = newBytes
+        return ids
+    }
+
+    /// Up to `limit` records with ids greater than `id`, oldest first.
+    func records(after id: Int64, limit: Int) throws -> [OutboxRecord] {
+        try selectAfter.bind([.integer(id), .integer(Int64(limit))])
+        defer { selectAfter.reset() }
+        var records: [OutboxRecord] = []
+        while try selectAfter.step() {
+            let entry = OutboxEntry(
+                topic: selectAfter.text(at: 2), payload: selectAfter.blob(at: 3),
+                qos: OutboxQoS(rawValue: Int(selectAfter.int64(at: 4))) ?? .atLeastOnce,
+                retain: selectAfter.int64(at: 5) != 0, sampleTime: Self.date(selectAfter.int64(at: 6)),
+                stream: selectAfter.text(at: 1))
+            records.append(
+                OutboxRecord(
+                    id: selectAfter.int64(at: 0), entry: entry, enqueuedAt: Self.date(selectAfter.int64(at: 7))))
+        }
+        return records
+    }
+
+    /// Deletes acknowledged entries in one transaction; returns how many existed.
+    @discardableResult
+    func remove(ids: [Int64]) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let (removed, removedBytes) = try connection.transaction {
+            var removed = 0
+            var removedBytes = 0
+            for id in ids {
+                try selectSize.bind([.integer(id)])
+                guard try selectSize.step() else { continue }
+                removedBytes += Int(selectSize.int64(at: 0))
+                selectSize.reset()
+                try deleteOne.run([.integer(id)])
+                removed += connection.changes
+            }
+            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text("delivered")]) }
+            return (removed, removedBytes)
+        }
+        depth -= removed
+        bytes -= removedBytes
+        return removed
+    }
+
+    /// Applies the age cap now (appends apply every cap themselves).
+    func purgeExpired(now: Date = Date()) throws {
+        let (newDepth, newBytes) = try connection.transaction {
+            try applyCaps(depth: depth, bytes: bytes, now: now)
+        }
+        depth = newDepth
+        bytes = newBytes
+    }
+
+    func stats() throws -> OutboxStats {
+        var dropped: [OutboxDropReason: Int64] = [:]
+        var delivered: Int64 = 0
+        try readCounters.bind([])
+        defer { readCounters.reset() }
+        while try readCounters.step() {
+            let name = readCounters.text(at: 0)
+            let value = readCounters.int64(at: 1)
+            if name == "delivered" {
+                delivered = value
+            } else if let reason = OutboxDropReason.allCases.first(where: { $0.counterName == name }) {
+                dropped[reason] = value
+            }
+        }
+        try selectOldest.bind([])
+        defer { selectOldest.reset() }
+        let oldest = try selectOldest.step() ? Self.date(selectOldest.int64(at: 0)) : nil
+        return OutboxStats(depth: depth, bytes: bytes, oldestSampleTime: oldest, dropped: dropped, delivered: delivered)
+    }
+
+    // MARK: - Caps
+
+    /// Drops the oldest rows while a cap is exceeded, counting each drop under its reason.
+    /// Runs inside the caller's transaction; returns the new depth and bytes.
+    private func applyCaps(depth: Int, bytes: Int, now: Date) throws -> (Int, Int) {
+        let cutoff = Self.microseconds(now) - Int64(options.maxAge.components.seconds) * 1_000_000
+        let oldest = try oldestSampleMicroseconds() ?? .max
+        guard depth > options.maxMessages || bytes > options.maxBytes || oldest < cutoff else { return (depth, bytes) }
+        var depth = depth
+        var bytes = bytes
+        var counts: [OutboxDropReason: Int64] = [:]
+        var lastDropped: Int64?
+        try scanHead.bind([])
+        defer { scanHead.reset() }
+        while try scanHead.step() {
+            let reason: OutboxDropReason
+            if scanHead.int64(at: 2) < cutoff {
+                reason = .age
+            } else if depth > options.maxMessages {
+                reason = .count
+            } else if bytes > options.maxBytes {
+                reason = .bytes
+            } else {
+                break
+            }
+            lastDropped = scanHead.int64(at: 0)
+            depth -= 1
+            bytes -= Int(scanHead.int64(at: 1))
+            counts[reason, default: 0] += 1
+        }
+        scanHead.reset()
+        if let lastDropped { try deleteThrough.run([.integer(lastDropped)]) }
+        for (reason, count) in counts { try addCounter.run([.integer(count), .text(reason.counterName)]) }
+        return (depth, bytes)
+    }
+
+    private func oldestSampleMicroseconds() throws -> Int64? {
+        defer { selectOldest.reset() }
+        return try selectOldest.step() ? selectOldest.int64(at: 0) : nil
+    }
+
+    // MARK: - Time
+
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    static func date(_ microseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+    }
+}

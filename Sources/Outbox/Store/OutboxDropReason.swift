@@ -1,0 +1,11 @@
+/// Why entries were dropped before delivery. The counters are persisted in the database.
+public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The queue held more than `maxMessages` entries.
+    case count
+    /// The queue held more than `maxBytes` bytes.
+    case bytes
+    /// The entry's sample time was older than `maxAge`.
+    case age
+
+    var counterName: String { "dropped.\(rawValue)" }
+}

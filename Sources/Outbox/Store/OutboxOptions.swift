@@ -1,0 +1,27 @@
+/// How the outbox stores and bounds its queue.
+public struct OutboxOptions: Sendable, Hashable {
+    /// `PRAGMA synchronous`: `.normal` survives a process crash, `.full` also power loss.
+    public var synchronous: OutboxSynchronousMode
+    /// Cap on queued entries; the oldest are dropped (reason `.count`) beyond it.
+    public var maxMessages: Int
+    /// Cap on queued topic + payload bytes; the oldest are dropped (reason `.bytes`) beyond it.
+    public var maxBytes: Int
+    /// Entries whose sample time is older than this are dropped (reason `.age`).
+    public var maxAge: Duration
+    /// How long a write waits for another connection's lock before failing with `.locked`.
+    public var busyTimeout: Duration
+    /// Run `PRAGMA quick_check` at open and move a corrupt file aside.
+    public var checkIntegrityOnOpen: Bool
+
+    public init(
+        synchronous: OutboxSynchronousMode = .normal, maxMessages: Int = 1_000_000, maxBytes: Int = 268_435_456,
+        maxAge: Duration = .seconds(7 * 86_400), busyTimeout: Duration = .seconds(5), checkIntegrityOnOpen: Bool = true
+    ) {
+        self.synchronous = synchronous
+        self.maxMessages = maxMessages
+        self.maxBytes = maxBytes
+        self.maxAge = maxAge
+        self.busyTimeout = busyTimeout
+        self.checkIntegrityOnOpen = checkIntegrityOnOpen
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+
+/// The store-and-forward queue: readings wait here, in SQLite (WAL), until the broker has
+/// acknowledged them.
+///
+/// An actor whose jobs run on a dedicated thread (SQLite calls may block on `fsync` or
+/// a lock). Entries get strictly increasing ids in append order; ``next(after:limit:)``
+/// returns them in that order, so every stream's order is kept. Entries leave only through
+/// ``remove(ids:)`` (after acknowledgement) or the caps (oldest first, counted by reason).
+///
+/// Opening checks the file (`PRAGMA quick_check`); a corrupt file is moved aside to
+/// `<path>.corrupt-<UTC timestamp>`, an error is logged, and a fresh queue starts
+/// (``recoveredCorruptFile`` says where the old one went).
+public actor OutboxStore {
+    private let executor: OutboxThreadExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public nonisolated let path: String
+    public nonisolated let options: OutboxOptions
+    private let logger: Logger
+    private var database: OutboxDatabase?
+    /// Where a corrupt file found at open was moved, if one was.
+    public private(set) var recoveredCorruptFile: String?
+
+    /// Opens the queue at `path` (created when missing), migrating its schema and repairing
+    /// a corrupt file by starting fresh.
+    public init(
+        path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox")
+    ) async throws(OutboxError) {
+        self.executor = OutboxThreadExecutor(name: "outbox-sqlite")
+        self.path = path
+        self.options = options
+        self.logger = logger
+        // From here on the initializer runs on the store's own thread.
+        do {
+            try openDatabase()
+        } catch {
+            throw OutboxError.classifying(error, path: path)
+        }
+    }
+
+    private func openDatabase() throws {
+        do {
+            let database = try OutboxDatabase(path: path, options: options)
+            if options.checkIntegrityOnOpen, let problems = try database.integrityProblems() {
+                throw OutboxError(.corrupt, problems)
+            }
+            self.database = database
+        } catch let error as OutboxError where error.code == .corrupt {
+            try recover(from: error.message)
+        } catch let error as SQLiteError where error.code == .corrupt || error.code == .notADatabase {
+            try recover(from: error.description)
+        }
+        if let database {
+            logger.info(
+                "outbox open",
+                [("path", path), ("depth", "\(database.depth)"), ("synchronous", options.synchronous.rawValue)])
+        }
+    }
+
+    /// Moves the corrupt file (and its WAL and shared-memory files) aside and opens a fresh one.
+    private func recover(from problem: String) throws {
+        database = nil
+        let stamp = Self.timestamp(Date())
+        let aside = "\(path).corrupt-\(stamp)"
+        let files = FileManager.default
+        try? files.removeItem(atPath: aside)
+        try files.moveItem(atPath: path, toPath: aside)
+        for suffix in ["-wal", "-shm"] where files.fileExists(atPath: path + suffix) {
+            try? files.removeItem(atPath: aside + suffix)
+            try files.moveItem(atPath: path + suffix, toPath: aside + suffix)
+        }
+        recoveredCorruptFile = aside
+        logger.error(
+            "OUTBOX DATABASE CORRUPT: moved aside, starting with an EMPTY queue; readings still in the old file "
+                + "were not delivered",
+            [("path", path), ("moved_to", aside), ("problem", problem)])
+        database = try OutboxDatabase(path: path, options: options)
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    private func withDatabase<T>(_ body: (OutboxDatabase) throws -> T) throws(OutboxError) -> T {
+        guard let database else { throw OutboxError(.closed, "\(path) is closed") }
+        do {
+            return try body(database)
+        } catch {
+            throw OutboxError.classifying(error, path: path)
+        }
+    }
+
+    // MARK: - Queue
+
+    /// Appends `entries` in one transaction and applies the caps; returns their ids (increasing).
+    @discardableResult
+    public func append(_ entries: [OutboxEntry]) throws(OutboxError) -> [Int64] {
+        try withDatabase { try $0.append(entries) }
+    }
+
+    /// Appends one entry (one transaction); returns its id.
+    @discardableResult
+    public func append(_ entry: OutboxEntry) throws(OutboxError) -> Int64 {
+        try withDatabase { try $0.append([entry])[0] }
+    }
+
+    /// Up to `limit` waiting records with ids greater than `id` (from the oldest when nil), oldest first.
+    public func next(after id: Int64? = nil, limit: Int) throws(OutboxError) -> [OutboxRecord] {
+        try withDatabase { try $0.records(after: id ?? 0, limit: limit) }
+    }
+
+    /// Removes acknowledged entries (one transaction) and counts them as delivered.
+    /// Ids that are already gone (for example dropped by a cap) are ignored. Returns how many were removed.
+    @discardableResult
+    public func remove(ids: [Int64]) throws(OutboxError) -> Int {
+        try withDatabase { try $0.remove(ids: ids) }
+    }
+
+    /// Applies the age cap now (every append applies all caps on its own).
+    public func purgeExpired() throws(OutboxError) {
+        try withDatabase { try $0.purgeExpired() }
+    }
+
+    public func stats() throws(OutboxError) -> OutboxStats {
+        try withDatabase { try $0.stats() }
+    }
+
+    /// Closes the database; later calls throw `.closed`.
+    public func close() {
+        database = nil
+    }
+
+    /// Test access to the connection (for example to set `max_page_count` or hold a lock).
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws(OutboxError) -> T {
+        try withDatabase { try body($0.connection) }
+    }
+}

@@ -1,0 +1,17 @@
+import Configuration
+
+/// Loads the configuration at `path`, turning a ``ConfigurationError`` into a one-line failure with
+/// exit status 66 (missing or unreadable file) or 78 (invalid content). Every command that reads a
+/// configuration uses this.
+func loadConfiguration(path: String, knownDecoders: Set<String>? = nil) throws -> BridgeConfiguration {
+    do {
+        return try ConfigurationLoader(knownDecoders: knownDecoders).load(path: path)
+    } catch {
+        let status: ExitStatus =
+            switch error.code {
+            case .fileNotFound, .unreadable: .noInput
+            default: .configuration
+            }
+        throw CommandLineError.failure(error.description, status: status)
+    }
+}

@@ -1,0 +1,90 @@
+import Bluetooth
+import Gateway
+import Testing
+
+@Suite struct DiscoveryBuilderTests {
+    let builder = DiscoveryBuilder(topics: TopicContract(), gatewayID: "blebridge")
+    let strap = DiscoveryDevice(id: "hr_strap", name: "Chest strap", address: "C0:FF:EE:00:00:01")
+
+    func json(_ message: DiscoveryMessage?) throws -> JSONValue {
+        let message = try #require(message)
+        return try JSONParser().parse(message.payload)
+    }
+
+    @Test func heartRateSensorIsCompleteWithAvailabilityOnBridgeAndDevice() throws {
+        let message = try #require(builder.sensor(device: strap, field: "heart_rate", sample: .int(72), unit: "bpm"))
+        #expect(message.topic == "homeassistant/sensor/blebridge_hr_strap/heart_rate/config")
+        let config = try json(message)
+        #expect(config["unique_id"] == "blebridge_hr_strap_heart_rate")
+        #expect(config["state_topic"] == "blebridge/hr_strap")
+        #expect(config["value_template"] == "{{ value_json.heart_rate }}")
+        #expect(config["unit_of_measurement"] == "bpm")
+        #expect(config["state_class"] == "measurement")
+        #expect(config["availability_mode"] == "all")
+        #expect(
+            config["availability"]
+                == .array([
+                    .object([
+                        JSONMember("topic", "blebridge/bridge/state"),
+                        JSONMember("value_template", "{{ value_json.state }}"),
+                    ]),
+                    .object([JSONMember("topic", "blebridge/hr_strap/availability")]),
+                ]))
+        let device = try #require(config["device"])
+        #expect(device["identifiers"] == .array(["blebridge_hr_strap"]))
+        #expect(device["connections"] == .array([.array(["mac", "c0:ff:ee:00:00:01"])]))
+        #expect(device["via_device"] == "blebridge_bridge")
+    }
+
+    @Test(arguments: [
+        ("temperature", "°C", "temperature", "°C"),
+        ("temperature", "celsius", "temperature", "°C"),
+        ("humidity", "%", "humidity", "%"),
+        ("battery", "%", "battery", "%"),
+        ("pressure", "hPa", "atmospheric_pressure", "hPa"),
+        ("rssi", "dBm", "signal_strength", "dBm"),
+        ("voltage", "V", "voltage", "V"),
+    ])
+    func deviceClassesAndUnits(field: String, unit: String, deviceClass: String, haUnit: String) throws {
+        let config = try json(builder.sensor(device: strap, field: field, sample: .double(21.5), unit: unit))
+        #expect(config["device_class"] == .string(deviceClass))
+        #expect(config["unit_of_measurement"] == .string(haUnit))
+    }
+
+    @Test func arraysAreNotEntitiesAndBooleansAreBinarySensors() throws {
+        #expect(builder.sensor(device: strap, field: "rr_intervals", sample: .array([0.8]), unit: "s") == nil)
+        let contact = try #require(
+            builder.sensor(device: strap, field: "sensor_contact", sample: .bool(true), unit: nil))
+        #expect(contact.topic.hasPrefix("homeassistant/binary_sensor/"))
+        #expect(try json(contact)["state_class"] == nil)
+    }
+
+    @Test func writableCommandsBecomeControls() throws {
+        let lamp = DiscoveryDevice(id: "lamp", name: "Lamp")
+        let power = NamedCommand(
+            name: "power", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.read, .write],
+            format: ValueFormat(.bool))
+        let powerMessage = try #require(builder.control(device: lamp, command: power))
+        #expect(powerMessage.topic == "homeassistant/switch/blebridge_lamp/power/config")
+        let config = try json(powerMessage)
+        #expect(config["command_topic"] == "blebridge/lamp/set")
+        #expect(config["payload_on"] == #"{"power":true}"#)
+        let brightness = NamedCommand(
+            name: "brightness", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.write],
+            format: ValueFormat(.uint8, minimum: 0, maximum: 100))
+        let number = try json(builder.control(device: lamp, command: brightness))
+        #expect(number["max"] == .int(100))
+        #expect(
+            builder.control(
+                device: lamp,
+                command: NamedCommand(
+                    name: "r", characteristic: BluetoothUUID(UInt16(1)), operations: [.read], format: ValueFormat(.bool)
+                )) == nil)
+    }
+
+    @Test func removalsAreEmptyPayloads() {
+        let removals = builder.removals(["homeassistant/sensor/a/b/config"])
+        #expect(removals == [DiscoveryMessage(topic: "homeassistant/sensor/a/b/config", payload: [])])
+        #expect(builder.bridgeEntities().count == 3)
+    }
+}

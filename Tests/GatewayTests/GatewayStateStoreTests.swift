@@ -1,0 +1,37 @@
+import Foundation
+import Gateway
+import Outbox
+import TestSupport
+import Testing
+
+@Suite struct GatewayStateStoreTests {
+    @Test func knownPeripheralsAndDiscoveryTopicsSurviveReopening() async throws {
+        let directory = try TemporaryDirectory(prefix: "gateway-state")
+        let path = directory.file("blebridge.sqlite").path
+        let strap = KnownPeripheral(
+            deviceID: "hr_strap", address: "C0:FF:EE:00:00:01", addressType: "public", services: ["180d", "180f"],
+            subscriptions: ["2a37"], lastSeen: Date(timeIntervalSince1970: 1_000))
+        do {
+            let state = GatewayStateStore(store: try await OutboxStore(path: path))
+            try await state.remember(strap)
+            try await state.remember(
+                KnownPeripheral(
+                    deviceID: "lamp", address: "C0:FF:EE:00:00:05", addressType: "random", services: [],
+                    subscriptions: [], lastSeen: Date(timeIntervalSince1970: 2_000)))
+            try await state.setAnnouncedDiscovery(["homeassistant/sensor/x/y/config"], deviceID: "lamp")
+            try await state.store.append(
+                OutboxEntry(topic: "t", payload: [1], qos: .atLeastOnce, retain: false, sampleTime: Date(), stream: "s")
+            )
+            await state.store.close()
+        }
+        let reopened = GatewayStateStore(store: try await OutboxStore(path: path))
+        let known = try await reopened.knownPeripherals()
+        #expect(known.map(\.deviceID) == ["hr_strap", "lamp"])
+        #expect(known.first == strap)
+        #expect(try await reopened.announcedDiscovery() == ["lamp": ["homeassistant/sensor/x/y/config"]])
+        #expect(try await reopened.store.stats().depth == 1)
+        try await reopened.forget(deviceID: "lamp")
+        #expect(try await reopened.knownPeripherals().map(\.deviceID) == ["hr_strap"])
+        #expect(try await reopened.announcedDiscovery().isEmpty)
+    }
+}

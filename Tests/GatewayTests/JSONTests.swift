@@ -1,0 +1,40 @@
+import Gateway
+import Testing
+
+@Suite struct JSONTests {
+    let parser = JSONParser()
+
+    @Test func roundTripsKeepingKeyOrder() throws {
+        let text = #"{"b":1,"a":[true,false,null],"c":{"x":-2.5,"y":"é\n\"q\""},"d":1e3}"#
+        let value = try parser.parse(text)
+        #expect(value["b"] == .int(1))
+        #expect(value["d"] == .double(1000))
+        #expect(value.serialized == #"{"b":1,"a":[true,false,null],"c":{"x":-2.5,"y":"é\n\"q\""},"d":1000}"#)
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        #expect(try parser.parse(#""\u00e9\ud83d\ude00\/""#) == .string("é😀/"))
+    }
+
+    @Test(arguments: [
+        "", "{", "{\"a\":}", "[1,]", "{\"a\":1,}", "01", "1.", "-", "tru", "\"abc", "{\"a\":1}x", "{a:1}",
+        "\"\u{01}\"", "{\"a\":1,\"a\":2}", "\"\\ud800\"", "nul",
+    ])
+    func rejectsMalformedInput(_ text: String) {
+        #expect(throws: JSONParser.Failure.self) { try parser.parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8AndDeepNesting() {
+        #expect(throws: JSONParser.Failure.self) { try parser.parse([0x22, 0xFF, 0x22]) }
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        #expect(throws: JSONParser.Failure.self) { try parser.parse(deep) }
+        #expect((try? parser.parse(String(repeating: "[", count: 10) + String(repeating: "]", count: 10))) != nil)
+    }
+
+    @Test func serializesControlCharactersAndNonFiniteNumbers() {
+        #expect(JSONValue.string("a\u{01}b\tc").serialized == #""a\u0001b\tc""#)
+        #expect(JSONValue.double(.nan).serialized == "null")
+        #expect(JSONValue.double(72).serialized == "72")
+        #expect(JSONValue.double(0.81).serialized == "0.81")
+    }
+}

@@ -1,0 +1,50 @@
+import Decoders
+import Foundation
+import Gateway
+import Testing
+
+@Suite struct PayloadTests {
+    @Test func timestampsAreUTCWithMilliseconds() {
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_795_917_883.123_9)) == "2026-11-29T02:04:43.123Z")
+    }
+
+    @Test func deviceStateMergesFieldsAndStampsTheSampleTime() {
+        var state = DeviceState()
+        let first = state.merge(
+            [
+                DecodedField(name: "heart_rate", value: .int(72), unit: "bpm"),
+                DecodedField(name: "rr_intervals", value: .array([.double(0.81)]), unit: "s"),
+            ], rssi: -61, sampleTime: Date(timeIntervalSince1970: 10))
+        #expect(first == ["heart_rate", "rr_intervals"])
+        let second = state.merge(
+            [
+                DecodedField(name: "battery", value: .int(88), unit: "%"),
+                DecodedField(name: "heart_rate", value: .int(75)),
+            ],
+            sampleTime: Date(timeIntervalSince1970: 11.5))
+        #expect(second == ["battery"])
+        #expect(
+            state.json.serialized
+                == #"{"heart_rate":75,"rr_intervals":[0.81],"battery":88,"rssi":-61,"ts":"1970-01-01T00:00:11.500Z"}"#)
+    }
+
+    @Test func bridgePayloads() {
+        #expect(BridgePayloads.online.serialized == #"{"state":"online"}"#)
+        #expect(BridgePayloads.offline.serialized == #"{"state":"offline"}"#)
+        let health = HealthSnapshot(
+            uptime: .seconds(61), connections: 2, maxConnections: 5, outboxDepth: 3,
+            oldestUnsentAge: .milliseconds(1500),
+            dropped: 0, reconnects: 1, published: 10, commands: 4, commandsRefused: 1,
+            time: Date(timeIntervalSince1970: 0))
+        #expect(
+            health.json.serialized
+                == #"{"uptime_s":61,"connections":2,"max_connections":5,"outbox_depth":3,"oldest_unsent_age_s":1.5,"dropped":0,"reconnects":1,"published":10,"commands":4,"commands_refused":1,"ts":"1970-01-01T00:00:00.000Z"}"#
+        )
+        let device = DeviceSummary(
+            id: "lamp", name: "Lamp", address: "C0:FF:EE:00:00:05", connection: "connect_on_demand", connected: true,
+            rssi: -50, lastSeen: nil, services: ["180f"])
+        #expect(device.json["connected"] == .bool(true))
+        #expect(device.json["last_seen"] == .null)
+    }
+}

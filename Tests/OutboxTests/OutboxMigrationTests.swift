@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Outbox
+
+@Suite struct OutboxMigrationTests {
+    @Test func freshFileIsAtTheCurrentVersion() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        let store = try await OutboxStore(path: path)
+        #expect(try await store.withConnection { try $0.userVersion() } == OutboxSchema.currentVersion)
+        #expect(OutboxSchema.currentVersion == OutboxSchema.migrations.count)
+    }
+
+    @Test func migratesAVersionOneFileKeepingItsRows() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let old = try SQLiteConnection(path: path)
+            #expect(try OutboxSchema.migrate(old, upTo: 1) == [1])
+            try old.execute(
+                """
+                INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at)
+                VALUES ('dev', 'a/b', x'010203', 1, 0, 1700000000000000, 1700000000000001),
+                       ('dev', 'a/c', x'04', 0, 1, 1700000000000002, 1700000000000003);
+                """)
+        }
+        let store = try await OutboxStore(path: path)
+        #expect(try await store.withConnection { try $0.userVersion() } == 3)
+        let stats = try await store.stats()
+        #expect(stats.depth == 2)
+        #expect(stats.bytes == 3 + 3 + 3 + 1)  // topic + payload of each row, filled in by migration 3
+        #expect(stats.delivered == 0)
+        let records = try await store.next(limit: 10)
+        #expect(records.map(\.entry.topic) == ["a/b", "a/c"])
+        #expect(records[0].entry.payload == [1, 2, 3])
+        #expect(records[1].entry.retain)
+        #expect(records[1].entry.qos == .atMostOnce)
+        #expect(OutboxDatabase.microseconds(records[0].entry.sampleTime) == 1_700_000_000_000_000)
+        try await store.remove(ids: [records[0].id])
+        #expect(try await store.stats().delivered == 1)
+    }
+
+    @Test func refusesAFileFromANewerVersion() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let newer = try SQLiteConnection(path: path)
+            try newer.setUserVersion(OutboxSchema.currentVersion + 1)
+        }
+        let error = await #expect(throws: OutboxError.self) { try await OutboxStore(path: path) }
+        #expect(error?.code == .schemaTooNew)
+        #expect(FileManager.default.fileExists(atPath: path))  // not moved aside: a newer build may still read it
+    }
+
+    @Test func aFailingMigrationLeavesThePreviousVersion() throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let connection = try SQLiteConnection(path: directory.file("o.sqlite").path)
+        try OutboxSchema.migrate(connection, upTo: 1)
+        // Sabotage step 2: its table already exists, so its CREATE fails inside the step's transaction.
+        try connection.execute("CREATE TABLE counters (x INTEGER)")
+        let error = try #require(throws: SQLiteError.self) { try OutboxSchema.migrate(connection) }
+        #expect(error.code == .error)
+        #expect(try connection.userVersion() == 1)
+        #expect(!connection.isInTransaction)
+    }
+}

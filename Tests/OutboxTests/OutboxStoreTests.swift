@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Outbox
+
+func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: OutboxQoS = .atLeastOnce) -> OutboxEntry {
+    OutboxEntry(
+        topic: "blebridge/\(stream)", payload: Array("{\"n\":\(index)}".utf8), qos: qos, retain: false,
+        sampleTime: time, stream: stream)
+}
+
+@Suite struct OutboxStoreTests {
+    @Test func usesWALAndTheConfiguredSynchronousMode() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let normal = try await OutboxStore(path: directory.file("n.sqlite").path)
+        #expect(try await normal.withConnection { try $0.texts("PRAGMA journal_mode") } == ["wal"])
+        #expect(try await normal.withConnection { try $0.integer("PRAGMA synchronous") } == 1)
+        let full = try await OutboxStore(
+            path: directory.file("f.sqlite").path, options: OutboxOptions(synchronous: .full))
+        #expect(try await full.withConnection { try $0.integer("PRAGMA synchronous") } == 2)
+    }
+
+    @Test func returnsEntriesInAppendOrderWithEverythingKept() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let base = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded() + 0.123456)
+        let batch = (0..<250).map { reading($0 % 2 == 0 ? "hr_strap" : "thermometer", $0, at: base + Double($0)) }
+        let ids = try await store.append(batch)
+        #expect(ids == ids.sorted())
+        let retained = OutboxEntry(
+            topic: "blebridge/x", payload: [], qos: .exactlyOnce, retain: true, sampleTime: base, stream: "x")
+        try await store.append(retained)
+
+        var all: [OutboxRecord] = []
+        var cursor: Int64?
+        while true {
+            let page = try await store.next(after: cursor, limit: 64)
+            guard let last = page.last else { break }
+            all += page
+            cursor = last.id
+        }
+        #expect(all.count == 251)
+        let expected = batch + [retained]
+        let same =
+            all.map(\.entry.topic) == expected.map(\.topic) && all.map(\.entry.payload) == expected.map(\.payload)
+            && all.map(\.entry.stream) == expected.map(\.stream)
+        #expect(same)
+        let times = all.map { OutboxDatabase.microseconds($0.entry.sampleTime) }
+        #expect(times == expected.map { OutboxDatabase.microseconds($0.sampleTime) })
+        #expect(times.first.map { $0 % 1_000_000 } == 123_456)
+        #expect(all.last?.entry.retain == true)
+        #expect(all.last?.entry.qos == .exactlyOnce)
+        #expect(all.last?.entry.payload == [])
+    }
+
+    @Test func removesOnlyAcknowledgedEntriesAndRemembersAcrossReopen() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let store = try await OutboxStore(path: path)
+            let ids = try await store.append((0..<10).map { reading("dev", $0) })
+            #expect(try await store.remove(ids: [ids[0], ids[1], ids[5], 999_999]) == 3)
+            let stats = try await store.stats()
+            #expect(stats.depth == 7)
+            #expect(stats.delivered == 3)
+            #expect(
+                stats.bytes == (0..<10).filter { ![0, 1, 5].contains($0) }.map { reading("dev", $0).size }.reduce(0, +))
+        }
+        let reopened = try await OutboxStore(path: path)
+        let left = try await reopened.next(limit: 100)
+        #expect(left.map(\.entry.payload) == [2, 3, 4, 6, 7, 8, 9].map { reading("dev", $0).payload })
+        #expect(try await reopened.stats().delivered == 3)
+        // Ids keep increasing after removals (AUTOINCREMENT), so order holds across restarts.
+        let all = try await reopened.next(limit: 100)
+        try await reopened.remove(ids: all.map(\.id))
+        let newID = try await reopened.append(reading("dev", 10))
+        #expect(newID > all.last!.id)
+    }
+
+    @Test func statsReportTheOldestSampleTime() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        #expect(try await store.stats().oldestSampleTime == nil)
+        let old = Date().addingTimeInterval(-90)
+        try await store.append([reading("a", 0, at: old), reading("a", 1)])
+        let stats = try await store.stats()
+        let age = try #require(stats.oldestAge())
+        #expect(age >= .seconds(89) && age < .seconds(120))
+    }
+
+    @Test func closedStoreThrowsClosed() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        await store.close()
+        let error = await #expect(throws: OutboxError.self) { try await store.append(reading("a", 0)) }
+        #expect(error?.code == .closed)
+    }
+}
