@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "Logging"),
         .target(name: "Bluetooth"),
         .target(name: "Configuration", dependencies: ["Bluetooth"]),
+        .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus"]),
@@ -53,7 +54,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
-                "Bluetooth",
+                "Bluetooth", "SystemdNotify",
             ]),
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
@@ -63,6 +64,8 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),

@@ -11,6 +11,7 @@ packages=(
     mosquitto mosquitto-clients                                # local broker for the demo and tests
     openssl                                                    # test certificates
     python3 python3-dbus python3-venv python3-pip              # independent D-Bus client in tests, bleak
+    python3-jsonschema                                         # docs/config.schema.json test
 )
 
 missing=()

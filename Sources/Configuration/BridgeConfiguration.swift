@@ -58,12 +58,13 @@ public struct BridgeConfiguration: Sendable, Equatable {
         return warnings
     }
 
-    static let keys = ["gateway_id", "bluetooth", "mqtt", "outbox", "homeassistant", "commands", "devices"]
+    static let keys = ["$schema", "gateway_id", "bluetooth", "mqtt", "outbox", "homeassistant", "commands", "devices"]
 }
 
 extension BridgeConfiguration: Decodable {
     public init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys, what: "the configuration object")
+        _ = try reader.string("$schema", expected: "the path or URL of the JSON Schema (ignored)")
         gatewayID = try reader.string("gateway_id", expected: TopicRules.identifierRule) ?? "blebridge"
         guard TopicRules.isIdentifier(gatewayID) else {
             throw reader.error(

@@ -36,6 +36,10 @@ import Testing
         #expect(try load(#"{"gateway_id": "attic", "mqtt": {"client_id": "x"}}"#).mqtt.clientID == "x")
     }
 
+    @Test func aSchemaReferenceForEditorsIsIgnored() throws {
+        #expect(try load(#"{"$schema": "./docs/config.schema.json"}"#) == BridgeConfiguration())
+    }
+
     @Test func nullMeansTheDefault() throws {
         #expect(try load(#"{"mqtt": {"username": null, "tls": null}, "outbox": null}"#) == BridgeConfiguration())
     }

@@ -14,12 +14,18 @@ public final class MosquittoFixture: Sendable {
 
     /// `extraConfiguration` is appended to the generated mosquitto.conf (e.g. TLS listeners,
     /// a password file). The default listener allows anonymous clients on 127.0.0.1.
+    /// In `listener` and `extraConfiguration`, `{port}` stands for the fixture's port and `{dir}`
+    /// for its directory (e.g. `listener {port} 127.0.0.1` plus `cafile {dir}/ca.crt`).
     public init(extraConfiguration: String = "", listener: String? = nil) async throws {
         let port = try FreePort.loopback()
         let directory = try TemporaryDirectory(prefix: "mosquitto")
+        func expand(_ text: String) -> String {
+            text.replacingOccurrences(of: "{port}", with: "\(port)").replacingOccurrences(
+                of: "{dir}", with: directory.path)
+        }
         let config = """
             per_listener_settings false
-            \(listener ?? "listener \(port) 127.0.0.1\nallow_anonymous true")
+            \(expand(listener ?? "listener \(port) 127.0.0.1\nallow_anonymous true"))
             max_queued_messages 0
             max_inflight_messages 0
             persistence true
@@ -28,7 +34,7 @@ public final class MosquittoFixture: Sendable {
             log_dest stderr
             log_type error
             log_type warning
-            \(extraConfiguration)
+            \(expand(extraConfiguration))
             """
         self.port = port
         self.directory = directory
@@ -63,6 +69,16 @@ public final class MosquittoFixture: Sendable {
             await process.stop()
         }
         current.withLock { $0 = nil }
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open but nothing is answered.
+    public func pause() {
+        current.withLock { $0 }?.signal(SIGSTOP)
+    }
+
+    /// Lets a paused broker run again (SIGCONT).
+    public func resume() {
+        current.withLock { $0 }?.signal(SIGCONT)
     }
 
     public var standardError: String { current.withLock { $0?.standardError ?? "" } }

@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A connection to a D-Bus message bus: the system bus, the session bus or any bus address.
+///
+/// A dedicated thread owns the underlying libdbus connection and runs its dispatch loop; no
+/// call here blocks Swift's cooperative pool. Methods may be used from any number of tasks at
+/// once. The connection closes when `close()` is called or the last reference goes away;
+/// pending calls then fail with `org.freedesktop.DBus.Error.Disconnected` and signal streams
+/// finish.
+public final class DBusConnection: Sendable {
+    let loop: ConnectionLoop
+
+    /// The unique name the bus assigned (`:1.42`).
+    public let uniqueName: String
+
+    /// Connects to `address` (`unix:path=/run/dbus/system_bus_socket`, `unix:abstract=…`, …) and
+    /// registers with the bus (`Hello`).
+    public init(address: String) async throws {
+        let loop = try ConnectionLoop()
+        self.uniqueName = try await loop.start(address: address)
+        self.loop = loop
+    }
+
+    deinit { loop.submit { $0.shutDown(reason: DBusError.connectionClosed) } }
+
+    /// The system bus; honours `DBUS_SYSTEM_BUS_ADDRESS`.
+    public static func system() async throws -> DBusConnection {
+        let address =
+            environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket"
+        return try await DBusConnection(address: address)
+    }
+
+    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public static func session() async throws -> DBusConnection {
+        guard let address = environment("DBUS_SESSION_BUS_ADDRESS") else {
+            throw DBusError(.badAddress, "DBUS_SESSION_BUS_ADDRESS is not set")
+        }
+        return try await DBusConnection(address: address)
+    }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let string = String(cString: value)
+        return string.isEmpty ? nil : string
+    }
+
+    /// Closes the connection. Safe to call more than once.
+    public func close() {
+        loop.submit { $0.shutDown(reason: DBusError.connectionClosed) }
+    }
+
+    /// False once the connection was closed or lost.
+    public var isConnected: Bool { !loop.isClosed }
+
+    // MARK: Calls
+
+    /// Calls a method and returns the reply's arguments.
+    ///
+    /// Throws the peer's `DBusError` (`org.bluez.Error.InProgress`, …),
+    /// `org.freedesktop.DBus.Error.NoReply` after `timeout`, `ServiceUnknown` when nobody owns
+    /// `destination`, `Disconnected` when the connection closes, and `CancellationError` when the
+    /// calling task is cancelled.
+    public func call(
+        destination: String, path: DBusObjectPath, interface: String, method: String,
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
+        let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
+        try message.append(arguments)
+        let reply = try await send(message, timeout: timeout)
+        if let error = reply.replyError() { throw error }
+        return try reply.arguments()
+    }
+
+    /// Calls a method without waiting for (or asking for) a reply.
+    public func callWithoutReply(
+        destination: String, path: DBusObjectPath, interface: String, method: String, arguments: [DBusValue] = []
+    ) throws {
+        let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
+        try message.append(arguments)
+        message.setNoReply()
+        guard loop.submit({ $0.send(message) }) else { throw DBusError.connectionClosed }
+    }
+
+    /// Sends `message` and waits for its reply (a method return or an error message).
+    func send(_ message: Message, timeout: Duration) async throws -> Message {
+        let token = CallToken()
+        let milliseconds = Int32(
+            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let loop = self.loop
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+                let accepted = loop.submit { state in
+                    state.startCall(message, timeoutMilliseconds: max(1, milliseconds), token: token) {
+                        continuation.resume(with: $0)
+                    }
+                }
+                if !accepted { continuation.resume(throwing: DBusError.connectionClosed) }
+            }
+        } onCancel: {
+            token.cancel()
+            loop.submit { $0.cancelCall(token) }
+        }
+    }
+
+    // MARK: Signals
+
+    /// Emits a signal (to everyone listening, or only to `destination`).
+    public func emitSignal(
+        path: DBusObjectPath, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
+    ) throws {
+        let message = try Message.signal(path: path, interface: interface, name: name)
+        if let destination { try message.setDestination(destination) }
+        try message.append(arguments)
+        guard loop.submit({ $0.send(message) }) else { throw DBusError.connectionClosed }
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`).
+    public func emitPropertiesChanged(
+        path: DBusObjectPath, interface: String, changed: KeyValuePairs<String, DBusValue>,
+        invalidated: [String] = []
+    ) throws {
+        try emitSignal(
+            path: path, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+            arguments: [.string(interface), .properties(changed), .strings(invalidated)])
+    }
+
+    /// Emits `PropertiesChanged` with the changed properties sorted by name.
+    public func emitPropertiesChanged(
+        path: DBusObjectPath, interface: String, changed: [String: DBusValue], invalidated: [String] = []
+    ) throws {
+        try emitSignal(
+            path: path, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+            arguments: [.string(interface), .properties(changed), .strings(invalidated)])
+    }
+
+    /// Signals matching `rule`, as a stream. The match rule is active on the bus when this
+    /// returns, and is removed when the stream ends (the consumer stops iterating or the task is
+    /// cancelled). Signals are decoded once on the connection thread and yielded directly.
+    public func signals(
+        matching rule: DBusMatchRule,
+        bufferingPolicy: AsyncStream<DBusSignal>.Continuation.BufferingPolicy = .unbounded
+    ) async throws -> AsyncStream<DBusSignal> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DBusSignal.self, bufferingPolicy: bufferingPolicy)
+        let id = try await subscribe(rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
+        let loop = self.loop
+        continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
+        return stream
+    }
+
+    /// Owner changes of `name` (all names when nil): e.g. `org.bluez` vanishing when bluetoothd
+    /// restarts and coming back.
+    public func nameOwnerChanges(
+        _ name: String? = nil,
+        bufferingPolicy: AsyncStream<DBusNameOwnerChange>.Continuation.BufferingPolicy = .unbounded
+    ) async throws -> AsyncStream<DBusNameOwnerChange> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DBusNameOwnerChange.self, bufferingPolicy: bufferingPolicy)
+        let rule = DBusMatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+            path: "/org/freedesktop/DBus", arg0: name)
+        let id = try await subscribe(
+            rule,
+            deliver: { signal in
+                guard signal.arguments.count == 3, let name = signal.arguments[0].asString,
+                    let old = signal.arguments[1].asString, let new = signal.arguments[2].asString
+                else { return }
+                continuation.yield(
+                    DBusNameOwnerChange(
+                        name: name, oldOwner: old.isEmpty ? nil : old, newOwner: new.isEmpty ? nil : new))
+            }, finish: { continuation.finish() })
+        let loop = self.loop
+        continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
+        return stream
+    }
+
+    /// Registers a subscription and installs its rule on the bus; the caller removes it by id.
+    private func subscribe(
+        _ rule: DBusMatchRule, deliver: @escaping @Sendable (DBusSignal) -> Void,
+        finish: @escaping @Sendable () -> Void
+    ) async throws -> UInt64 {
+        let loop = self.loop
+        let id = try await loop.perform { state throws(DBusError) in
+            try state.addSubscription(rule: rule, deliver: deliver, finish: finish).0.id
+        }
+        // Wait until the owner of a well-known sender is known, so no signal is filtered wrongly.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let accepted = loop.submit { state in
+                guard let subscription = state.subscriptions.first(where: { $0.id == id }) else {
+                    continuation.resume(throwing: DBusError.connectionClosed)
+                    return
+                }
+                if let cell = subscription.ownerCell {
+                    cell.whenReady { continuation.resume() }
+                } else {
+                    continuation.resume()
+                }
+            }
+            if !accepted { continuation.resume(throwing: DBusError.connectionClosed) }
+        }
+        do {
+            _ = try await callBus("AddMatch", [.string(rule.string)])
+        } catch {
+            loop.submit { $0.removeSubscription(id, finishStream: true) }
+            throw error
+        }
+        return id
+    }
+
+    // MARK: Names
+
+    func callBus(_ method: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+        try await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: method, arguments: arguments)
+    }
+
+    /// Asks the bus for a well-known name.
+    @discardableResult
+    public func requestName(_ name: String, flags: DBusRequestNameFlags = [.doNotQueue]) async throws
+        -> DBusRequestNameReply
+    {
+        let reply = try await callBus("RequestName", [.string(name), .uint32(flags.rawValue)])
+        guard let code = reply.first?.asUInt32, let result = DBusRequestNameReply(rawValue: code) else {
+            throw DBusError(.inconsistentMessage, "unexpected RequestName reply \(reply)")
+        }
+        return result
+    }
+
+    /// Gives a well-known name back.
+    @discardableResult
+    public func releaseName(_ name: String) async throws -> DBusReleaseNameReply {
+        let reply = try await callBus("ReleaseName", [.string(name)])
+        guard let code = reply.first?.asUInt32, let result = DBusReleaseNameReply(rawValue: code) else {
+            throw DBusError(.inconsistentMessage, "unexpected ReleaseName reply \(reply)")
+        }
+        return result
+    }
+
+    /// The unique name owning `name`, or nil when nobody owns it.
+    public func nameOwner(_ name: String) async throws -> String? {
+        do {
+            return try await callBus("GetNameOwner", [.string(name)]).first?.asString
+        } catch let error as DBusError where error.name == .nameHasNoOwner {
+            return nil
+        }
+    }
+
+    // MARK: Server side
+
+    /// Exports `interfaces` at `path` (adding to interfaces already there). Object managers above
+    /// the path emit `InterfacesAdded` with the current property values. Calls are served as
+    /// soon as this returns.
+    public func export(path: DBusObjectPath, interfaces: [DBusInterface]) async throws {
+        var properties: [DBusValue] = []
+        for interface in interfaces {
+            properties.append(
+                (try? await ServerReplies.propertyDictionary(interface, skippingFailures: true))
+                    ?? .dictionary(keySignature: "s", valueSignature: "v", []))
+        }
+        let values = properties
+        try await loop.perform { state throws(DBusError) in
+            try state.export(path: path, interfaces: interfaces, properties: values)
+        }
+    }
+
+    public func export(_ object: DBusExportedObject) async throws {
+        try await export(path: object.path, interfaces: object.interfaces)
+    }
+
+    /// Removes the named interfaces (all when nil) from `path`; object managers above it emit
+    /// `InterfacesRemoved`.
+    public func unexport(path: DBusObjectPath, interfaces: [String]? = nil) async throws {
+        try await loop.perform { state throws(DBusError) in
+            try state.unexport(path: path, names: interfaces)
+        }
+    }
+
+    /// Serves `org.freedesktop.DBus.ObjectManager` at `path` for every object below it
+    /// (BlueZ has one at `/`).
+    public func addObjectManager(at path: DBusObjectPath = .root) async throws {
+        try await loop.perform { state throws(DBusError) in
+            _ = try state.requireConnection()
+            state.objectManagers.insert(path)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+internal import CMosquitto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension MQTTClient {
+    /// Publishes `message`; see the type's documentation for when this returns and what happens
+    /// while disconnected (throws ``MQTTError/Code/noConnection`` at once).
+    ///
+    /// Throws ``MQTTError/Code/invalidTopic`` for wildcards or an empty topic,
+    /// ``MQTTError/Code/payloadTooLarge`` when the broker's limit is exceeded (MQTT 5 reason code
+    /// or the CONNACK maximum packet size), ``MQTTError/Code/unsupported`` for properties over 3.1.1.
+    public func publish(_ message: MQTTMessage) async throws {
+        try MQTTTopic.validateName(message.topic)
+        if configuration.protocolVersion == .v311 && !message.properties.isEmpty {
+            throw MQTTError(.unsupported, "publishing to \(message.topic): MQTT 5 properties need protocol version 5")
+        }
+        guard lifecycle.phase == .connected, let loop else {
+            throw MQTTError(.noConnection, "publishing to \(message.topic): not connected to \(configuration.broker)")
+        }
+        let properties = message.properties.isEmpty ? nil : try MosquittoPropertyList(message.properties)
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { payload in
+            mosquitto_publish_v5(
+                loop.handle.pointer, &mid, message.topic, Int32(payload.count), payload.baseAddress,
+                message.qos.rawValue, message.retain, properties?.head)
+        }
+        let savedErrno = errno
+        if rc != MosquittoResult.success {
+            throw MosquittoResult.error(rc, "publishing to \(message.topic)", errnoValue: savedErrno)
+        }
+        let messageID = mid
+        if message.qos == .atMostOnce {
+            if pendingPublishes[mid] != nil { ignoredPublishCallbacks[mid, default: 0] += 1 }
+            return
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                pendingPublishes[messageID] = continuation
+            }
+        } onCancel: {
+            Task { await self.cancelPublish(mid: messageID) }
+        }
+    }
+
+    func completePublish(mid: Int32, reasonCode: Int32) {
+        if let ignored = ignoredPublishCallbacks[mid] {
+            ignoredPublishCallbacks[mid] = ignored > 1 ? ignored - 1 : nil
+            return
+        }
+        guard let continuation = pendingPublishes.removeValue(forKey: mid) else { return }
+        if reasonCode >= 0x80 {
+            continuation.resume(throwing: MosquittoResult.reasonError(reasonCode, "publishing"))
+        } else {
+            continuation.resume()
+        }
+    }
+
+    private func cancelPublish(mid: Int32) {
+        pendingPublishes.removeValue(forKey: mid)?.resume(throwing: CancellationError())
+    }
+}

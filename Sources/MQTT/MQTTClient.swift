@@ -1,0 +1,183 @@
+internal import CMosquitto
+import Logging
+
+/// An MQTT 3.1.1 / 5.0 client on libmosquitto.
+///
+/// ```swift
+/// let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1883", clientID: "blebridge"))
+/// try await client.connect()
+/// let commands = try await client.subscribe("blebridge/+/set", qos: .atLeastOnce)
+/// try await client.publish(MQTTMessage(topic: "blebridge/hr_strap", text: #"{"heart_rate":72}"#, qos: .atLeastOnce))
+/// for await command in commands { … }
+/// ```
+///
+/// **Threads.** A dedicated network thread (not Swift's cooperative pool) resolves, connects,
+/// runs TLS and `mosquitto_loop`, and reconnects with exponential backoff and jitter
+/// (``MQTTConfiguration/minimumReconnectDelay`` to ``MQTTConfiguration/maximumReconnectDelay``).
+/// libmosquitto's callbacks reach this actor as ordered events through the handle's user-data
+/// pointer.
+///
+/// **Starting.** ``connect()`` waits for the first CONNACK and throws the first failure (and
+/// stops the client): use it when a wrong URL or password must be reported at once. ``start()``
+/// returns immediately and keeps retrying forever: use it when the broker may be down at start
+/// (the gateway keeps buffering). Either way, once connected the client reconnects by itself;
+/// ``connectionStates`` shows `connecting` → `connected` → `disconnected(reason:)` → ….
+///
+/// **Publishing while disconnected** throws ``MQTTError/Code/noConnection`` at once, for every
+/// QoS; nothing is queued inside the client. Keep unsent messages in the outbox and publish them
+/// when ``connectionStates`` says `connected`.
+///
+/// **Completion.** `publish` returns for QoS 0 when libmosquitto has queued the packet for the
+/// socket (there is no acknowledgement), for QoS 1 on PUBACK, for QoS 2 on PUBCOMP. An MQTT 5
+/// failure reason code (e.g. 0x95 packet too large, 0x87 not authorized) throws.
+///
+/// **In-flight messages at a disconnect** (QoS 1/2 sent, not yet acknowledged) are *resumed*, not
+/// failed: libmosquitto keeps them and re-sends them (DUP) right after the next CONNACK, with
+/// clean and persistent sessions alike, and their `publish` calls return when that
+/// acknowledgement arrives. They fail with ``MQTTError/Code/connectionLost`` only when the client
+/// stops (``disconnect()``, or a failing ``connect()``) before they are acknowledged. Cancelling
+/// the calling task stops the wait with `CancellationError` (the message may still be delivered).
+/// A caller that needs a bound wraps `publish` in its own timeout and treats expiry like a loss.
+///
+/// **Subscriptions** are `AsyncStream`s routed by topic-filter matching (`+`, `#`). They are
+/// remembered and sent again after every reconnect on which the broker did not resume the
+/// session. A stream ends when ``disconnect()`` is called; ending a stream unsubscribes its filter
+/// when it was the filter's last stream.
+public actor MQTTClient {
+    public nonisolated let configuration: MQTTConfiguration
+
+    let logger = Logger(label: "mqtt")
+    let states = MQTTStateBroadcaster()
+    var lifecycle = MQTTLifecycle()
+    var loop: MQTTNetworkLoop?
+    var pendingPublishes: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    /// QoS 0 mids that collided with a pending QoS 1/2 mid: their "written" callback is skipped.
+    var ignoredPublishCallbacks: [Int32: Int] = [:]
+    var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+    var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    var subscriptions: [String: MQTTSubscriptionEntry] = [:]
+    var pendingSubscribes: [Int32: MQTTPendingSubscribe] = [:]
+    var nextStreamID = 0
+
+    public init(configuration: MQTTConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The current connection state.
+    public nonisolated var connectionState: MQTTConnectionState { states.current }
+
+    /// A new stream of connection states, starting with the current one.
+    public nonisolated var connectionStates: AsyncStream<MQTTConnectionState> { states.stream() }
+
+    /// Starts the network thread and returns when the broker accepted the connection.
+    ///
+    /// Throws the first failure (``MQTTError/Code/unreachable``, ``MQTTError/Code/dnsFailure``,
+    /// ``MQTTError/Code/tlsFailure``, ``MQTTError/Code/badCredentials``, ``MQTTError/Code/timeout``, …)
+    /// and then the client is stopped. Already connected: returns at once; already starting:
+    /// waits for that outcome.
+    public func connect() async throws {
+        if lifecycle.phase == .stopping { await waitUntilStopped() }
+        if lifecycle.phase == .connected { return }
+        if lifecycle.phase == .idle { try begin(failFast: true) }
+        try await withCheckedThrowingContinuation { connectWaiters.append($0) }
+    }
+
+    /// Starts the network thread and returns at once; the client connects and reconnects in the
+    /// background, forever, until ``disconnect()``. Throws only for an invalid configuration.
+    public func start() async throws {
+        if lifecycle.phase == .stopping { await waitUntilStopped() }
+        if lifecycle.phase == .idle { try begin(failFast: false) }
+    }
+
+    /// Sends DISCONNECT (so the broker discards the will), stops the network thread, fails
+    /// publishes still waiting for an acknowledgement (``MQTTError/Code/connectionLost``) and ends
+    /// every subscription stream. The client can be started again afterwards.
+    public func disconnect() async {
+        perform(lifecycle.handle(.stop))
+        await waitUntilStopped()
+    }
+
+    /// Test hook: drops the TCP connection without DISCONNECT (the broker then publishes the
+    /// will); the client reconnects as after any network failure.
+    func dropConnectionForTesting() {
+        loop?.dropConnection()
+    }
+
+    private func waitUntilStopped() async {
+        guard lifecycle.phase != .idle else { return }
+        await withCheckedContinuation { stopWaiters.append($0) }
+    }
+
+    private func begin(failFast: Bool) throws(MQTTError) {
+        try configuration.validate()
+        let loop = try MQTTNetworkLoop(configuration: configuration)
+        self.loop = loop
+        perform(lifecycle.handle(.start(failFast: failFast)))
+        Task { await self.consume(loop.events) }
+    }
+
+    private func consume(_ events: AsyncStream<MQTTEvent>) async {
+        for await event in events {
+            handle(event)
+        }
+    }
+
+    private func handle(_ event: MQTTEvent) {
+        switch event {
+        case .published(let mid, let reasonCode):
+            completePublish(mid: mid, reasonCode: reasonCode)
+        case .message(let message):
+            deliver(message)
+        case .subscribed(let mid, let granted):
+            completeSubscribe(mid: mid, granted: granted)
+        case .attemptStarted:
+            perform(lifecycle.handle(.attemptStarted))
+        case .connected(let sessionPresent):
+            logger.info("MQTT connected", [("broker", "\(configuration.broker)"), ("session", "\(sessionPresent)")])
+            perform(lifecycle.handle(.connected(sessionPresent: sessionPresent)))
+        case .disconnected(let reason, let wasConnected):
+            if let reason {
+                let text = wasConnected ? "MQTT connection lost" : "MQTT connection attempt failed"
+                logger.warning(text, [("broker", "\(configuration.broker)"), ("reason", reason.message)])
+            }
+            perform(lifecycle.handle(.disconnected(reason: reason, wasConnected: wasConnected)))
+        case .loopStopped:
+            loop = nil
+            perform(lifecycle.handle(.loopStopped))
+        }
+    }
+
+    private func perform(_ actions: [MQTTLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .startLoop:
+                loop?.start()
+            case .stopLoop:
+                loop?.requestStop()
+            case .publishState(let state):
+                states.publish(state)
+            case .resubscribe(let all):
+                resubscribe(all: all)
+            case .releasePendingSubscribes:
+                releasePendingSubscribes()
+            case .resolveConnectWaiters(let error):
+                let waiters = connectWaiters
+                connectWaiters = []
+                for waiter in waiters {
+                    if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+                }
+            case .failInFlight(let error):
+                let pending = pendingPublishes
+                pendingPublishes = [:]
+                ignoredPublishCallbacks = [:]
+                for continuation in pending.values { continuation.resume(throwing: error) }
+            case .finishSubscriptions:
+                finishAllSubscriptions()
+            case .resolveStopWaiters:
+                let waiters = stopWaiters
+                stopWaiters = []
+                for waiter in waiters { waiter.resume() }
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// Everything ``MQTTClient`` needs to reach a broker.
+public struct MQTTConfiguration: Sendable {
+    /// The broker, from `mqtt://host:port` or `mqtts://host:port`.
+    public var broker: MQTTBrokerAddress
+    /// The client identifier; required for persistent sessions (``cleanSession`` false).
+    public var clientID: String
+    public var protocolVersion: MQTTProtocolVersion
+    public var username: String?
+    public var password: MQTTSecret?
+    /// Keep-alive interval (whole seconds, at least 5 s).
+    public var keepAlive: Duration
+    /// True: the broker forgets subscriptions and queued messages at disconnect. False: a
+    /// persistent session (MQTT 5: session expiry ``sessionExpiry``).
+    public var cleanSession: Bool
+    /// MQTT 5 session expiry used when ``cleanSession`` is false (default: never expires).
+    public var sessionExpiry: UInt32
+    /// TLS settings; required to be non-nil or defaulted for `mqtts://` (system CAs).
+    public var tls: MQTTTLSConfiguration?
+    /// The last will, published by the broker when the connection drops without DISCONNECT.
+    public var will: MQTTMessage?
+    /// Delay before the first reconnect attempt; doubles per failure up to ``maximumReconnectDelay``.
+    public var minimumReconnectDelay: Duration
+    public var maximumReconnectDelay: Duration
+    /// How long a connection attempt may take from TCP connect to CONNACK.
+    public var connectTimeout: Duration
+
+    /// - Parameter url: `mqtt://host[:port]` or `mqtts://host[:port]`.
+    public init(
+        url: String, clientID: String, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
+        password: MQTTSecret? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = true,
+        sessionExpiry: UInt32 = UInt32.max, tls: MQTTTLSConfiguration? = nil, will: MQTTMessage? = nil,
+        minimumReconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
+        connectTimeout: Duration = .seconds(10)
+    ) throws(MQTTError) {
+        self.broker = try MQTTBrokerAddress(url: url)
+        self.clientID = clientID
+        self.protocolVersion = protocolVersion
+        self.username = username
+        self.password = password
+        self.keepAlive = keepAlive
+        self.cleanSession = cleanSession
+        self.sessionExpiry = sessionExpiry
+        self.tls = tls
+        self.will = will
+        self.minimumReconnectDelay = minimumReconnectDelay
+        self.maximumReconnectDelay = maximumReconnectDelay
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Checks what can be checked without I/O; ``MQTTClient`` calls it before starting.
+    func validate() throws(MQTTError) {
+        if !cleanSession && clientID.isEmpty {
+            throw MQTTError(.invalidConfiguration, "a persistent session (clean_session false) needs a client id")
+        }
+        if keepAlive < .seconds(5) || keepAlive > .seconds(65535) {
+            throw MQTTError(.invalidConfiguration, "keep-alive must be between 5 s and 65535 s")
+        }
+        if password != nil && username == nil {
+            throw MQTTError(.invalidConfiguration, "a password needs a username")
+        }
+        if tls != nil && !broker.usesTLS {
+            throw MQTTError(.invalidConfiguration, "TLS settings given for \(broker); use an mqtts:// URL")
+        }
+        if let tls, (tls.certificateFile == nil) != (tls.keyFile == nil) {
+            throw MQTTError(
+                .invalidConfiguration, "a client certificate needs its key file, and the key its certificate")
+        }
+        if minimumReconnectDelay <= .zero || maximumReconnectDelay < minimumReconnectDelay {
+            throw MQTTError(.invalidConfiguration, "reconnect delays must be positive with minimum ≤ maximum")
+        }
+        if let will {
+            try MQTTTopic.validateName(will.topic)
+            if protocolVersion == .v311 && !will.properties.isEmpty {
+                throw MQTTError(.unsupported, "will properties need MQTT 5")
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+internal import CMosquitto
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// The dedicated thread that owns one libmosquitto connection: it connects, runs
+/// `mosquitto_loop`, reconnects with backoff, and reports everything as ``MQTTEvent``s.
+///
+/// Nothing here runs on Swift's cooperative pool: DNS, TCP connect, TLS handshakes and the
+/// socket loop all happen on this thread. The client actor only calls libmosquitto's
+/// thread-safe operations (publish, subscribe, unsubscribe, disconnect) on the handle.
+final class MQTTNetworkLoop: Sendable {
+    let handle: MosquittoHandle
+    let events: AsyncStream<MQTTEvent>
+    private let configuration: MQTTConfiguration
+    private let stopping = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let logger = Logger(label: "mqtt")
+
+    init(configuration: MQTTConfiguration) throws(MQTTError) {
+        let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
+        let context = MosquittoCallbackContext(events: continuation, protocolVersion: configuration.protocolVersion)
+        self.handle = try MosquittoHandle(
+            clientID: configuration.clientID, cleanSession: configuration.cleanSession, context: context)
+        self.events = events
+        self.configuration = configuration
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "mqtt-network"
+        thread.start()
+    }
+
+    /// Asks the thread to send DISCONNECT (no will) and finish; returns at once.
+    func requestStop() {
+        stopping.store(true, ordering: .releasing)
+        _ = mosquitto_disconnect(handle.pointer)
+        wake.signal()
+    }
+
+    /// Test hook: shuts the socket down without DISCONNECT, as a crash or network loss would.
+    func dropConnection() {
+        let fd = mosquitto_socket(handle.pointer)
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    private var context: MosquittoCallbackContext { handle.context }
+
+    private func run() {
+        var backoff = MQTTReconnectBackoff(
+            minimum: configuration.minimumReconnectDelay, maximum: configuration.maximumReconnectDelay)
+        var hasConnectedOnce = false
+        var configured = false
+        while !isStopping {
+            context.attempt.withLock { $0 = .init() }
+            context.events.yield(.attemptStarted)
+            var reason: MQTTError?
+            do throws(MQTTError) {
+                if !configured {
+                    try configureOnce()
+                    configured = true
+                }
+                try applyCredentials()
+                try connectSocket(first: !hasConnectedOnce)
+                hasConnectedOnce = true
+                reason = runUntilDisconnected()
+            } catch {
+                reason = error
+                if error.code != .invalidConfiguration { hasConnectedOnce = hasConnectedOnce || configured }
+            }
+            let wasConnected = context.attempt.withLock { $0.connected }
+            if wasConnected { backoff.reset() }
+            if isStopping && (wasConnected || reason?.code == .noConnection) { reason = nil }
+            context.events.yield(.disconnected(reason: reason, wasConnected: wasConnected))
+            if isStopping { break }
+            let delay = backoff.nextDelay(jitter: Double.random(in: 0...1))
+            if let reason { logger.info("MQTT reconnecting in \(delay)", [("reason", reason.message)]) }
+            _ = wake.wait(timeout: .now() + delay.dispatchInterval)
+        }
+        context.events.yield(.loopStopped)
+        context.events.finish()
+    }
+
+    /// Options set once per handle: protocol, TCP_NODELAY, TLS, will.
+    private func configureOnce() throws(MQTTError) {
+        let mosq = handle.pointer
+        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try MosquittoResult.check(
+            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "setting the protocol version")
+        try MosquittoResult.check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "setting TCP_NODELAY")
+        if configuration.broker.usesTLS { try configureTLS(configuration.tls ?? MQTTTLSConfiguration()) }
+        if let will = configuration.will {
+            let properties = try MosquittoPropertyList(will.properties)
+            let rc = will.payload.withUnsafeBytes {
+                mosquitto_will_set_v5(
+                    mosq, will.topic, Int32($0.count), $0.baseAddress, will.qos.rawValue, will.retain, properties.head)
+            }
+            try MosquittoResult.check(rc, "setting the last will on \(will.topic)")
+            _ = properties.transferOwnership()  // libmosquitto owns the list after success
+        }
+    }
+
+    private func configureTLS(_ tls: MQTTTLSConfiguration) throws(MQTTError) {
+        let mosq = handle.pointer
+        for file in [tls.caFile, tls.certificateFile, tls.keyFile].compactMap({ $0 })
+        where access(file, R_OK) != 0 {
+            throw MQTTError(.tlsFailure, "TLS file \(file) is not readable: \(String(cString: strerror(errno)))")
+        }
+        if tls.caFile == nil {
+            try MosquittoResult.check(
+                mosquitto_int_option(mosq, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "using the system CA certificates")
+        }
+        let rc = mosquitto_tls_set(
+            mosq, tls.caFile, tls.caFile == nil ? "/etc/ssl/certs" : nil, tls.certificateFile, tls.keyFile, nil)
+        try MosquittoResult.check(rc, "setting up TLS", detail: context.attempt.withLock { $0.lastProblem })
+        if tls.insecure {
+            logger.warning("MQTT TLS host-name verification is OFF (tls.insecure); use only for tests")
+            try MosquittoResult.check(mosquitto_tls_insecure_set(mosq, true), "disabling host-name verification")
+        }
+    }
+
+    /// Reads the password (file or environment) afresh before every attempt; never logs it.
+    private func applyCredentials() throws(MQTTError) {
+        guard let username = configuration.username else { return }
+        let password = try configuration.password?.resolve()
+        try MosquittoResult.check(
+            mosquitto_username_pw_set(handle.pointer, username, password), "setting the user name and password")
+    }
+
+    private func connectSocket(first: Bool) throws(MQTTError) {
+        let mosq = handle.pointer
+        let broker = configuration.broker
+        let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        let rc: Int32
+        var savedErrno: Int32 = 0
+        if first {
+            let properties = MosquittoPropertyList()
+            if configuration.protocolVersion == .v5 && !configuration.cleanSession {
+                try properties.addSessionExpiry(configuration.sessionExpiry)
+            }
+            rc = mosquitto_connect_bind_v5(mosq, broker.host, Int32(broker.port), keepAlive, nil, properties.head)
+            savedErrno = errno
+        } else {
+            rc = mosquitto_reconnect(mosq)
+            savedErrno = errno
+        }
+        if rc != MosquittoResult.success {
+            throw MosquittoResult.error(
+                rc, "connecting to \(broker)", errnoValue: savedErrno,
+                detail: context.attempt.withLock { $0.lastProblem })
+        }
+    }
+
+    /// Runs `mosquitto_loop` until the connection ends; returns why (nil: requested disconnect).
+    private func runUntilDisconnected() -> MQTTError? {
+        let mosq = handle.pointer
+        let clock = ContinuousClock()
+        let connectDeadline = clock.now + configuration.connectTimeout
+        var stopDeadline: ContinuousClock.Instant?
+        while true {
+            let rc = mosquitto_loop(mosq, 500, 1)
+            let savedErrno = errno
+            let attempt = context.attempt.withLock { $0 }
+            if rc != MosquittoResult.success {
+                if let refusal = attempt.refusal { return refusal }
+                if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }
+                if !attempt.connected, let problem = attempt.lastProblem, problem.hasPrefix("OpenSSL") {
+                    // A TLS alert from the broker (e.g. certificate required) ends the socket; say it is TLS.
+                    return MQTTError(
+                        .tlsFailure, "connecting to \(configuration.broker): TLS failure: \(problem)",
+                        underlyingCode: rc)
+                }
+                return MosquittoResult.error(
+                    rc,
+                    attempt.connected
+                        ? "connection to \(configuration.broker)" : "connecting to \(configuration.broker)",
+                    errnoValue: savedErrno, detail: attempt.connected ? nil : attempt.lastProblem)
+            }
+            if isStopping {
+                if let deadline = stopDeadline {
+                    if clock.now > deadline { return nil }
+                } else {
+                    stopDeadline = clock.now + .seconds(2)
+                    _ = mosquitto_disconnect(mosq)
+                }
+            } else if !attempt.connected && clock.now > connectDeadline {
+                _ = mosquitto_disconnect(mosq)
+                return MQTTError(
+                    .timeout, "connecting to \(configuration.broker): no CONNACK within \(configuration.connectTimeout)"
+                )
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration for a `DispatchTime` deadline (whole nanoseconds).
+    fileprivate var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

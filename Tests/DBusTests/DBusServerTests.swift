@@ -1,0 +1,282 @@
+import DBus
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct DBusServerTests {
+    static let name = "io.blebridge.Test"
+    static let path: DBusObjectPath = "/io/blebridge/Test/obj1"
+    static let interface = "io.blebridge.Test1"
+
+    /// An interface with an echo, an adder, a method that fails by name, a slow method and a
+    /// property of each access kind.
+    static func testInterface() -> DBusInterface {
+        let counterBox = Counter(7)
+        return DBusInterface(
+            name: interface,
+            methods: [
+                DBusMethod(name: "Echo", inSignature: "s", outSignature: "s") { call in
+                    [call.arguments[0]]
+                },
+                DBusMethod(name: "Add", inSignature: "ii", outSignature: "i") { call in
+                    [.int32((call.arguments[0].asInt32 ?? 0) + (call.arguments[1].asInt32 ?? 0))]
+                },
+                DBusMethod(name: "Busy") { _ in
+                    throw DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")
+                },
+                DBusMethod(name: "Slow", inSignature: "u") { call in
+                    try await Task.sleep(for: .milliseconds(Int(call.arguments[0].asUInt32 ?? 0)))
+                    return []
+                },
+                DBusMethod(name: "WhoAmI", outSignature: "s") { call in [.string(call.sender)] },
+                DBusMethod(name: "Lies", outSignature: "s") { _ in [.uint32(1)] },
+            ],
+            properties: [
+                DBusProperty(name: "Name", signature: "s") { .string("thing") },
+                DBusProperty(name: "Missing", signature: "n") { nil },
+                DBusProperty(
+                    name: "Counter", signature: "i", access: .readwrite,
+                    get: { .int32(counterBox.value.withLock { $0 }) },
+                    set: { value in counterBox.value.withLock { $0 = value.asInt32 ?? 0 } }),
+            ],
+            signals: [DBusSignalDescription(name: "Ping", signature: "s")])
+    }
+
+    final class Counter: Sendable {
+        let value: Mutex<Int32>
+        init(_ initial: Int32) { value = Mutex(initial) }
+    }
+
+    func serve(_ bus: BusFixture) async throws -> (server: DBusConnection, client: DBusConnection) {
+        let server = try await bus.connect()
+        #expect(try await server.requestName(Self.name) == .primaryOwner)
+        try await server.export(path: Self.path, interfaces: [Self.testInterface()])
+        return (server, try await bus.connect())
+    }
+
+    func call(
+        _ client: DBusConnection, _ method: String, _ arguments: [DBusValue] = [], interface: String = interface,
+        path: DBusObjectPath = path
+    ) async throws -> [DBusValue] {
+        try await client.call(
+            destination: Self.name, path: path, interface: interface, method: method, arguments: arguments)
+    }
+
+    @Test func methodsReturnValuesAndErrorsByName() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            #expect(try await call(client, "Echo", [.string("hé")]) == [.string("hé")])
+            #expect(try await call(client, "Add", [.int32(40), .int32(2)]) == [.int32(42)])
+            #expect(try await call(client, "WhoAmI") == [.string(client.uniqueName)])
+            let busy = await #expect(throws: DBusError.self) { try await call(client, "Busy") }
+            #expect(busy == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
+            let lies = await #expect(throws: DBusError.self) { try await call(client, "Lies") }
+            #expect(lies?.name == .failed)
+            _ = server
+        }
+    }
+
+    @Test func unknownThingsAndWrongSignaturesGetStandardErrors() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let method = await #expect(throws: DBusError.self) { try await call(client, "Nope") }
+            #expect(method?.name == .unknownMethod)
+            let object = await #expect(throws: DBusError.self) { try await call(client, "Echo", path: "/nowhere") }
+            #expect(object?.name == .unknownObject)
+            let arguments = await #expect(throws: DBusError.self) { try await call(client, "Echo", [.uint32(1)]) }
+            #expect(arguments?.name == .invalidArgs)
+            let interface = await #expect(throws: DBusError.self) {
+                try await call(client, "Echo", [.string("x")], interface: "io.blebridge.Other")
+            }
+            #expect(interface?.name == .unknownMethod)
+            // Still usable afterwards.
+            #expect(try await call(client, "Echo", [.string("ok")]) == [.string("ok")])
+            _ = server
+        }
+    }
+
+    @Test func slowHandlersDoNotBlockOthers() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let clock = ContinuousClock()
+            let start = clock.now
+            async let slow = call(client, "Slow", [.uint32(1500)])
+            try await Task.sleep(for: .milliseconds(50))
+            for index in 0..<20 {
+                #expect(try await call(client, "Add", [.int32(Int32(index)), .int32(1)]) == [.int32(Int32(index) + 1)])
+            }
+            #expect(clock.now - start < .milliseconds(1200))
+            _ = try await slow
+            _ = server
+        }
+    }
+
+    @Test func callsTimeOut() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await #expect(throws: DBusError.self) {
+                try await client.call(
+                    destination: Self.name, path: Self.path, interface: Self.interface, method: "Slow",
+                    arguments: [.uint32(3000)], timeout: .milliseconds(200))
+            }
+            #expect(error?.name == .noReply)
+            #expect(clock.now - start < .seconds(2))
+            _ = server
+        }
+    }
+
+    @Test func cancellingACallEndsIt() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let task = Task { try await call(client, "Slow", [.uint32(3000)]) }
+            try await Task.sleep(for: .milliseconds(100))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            _ = server
+        }
+    }
+
+    @Test func propertiesGetGetAllSet() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let properties = "org.freedesktop.DBus.Properties"
+            #expect(
+                try await call(client, "Get", [.string(Self.interface), .string("Name")], interface: properties)
+                    == [.variant(.string("thing"))])
+            let all = try await call(client, "GetAll", [.string(Self.interface)], interface: properties)
+            #expect(all.first?.asDictionary == ["Name": .string("thing"), "Counter": .int32(7)])
+            _ = try await call(
+                client, "Set", [.string(Self.interface), .string("Counter"), .variant(.int32(99))],
+                interface: properties)
+            #expect(
+                try await call(client, "Get", [.string(Self.interface), .string("Counter")], interface: properties)
+                    == [.variant(.int32(99))])
+            let readOnly = await #expect(throws: DBusError.self) {
+                try await call(
+                    client, "Set", [.string(Self.interface), .string("Name"), .variant(.string("x"))],
+                    interface: properties)
+            }
+            #expect(readOnly?.name == .propertyReadOnly)
+            let wrongType = await #expect(throws: DBusError.self) {
+                try await call(
+                    client, "Set", [.string(Self.interface), .string("Counter"), .variant(.string("x"))],
+                    interface: properties)
+            }
+            #expect(wrongType?.name == .invalidArgs)
+            let missing = await #expect(throws: DBusError.self) {
+                try await call(client, "Get", [.string(Self.interface), .string("Missing")], interface: properties)
+            }
+            #expect(missing?.name == .invalidArgs)
+            _ = server
+        }
+    }
+
+    @Test func objectManagerReportsObjectsAndEmitsAddedRemoved() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            try await server.addObjectManager(at: "/")
+            let added = try await client.signals(
+                matching: DBusMatchRule(sender: Self.name, interface: "org.freedesktop.DBus.ObjectManager"))
+            let managed = try await call(
+                client, "GetManagedObjects", interface: "org.freedesktop.DBus.ObjectManager", path: "/")
+            let objects = try #require(managed.first?.asObjectPathDictionary)
+            #expect(objects[Self.path]?.asDictionary?[Self.interface]?.asDictionary?["Name"] == .string("thing"))
+
+            let second: DBusObjectPath = "/io/blebridge/Test/obj2"
+            try await server.export(path: second, interfaces: [Self.testInterface()])
+            let addedSignal = try #require(await next(added))
+            #expect(addedSignal.member == "InterfacesAdded")
+            #expect(addedSignal.path == "/")
+            #expect(addedSignal.arguments.first == .objectPath(second))
+            #expect(addedSignal.arguments[1].asDictionary?[Self.interface]?.asDictionary?["Counter"] == .int32(7))
+
+            try await server.unexport(path: second)
+            let removed = try #require(await next(added))
+            #expect(removed.member == "InterfacesRemoved")
+            #expect(removed.arguments.first == .objectPath(second))
+            #expect(removed.arguments[1].asStrings?.contains(Self.interface) == true)
+        }
+    }
+
+    @Test func introspectionDescribesObjectsAndChildren() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let introspectable = "org.freedesktop.DBus.Introspectable"
+            let leaf = try #require(try await call(client, "Introspect", interface: introspectable).first?.asString)
+            #expect(leaf.contains("<interface name=\"io.blebridge.Test1\">"))
+            #expect(leaf.contains("<method name=\"Add\"><arg type=\"i\" direction=\"in\"/>"))
+            #expect(leaf.contains("<property name=\"Counter\" type=\"i\" access=\"readwrite\"/>"))
+            let root = try #require(
+                try await call(client, "Introspect", interface: introspectable, path: "/io/blebridge/Test").first?
+                    .asString)
+            #expect(root.contains("<node name=\"obj1\"/>"))
+            _ = server
+        }
+    }
+
+    @Test func handlersReceiveAndReturnFileDescriptors() async throws {
+        try await withBus { bus in
+            let server = try await bus.connect()
+            _ = try await server.requestName(Self.name)
+            // AcquireNotify-shaped: returns (h fd, q mtu); the handler keeps the other socket end.
+            let keptBox = FDStore()
+            try await server.export(
+                path: Self.path,
+                interfaces: [
+                    DBusInterface(
+                        name: Self.interface,
+                        methods: [
+                            DBusMethod(name: "AcquireNotify", inSignature: "a{sv}", outSignature: "hq") { _ in
+                                var pair: [Int32] = [0, 0]
+                                guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0 else {
+                                    throw DBusError(.failed, "socketpair")
+                                }
+                                keptBox.store(DBusFileDescriptor(takingOwnershipOf: pair[0]))
+                                return [.unixFD(DBusFileDescriptor(takingOwnershipOf: pair[1])), .uint16(23)]
+                            },
+                            DBusMethod(name: "ReadFrom", inSignature: "h", outSignature: "ay") { call in
+                                guard let fd = call.arguments[0].asFileDescriptor else { return [] }
+                                var buffer = [UInt8](repeating: 0, count: 64)
+                                let count = read(fd.rawValue, &buffer, buffer.count)
+                                return [.bytes(buffer.prefix(max(0, count)))]
+                            },
+                        ])
+                ])
+            let client = try await bus.connect()
+            let reply = try await client.call(
+                destination: Self.name, path: Self.path, interface: Self.interface, method: "AcquireNotify",
+                arguments: [.properties([:])])
+            let fd = try #require(reply.first?.asFileDescriptor)
+            #expect(reply.last == .uint16(23))
+            let serverEnd = try #require(keptBox.first)
+            let payload: [UInt8] = [1, 2, 3]
+            #expect(write(serverEnd.rawValue, payload, 3) == 3)
+            var received = [UInt8](repeating: 0, count: 8)
+            #expect(read(fd.rawValue, &received, 8) == 3)
+            #expect(Array(received.prefix(3)) == payload)
+
+            // And a descriptor passed in: the handler reads from it.
+            var pipeEnds: [Int32] = [0, 0]
+            #expect(pipe(&pipeEnds) == 0)
+            let readEnd = DBusFileDescriptor(takingOwnershipOf: pipeEnds[0])
+            #expect(write(pipeEnds[1], "hey", 3) == 3)
+            close(pipeEnds[1])
+            let reply2 = try await client.call(
+                destination: Self.name, path: Self.path, interface: Self.interface, method: "ReadFrom",
+                arguments: [.unixFD(readEnd)])
+            #expect(reply2.first?.asBytes == Array("hey".utf8))
+            _ = server
+        }
+    }
+
+    final class FDStore: Sendable {
+        let descriptors = Mutex<[DBusFileDescriptor]>([])
+        func store(_ fd: DBusFileDescriptor) { descriptors.withLock { $0.append(fd) } }
+        var first: DBusFileDescriptor? { descriptors.withLock { $0.first } }
+    }
+}

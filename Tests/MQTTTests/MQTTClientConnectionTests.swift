@@ -1,0 +1,185 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import MQTT
+
+@Suite struct MQTTClientConnectionTests {
+    @Test func statesGoFromConnectingToConnectedToDisconnected() async throws {
+        let broker = try await MosquittoFixture()
+        let client = MQTTClient(configuration: try MQTTTestHelpers.configuration(broker, clientID: "states"))
+        let states = client.connectionStates
+        try await client.connect()
+        await client.disconnect()
+        let seen = await MQTTTestHelpers.collect(states, count: 4)
+        #expect(
+            seen == [
+                .disconnected(reason: nil), .connecting, .connected(sessionPresent: false), .disconnected(reason: nil),
+            ])
+    }
+
+    @Test func publishingWhileDisconnectedThrowsNoConnectionAtOnce() async throws {
+        let broker = try await MosquittoFixture()
+        let client = MQTTClient(configuration: try MQTTTestHelpers.configuration(broker, clientID: "idle"))
+        for qos in MQTTQoS.allCases {
+            await #expect {
+                try await client.publish(MQTTMessage(topic: "a/b", text: "x", qos: qos))
+            } throws: { ($0 as? MQTTError)?.code == .noConnection }
+        }
+    }
+
+    @Test func wildcardTopicOnPublishIsRefusedBeforeReachingTheBroker() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "wild")
+        for topic in ["blebridge/+/set", "blebridge/#", ""] {
+            await #expect {
+                try await client.publish(MQTTMessage(topic: topic, text: "x"))
+            } throws: { ($0 as? MQTTError)?.code == .invalidTopic }
+        }
+        await #expect {
+            _ = try await client.subscribe("a/#/b")
+        } throws: { ($0 as? MQTTError)?.code == .invalidTopic }
+        #expect(client.connectionState.isConnected)
+        await client.disconnect()
+    }
+
+    @Test func retainedLastWillIsPublishedOnAnUncleanDisconnectOnly() async throws {
+        let broker = try await MosquittoFixture()
+        let observer = try await MQTTTestHelpers.connectedClient(broker, clientID: "observer")
+        let states = try await observer.subscribe("bridge/state")
+        let will = MQTTMessage(topic: "bridge/state", text: "offline", qos: .atLeastOnce, retain: true)
+
+        // Clean DISCONNECT: no will. The marker published afterwards must be the next message.
+        let polite = try await MQTTTestHelpers.connectedClient(broker, clientID: "polite", will: will)
+        await polite.disconnect()
+        try await observer.publish(MQTTMessage(topic: "bridge/state", text: "marker", qos: .atLeastOnce))
+        #expect(await MQTTTestHelpers.collect(states, count: 1).map(\.text) == ["marker"])
+
+        // The socket dies without DISCONNECT: the broker publishes the will, retained.
+        let crashing = try await MQTTTestHelpers.connectedClient(broker, clientID: "crashing", will: will)
+        await crashing.dropConnectionForTesting()
+        let received = await MQTTTestHelpers.collect(states, count: 1)
+        #expect(received.map(\.text) == ["offline"])
+        await crashing.disconnect()
+        let late = try await MQTTTestHelpers.connectedClient(broker, clientID: "late")
+        let retained = await MQTTTestHelpers.collect(try await late.subscribe("bridge/state"), count: 1)
+        #expect(retained.first?.text == "offline")
+        #expect(retained.first?.retain == true)
+        await late.disconnect()
+        await observer.disconnect()
+    }
+
+    @Test func reconnectsAfterABrokerRestartAndResubscribes() async throws {
+        let broker = try await MosquittoFixture()
+        let client = MQTTClient(configuration: try MQTTTestHelpers.configuration(broker, clientID: "survivor"))
+        try await client.start()
+        #expect(await MQTTTestHelpers.waitForState(client) { $0.isConnected })
+        let commands = try await client.subscribe("blebridge/+/set")
+
+        await broker.stop(kill: true)
+        #expect(await MQTTTestHelpers.waitForState(client) { if case .disconnected(_?) = $0 { true } else { false } })
+        await #expect {
+            try await client.publish(MQTTMessage(topic: "x", text: "y"))
+        } throws: { ($0 as? MQTTError)?.code == .noConnection }
+        try await broker.start()
+        #expect(await MQTTTestHelpers.waitForState(client) { $0.isConnected })
+
+        // The clean session was lost with the broker; the client subscribed again by itself.
+        let sender = try await MQTTTestHelpers.connectedClient(broker, clientID: "sender")
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        var received: [MQTTMessage] = []
+        while received.isEmpty && clock.now < deadline {  // SUBACK may still be on its way
+            try await sender.publish(MQTTMessage(topic: "blebridge/lamp/set", text: "on", qos: .atLeastOnce))
+            received = await MQTTTestHelpers.collect(commands, count: 1, timeout: .milliseconds(200))
+        }
+        #expect(received.first?.text == "on")
+        await sender.disconnect()
+        await client.disconnect()
+    }
+
+    /// In-flight QoS 1 messages survive a broker crash: libmosquitto re-sends them after the
+    /// reconnect and the publish completes on that PUBACK.
+    @Test func inFlightPublishCompletesAfterTheReconnect() async throws {
+        let broker = try await MosquittoFixture()
+        let client = MQTTClient(configuration: try MQTTTestHelpers.configuration(broker, clientID: "inflight"))
+        try await client.start()
+        #expect(await MQTTTestHelpers.waitForState(client) { $0.isConnected })
+        broker.pause()
+        let publish = Task {
+            try await client.publish(MQTTMessage(topic: "kept/1", text: "resent", qos: .atLeastOnce, retain: true))
+        }
+        try await Task.sleep(for: .milliseconds(200))  // PUBLISH written, PUBACK withheld
+        await broker.stop(kill: true)
+        #expect(await MQTTTestHelpers.waitForState(client) { !$0.isConnected })
+        try await broker.start()
+        try await publish.value  // completes on the PUBACK from the restarted broker
+        let reader = try await MQTTTestHelpers.connectedClient(broker, clientID: "reader")
+        let retained = await MQTTTestHelpers.collect(try await reader.subscribe("kept/#"), count: 1)
+        #expect(retained.first?.text == "resent")
+        await reader.disconnect()
+        await client.disconnect()
+    }
+
+    /// Stopping the client fails what the broker has not acknowledged, so the caller can retry.
+    @Test func inFlightPublishFailsWhenTheClientStops() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "stopper")
+        broker.pause()
+        let publish = Task {
+            try await client.publish(MQTTMessage(topic: "lost/1", text: "x", qos: .exactlyOnce))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        await client.disconnect()
+        await #expect {
+            try await publish.value
+        } throws: { ($0 as? MQTTError)?.code == .connectionLost }
+        broker.resume()
+    }
+
+    @Test func unreachableBrokerIsReportedAsUnreachable() async throws {
+        let port = try FreePort.loopback()  // nothing listens here
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:\(port)", clientID: "x"))
+        await #expect {
+            try await client.connect()
+        } throws: { error in
+            let error = error as? MQTTError
+            return error?.code == .unreachable && error?.message.contains("Connection refused") == true
+        }
+        #expect(
+            client.connectionState == .disconnected(reason: MQTTError(.unreachable, ""))
+                || !client.connectionState.isConnected)
+    }
+
+    @Test func unresolvableHostIsReportedAsDNSFailure() async throws {
+        let client = MQTTClient(
+            configuration: try MQTTConfiguration(url: "mqtt://broker.blebridge.invalid:1883", clientID: "x"))
+        await #expect {
+            try await client.connect()
+        } throws: { ($0 as? MQTTError)?.code == .dnsFailure }
+    }
+
+    @Test func payloadOverTheBrokerLimitIsRefusedWithPayloadTooLarge() async throws {
+        let broker = try await MosquittoFixture(extraConfiguration: "message_size_limit 1000")
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "big")
+        await #expect {
+            try await client.publish(
+                MQTTMessage(topic: "big/1", payload: [UInt8](repeating: 7, count: 5000), qos: .atLeastOnce))
+        } throws: { error in
+            let error = error as? MQTTError
+            return error?.code == .payloadTooLarge && error?.underlyingCode == 0x95
+        }
+        // mosquitto 2.0 closes the connection after refusing it; the client reconnects by itself.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                try await client.publish(
+                    MQTTMessage(topic: "big/1", payload: [UInt8](repeating: 7, count: 500), qos: .atLeastOnce))
+                break
+            } catch let error as MQTTError where error.code == .noConnection && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        await client.disconnect()
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Boots the test VM (QEMU, software emulation) and runs one guest script inside it.
+# Usage: Tests/VM/run-guest.sh GUEST_SCRIPT [OUTDIR]. Exits with the guest script's status.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+vm="$root/.build/vm"
+script=$(readlink -f "$1")
+outdir=${2:-$(mktemp -d)}
+mkdir -p "$outdir"
+rm -f "$outdir/status"
+[[ -f "$vm/initramfs.gz" ]] || "$root/Tests/VM/prepare.sh"
+timeout "${BLEBRIDGE_VM_TIMEOUT:-240}" qemu-system-x86_64 \
+    -accel tcg,thread=multi -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+    -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.gz" \
+    -append "console=ttyS0 quiet panic=-1 bb.script=$script" \
+    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs "local,path=$outdir,mount_tag=outdir,security_model=none" \
+    > "$outdir/console.log" 2>&1 || true
+status=$(cat "$outdir/status" 2>/dev/null || echo 125)
+if [[ "$status" != 0 ]]; then
+    echo "vm: guest script $script exited $status; console:" >&2
+    tail -n 60 "$outdir/console.log" >&2
+fi
+exit "$status"
