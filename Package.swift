@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
+            exclude: ["Clients", "Reference"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",

@@ -80,12 +80,12 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// `WriteValue`, choosing the procedure exactly as `characteristic_write_value` does.
-    public mutating func write(_ bytes: [UInt8], type requested: WriteType?, offset: UInt16, link: Link)
-        throws(BlueZError)
-        -> WriteOutcome
-    {
+    /// Packets from the AcquireWrite socket come in with `acquired` (write commands that bypass the lock).
+    public mutating func write(
+        _ bytes: [UInt8], type requested: WriteType?, offset: UInt16, link: Link, acquired: Bool = false
+    ) throws(BlueZError) -> WriteOutcome {
         guard link.connected else { throw BlueZError.gattNotConnected }
-        if writeAcquiredBy != nil { throw BlueZError.notPermitted("Write acquired") }
+        if writeAcquiredBy != nil, !acquired { throw BlueZError.notPermitted("Write acquired") }
         let procedure: WriteType
         if requested == .reliable || (requested == nil && properties.contains(.reliableWrite)) {
             procedure = .reliable

@@ -356,6 +356,31 @@ public struct DeviceState: Sendable {
         return try body(&characteristics[id]!)
     }
 
+    mutating func withCharacteristicUnchecked<Result>(
+        _ id: GattDatabase.CharacteristicID, _ body: (inout CharacteristicState) -> Result
+    ) -> Result {
+        body(&characteristics[id]!)
+    }
+
+    /// bluetoothd restarted: links and sessions are gone; devices it stored (connected, paired or
+    /// trusted before) come back disconnected, temporary ones are forgotten.
+    public mutating func bluetoothdRestarted() {
+        link = .disconnected
+        connectedAt = nil
+        servicesResolved = false
+        gattExported = false
+        bonding = false
+        rssi = nil
+        txPowerVisible = false
+        for id in characteristics.keys { characteristics[id]!.reset() }
+        if temporary {
+            exported = false
+            manufacturerData = [:]
+            serviceData = [:]
+            lastSeen = nil
+        }
+    }
+
     /// A client left the bus: end its notification sessions everywhere.
     public mutating func clientVanished(_ sender: String) -> [Effect] {
         var effects: [Effect] = []
