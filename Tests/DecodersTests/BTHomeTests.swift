@@ -206,3 +206,25 @@ import Testing
         }
     }
 }
+
+@Suite struct BTHomePacketFilterTests {
+    private func reading(_ hex: String) -> DecodedReading { BTHomeDecoder().reading(bytes(hex)) }
+
+    @Test func repeatedPacketIDsAreDuplicates() {
+        var filter = BTHomePacketFilter()
+        #expect(filter.judge(reading("40 0001 015d")) == .new)
+        #expect(filter.judge(reading("40 0001 015d")) == .duplicate)
+        #expect(filter.judge(reading("40 0002 015c")) == .new)
+        #expect(filter.judge(reading("40 015c")) == .new, "no packet id: always new")
+    }
+
+    @Test func aLowerEncryptionCounterIsAReplay() {
+        var filter = BTHomePacketFilter()
+        let newer = DecodedReading(
+            decoder: "bthome", fields: [DecodedField(name: "encryption_counter", value: .int(10))], raw: [])
+        let older = DecodedReading(
+            decoder: "bthome", fields: [DecodedField(name: "encryption_counter", value: .int(9))], raw: [])
+        #expect(filter.judge(newer) == .new)
+        #expect(filter.judge(older) == .replayed)
+    }
+}

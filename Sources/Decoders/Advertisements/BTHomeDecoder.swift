@@ -44,21 +44,18 @@ public struct BTHomeDecoder: AdvertisementDecoder {
                 throw DecoderError(
                     .missingKey, field: "address", offset: 0, message: "decryption needs the device address")
             }
-            let body = reader.rest()
-            guard body.count >= 8 else {
+            guard reader.remaining >= 8 else {
                 throw DecoderError(
                     .truncated, field: "encrypted_payload", offset: reader.offset,
-                    message: "needs a 4-byte counter and a 4-byte MIC, \(body.count) byte(s) left")
+                    message: "needs a 4-byte counter and a 4-byte MIC, \(reader.remaining) byte(s) left")
             }
-            var tail = ByteReader(Array(body.suffix(8)))
-            let counterBytes = try tail.bytes(4, "counter")
-            let mic = try tail.bytes(4, "mic")
-            counter =
-                UInt32(counterBytes[0]) | UInt32(counterBytes[1]) << 8 | UInt32(counterBytes[2]) << 16
-                | UInt32(counterBytes[3]) << 24
+            let ciphertext = try reader.bytes(reader.remaining - 8, "encrypted_payload")
+            let counterBytes = try reader.bytes(4, "counter")
+            let mic = try reader.bytes(4, "mic")
+            var counterReader = ByteReader(counterBytes)
+            counter = try counterReader.uint32("counter")
             let nonce = address + [0xD2, 0xFC, info] + counterBytes
-            objects = ByteReader(
-                try AESCCM.open(ciphertext: Array(body.dropLast(8)), tag: mic, key: key, nonce: nonce))
+            objects = ByteReader(try AESCCM.open(ciphertext: ciphertext, tag: mic, key: key, nonce: nonce))
         } else {
             objects = ByteReader(reader.rest())
         }

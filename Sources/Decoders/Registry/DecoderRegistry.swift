@@ -76,6 +76,10 @@ public struct DecoderRegistry: Sendable {
     /// Names of all advertisement decoders, in trial order.
     public var advertisementDecoderNames: [String] { advertisementOrder.map(\.name) }
 
+    /// Every name a configuration may use as `decoder` (value and advertisement decoders), for
+    /// the configuration loader's `knownDecoders` check.
+    public var knownNames: Set<String> { Set(byName.keys).union(advertisementByName.keys) }
+
     /// Decodes a characteristic value with the named decoder when given, else the UUID's standard
     /// decoder, else `raw`. An unknown name yields a reading with an `unknown_decoder` error.
     public func decode(_ bytes: [UInt8], uuid: BluetoothUUID?, decoder name: String? = nil) -> DecodedReading {
