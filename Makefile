@@ -10,5 +10,3 @@ release:
 	swift build -c release
 format:
 	swift format --in-place --recursive Package.swift Sources Tests
-bench:
-	./bench/bench.sh

@@ -55,7 +55,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
-                "Bluetooth", "SystemdNotify",
+                "Bluetooth", "SystemdNotify", "MQTT",
             ]),
 
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.

@@ -13,6 +13,7 @@
 enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
         RunCommand.self,
+        DemoCommand.self,
         CheckConfigCommand.self,
         DecodeCommand.self,
     ]
