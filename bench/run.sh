@@ -65,7 +65,9 @@ cc $cflags -o "$bin/relay" "$src/relay.c" $(pkg-config --cflags --libs dbus-1 li
 cc $cflags -o "$bin/emitter" "$src/emitter.c" $(pkg-config --cflags --libs dbus-1)
 # shellcheck disable=SC2046
 cc $cflags -o "$bin/subscriber" "$src/subscriber.c" $(pkg-config --cflags --libs libmosquitto) -lpthread
-log "built relay, emitter, subscriber in $bin"
+# shellcheck disable=SC2046
+cc $cflags -o "$bin/bluez_client" "$src/bluez_client.c" $(pkg-config --cflags --libs dbus-1)
+log "built relay, emitter, subscriber, bluez_client in $bin"
 
 blebridge="$root/.build/release/blebridge"
 if [ "$run_gateway" = 1 ]; then
@@ -167,7 +169,7 @@ simulator_call() {
         /io/blebridge/Simulator "io.blebridge.Simulator1.$1" "${@:2}"
 }
 
-gateway_load() {
+simulator_load() {
     local total=$1 duration=$2 per_device statistics sent
     per_device=$(awk -v t="$total" -v d="$active" 'BEGIN{printf "%.6f", t/d}')
     simulator_call SetLoad "uint32:$devices" "double:$per_device" >/dev/null
@@ -208,11 +210,16 @@ phase() {
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
 }
 
-# A phase is sustained when nothing was lost, the source kept ≥ 95 % of the asked rate, and the
-# backlog drained within 500 ms after the load stopped (p99 bounded).
+# A phase is sustained when nothing was lost, the source kept >= 95 % of the asked rate, and the
+# backlog drained within 500 ms after the load stopped with p99 <= 250 ms. Sets phase_reason.
 phase_sustained() {
-    awk -v lost="$phase_lost" -v achieved="$phase_achieved" -v total="$1" -v drain="$phase_drain" -v p99="$phase_p99" \
-        'BEGIN{ exit !(lost <= 0 && achieved >= 0.95 * total && drain <= 500 && p99 <= 250) }'
+    phase_reason=$(awk -v lost="$phase_lost" -v achieved="$phase_achieved" -v total="$1" -v drain="$phase_drain" \
+        -v p99="$phase_p99" 'BEGIN{
+            if (lost > 0) print "lost " lost;
+            else if (achieved < 0.95 * total) print "source reached only " achieved "/s";
+            else if (drain > 500 || p99 > 250) print "backlog (p99 " p99 " ms, drain " drain " ms)";
+        }')
+    [ -z "$phase_reason" ]
 }
 
 # suite NAME LOADFN TARGETPID: warm-up, latency/CPU/memory phase, then the throughput ramp.
@@ -253,11 +260,11 @@ suite() {
     for total in $ramp; do
         phase "$name-ramp-$total" "$load" "$target" "$total" "$seconds"
         if ! phase_sustained "$total"; then
-            log "  retrying $total/s once"
+            log "  $phase_reason; retrying $total/s once"
             sleep 1
             phase "$name-ramp-$total-retry" "$load" "$target" "$total" "$seconds"
             if ! phase_sustained "$total"; then
-                failed_total=$total
+                failed_total="$total ($phase_reason)"
                 break
             fi
         fi
@@ -269,10 +276,51 @@ suite() {
     return 0
 }
 
-# ---------------------------------------------------------------- the gateway's side
-# The simulator (its own process) owns org.bluez on the private bus with the load devices
-# LOAD-0000… (C0:FF:EE:10:hh:ll, characteristic 6b1e2002-…); the gateway follows all of them.
+# ---------------------------------------------------------------- processes
+# Every suite gets a fresh dbus-daemon, mosquitto and (for the simulator's load) simulator.
+stop_pid() {
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+environment_start() {
+    start_dbus "$1-bus"
+    suite_pids=("${pids[-1]}")
+    start_mosquitto "$1-mqtt"
+    suite_pids+=("${pids[-1]}")
+}
+
+environment_stop() {
+    local pid
+    for pid in "${suite_pids[@]}"; do stop_pid "$pid"; done
+}
+
+start_relay() {
+    "$bin/relay" --address "$bus_address" --db "$work/$1.sqlite" --port "$mqtt_port" >"$work/$1.out" 2>&1 &
+    relay_pid=$!
+    pids+=("$relay_pid")
+    suite_pids+=("$relay_pid")
+    wait_for "$work/$1.out" ready 10 || { echo "relay did not start: $(cat "$work/$1.out")" >&2; exit 1; }
+}
+
+# The simulator (its own process, `blebridge simulate`) owns org.bluez on the private bus; load
+# mode adds LOAD-0000… (C0:FF:EE:10:hh:ll, characteristic 6b1e2002-…), each notifying while
+# connected and subscribed. Sets missing= when it cannot start.
 load_characteristic=6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b
+start_simulator() {
+    "$blebridge" simulate --bus "$bus_address" --scenario load >"$work/$1-simulator.log" 2>&1 &
+    simulator_pid=$!
+    pids+=("$simulator_pid")
+    suite_pids+=("$simulator_pid")
+    local deadline=$((SECONDS + 20))
+    until simulator_call SetLoad "uint32:$devices" double:0 >/dev/null 2>&1; do
+        if [ $SECONDS -ge $deadline ] || ! kill -0 "$simulator_pid" 2>/dev/null; then
+            missing="the simulator did not start: $(tail -3 "$work/$1-simulator.log" | tr '\n' ' ')"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
 
 write_gateway_config() {
     python3 - "$1" "$bus_address" "$mqtt_port" "$work/gateway.sqlite" "$devices" "$gateway_connections" \
@@ -298,72 +346,75 @@ with open(path, "w") as f:
 PY
 }
 
-gateway_start() {
-    "$blebridge" simulate --bus "$bus_address" --scenario load >"$work/simulator.log" 2>&1 &
-    simulator_pid=$!
-    pids+=("$simulator_pid")
-    local deadline=$((SECONDS + 20))
-    until simulator_call SetLoad "uint32:$devices" double:0 >/dev/null 2>&1; do
-        if [ $SECONDS -ge $deadline ] || ! kill -0 "$simulator_pid" 2>/dev/null; then
-            gateway_missing="the simulator did not start: $(tail -3 "$work/simulator.log" | tr '\n' ' ')"
-            return 1
-        fi
-        sleep 0.1
-    done
+start_gateway() {
     write_gateway_config "$work/gateway.json"
     "$blebridge" check-config --config "$work/gateway.json" >"$work/check-config.log" 2>&1 || {
-        gateway_missing="the generated configuration is refused: $(tail -3 "$work/check-config.log" | tr '\n' ' ')"
+        missing="the generated configuration is refused: $(tail -3 "$work/check-config.log" | tr '\n' ' ')"
         return 1
     }
     "$blebridge" run --config "$work/gateway.json" >"$work/gateway.log" 2>&1 &
     gateway_pid=$!
     pids+=("$gateway_pid")
+    suite_pids+=("$gateway_pid")
     sleep 1
     kill -0 "$gateway_pid" 2>/dev/null || {
-        gateway_missing="blebridge run exited: $(tail -3 "$work/gateway.log" | tr '\n' ' ')"
+        missing="blebridge run exited: $(tail -3 "$work/gateway.log" | tr '\n' ' ')"
         return 1
     }
 }
 
-gateway_stop() {
-    kill "$gateway_pid" 2>/dev/null || true
-    wait "$gateway_pid" 2>/dev/null || true
-}
-
 relay_ok=0
+relay_sim_ok=0
 gateway_ok=0
-gateway_missing=""
+simulator_missing=""
+if [ "$run_gateway" = 1 ]; then
+    "$blebridge" --help 2>&1 | grep -q simulate ||
+        simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
+fi
+relay_sim_missing=$simulator_missing
+gateway_missing=$simulator_missing
 
-# ---------------------------------------------------------------- (a) C relay
+# ---------------------------------------------------------------- (a) C relay, C load
 if [ "$run_relay" = 1 ]; then
-    start_dbus relay-bus
-    start_mosquitto relay-mqtt
-    "$bin/relay" --address "$bus_address" --db "$work/relay.sqlite" --port "$mqtt_port" >"$work/relay.out" 2>&1 &
-    relay_pid=$!
-    pids+=("$relay_pid")
-    wait_for "$work/relay.out" ready 10 || { echo "relay did not start: $(cat "$work/relay.out")" >&2; exit 1; }
+    environment_start relay
+    start_relay relay
     suite relay relay_load "$relay_pid" && relay_ok=1
-    kill "$relay_pid"
-    wait "$relay_pid" || true
+    stop_pid "$relay_pid"
     log "[relay] $(tail -1 "$work/relay.out")"
+    environment_stop
 fi
 
-# ---------------------------------------------------------------- (b) the gateway
-if [ "$run_gateway" = 1 ]; then
-    if ! "$blebridge" --help 2>&1 | grep -q simulate; then
-        gateway_missing="blebridge has no 'simulate' command (the simulator's process with load mode)"
-    fi
-    if [ -z "$gateway_missing" ] && ! "$blebridge" --help 2>&1 | grep -q '\brun\b'; then
-        gateway_missing="blebridge has no 'run' command"
-    fi
-    if [ -z "$gateway_missing" ]; then
-        start_dbus gateway-bus
-        start_mosquitto gateway-mqtt
-        if gateway_start; then
-            suite gateway gateway_load "$gateway_pid" && gateway_ok=1
-            gateway_stop
+# ---------------------------------------------------------------- (b) C relay, simulator's load
+if [ "$run_relay" = 1 ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then
+    environment_start relay_sim
+    missing=""
+    if start_simulator relay_sim; then
+        start_relay relay_sim
+        "$bin/bluez_client" --address "$bus_address" --count "$active" >"$work/bluez_client.out" 2>&1 &
+        client_pid=$!
+        pids+=("$client_pid")
+        suite_pids+=("$client_pid")
+        if wait_for "$work/bluez_client.out" ready 90; then
+            suite relay_sim simulator_load "$relay_pid" && relay_sim_ok=1
+        else
+            missing="could not subscribe to the simulator's load devices: $(tail -2 "$work/bluez_client.out" | tr '\n' ' ')"
         fi
+        stop_pid "$relay_pid"
+        log "[relay_sim] $(tail -1 "$work/relay_sim.out")"
     fi
+    relay_sim_missing=$missing
+    environment_stop
+fi
+
+# ---------------------------------------------------------------- (c) the gateway, simulator's load
+if [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then
+    environment_start gateway
+    missing=""
+    if start_simulator gateway && start_gateway; then
+        suite gateway simulator_load "$gateway_pid" && gateway_ok=1
+    fi
+    gateway_missing=${missing:-$gateway_missing}
+    environment_stop
 fi
 
 # ---------------------------------------------------------------- report
@@ -372,33 +423,46 @@ echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) c
 echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
 echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected)"
 echo
-printf '| %-34s | %12s | %12s | %8s | %s |\n' "" "C relay" "gateway" "ratio" "target"
-printf '|%s|%s|%s|%s|%s|\n' "------------------------------------" "--------------" "--------------" "----------" "------"
-show() { if [ "$2" = 1 ]; then eval "printf '%s' \"\${$1:-n/a}\""; else printf 'n/a'; fi; }
+value() { if [ "$(eval echo "\$${1}_ok")" = 1 ]; then eval "printf '%s' \"\${${1}_$2:-n/a}\""; else printf 'n/a'; fi; }
 ratio() {
-    if [ "$relay_ok" = 1 ] && [ "$gateway_ok" = 1 ]; then
-        awk -v g="$(eval echo "\$gateway_$1")" -v r="$(eval echo "\$relay_$1")" \
-            'BEGIN{ if (r > 0) printf "%.2f×", g / r; else printf "n/a" }'
+    if [ "$(eval echo "\$${1}_ok")" = 1 ] && [ "$gateway_ok" = 1 ]; then
+        awk -v g="$(eval echo "\$gateway_$2")" -v r="$(eval echo "\$${1}_$2")" \
+            'BEGIN{ if (r > 0) printf "%.2fx", g / r; else printf "n/a" }'
     else printf 'n/a'; fi
 }
-row() { printf '| %-34s | %12s | %12s | %8s | %s |\n' "$1" "$(show "relay_$2" "$relay_ok")" "$(show "gateway_$2" "$gateway_ok")" "$(ratio "$2")" "$3"; }
-row "sustained throughput (msg/s)" throughput "≥ 0.8× relay"
+format='| %-34s | %13s | %13s | %13s | %10s | %10s | %s |\n'
+# shellcheck disable=SC2059
+printf "$format" "" "relay, C load" "relay, sim." "gateway, sim." "gw/relay" "gw/relay" "target"
+# shellcheck disable=SC2059
+printf "$format" "" "" "" "" "(sim.)" "(C load)" ""
+echo "|---|---|---|---|---|---|---|"
+row() {
+    # shellcheck disable=SC2059
+    printf "$format" "$1" "$(value relay "$2")" "$(value relay_sim "$2")" "$(value gateway "$2")" \
+        "$(ratio relay_sim "$2")" "$(ratio relay "$2")" "$3"
+}
+row "sustained throughput (msg/s)" throughput ">= 0.8x relay"
 row "p50 latency at ${latency_rate}/s (ms)" p50 ""
-row "p99 latency at ${latency_rate}/s (ms)" p99 "≤ 5 ms"
-row "CPU per message at ${latency_rate}/s (us)" cpu "≤ 1.5× relay"
-row "VmRSS, ${devices} devices (MB)" rss_mb "≤ 30 MB"
-row "VmHWM, ${devices} devices (MB)" hwm_mb ""
+row "p99 latency at ${latency_rate}/s (ms)" p99 "<= 5 ms"
+row "CPU per message at ${latency_rate}/s (us)" cpu "<= 1.5x relay"
+row "VmRSS at ${latency_rate}/s (MB)" rss_mb "<= 30 MB (gateway)"
+row "VmHWM at ${latency_rate}/s (MB)" hwm_mb ""
 echo
-if [ "$relay_ok" = 1 ]; then
-    echo "relay: highest sustained step ${relay_step}/s; first failing step ${relay_failed:-none (ramp exhausted)}; lost at ${latency_rate}/s: ${relay_latency_lost}"
-fi
-if [ "$run_gateway" = 1 ]; then
-    if [ "$gateway_ok" = 1 ]; then
-        echo "gateway: highest sustained step ${gateway_step}/s; first failing step ${gateway_failed:-none (ramp exhausted)}; lost at ${latency_rate}/s: ${gateway_latency_lost}"
-    else
-        echo "gateway: NOT MEASURED — ${gateway_missing:-see the log above}"
+for suite_name in relay relay_sim gateway; do
+    ok=$(eval echo "\$${suite_name}_ok")
+    if [ "$ok" = 1 ]; then
+        echo "$suite_name: highest sustained step $(eval echo "\$${suite_name}_step")/s;" \
+            "first failing step $(eval echo "\${${suite_name}_failed:-none (ramp exhausted)}");" \
+            "lost at ${latency_rate}/s: $(eval echo "\$${suite_name}_latency_lost")"
+        continue
     fi
-fi
+    wanted=$run_gateway
+    [ "$suite_name" = relay ] && wanted=$run_relay
+    [ "$suite_name" = relay_sim ] && [ "$run_relay" = 0 ] && wanted=0
+    if [ "$wanted" = 1 ]; then
+        echo "$suite_name: NOT MEASURED — $(eval echo "\${${suite_name}_missing:-see the log above}")"
+    fi
+done
 if [ "$mode" = smoke ]; then
     [ "$relay_ok" = 1 ] && [ "${relay_latency_lost:-1}" -le 0 ] || { echo "smoke: relay did not deliver" >&2; exit 1; }
 fi
