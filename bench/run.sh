@@ -11,6 +11,7 @@
 # (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
 # BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
 # BENCH_RAMP (total rates tried for the throughput ramp, ascending).
+# BENCH_KEEP=1 keeps the working directory (logs, configuration, databases).
 # Everything runs on loopback; every phase has a fixed duration.
 set -euo pipefail
 
@@ -49,7 +50,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
+    if [ -n "${BENCH_KEEP:-}" ]; then log "logs kept in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 log() { printf '%s\n' "$*" >&2; }
@@ -170,14 +171,19 @@ simulator_call() {
 }
 
 simulator_load() {
-    local total=$1 duration=$2 per_device statistics sent
+    local total=$1 duration=$2 per_device statistics sent achieved
     per_device=$(awk -v t="$total" -v d="$active" 'BEGIN{printf "%.6f", t/d}')
-    simulator_call SetLoad "uint32:$devices" "double:$per_device" >/dev/null
+    if ! simulator_call SetLoad "uint32:$devices" "double:$per_device" >/dev/null; then
+        log "  the simulator is gone: $(tail -5 "$work"/*-simulator.log 2>/dev/null | tr '\n' ' ')"
+        echo "sent=0 achieved=0"
+        return
+    fi
     sleep "$duration"
     statistics=$(simulator_call GetLoadStatistics)
-    simulator_call SetLoad "uint32:$devices" double:0 >/dev/null
+    simulator_call SetLoad uint32:0 double:0 >/dev/null
     sent=$(grep -A1 '"sent"' <<<"$statistics" | sed -n 's/.*uint64 \([0-9]*\).*/\1/p' | head -1)
-    echo "sent=${sent:-0} achieved=$(awk -v s="${sent:-0}" -v d="$duration" 'BEGIN{printf "%.0f", s/d}')"
+    achieved=$(grep -A1 '"achieved_rate"' <<<"$statistics" | sed -n 's/.*double \([0-9.e+]*\).*/\1/p' | head -1)
+    echo "sent=${sent:-0} achieved=$(awk -v a="${achieved:-0}" 'BEGIN{printf "%.0f", a}')"
 }
 
 # phase NAME LOADFN TARGETPID TOTAL_RATE SECONDS: one fixed-length phase; sets phase_* results.
@@ -240,7 +246,7 @@ suite() {
         kill "$warm_load" 2>/dev/null || true
         wait "$warm_load" 2>/dev/null || true
     else
-        simulator_call SetLoad "uint32:$devices" double:0 >/dev/null
+        simulator_call SetLoad uint32:0 double:0 >/dev/null
     fi
     if [ "$warmed" = 0 ]; then
         echo "[$name] not every device delivered within 60 s: $(tail -1 "$work/$name-warmup.sub")" >&2
@@ -313,7 +319,7 @@ start_simulator() {
     pids+=("$simulator_pid")
     suite_pids+=("$simulator_pid")
     local deadline=$((SECONDS + 20))
-    until simulator_call SetLoad "uint32:$devices" double:0 >/dev/null 2>&1; do
+    until simulator_call SetLoad "uint32:$devices" double:1 >/dev/null 2>&1 && simulator_call SetLoad uint32:0 double:0 >/dev/null 2>&1; do
         if [ $SECONDS -ge $deadline ] || ! kill -0 "$simulator_pid" 2>/dev/null; then
             missing="the simulator did not start: $(tail -3 "$work/$1-simulator.log" | tr '\n' ' ')"
             return 1
@@ -368,11 +374,14 @@ relay_sim_ok=0
 gateway_ok=0
 simulator_missing=""
 if [ "$run_gateway" = 1 ]; then
-    "$blebridge" --help 2>&1 | grep -q simulate ||
+    "$blebridge" simulate --help >/dev/null 2>&1 ||
         simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
 fi
 relay_sim_missing=$simulator_missing
 gateway_missing=$simulator_missing
+if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ] && ! "$blebridge" run --help >/dev/null 2>&1; then
+    gateway_missing="blebridge has no 'run' command yet"
+fi
 
 # ---------------------------------------------------------------- (a) C relay, C load
 if [ "$run_relay" = 1 ]; then
@@ -407,7 +416,7 @@ if [ "$run_relay" = 1 ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]
 fi
 
 # ---------------------------------------------------------------- (c) the gateway, simulator's load
-if [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then
+if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ]; then
     environment_start gateway
     missing=""
     if start_simulator gateway && start_gateway; then
