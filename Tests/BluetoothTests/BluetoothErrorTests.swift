@@ -31,8 +31,20 @@ import Testing
             name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e", operation: .read,
             code: .attributeError),
         Case(
+            name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0d", operation: .write,
+            code: .invalidValueLength),
+        Case(
+            name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x05", operation: .read,
+            code: .insufficientAuthentication),
+        Case(
+            name: "org.bluez.Error.InvalidArguments", message: "Invalid Length", operation: .write,
+            code: .invalidValueLength),
+        Case(
+            name: "org.bluez.Error.InvalidArguments", message: "Invalid offset", operation: .read,
+            code: .invalidOffset),
+        Case(
             name: "org.bluez.Error.Failed", message: "Not connected", operation: .read,
-            code: .peripheralDisconnected),
+            code: .notConnected),
         Case(name: "org.bluez.Error.Failed", message: "Something odd", operation: .read, code: .failed),
         Case(name: "org.bluez.Error.Failed", message: "Something odd", operation: .connect, code: .connectionFailed),
         Case(

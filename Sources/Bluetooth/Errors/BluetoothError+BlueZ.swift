@@ -51,7 +51,12 @@ extension BluetoothError {
         case "AlreadyConnected", "AlreadyExists": return .alreadyExists
         case "DoesNotExist": return .unknownDevice
         case "NotFound": return .attributeNotFound
-        case "InvalidArguments": return .invalidParameters
+        case "InvalidArguments":
+            // bluetoothd 5.66 answers an over-long write with "Invalid Length" and a read past the end with
+            // "Invalid offset", both under InvalidArguments.
+            if lowered.contains("length") { return .invalidValueLength }
+            if lowered.contains("offset") { return .invalidOffset }
+            return .invalidParameters
         case "AuthenticationFailed", "AuthenticationRejected", "ConnectionAttemptFailed", "Rejected":
             return .authenticationFailed
         case "AuthenticationCanceled", "Canceled": return .authenticationCanceled
@@ -63,13 +68,14 @@ extension BluetoothError {
 
     /// `org.bluez.Error.Failed` carries its meaning in the message.
     private static func failedCode(_ message: String, during operation: BluetoothOperation) -> Code {
-        if message.contains("limited resources") || message.contains("0x0d") { return .connectionLimitReached }
+        if message.contains("att error") { return attCode(message) }
+        if message.contains("limited resources") { return .connectionLimitReached }
         if message.contains("timeout") || message.contains("timed out") {
             return operation == .connect ? .connectionTimeout : .timeout
         }
         if message.contains("not paired") { return .insufficientAuthentication }
-        if message.contains("att error") { return .attributeError }
-        if message == "not connected" || message.contains("disconnected") {
+        if message == "not connected" { return operation == .connect ? .connectionFailed : .notConnected }
+        if message.contains("disconnected") {
             return operation == .connect ? .connectionFailed : .peripheralDisconnected
         }
         if message.contains("not powered") || message.contains("adapter-not-powered") { return .notPoweredOn }
@@ -83,6 +89,25 @@ extension BluetoothError {
         case .connect: return .connectionFailed
         case .pair: return .authenticationFailed
         default: return .failed
+        }
+    }
+
+    /// "Operation failed with ATT error: 0x0d": the ATT error code (Core spec Vol 3 Part F 3.4.1.1) decides.
+    private static func attCode(_ message: String) -> Code {
+        guard let marker = message.split(separator: "0x", omittingEmptySubsequences: false).last,
+            let value = UInt8(marker.prefix(2), radix: 16)
+        else { return .attributeError }
+        switch value {
+        case 0x01: return .attributeNotFound  // invalid handle
+        case 0x02: return .readNotPermitted
+        case 0x03: return .writeNotPermitted
+        case 0x05, 0x0C, 0x0F: return .insufficientAuthentication  // authentication, key size, encryption
+        case 0x06: return .operationNotSupported
+        case 0x07: return .invalidOffset
+        case 0x08: return .insufficientAuthorization
+        case 0x0A: return .attributeNotFound
+        case 0x0D: return .invalidValueLength
+        default: return .attributeError
         }
     }
 

@@ -16,6 +16,7 @@ enum CommandRegistry {
         DemoCommand.self,
         CheckConfigCommand.self,
         DecodeCommand.self,
+        SimulateCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {
