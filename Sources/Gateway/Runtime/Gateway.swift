@@ -134,12 +134,13 @@ public actor Gateway {
                 }
             })
         // Passive and on-demand devices go offline when they stop advertising (no event marks it).
-        tasks.append(Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(5))
-                await self?.refreshAvailability()
-            }
-        })
+        tasks.append(
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    await self?.refreshAvailability()
+                }
+            })
         let link = BLELink(gateway: self, configuration: model.configuration, busAddress: options.busAddress)
         ble = link
         await link.start()

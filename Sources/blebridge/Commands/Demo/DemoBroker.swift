@@ -49,7 +49,7 @@ final class DemoBroker: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
-        try process.run()
+        try runWithDefaultSignalMask(process)
         let broker = DemoBroker(port: port, process: process)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
@@ -63,12 +63,26 @@ final class DemoBroker: Sendable {
 
     var isRunning: Bool { process.withLock { $0.isRunning } }
 
+    /// A child inherits the spawning thread's signal mask, and Swift's worker threads block
+    /// SIGTERM/SIGINT: spawn with an empty mask so the broker stops when asked. Synchronous, so
+    /// the mask is restored on the same thread.
+    private static func runWithDefaultSignalMask(_ process: Process) throws {
+        var empty = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
+    }
+
+    /// SIGTERM, then SIGKILL if the broker is still there after two seconds.
     func stop() {
-        process.withLock { process in
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
-        }
+        let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<200 where isRunning { usleep(10_000) }
+        if isRunning { kill(pid, SIGKILL) }
+        for _ in 0..<100 where isRunning { usleep(10_000) }
     }
 
     private static func loopbackAddress(port: UInt16) -> sockaddr_in {
@@ -85,7 +99,9 @@ final class DemoBroker: Sendable {
         defer { close(fd) }
         var address = loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw CommandLineError.failure("bind() failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
