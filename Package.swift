@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "Configuration", "BlueZSimulator", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )
