@@ -62,6 +62,9 @@ let package = Package(
         .executableTarget(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
             path: "Sources/Tools/outbox-probe"),
+        .executableTarget(
+            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Benchmarks/outbox-bench"),
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
