@@ -42,7 +42,7 @@ let package = Package(
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
         .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
 
         // The product.
@@ -81,7 +81,8 @@ let package = Package(
         .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
+            exclude: ["Clients", "Reference"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
