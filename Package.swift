@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
-            exclude: ["Clients", "Reference"]),
+            exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
