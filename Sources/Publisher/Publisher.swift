@@ -97,12 +97,27 @@ public actor Publisher {
     /// round, not one each. A failing group is retried submit by submit, so one bad entry fails
     /// only its own submit.
     public func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
-        let result = await withCheckedContinuation { continuation in
-            pendingSubmits.append(PendingSubmit(entries: entries, continuation: continuation))
-            if !committing {
-                committing = true
-                Task { await self.commitPendingSubmits() }
+        guard !committing else {
+            // Another commit is running: join the next group.
+            let result = await withCheckedContinuation { continuation in
+                pendingSubmits.append(PendingSubmit(entries: entries, continuation: continuation))
             }
+            return try result.get()
+        }
+        // Nobody is committing: commit inline (no extra hop for a lone producer).
+        committing = true
+        let result: Result<Void, OutboxError>
+        do {
+            try await store.append(entries)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        perform(window.appended())
+        if pendingSubmits.isEmpty {
+            committing = false
+        } else {
+            Task { await self.commitPendingSubmits() }
         }
         try result.get()
     }

@@ -106,17 +106,56 @@ func storeRate(synchronous: OutboxSynchronousMode, batch: Int, rows: Int) async 
     return Double(rows) / seconds(elapsed)
 }
 
+/// The same inserts straight through the SQLite wrapper on the calling thread (no actor, no caps
+/// bookkeeping): what the store costs on top of SQLite itself.
+func rawRate(synchronous: OutboxSynchronousMode, batch: Int, rows: Int) throws -> Double {
+    let (directory, path) = try temporaryDatabase()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let connection = try SQLiteConnection(path: path)
+    _ = try connection.texts("PRAGMA journal_mode = WAL")
+    try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+    try connection.execute(
+        """
+        CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL, topic TEXT NOT NULL,
+            payload BLOB NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL, sample_time INTEGER NOT NULL,
+            enqueued_at INTEGER NOT NULL, size INTEGER NOT NULL)
+        """)
+    let insert = try connection.prepare(
+        "INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    let entries = (0..<rows).map { entry($0, payload: 64) }
+    let start = clock.now
+    var index = 0
+    while index < rows {
+        let end = min(index + batch, rows)
+        try connection.transaction {
+            for item in entries[index..<end] {
+                try insert.run([
+                    .text(item.stream), .text(item.topic), .blob(item.payload), 1, 0, .integer(Int64(index)),
+                    .integer(Int64(index)), .integer(Int64(item.size)),
+                ])
+            }
+        }
+        index = end
+    }
+    return Double(rows) / seconds(clock.now - start)
+}
+
 func runStore(_ options: Options) async throws {
-    print("outbox rows/s through OutboxStore (64-byte payloads, fresh WAL file each, median of 3)")
-    print("synchronous  rows/txn  rows        rows/s")
+    print("outbox rows/s (64-byte payloads, fresh WAL file each, median of 3)")
+    print("synchronous  rows/txn  rows        OutboxStore  raw SQLite wrapper, same thread")
     for synchronous in [OutboxSynchronousMode.normal, .full] {
         for batch in [100, 1] {
             // FULL syncs every commit: fewer rows keep the unbatched run short.
             let rows = batch == 1 ? (synchronous == .full ? options.rows / 100 : options.rows / 10) : options.rows
             var rates: [Double] = []
-            for _ in 0..<3 { rates.append(try await storeRate(synchronous: synchronous, batch: batch, rows: rows)) }
+            var raw: [Double] = []
+            for _ in 0..<3 {
+                rates.append(try await storeRate(synchronous: synchronous, batch: batch, rows: rows))
+                raw.append(try rawRate(synchronous: synchronous, batch: batch, rows: rows))
+            }
             let name = synchronous.rawValue.uppercased().padding(toLength: 12, withPad: " ", startingAt: 0)
-            print(name + String(format: " %-9d %-11d %.0f", batch, rows, median(rates)))
+            print(name + String(format: " %-9d %-11d %-12.0f %.0f", batch, rows, median(rates), median(raw)))
         }
     }
 }
