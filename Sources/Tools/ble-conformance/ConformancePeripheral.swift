@@ -57,7 +57,10 @@ struct ConformancePeripheral {
         // Lamp writes become notifications of its new state.
         Task {
             for await event in manager.events {
-                if case .wrote(let uuid, let value, _) = event, uuid == P.lampPower || uuid == P.lampBrightness {
+                guard case .wrote(let uuid, let value, let kind) = event else { continue }
+                // One line per write, for scenarios that check what reached the device.
+                print("peripheral: wrote \(uuid) \(value.map { String($0, radix: 16) }.joined(separator: " ")) \(kind)")
+                if uuid == P.lampPower || uuid == P.lampBrightness {
                     _ = try? await manager.updateValue(value, for: uuid)
                 }
             }
