@@ -57,6 +57,9 @@ let package = Package(
                 "Bluetooth", "SystemdNotify",
             ]),
 
+        // Micro-benchmarks (not tests): bench/dbus/run.sh, docs/benchmarks.md.
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
+
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
