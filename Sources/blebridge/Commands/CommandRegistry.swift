@@ -14,6 +14,7 @@ enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
         CheckConfigCommand.self,
         DecodeCommand.self,
+        SimulateCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {
