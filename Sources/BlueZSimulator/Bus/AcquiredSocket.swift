@@ -83,6 +83,19 @@ final class AcquiredSocket: Sendable {
         }
     }
 
+    /// True when the client closed its end (checked without waiting for the watcher thread, so a
+    /// call that follows the close on the bus sees the lock released, as bluetoothd would).
+    var peerClosed: Bool {
+        descriptor.fd.withLock { fd in
+            guard let fd else { return true }
+            var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&watched, 1, 0) > 0 else { return false }
+            if watched.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return true }
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+        }
+    }
+
     /// Shuts our end down: the client sees HUP; the watcher then closes the descriptor.
     func close() {
         descriptor.fd.withLock { fd in

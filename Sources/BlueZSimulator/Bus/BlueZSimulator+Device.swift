@@ -99,12 +99,22 @@ extension BlueZSimulator {
         disconnectTimers.remove(key)
         connectAttempts[key, default: 0] += 1
         let wasConnecting = devices[key]!.link == .connecting
-        await apply(devices[key]!.linkLost(), to: key)
+        let effects = devices[key]!.linkLost()
+        // bluetoothd's device_remove_connection: pending Connect and Disconnect calls are answered
+        // before `Connected` goes false (clients such as bleak close their bus on that signal).
+        let connectedChange = DeviceState.Effect.changed(["Connected"])
+        await apply(effects.filter { $0 != connectedChange }, to: key)
         resumeConnects(
             key,
             error: wasConnecting
-                ? (pendingError ?? BlueZError.abortByLocal) : BlueZError.failed("Software caused connection abort"))
-        for waiter in pendingDisconnects.removeValue(forKey: key) ?? [] { waiter.resume() }
+                ? (pendingError ?? BlueZError.abortByLocal) : BlueZError.failed("br-connection-canceled"))
+        let disconnectWaiters = pendingDisconnects.removeValue(forKey: key) ?? []
+        for waiter in disconnectWaiters { waiter.resume() }
+        if !disconnectWaiters.isEmpty {
+            // Let the handlers' replies go out before the signal.
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
         if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
     }
 

@@ -4,8 +4,18 @@ import Foundation
 
 /// `org.bluez.GattCharacteristic1` and `GattDescriptor1` behaviour.
 extension BlueZSimulator {
+    /// Releases the acquired sockets of `key` whose client end is already closed.
+    func releaseClosedSockets(_ key: CharacteristicKey) {
+        for notify in [true, false] {
+            let socketKey = SocketKey(characteristic: key, notify: notify)
+            guard let socket = sockets[socketKey], socket.peerClosed else { continue }
+            socketEvent(socketKey, socket: socket, .closed, sender: "", generation: generation)
+        }
+    }
+
     func link(_ key: CharacteristicKey) -> CharacteristicState.Link {
-        devices[key.address]!.linkState(mtu: timing.mtu)
+        releaseClosedSockets(key)
+        return devices[key.address]!.linkState(mtu: timing.mtu)
     }
 
     /// Reads `offset` (q) and `type` (s) from an options dictionary as `parse_options` does.
@@ -92,6 +102,7 @@ extension BlueZSimulator {
     }
 
     func stopNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        releaseClosedSockets(key)
         do {
             let result = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
                 try state.stopNotify(sender: call.sender)

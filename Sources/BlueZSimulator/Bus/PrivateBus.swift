@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A private `dbus-daemon` on a Unix socket in a temporary directory, for `blebridge simulate`
 /// (without `--bus`) and `blebridge demo`. Its policy lets any client own any name, like a session
 /// bus, so the simulator can own `org.bluez` without root.
@@ -86,9 +90,13 @@ public final class PrivateBus: Sendable {
 
     /// Stops the daemon and removes its directory.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        // SIGKILL and polling: a child spawned from a dispatch thread inherits its blocked signal
+        // mask, so SIGTERM may never arrive; `waitUntilExit` spins a run loop on Linux. The bus
+        // holds no state worth a graceful exit.
+        let pid = process.processIdentifier
+        if process.isRunning, pid > 0 {
+            kill(pid, SIGKILL)
+            for _ in 0..<300 where process.isRunning { usleep(10_000) }
         }
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -57,3 +57,37 @@ import Testing
     @Test func pairingThroughARegisteredAgent() async throws { try await run("pairing", scenario: "pairing") }
     @Test func misbehavingClientsGetErrorsNotCrashes() async throws { try await run("bad_input", scenario: "demo") }
 }
+
+/// Fidelity: bleak (PyPI, in `.build/venv` from scripts/setup.sh) drives the simulator unchanged.
+@Suite struct BleakFidelityTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func bleakScansConnectsReadsWritesAndReceivesNotifications() async throws {
+        let python = Self.root.appendingPathComponent(".build/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("bleak is not installed: run scripts/setup.sh (it creates .build/venv with bleak)")
+            return
+        }
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(
+            scenario: try SimulatorBusTests.fastScenario("demo"),
+            options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
+        do {
+            try await simulator.start(busAddress: bus.address)
+            let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
+            let result = try await ChildProcess.run(
+                python, [script], environment: bus.environment, timeout: .seconds(60))
+            #expect(result.status == 0, "bleak failed:\n\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("bleak ok"))
+            let writes = try await simulator.writes(address: "C0:FF:EE:00:00:05").map {
+                ($0.characteristic.shortString, $0.value)
+            }
+            #expect(writes.contains { $0.0 == "2a06" && $0.1 == [2] }, "the write without response reached the lamp")
+        } catch {
+            Issue.record(error)
+        }
+        await simulator.stop()
+        await bus.stop()
+    }
+}
