@@ -63,6 +63,11 @@ let package = Package(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
             path: "Sources/Tools/outbox-probe"),
 
+        // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
+        .executableTarget(
+            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging"],
+            path: "Sources/Tools/ble-conformance"),
+
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

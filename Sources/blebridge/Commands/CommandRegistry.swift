@@ -14,6 +14,7 @@ enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
         CheckConfigCommand.self,
         DecodeCommand.self,
+        ScanCommand.self,
         SimulateCommand.self,
     ]
 
