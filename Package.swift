@@ -62,6 +62,9 @@ let package = Package(
         .executableTarget(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
             path: "Sources/Tools/outbox-probe"),
+        .executableTarget(
+            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Benchmarks/outbox-bench"),
 
         // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
         .executableTarget(

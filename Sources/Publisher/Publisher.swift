@@ -35,6 +35,8 @@ public actor Publisher {
     private var watcher: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
     private var published = 0
+    private var pendingSubmits: [PendingSubmit] = []
+    private var committing = false
     private let clock = ContinuousClock()
 
     public init(
@@ -89,9 +91,66 @@ public actor Publisher {
     }
 
     /// Commits `entries` to the outbox in one transaction, then lets the publisher send them.
+    ///
+    /// Submits that arrive while a commit is under way are committed together in the next
+    /// transaction (group commit), so many devices submitting at once cost one transaction per
+    /// round, not one each. A failing group is retried submit by submit, so one bad entry fails
+    /// only its own submit.
     public func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
-        try await store.append(entries)
+        guard !committing else {
+            // Another commit is running: join the next group.
+            let result = await withCheckedContinuation { continuation in
+                pendingSubmits.append(PendingSubmit(entries: entries, continuation: continuation))
+            }
+            return try result.get()
+        }
+        // Nobody is committing: commit inline (no extra hop for a lone producer).
+        committing = true
+        let result: Result<Void, OutboxError>
+        do {
+            try await store.append(entries)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
         perform(window.appended())
+        if pendingSubmits.isEmpty {
+            committing = false
+        } else {
+            Task { await self.commitPendingSubmits() }
+        }
+        try result.get()
+    }
+
+    private struct PendingSubmit {
+        let entries: [OutboxEntry]
+        let continuation: CheckedContinuation<Result<Void, OutboxError>, Never>
+    }
+
+    private func commitPendingSubmits() async {
+        while !pendingSubmits.isEmpty {
+            let group = pendingSubmits
+            pendingSubmits = []
+            do {
+                try await store.append(group.flatMap(\.entries))
+                for submit in group { submit.continuation.resume(returning: .success(())) }
+            } catch {
+                if group.count == 1 {
+                    group[0].continuation.resume(returning: .failure(error))
+                } else {
+                    for submit in group {
+                        do {
+                            try await store.append(submit.entries)
+                            submit.continuation.resume(returning: .success(()))
+                        } catch {
+                            submit.continuation.resume(returning: .failure(error))
+                        }
+                    }
+                }
+            }
+            perform(window.appended())
+        }
+        committing = false
     }
 
     public func stats() async throws(OutboxError) -> PublisherStats {

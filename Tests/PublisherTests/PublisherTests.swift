@@ -137,3 +137,48 @@ import Testing
         await subscriberClient.disconnect()
     }
 }
+
+@Suite struct PublisherSubmitTests {
+    @Test func concurrentSubmitsShareTransactionsAndABadOneFailsAlone() async throws {
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(
+            path: directory.file("o.sqlite").path, options: OutboxOptions(maxBytes: 50_000))
+        // Never started: submits must not need a broker.
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:9", clientID: "idle"))
+        let publisher = Publisher(store: store, client: client)
+        let failures = await withTaskGroup(of: OutboxError?.self) { group in
+            for device in 0..<20 {
+                group.addTask {
+                    do {
+                        for seq in 0..<10 {
+                            if device == 7 && seq == 5 {
+                                try await publisher.submit(
+                                    OutboxEntry(
+                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), stream: "dev7"))
+                            } else {
+                                try await publisher.submit(TestReading.entry(device: "dev\(device)", seq: seq))
+                            }
+                        }
+                        return nil
+                    } catch {
+                        return error as? OutboxError
+                    }
+                }
+            }
+            var failures: [OutboxError] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+        #expect(failures.map(\.code) == [.entryTooLarge])
+        // dev7 stopped at its failing submit; everything else was stored, each device in order.
+        let records = try await store.next(limit: 1000)
+        #expect(records.count == 19 * 10 + 5)
+        var perDevice: [String: [Int]] = [:]
+        for record in records {
+            let object = try JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]
+            perDevice[record.entry.stream, default: []].append(object?["seq"] as? Int ?? -1)
+        }
+        #expect(perDevice["dev7"] == Array(0..<5))
+        #expect(perDevice["dev3"] == Array(0..<10))
+    }
+}

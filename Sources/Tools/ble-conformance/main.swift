@@ -28,7 +28,6 @@ guard arguments.isEmpty else {
     exit(64)
 }
 LogConfiguration.shared.threshold = .warning
-setvbuf(stdout, nil, _IOLBF, 0)  // line-buffered: scenarios read the log while it runs
 
 switch role {
 case "central":
