@@ -58,6 +58,9 @@ let package = Package(
                 "Bluetooth", "SystemdNotify",
             ]),
 
+        // Micro-benchmarks (not tests): bench/dbus/run.sh, docs/benchmarks.md.
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
+
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
