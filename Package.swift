@@ -58,10 +58,21 @@ let package = Package(
                 "Bluetooth", "SystemdNotify", "MQTT",
             ]),
 
+        // Micro-benchmarks (not tests): bench/dbus/run.sh, docs/benchmarks.md.
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
+
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
             path: "Sources/Tools/outbox-probe"),
+        .executableTarget(
+            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Benchmarks/outbox-bench"),
+
+        // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
+        .executableTarget(
+            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging"],
+            path: "Sources/Tools/ble-conformance"),
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.

@@ -26,6 +26,10 @@ for scenario in "${scenarios[@]}"; do
         status=0
         Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
     fi
+    # The same conformance run against the simulator must agree with real bluetoothd.
+    if [[ $status == 0 && -f "$out/transcript.jsonl" ]]; then
+        Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
+    fi
     elapsed=$(($(date +%s) - start))
     if [[ $status == 0 ]]; then
         echo "vm: PASS $name (${elapsed}s)"

@@ -103,9 +103,14 @@ public actor CentralManager {
             })
     }
 
-    /// The system bus (honours `DBUS_SYSTEM_BUS_ADDRESS`), adapter `hci0` unless given.
-    public static func system(options: Options = Options()) async throws -> CentralManager {
-        try await CentralManager(connection: try await DBusConnection.system(), options: options)
+    /// A manager on the bus at `busAddress` (`unix:path=…`), or on the system bus (honouring
+    /// `DBUS_SYSTEM_BUS_ADDRESS`) when nil.
+    public static func connect(busAddress: String? = nil, options: Options = Options()) async throws -> CentralManager {
+        let connection =
+            if let busAddress { try await DBusConnection(address: busAddress) } else {
+                try await DBusConnection.system()
+            }
+        return try await CentralManager(connection: connection, options: options)
     }
 
     /// Stops everything: scanners end, connections are left to BlueZ, streams finish.

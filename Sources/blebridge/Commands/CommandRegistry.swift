@@ -16,6 +16,7 @@ enum CommandRegistry {
         DemoCommand.self,
         CheckConfigCommand.self,
         DecodeCommand.self,
+        ScanCommand.self,
         SimulateCommand.self,
     ]
 
