@@ -31,7 +31,7 @@ final class GatewayProcess: Sendable {
         if let busAddress { arguments += ["--bus", busAddress] }
         self.arguments = arguments
         self.process = try ChildProcess(
-            try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "debug"])
+            try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "info"])
     }
 
     /// A second gateway process on the same directory, configuration and outbox (restart).
@@ -40,7 +40,7 @@ final class GatewayProcess: Sendable {
         configPath = previous.configPath
         outboxPath = previous.outboxPath
         arguments = previous.arguments
-        process = try ChildProcess(try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "debug"])
+        process = try ChildProcess(try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "info"])
     }
 
     static func repositoryConfiguration() throws -> [String: Any] {

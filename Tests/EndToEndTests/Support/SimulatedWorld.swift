@@ -50,21 +50,6 @@ final class SimulatedWorld: Sendable {
         return message.flatMap(recorder.json)
     }
 
-    /// Runs `body` with a fresh world and always shuts it down afterwards.
-    static func with(
-        scenario: String = "demo", edit: (inout [String: Any]) -> Void = { _ in },
-        _ body: (SimulatedWorld) async throws -> Void
-    ) async throws {
-        let world = try await SimulatedWorld(scenario: scenario, edit: edit)
-        do {
-            try await body(world)
-        } catch {
-            await world.shutdown()
-            throw error
-        }
-        await world.shutdown()
-    }
-
     func shutdown() async {
         if gateway.process.isRunning {
             gateway.process.signal(SIGTERM)
