@@ -57,6 +57,9 @@ let package = Package(
                 "Bluetooth", "SystemdNotify",
             ]),
 
+        // Benchmarks (not tests; run through scripts/bench-*.sh in release).
+        .executableTarget(name: "mqtt-bench", dependencies: ["MQTT"], path: "Sources/Benchmarks/mqtt-bench"),
+
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
