@@ -8,5 +8,7 @@ build:
 	swift build
 release:
 	swift build -c release
+bench:
+	./bench/run.sh
 format:
 	swift format --in-place --recursive Package.swift Sources Tests

@@ -38,17 +38,18 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
+        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
         .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
 
         // The product.
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Logging", "Bluetooth",
+                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Publisher", "Logging", "Bluetooth",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -60,6 +61,16 @@ let package = Package(
         // Benchmarks (not tests; run through scripts/bench-*.sh in release).
         .executableTarget(name: "mqtt-bench", dependencies: ["MQTT"], path: "Sources/Benchmarks/mqtt-bench"),
 
+        // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
+        .executableTarget(
+            name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Tools/outbox-probe"),
+
+        // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
+        .executableTarget(
+            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging"],
+            path: "Sources/Tools/ble-conformance"),
+
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -68,12 +79,15 @@ let package = Package(
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
+        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
+            exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",

@@ -243,7 +243,7 @@ import Testing
                                 guard let fd = call.arguments[0].asFileDescriptor else { return [] }
                                 var buffer = [UInt8](repeating: 0, count: 64)
                                 let count = read(fd.rawValue, &buffer, buffer.count)
-                                return [.bytes(buffer.prefix(max(0, count)))]
+                                return [.bytes(Array(buffer.prefix(max(0, count))))]
                             },
                         ])
                 ])

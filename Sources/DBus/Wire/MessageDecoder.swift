@@ -76,15 +76,7 @@ enum MessageDecoder {
             var pointer: UnsafeMutableRawPointer? = nil
             var count: Int32 = 0
             withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
-            let bytes = UnsafeRawBufferPointer(start: pointer, count: Int(count))
-            return .array(
-                elementSignature: basicSignatures[TypeCode.byte]!,
-                Array(unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
-                    for (index, byte) in bytes.enumerated() {
-                        (buffer.baseAddress! + index).initialize(to: .byte(byte))
-                    }
-                    initialized = bytes.count
-                })
+            return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
         }
         if let element = basicSignatures[elementCode] {
             return .array(elementSignature: element, try decodeAll(&sub))

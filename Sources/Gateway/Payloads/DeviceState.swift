@@ -43,6 +43,7 @@ extension JSONValue {
     /// A decoded value as JSON: objects keep their field order; units are not part of the value.
     public init(_ value: DecodedValue) {
         switch value {
+        case .null: self = .null
         case .int(let number): self = .int(number)
         case .double(let number): self = .double(number)
         case .bool(let flag): self = .bool(flag)

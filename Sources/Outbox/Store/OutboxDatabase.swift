@@ -43,7 +43,11 @@ final class OutboxDatabase {
         deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ?")
         deleteThrough = try connection.prepare("DELETE FROM outbox WHERE id <= ?")
         scanHead = try connection.prepare("SELECT id, size, sample_time FROM outbox ORDER BY id")
-        addCounter = try connection.prepare("UPDATE counters SET value = value + ? WHERE name = ?")
+        addCounter = try connection.prepare(
+            """
+            INSERT INTO counters (value, name) VALUES (?, ?)
+            ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+            """)
         readCounters = try connection.prepare("SELECT name, value FROM counters")
         selectOldest = try connection.prepare("SELECT sample_time FROM outbox ORDER BY id LIMIT 1")
         selectSize = try connection.prepare("SELECT size FROM outbox WHERE id = ?")
@@ -108,9 +112,19 @@ final class OutboxDatabase {
         return records
     }
 
-    /// Deletes acknowledged entries in one transaction; returns how many existed.
+    /// Deletes acknowledged entries in one transaction, counting them as delivered; returns how many existed.
     @discardableResult
     func remove(ids: [Int64]) throws -> Int {
+        try delete(ids: ids, counter: "delivered")
+    }
+
+    /// Deletes entries that will never be delivered, counting them under `reason`.
+    @discardableResult
+    func drop(ids: [Int64], reason: OutboxDropReason) throws -> Int {
+        try delete(ids: ids, counter: reason.counterName)
+    }
+
+    private func delete(ids: [Int64], counter: String) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let (removed, removedBytes) = try connection.transaction {
             var removed = 0
@@ -123,7 +137,7 @@ final class OutboxDatabase {
                 try deleteOne.run([.integer(id)])
                 removed += connection.changes
             }
-            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text("delivered")]) }
+            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text(counter)]) }
             return (removed, removedBytes)
         }
         depth -= removed

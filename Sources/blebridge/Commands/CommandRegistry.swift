@@ -12,7 +12,10 @@
 /// Every `blebridge` subcommand.
 enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
-        CheckConfigCommand.self
+        CheckConfigCommand.self,
+        DecodeCommand.self,
+        ScanCommand.self,
+        SimulateCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {

@@ -1,0 +1,56 @@
+public import Bluetooth
+
+/// Where in an advertisement a format lives.
+public enum AdvertisementSource: Sendable, Hashable, CustomStringConvertible {
+    /// Service data for this UUID (BlueZ `Device1.ServiceData`).
+    case serviceData(BluetoothUUID)
+    /// Manufacturer-specific data for this company identifier (BlueZ `Device1.ManufacturerData`;
+    /// the payload excludes the two company-id bytes).
+    case manufacturerData(UInt16)
+
+    public var description: String {
+        switch self {
+        case .serviceData(let uuid): return "service data \(uuid)"
+        case .manufacturerData(let company):
+            return "manufacturer data 0x\(Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)]))"
+        }
+    }
+}
+
+/// What an advertisement decoder may need besides the payload.
+public struct AdvertisementContext: Sendable, Hashable {
+    /// The advertiser's address (BTHome encryption nonce).
+    public var address: BluetoothAddress?
+    /// A 16-byte AES key (BTHome bind key) from the configuration.
+    public var bindKey: [UInt8]?
+
+    public init(address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil) {
+        self.address = address
+        self.bindKey = bindKey
+    }
+}
+
+/// Decodes one advertisement format from raw service data or manufacturer data.
+public protocol AdvertisementDecoder: Sendable {
+    var name: String { get }
+    var source: AdvertisementSource { get }
+    /// True when the payload looks like this format (e.g. iBeacon's `02 15` prefix inside Apple's
+    /// manufacturer data), so the registry can choose among decoders of one source.
+    func accepts(_ payload: [UInt8]) -> Bool
+    func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField]
+}
+
+extension AdvertisementDecoder {
+    public func accepts(_ payload: [UInt8]) -> Bool { true }
+
+    /// Decodes without throwing: on failure the reading carries the error and the raw bytes.
+    public func reading(_ payload: [UInt8], context: AdvertisementContext = AdvertisementContext())
+        -> DecodedReading
+    {
+        do {
+            return DecodedReading(decoder: name, fields: try decode(payload, context: context), raw: payload)
+        } catch {
+            return DecodedReading(decoder: name, fields: [], raw: payload, error: error)
+        }
+    }
+}

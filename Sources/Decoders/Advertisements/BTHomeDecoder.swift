@@ -1,0 +1,146 @@
+import Bluetooth
+
+/// BTHome v2 (https://bthome.io/format/), service data UUID 0xFCD2.
+///
+/// The first byte is the device information: bit 0 encrypted, bit 1 the advertiser's address
+/// follows (6 bytes, reversed), bit 2 trigger-based device, bits 5–7 the version (must be 2).
+/// Objects follow as `id, data…` in any order; an id may repeat (fields are then numbered
+/// `temperature_1`, `temperature_2`, …). Object 0x00 is the packet id for de-duplication.
+///
+/// Encrypted payloads are `ciphertext, counter (4 bytes), MIC (4 bytes)`, AES-128-CCM with the
+/// device's bind key and the nonce `address (6) · d2 fc · device info · counter`. Decryption
+/// needs ``AdvertisementContext/bindKey`` and the address (from the context or the payload).
+///
+/// An unknown object id stops parsing (its length is unknown): the fields read so far are kept
+/// and `undecoded_object_id` / `undecoded_hex` say what was left.
+public struct BTHomeDecoder: AdvertisementDecoder {
+    public let name = "bthome"
+    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFCD2)))
+
+    public init() {}
+
+    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+        var reader = ByteReader(payload)
+        let info = try reader.uint8("device_information")
+        let version = info >> 5
+        guard version == 2 else {
+            throw DecoderError(
+                .unsupported, field: "device_information", offset: 0, message: "BTHome version \(version), expected 2")
+        }
+        let encrypted = info & 0x01 != 0
+        var address = context.address?.bytes
+        if info & 0x02 != 0 {
+            address = Array(try reader.bytes(6, "address").reversed())
+        }
+        var objects: ByteReader
+        var counter: UInt32?
+        if encrypted {
+            guard let key = context.bindKey else {
+                throw DecoderError(
+                    .missingKey, field: "bind_key", offset: 0,
+                    message: "the payload is encrypted; configure the bind key")
+            }
+            guard let address else {
+                throw DecoderError(
+                    .missingKey, field: "address", offset: 0, message: "decryption needs the device address")
+            }
+            guard reader.remaining >= 8 else {
+                throw DecoderError(
+                    .truncated, field: "encrypted_payload", offset: reader.offset,
+                    message: "needs a 4-byte counter and a 4-byte MIC, \(reader.remaining) byte(s) left")
+            }
+            let ciphertext = try reader.bytes(reader.remaining - 8, "encrypted_payload")
+            let counterBytes = try reader.bytes(4, "counter")
+            let mic = try reader.bytes(4, "mic")
+            var counterReader = ByteReader(counterBytes)
+            counter = try counterReader.uint32("counter")
+            let nonce = address + [0xD2, 0xFC, info] + counterBytes
+            objects = ByteReader(try AESCCM.open(ciphertext: ciphertext, tag: mic, key: key, nonce: nonce))
+        } else {
+            objects = ByteReader(reader.rest())
+        }
+        var fields = try Self.decodeObjects(&objects)
+        fields.append(.bool("encrypted", encrypted))
+        fields.append(.bool("trigger_based", info & 0x04 != 0))
+        if let counter { fields.append(.int("encryption_counter", counter)) }
+        return fields
+    }
+
+    static func decodeObjects(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
+        var fields: [DecodedField] = []
+        var index = 0
+        while !reader.isAtEnd {
+            let start = reader.offset
+            let id = try reader.uint8("object[\(index)].id")
+            guard let object = BTHomeObject.byID[id] else {
+                fields.append(.string("undecoded_object_id", "0x" + Hex.string([id])))
+                fields.append(.string("undecoded_hex", Hex.string(reader.bytes[start...])))
+                _ = reader.rest()
+                break
+            }
+            let label = "object[\(index)].\(object.name)"
+            fields += try decode(object, from: &reader, label: label)
+            index += 1
+        }
+        return numberingRepeats(fields)
+    }
+
+    static func decode(_ object: BTHomeObject, from reader: inout ByteReader, label: String) throws(DecoderError)
+        -> [DecodedField]
+    {
+        switch object.format {
+        case .number(let width, let signed, let multiplier, let exponent):
+            let raw = signed ? try reader.signed(width, label) : Int64(try reader.unsigned(width, label))
+            if multiplier == 1, exponent == 0 {
+                return [.int(object.name, raw, unit: object.unit, kind: object.kind)]
+            }
+            let value = Scale.decimal(raw, multiplier: multiplier, exponent: exponent)
+            return [.double(object.name, value, unit: object.unit, kind: object.kind)]
+        case .binary:
+            let start = reader.offset
+            let raw = try reader.uint8(label)
+            guard raw <= 1 else {
+                throw DecoderError(.invalidValue, field: label, offset: start, message: "\(raw) is not 0 or 1")
+            }
+            return [.bool(object.name, raw == 1, kind: object.kind)]
+        case .button:
+            let raw = try reader.uint8(label)
+            let event: DecodedValue = BTHomeObject.buttonEvents[raw].map { .string($0) } ?? .null
+            return [DecodedField(name: object.name, value: event, kind: object.kind)]
+        case .dimmer:
+            let raw = try reader.uint8(label + ".event")
+            let steps = try reader.uint8(label + ".steps")
+            let event: DecodedValue = BTHomeObject.dimmerEvents[raw].map { .string($0) } ?? .null
+            return [
+                DecodedField(name: object.name, value: event, kind: object.kind),
+                .int(object.name + "_steps", steps),
+            ]
+        case .timestamp:
+            let seconds = try reader.uint32(label)
+            return [.string(object.name, UnixTime.iso8601(Int64(seconds)), kind: object.kind)]
+        case .text:
+            let length = Int(try reader.uint8(label + ".length"))
+            return [.string(object.name, try reader.utf8(count: length, label))]
+        case .raw:
+            let length = Int(try reader.uint8(label + ".length"))
+            return [.string(object.name, Hex.string(try reader.bytes(length, label)))]
+        case .firmware(let width):
+            let parts = try reader.bytes(width, label)
+            return [.string(object.name, parts.reversed().map { String($0) }.joined(separator: "."))]
+        }
+    }
+
+    /// Names that occur more than once get `_1`, `_2`, … in order of appearance.
+    static func numberingRepeats(_ fields: [DecodedField]) -> [DecodedField] {
+        var totals: [String: Int] = [:]
+        for field in fields { totals[field.name, default: 0] += 1 }
+        var seen: [String: Int] = [:]
+        return fields.map { field in
+            guard totals[field.name, default: 0] > 1 else { return field }
+            seen[field.name, default: 0] += 1
+            var renamed = field
+            renamed.name = "\(field.name)_\(seen[field.name]!)"
+            return renamed
+        }
+    }
+}

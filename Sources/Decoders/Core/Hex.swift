@@ -1,0 +1,36 @@
+/// Hex text to and from bytes (`"0x16 48"`, `"16:48"`, `"1648"`).
+public enum Hex {
+    public static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
+        let digits: [Character] = Array("0123456789abcdef")
+        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0xF)]]) }.joined(separator: separator)
+    }
+
+    /// Parses hex digits, ignoring an optional `0x` prefix and the separators space, `:` and `-`.
+    /// Returns nil for odd digit counts or non-hex characters.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        var body = Substring(text.trimmingWhitespace())
+        if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
+        var values: [UInt8] = []
+        var high: UInt8?
+        for character in body {
+            if character == " " || character == ":" || character == "-" { continue }
+            guard let nibble = character.hexDigitValue else { return nil }
+            if let pending = high {
+                values.append(pending << 4 | UInt8(nibble))
+                high = nil
+            } else {
+                high = UInt8(nibble)
+            }
+        }
+        return high == nil ? values : nil
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> Substring {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return slice
+    }
+}

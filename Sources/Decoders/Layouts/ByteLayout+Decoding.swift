@@ -1,0 +1,123 @@
+extension ByteLayout: ValueDecoder {
+    /// Checks the layout itself: names present and unique, lengths where needed, bits inside their
+    /// container, open-ended fields last. Call it when loading the configuration.
+    public func validate() throws(DecoderError) {
+        var names: Set<String> = []
+        func claim(_ name: String?, _ path: String) throws(DecoderError) {
+            guard let name, !name.isEmpty else {
+                throw DecoderError(.invalidLayout, field: path, message: "needs a name")
+            }
+            guard names.insert(name).inserted else {
+                throw DecoderError(.invalidLayout, field: path, message: "duplicate name '\(name)'")
+            }
+        }
+        for (index, field) in fields.enumerated() {
+            let path = "fields[\(index)]"
+            if let scale = field.scale, scale == 0 || !scale.isFinite {
+                throw DecoderError(.invalidLayout, field: path + ".scale", message: "must be a non-zero number")
+            }
+            switch field.type {
+            case .skip:
+                guard let length = field.length, length > 0 else {
+                    throw DecoderError(.invalidLayout, field: path + ".length", message: "skip needs a positive length")
+                }
+            case .bits:
+                guard let length = field.length, (1...8).contains(length) else {
+                    throw DecoderError(
+                        .invalidLayout, field: path + ".length", message: "bits needs a length of 1 to 8 bytes")
+                }
+                guard let bits = field.bits, !bits.isEmpty else {
+                    throw DecoderError(
+                        .invalidLayout, field: path + ".bits", message: "bits needs at least one bit field")
+                }
+                for (bitIndex, bit) in bits.enumerated() {
+                    let bitPath = path + ".bits[\(bitIndex)]"
+                    try claim(bit.name, bitPath)
+                    guard bit.shift >= 0, bit.width >= 1, bit.shift + bit.width <= length * 8, bit.width <= 63 else {
+                        throw DecoderError(
+                            .invalidLayout, field: bitPath,
+                            message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
+                    }
+                }
+            case .bytes, .utf8:
+                try claim(field.name, path)
+                if let length = field.length {
+                    guard length >= 0 else {
+                        throw DecoderError(.invalidLayout, field: path + ".length", message: "must not be negative")
+                    }
+                } else if index != fields.count - 1 {
+                    throw DecoderError(
+                        .invalidLayout, field: path + ".length", message: "only the last field may omit its length")
+                }
+            default:
+                try claim(field.name, path)
+            }
+        }
+    }
+
+    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+        try validate()
+        var reader = ByteReader(bytes)
+        var output: [DecodedField] = []
+        for field in fields {
+            let label = field.name ?? field.type.rawValue
+            switch field.type {
+            case .skip:
+                _ = try reader.bytes(field.length ?? 0, label)
+            case .bytes:
+                let value: [UInt8]
+                if let length = field.length {
+                    value = try reader.bytes(length, label)
+                } else {
+                    value = reader.rest()
+                }
+                output.append(.string(label, Hex.string(value)))
+            case .utf8:
+                output.append(.string(label, try reader.utf8(count: field.length, label)))
+            case .bits:
+                let length = field.length ?? 1
+                let container = try reader.unsigned(length, bigEndian: field.bigEndian ?? false, label)
+                for bit in field.bits ?? [] {
+                    let value = container >> UInt64(bit.shift) & ((1 << UInt64(bit.width)) - 1)
+                    if bit.width == 1 {
+                        output.append(.bool(bit.name, value == 1, kind: .binary(bit.deviceClass)))
+                    } else {
+                        output.append(.int(bit.name, value, unit: bit.unit, kind: Self.kind(bit.deviceClass)))
+                    }
+                }
+            case .sfloat:
+                let value = try reader.sfloat(label)
+                output.append(number(field, label, value.doubleValue, isInteger: false))
+            case .float32LE, .float32BE:
+                let value = try reader.float32(bigEndian: field.type.isBigEndian, label)
+                output.append(number(field, label, value.isFinite ? Double("\(value)") : nil, isInteger: false))
+            default:
+                let width = field.type.width ?? 1
+                let raw =
+                    field.type.isSigned
+                    ? try reader.signed(width, bigEndian: field.type.isBigEndian, label)
+                    : Int64(try reader.unsigned(width, bigEndian: field.type.isBigEndian, label))
+                output.append(number(field, label, Double(raw), isInteger: true, raw: raw))
+            }
+        }
+        try reader.expectEnd(name)
+        return output
+    }
+
+    private func number(_ field: Field, _ label: String, _ value: Double?, isInteger: Bool, raw: Int64 = 0)
+        -> DecodedField
+    {
+        let kind = Self.kind(field.deviceClass)
+        guard let value else { return DecodedField(name: label, value: .null, unit: field.unit, kind: kind) }
+        let scale = field.scale ?? 1
+        let offset = field.offset ?? 0
+        if isInteger, scale == 1, offset == 0 {
+            return .int(label, raw, unit: field.unit, kind: kind)
+        }
+        return .double(label, Scale.affine(value, scale: scale, offset: offset), unit: field.unit, kind: kind)
+    }
+
+    static func kind(_ deviceClass: String?) -> FieldKind {
+        deviceClass.map { FieldKind.sensor($0) } ?? .measurement
+    }
+}

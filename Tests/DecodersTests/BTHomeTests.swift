@@ -1,0 +1,230 @@
+import Bluetooth
+import Decoders
+import Testing
+
+/// BTHome v2. Vectors marked "bthome-ble" come from the tests of the reference parser used by
+/// Home Assistant (github.com/Bluetooth-Devices/bthome-ble, tests/test_parser_v2.py and
+/// tests/test_v2_encryption.py); "Shelly BLU" is a real device capture published there.
+@Suite struct BTHomeTests {
+    static let fcd2 = BluetoothUUID(UInt16(0xFCD2))
+    static let key = bytes("231d39c1d7cc1ab1aee224cd096db932")
+    static let address = BluetoothAddress("54:48:E6:8F:80:A5")!
+
+    static let vectors: [Vector] = [
+        Vector(
+            "bthome", "40 00 01 02 ca09 03 bf13",
+            #"{"packet_id":1,"temperature":25.06,"humidity":50.55,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io format example (packet id, temperature, humidity)"),
+        Vector(
+            "bthome", "40 02ca09 02cf09",
+            #"{"temperature_1":25.06,"temperature_2":25.11,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_double_temperature"),
+        Vector(
+            "bthome", "40 02ca09 02cf09 02cf08 03b718 03b717 015d",
+            #"{"temperature_1":25.06,"temperature_2":25.11,"temperature_3":22.55,"humidity_1":63.27,"humidity_2":60.71,"battery":93,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_triple_temperature_double_humidity_battery"),
+        Vector(
+            "bthome", "40 0001 0b000000 4a0d09 0133 0ce90c",
+            #"{"packet_id":1,"power":0,"voltage_1":231.7,"battery":51,"voltage_2":3.305,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_double_voltage_different_object_id"),
+        Vector(
+            "bthome", "40 3a04", #"{"button":"long_press","encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_event_button_long_press"),
+        Vector(
+            "bthome", "40 3a00 3a01 3a03",
+            #"{"button_1":"none","button_2":"press","button_3":"triple_press","encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_event_triple_button_device"),
+        Vector(
+            "bthome", "40 3a80", #"{"button":"hold_press","encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_event_button_hold_press"),
+        Vector(
+            "bthome", "40 3afe", #"{"button":null,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_invalid_button_event"),
+        Vector(
+            "bthome", "40 3c0103",
+            #"{"dimmer":"rotate_left","dimmer_steps":3,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_event_dimmer_rotate_left_3_steps"),
+        Vector(
+            "bthome", "44 0021 015e 3a01",
+            #"{"packet_id":33,"battery":94,"button":"press","encrypted":false,"trigger_based":true}"#,
+            source: "bthome-ble test_bthome_shelly_button_no_press (Shelly BLU Button)"),
+        Vector(
+            "bthome", "40 6240 99dfff", #"{"speed":-2.123456,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_speed_signed"),
+        Vector(
+            "bthome", "44 505d396164",
+            #"{"timestamp":"2023-05-14T19:41:17Z","encrypted":false,"trigger_based":true}"#,
+            source: "bthome-ble test_bthome_timestamp"),
+        Vector(
+            "bthome", "44 530c48656c6c6f20576f726c6421",
+            #"{"text":"Hello World!","encrypted":false,"trigger_based":true}"#, source: "bthome-ble test_bthome_text"),
+        Vector(
+            "bthome", "44 540c48656c6c6f20576f726c6421",
+            #"{"raw":"48656c6c6f20576f726c6421","encrypted":false,"trigger_based":true}"#,
+            source: "bthome-ble test_bthome_raw"),
+        Vector(
+            "bthome", "40 5e3f75 5f11d5",
+            #"{"direction":300.15,"precipitation":5454.5,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome-ble test_bthome_direction_precipitation (Shelly BLU weather station)"),
+        Vector(
+            "bthome", "40 5805", #"{"temperature":1.75,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io: 0x58 temperature in 0.35 °C steps"),
+        Vector(
+            "bthome", "40 f00100 f100010204 f2000106",
+            #"{"device_type_id":1,"firmware_version_1":"4.2.1.0","firmware_version_2":"6.1.0","encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io: device information objects"),
+        Vector(
+            "bthome", "40 02ca09 7001",
+            #"{"temperature":25.06,"undecoded_object_id":"0x70","undecoded_hex":"7001","encrypted":false,"trigger_based":false}"#,
+            source: "unknown object id: fields before it are kept"),
+        Vector(
+            "bthome", "42 a5808fe64854 2101",
+            #"{"motion":true,"encrypted":false,"trigger_based":false}"#, source: "bthome.io: address included (bit 1)"),
+    ]
+
+    @Test(arguments: vectors)
+    func decodesToGoldenJSON(_ vector: Vector) {
+        let reading = BTHomeDecoder().reading(bytes(vector.hex))
+        #expect(reading.error == nil, "\(vector.source)")
+        #expect(reading.jsonString() == vector.json, "\(vector.source)")
+    }
+
+    /// bthome-ble test_v2_encryption.py, example 1: plaintext 02CA09 03BF13, counter 00112233.
+    @Test func encryptedPayloadDecryptsWithTheKnownKey() {
+        let context = AdvertisementContext(address: Self.address, bindKey: Self.key)
+        let reading = BTHomeDecoder().reading(bytes("41 a47266c95f73 00112233 78237214"), context: context)
+        #expect(
+            reading.jsonString()
+                == #"{"temperature":25.06,"humidity":50.55,"encrypted":true,"trigger_based":false,"encryption_counter":857870592}"#
+        )
+    }
+
+    /// bthome-ble test_v2_encryption.py, example 2: motion detected.
+    @Test func secondPublishedEncryptedVector() {
+        let context = AdvertisementContext(address: Self.address, bindKey: Self.key)
+        let reading = BTHomeDecoder().reading(bytes("41 87b9 00112233 72b0231f"), context: context)
+        #expect(reading["motion"] == .bool(true))
+    }
+
+    /// A real Shelly BLU Button capture from bthome-ble test_encrypted_shelly_blu_button_event.
+    @Test func realEncryptedShellyButtonCapture() {
+        let context = AdvertisementContext(
+            address: BluetoothAddress("B4:35:22:F5:3D:A4"), bindKey: bytes("90bffd73cb6b26ef58a7a8eba9232036"))
+        let reading = BTHomeDecoder().reading(bytes("450aeb84467f85ba0100003188788c"), context: context)
+        #expect(
+            reading.jsonString()
+                == #"{"packet_id":7,"battery":100,"button":"press","encrypted":true,"trigger_based":true,"encryption_counter":442}"#
+        )
+    }
+
+    @Test func aWrongKeyGivesAClearDecryptionError() {
+        let context = AdvertisementContext(address: Self.address, bindKey: bytes("814aac74c4f17b6c1581e1ab87816b99"))
+        let reading = BTHomeDecoder().reading(bytes("41 a47266c95f73 00112233 78237214"), context: context)
+        #expect(reading.error?.code == .decryptionFailed)
+        #expect(reading.error?.message.contains("wrong bind key") == true)
+        #expect(reading.fields.isEmpty)
+        #expect(reading.rawHex == "41a47266c95f730011223378237214")
+    }
+
+    @Test func aWrongAddressAlsoFailsAuthentication() {
+        let context = AdvertisementContext(address: BluetoothAddress("54:48:E6:8F:80:A6"), bindKey: Self.key)
+        let reading = BTHomeDecoder().reading(bytes("41 a47266c95f73 00112233 78237214"), context: context)
+        #expect(reading.error?.code == .decryptionFailed)
+    }
+
+    @Test func encryptedWithoutKeyOrAddressSaysWhatIsMissing() {
+        let payload = bytes("41 a47266c95f73 00112233 78237214")
+        let noKey = BTHomeDecoder().reading(payload, context: AdvertisementContext(address: Self.address))
+        #expect(noKey.error?.code == .missingKey)
+        #expect(noKey.error?.field == "bind_key")
+        let noAddress = BTHomeDecoder().reading(payload, context: AdvertisementContext(bindKey: Self.key))
+        #expect(noAddress.error?.field == "address")
+        let shortKey = BTHomeDecoder().reading(
+            payload, context: AdvertisementContext(address: Self.address, bindKey: [1, 2, 3]))
+        #expect(shortKey.error?.code == .missingKey)
+        let truncated = BTHomeDecoder().reading(
+            bytes("41 001122"), context: AdvertisementContext(address: Self.address, bindKey: Self.key))
+        #expect(truncated.error?.code == .truncated)
+    }
+
+    @Test func sealThenOpenRoundTrips() throws {
+        let nonce = Self.address.bytes + [0xD2, 0xFC, 0x41] + [0x00, 0x11, 0x22, 0x33]
+        let sealed = try AESCCM.seal(plaintext: bytes("02CA0903BF13"), key: Self.key, nonce: nonce)
+        #expect(sealed.ciphertext == bytes("a47266c95f73"))
+        #expect(sealed.tag == bytes("78237214"))
+        #expect(
+            try AESCCM.open(ciphertext: sealed.ciphertext, tag: sealed.tag, key: Self.key, nonce: nonce)
+                == bytes("02CA0903BF13"))
+    }
+
+    @Test func otherVersionsAndBadObjectsAreTypedErrors() {
+        #expect(BTHomeDecoder().reading(bytes("20 02ca09")).error?.code == .unsupported)
+        #expect(BTHomeDecoder().reading([]).error?.field == "device_information")
+        let cut = BTHomeDecoder().reading(bytes("40 02ca"))
+        #expect(cut.error?.code == .truncated)
+        #expect(cut.error?.field == "object[0].temperature")
+        #expect(BTHomeDecoder().reading(bytes("40 2102")).error?.code == .invalidValue)
+        #expect(BTHomeDecoder().reading(bytes("40 5305 4142")).error?.field == "object[0].text")
+    }
+
+    /// Every object id of the specification with its data length, written independently of the
+    /// decoder's table: a payload of `id` followed by that many bytes must decode to one field
+    /// with no bytes left over.
+    static let objectLengths: [(UInt8, Int, String)] = [
+        (0x00, 1, "packet_id"), (0x01, 1, "battery"), (0x02, 2, "temperature"), (0x03, 2, "humidity"),
+        (0x04, 3, "pressure"), (0x05, 3, "illuminance"), (0x06, 2, "weight"), (0x07, 2, "weight"),
+        (0x08, 2, "dew_point"), (0x09, 1, "count"), (0x0A, 3, "energy"), (0x0B, 3, "power"), (0x0C, 2, "voltage"),
+        (0x0D, 2, "pm25"), (0x0E, 2, "pm10"), (0x0F, 1, "generic"), (0x10, 1, "power_on"), (0x11, 1, "opening"),
+        (0x12, 2, "co2"), (0x13, 2, "tvoc"), (0x14, 2, "moisture"), (0x15, 1, "battery_low"),
+        (0x16, 1, "battery_charging"), (0x17, 1, "carbon_monoxide"), (0x18, 1, "cold"), (0x19, 1, "connectivity"),
+        (0x1A, 1, "door"), (0x1B, 1, "garage_door"), (0x1C, 1, "gas_detected"), (0x1D, 1, "heat"), (0x1E, 1, "light"),
+        (0x1F, 1, "lock"), (0x20, 1, "moisture_detected"), (0x21, 1, "motion"), (0x22, 1, "moving"),
+        (0x23, 1, "occupancy"), (0x24, 1, "plug"), (0x25, 1, "presence"), (0x26, 1, "problem"), (0x27, 1, "running"),
+        (0x28, 1, "safety"), (0x29, 1, "smoke"), (0x2A, 1, "sound"), (0x2B, 1, "tamper"), (0x2C, 1, "vibration"),
+        (0x2D, 1, "window"), (0x2E, 1, "humidity"), (0x2F, 1, "moisture"), (0x3A, 1, "button"), (0x3C, 2, "dimmer"),
+        (0x3D, 2, "count"), (0x3E, 4, "count"), (0x3F, 2, "rotation"), (0x40, 2, "distance"), (0x41, 2, "distance"),
+        (0x42, 3, "duration"), (0x43, 2, "current"), (0x44, 2, "speed"), (0x45, 2, "temperature"),
+        (0x46, 1, "uv_index"),
+        (0x47, 2, "volume"), (0x48, 2, "volume"), (0x49, 2, "volume_flow_rate"), (0x4A, 2, "voltage"), (0x4B, 3, "gas"),
+        (0x4C, 4, "gas"), (0x4D, 4, "energy"), (0x4E, 4, "volume"), (0x4F, 4, "water"), (0x50, 4, "timestamp"),
+        (0x51, 2, "acceleration"), (0x52, 2, "gyroscope"), (0x53, 2, "text"), (0x54, 2, "raw"),
+        (0x55, 4, "volume_storage"), (0x56, 2, "conductivity"), (0x57, 1, "temperature"), (0x58, 1, "temperature"),
+        (0x59, 1, "count"), (0x5A, 2, "count"), (0x5B, 4, "count"), (0x5C, 4, "power"), (0x5D, 2, "current"),
+        (0x5E, 2, "direction"), (0x5F, 2, "precipitation"), (0x60, 1, "channel"), (0x61, 2, "rotational_speed"),
+        (0x62, 4, "speed"), (0x63, 4, "acceleration"), (0x64, 1, "light_level"), (0xF0, 2, "device_type_id"),
+        (0xF1, 4, "firmware_version"), (0xF2, 3, "firmware_version"),
+    ]
+
+    @Test func everyObjectIDOfTheSpecificationDecodes() throws {
+        for (id, length, name) in Self.objectLengths {
+            // 0x01 bytes are valid for every type (binary 1, text/raw length 1 then one byte).
+            let payload = [0x40, id] + [UInt8](repeating: 0x01, count: length)
+            let fields = try BTHomeDecoder().decode(payload, context: AdvertisementContext())
+            #expect(fields.first?.name == name, "object 0x\(Hex.string([id]))")
+            #expect(!fields.contains { $0.name == "undecoded_object_id" }, "object 0x\(Hex.string([id]))")
+            #expect(BTHomeDecoder().reading(Array(payload.dropLast())).error?.code == .truncated)
+        }
+    }
+}
+
+@Suite struct BTHomePacketFilterTests {
+    private func reading(_ hex: String) -> DecodedReading { BTHomeDecoder().reading(bytes(hex)) }
+
+    @Test func repeatedPacketIDsAreDuplicates() {
+        var filter = BTHomePacketFilter()
+        #expect(filter.judge(reading("40 0001 015d")) == .new)
+        #expect(filter.judge(reading("40 0001 015d")) == .duplicate)
+        #expect(filter.judge(reading("40 0002 015c")) == .new)
+        #expect(filter.judge(reading("40 015c")) == .new, "no packet id: always new")
+    }
+
+    @Test func aLowerEncryptionCounterIsAReplay() {
+        var filter = BTHomePacketFilter()
+        let newer = DecodedReading(
+            decoder: "bthome", fields: [DecodedField(name: "encryption_counter", value: .int(10))], raw: [])
+        let older = DecodedReading(
+            decoder: "bthome", fields: [DecodedField(name: "encryption_counter", value: .int(9))], raw: [])
+        #expect(filter.judge(newer) == .new)
+        #expect(filter.judge(older) == .replayed)
+    }
+}

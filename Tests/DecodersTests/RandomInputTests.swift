@@ -1,0 +1,119 @@
+import Bluetooth
+import Decoders
+import Foundation
+import Testing
+
+/// A million random byte strings, spread over every decoder, never crash and only produce a
+/// typed error (naming a field, raw bytes kept) or well-formed output (named fields, valid JSON).
+/// The generator is seeded, so a failure reproduces; the seed and input are in the message.
+@Suite struct RandomInputTests {
+    static let total = 1_000_000
+
+    /// SplitMix64: small, fast, good enough to spread bits for fuzzing.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// One target: a name and a function from random bytes to a reading.
+    struct Target: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Optional header bytes that steer half of the inputs into the format's deeper paths.
+        var prefixes: [[UInt8]]
+        var decode: @Sendable ([UInt8]) -> [DecodedReading]
+        var testDescription: String { name }
+    }
+
+    static let bthomeContext = AdvertisementContext(
+        address: BluetoothAddress("54:48:E6:8F:80:A5"), bindKey: bytes("231d39c1d7cc1ab1aee224cd096db932"))
+
+    static let targets: [Target] = {
+        var targets: [Target] = DecoderRegistry.builtInCharacteristics.map { decoder in
+            Target(name: decoder.name, prefixes: [[0x1F], [0xFF, 0x1F], [0x07]]) { [decoder.reading($0)] }
+        }
+        for decoder in DecoderRegistry.builtInAdvertisements {
+            let prefixes: [[UInt8]] =
+                switch decoder.name {
+                case "bthome": [[0x40], [0x41], [0x44], [0x42]]
+                case "ibeacon": [[0x02, 0x15]]
+                case "eddystone": [[0x00], [0x10], [0x20, 0x00], [0x30]]
+                case "ruuvi": [[0x05]]
+                default: [[]]
+                }
+            targets.append(
+                Target(name: decoder.name, prefixes: prefixes) { [decoder.reading($0, context: bthomeContext)] })
+        }
+        targets.append(Target(name: "layout", prefixes: [[]]) { [ByteLayoutTests.layout.reading($0)] })
+        targets.append(Target(name: "raw", prefixes: [[]]) { [RawDecoder().reading($0)] })
+        targets.append(
+            Target(name: "registry.advertisement", prefixes: [[0x40], [0x02, 0x15], [0x05]]) { payload in
+                DecoderRegistry.standard.decodeAdvertisement(
+                    serviceData: [
+                        BluetoothUUID(UInt16(0xFCD2)): payload, BluetoothUUID(UInt16(0x181A)): payload,
+                        BluetoothUUID(UInt16(0xFEAA)): payload,
+                    ],
+                    manufacturerData: [0x004C: payload, 0x0499: payload], context: bthomeContext)
+            })
+        return targets
+    }()
+
+    @Test(arguments: targets)
+    func randomBytesNeverCrash(_ target: Target) {
+        let count = Self.total / Self.targets.count
+        var generator = SeededGenerator(state: UInt64(truncatingIfNeeded: target.name.hashValueStable))
+        var successes = 0
+        var failures = 0
+        for iteration in 0..<count {
+            var input: [UInt8] = []
+            if iteration % 2 == 0 {
+                input = target.prefixes.randomElement(using: &generator) ?? []
+            }
+            let length = Int(generator.next() % 28)
+            for _ in 0..<length { input.append(UInt8(truncatingIfNeeded: generator.next())) }
+            for reading in target.decode(input) {
+                // Plain checks in the loop (the #expect machinery would dominate the run time);
+                // the first bad output is recorded with its input and the test stops.
+                var problem: String?
+                if reading.raw != input {
+                    problem = "raw bytes not kept"
+                } else if let error = reading.error {
+                    failures += 1
+                    if error.field.isEmpty || error.message.isEmpty { problem = "error without field or message" }
+                } else {
+                    successes += 1
+                    if reading.fields.contains(where: { $0.name.isEmpty }) { problem = "field without a name" }
+                }
+                if problem == nil, iteration % 997 == 0 {
+                    // Full JSON validity on a sample (parsing every output would dominate the run time).
+                    let text = reading.jsonString(includeRaw: true)
+                    let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+                    if !(parsed is [String: Any]) { problem = "invalid JSON: \(text)" }
+                }
+                if let problem {
+                    Issue.record("\(target.name) input \(Hex.string(input)): \(problem)")
+                    return
+                }
+            }
+        }
+        // The random inputs reach both outcomes, so the test exercises decoding, not only rejection.
+        #expect(successes > 0, "\(target.name) never decoded a random input")
+        #expect(failures > 0 || target.name == "raw", "\(target.name) never rejected a random input")
+    }
+}
+
+extension String {
+    /// A hash that is the same in every run (Swift's `hashValue` is randomly seeded per process).
+    fileprivate var hashValueStable: UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        return hash
+    }
+}

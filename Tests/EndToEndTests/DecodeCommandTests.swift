@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `blebridge decode`, run on the built binary.
+@Suite struct DecodeCommandTests {
+    private func blebridge(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess.run(try BinaryLocator.blebridge(), ["decode"] + arguments, timeout: .seconds(20))
+    }
+
+    @Test func decodesAHeartRateMeasurementByUUID() async throws {
+        let result = try await blebridge(["--uuid", "2a37", "0x164840035003"])
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"heart_rate":72,"sensor_contact":true,"rr_intervals":[0.8125,0.828125]}"# + "\n")
+    }
+
+    @Test func decodesByNameWithUnits() async throws {
+        let result = try await blebridge(["--uuid", "battery_level", "--units", "58"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "# battery_level\nbattery = 88 %\n")
+    }
+
+    @Test func decodesEncryptedBTHomeServiceData() async throws {
+        let result = try await blebridge([
+            "--service-data", "fcd2", "--bind-key", "231d39c1d7cc1ab1aee224cd096db932", "--address",
+            "54:48:E6:8F:80:A5", "41a47266c95f730011223378237214",
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix(#"{"temperature":25.06,"humidity":50.55,"encrypted":true"#))
+    }
+
+    @Test func decodesManufacturerData() async throws {
+        let result = try await blebridge([
+            "--manufacturer-data", "004c", "0215426c7565436861726d426561636f6e730efe1355c5",
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""major":3838,"minor":4949"#))
+    }
+
+    @Test func aTruncatedValueExits65WithTheFieldAndTheRawBytes() async throws {
+        let result = try await blebridge(["--uuid", "2a37", "0148"])
+        #expect(result.status == 65)
+        #expect(result.stdout.contains(#""raw_hex":"0148""#))
+        #expect(result.stderr.contains("truncated at 'heart_rate'"))
+    }
+
+    @Test func decodesWithALayoutFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("layout.json").path
+        try Data(#"{"name":"lamp","fields":[{"name":"brightness","type":"uint8","unit":"%"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let result = try await blebridge(["--layout", path, "32"])
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"brightness":50}"# + "\n")
+    }
+
+    @Test(arguments: [["zz"], [], ["--uuid", "2a37", "--service-data", "fcd2", "00"], ["--bind-key", "00", "00"]])
+    func usageErrorsExit64(_ arguments: [String]) async throws {
+        let result = try await blebridge(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Usage: blebridge decode"))
+    }
+}

@@ -1,0 +1,91 @@
+"""Calls real bluetoothd with valid and invalid requests and records each reply or error
+(name and message) as JSON lines, as reference data for the simulator's fidelity."""
+import json
+import sys
+import time
+
+import dbus
+
+bus = dbus.SystemBus()
+out = open(sys.argv[1], "a")
+device = sys.argv[2]
+
+
+def obj(path):
+    return bus.get_object("org.bluez", path)
+
+
+def record(label, path, interface, method, *args, **kwargs):
+    entry = {"label": label, "path": path, "interface": interface, "method": method}
+    try:
+        reply = getattr(dbus.Interface(obj(path), interface), method)(*args, **kwargs)
+        if isinstance(reply, tuple):
+            reply = list(reply)
+        entry["reply"] = repr(reply)
+    except dbus.exceptions.DBusException as error:
+        entry["error"] = error.get_dbus_name()
+        entry["message"] = error.get_dbus_message()
+    except Exception as error:  # client-side marshalling errors
+        entry["client_error"] = repr(error)
+    out.write(json.dumps(entry) + "\n")
+    out.flush()
+
+
+def tree():
+    manager = dbus.Interface(obj("/"), "org.freedesktop.DBus.ObjectManager")
+    return manager.GetManagedObjects()
+
+
+step = sys.argv[3]
+if step == "connected":
+    record("connect again while connected", device, "org.bluez.Device1", "Connect")
+    objects = tree()
+    for path in sorted(objects):
+        if not path.startswith(device + "/"):
+            continue
+        if "org.bluez.GattCharacteristic1" in objects[path]:
+            flags = [str(f) for f in objects[path]["org.bluez.GattCharacteristic1"]["Flags"]]
+            label = "char " + str(objects[path]["org.bluez.GattCharacteristic1"]["UUID"]) + " flags=" + ",".join(flags)
+            iface = "org.bluez.GattCharacteristic1"
+            record(label + " ReadValue", path, iface, "ReadValue", dbus.Dictionary({}, signature="sv"))
+            record(label + " ReadValue offset 200", path, iface, "ReadValue", dbus.Dictionary({"offset": dbus.UInt16(200)}, signature="sv"))
+            record(label + " WriteValue request", path, iface, "WriteValue", dbus.Array([dbus.Byte(1)], signature="y"), dbus.Dictionary({"type": "request"}, signature="sv"))
+            record(label + " WriteValue command", path, iface, "WriteValue", dbus.Array([dbus.Byte(1)], signature="y"), dbus.Dictionary({"type": "command"}, signature="sv"))
+            record(label + " WriteValue bad type", path, iface, "WriteValue", dbus.Array([dbus.Byte(1)], signature="y"), dbus.Dictionary({"type": "bogus"}, signature="sv"))
+            record(label + " WriteValue 600 bytes", path, iface, "WriteValue", dbus.Array([dbus.Byte(1)] * 600, signature="y"), dbus.Dictionary({}, signature="sv"))
+            record(label + " StartNotify", path, iface, "StartNotify")
+            record(label + " StartNotify again", path, iface, "StartNotify")
+            record(label + " StopNotify", path, iface, "StopNotify")
+            record(label + " StopNotify again", path, iface, "StopNotify")
+            record(label + " AcquireNotify", path, iface, "AcquireNotify", dbus.Dictionary({}, signature="sv"))
+            record(label + " AcquireWrite", path, iface, "AcquireWrite", dbus.Dictionary({}, signature="sv"))
+            record(label + " ReadValue wrong signature", path, iface, "ReadValue", dbus.String("x"))
+        if "org.bluez.GattDescriptor1" in objects[path]:
+            iface = "org.bluez.GattDescriptor1"
+            label = "desc " + str(objects[path][iface]["UUID"])
+            record(label + " ReadValue", path, iface, "ReadValue", dbus.Dictionary({}, signature="sv"))
+            record(label + " WriteValue", path, iface, "WriteValue", dbus.Array([dbus.Byte(1), dbus.Byte(0)], signature="y"), dbus.Dictionary({}, signature="sv"))
+    record("unknown method", device, "org.bluez.Device1", "Frobnicate")
+    record("Get unknown property", device, "org.freedesktop.DBus.Properties", "Get", "org.bluez.Device1", "Nope")
+    record("Set read-only property", device, "org.freedesktop.DBus.Properties", "Set", "org.bluez.Device1", "Address", dbus.String("00:00:00:00:00:00", variant_level=1))
+    record("Set Alias", device, "org.freedesktop.DBus.Properties", "Set", "org.bluez.Device1", "Alias", dbus.String("Renamed", variant_level=1))
+elif step == "disconnected":
+    objects = tree()
+    record("disconnect while disconnected", device, "org.bluez.Device1", "Disconnect")
+    chars = [p for p in sorted(objects) if p.startswith(device + "/") and "org.bluez.GattCharacteristic1" in objects[p]]
+    if chars:
+        record("ReadValue after disconnect", chars[0], "org.bluez.GattCharacteristic1", "ReadValue", dbus.Dictionary({}, signature="sv"))
+    else:
+        out.write(json.dumps({"label": "after disconnect the GATT objects are gone", "objects": sorted(p for p in objects if p.startswith(device))}) + "\n")
+    record("StopDiscovery without session", "/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery")
+    record("SetDiscoveryFilter bad transport", "/org/bluez/hci0", "org.bluez.Adapter1", "SetDiscoveryFilter", dbus.Dictionary({"Transport": "bogus"}, signature="sv"))
+    record("SetDiscoveryFilter ok", "/org/bluez/hci0", "org.bluez.Adapter1", "SetDiscoveryFilter", dbus.Dictionary({"Transport": "le", "RSSI": dbus.Int16(-90), "DuplicateData": True, "UUIDs": dbus.Array(["180d"], signature="s")}, signature="sv"))
+    record("GetDiscoveryFilters", "/org/bluez/hci0", "org.bluez.Adapter1", "GetDiscoveryFilters")
+    record("RemoveDevice unknown", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66"))
+    record("StartDiscovery", "/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+    record("StartDiscovery twice same client", "/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+    record("StopDiscovery", "/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery")
+elif step == "poweredoff":
+    record("StartDiscovery powered off", "/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+    record("Connect powered off", device, "org.bluez.Device1", "Connect")
+    record("RemoveDevice powered off", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", dbus.ObjectPath(device))
