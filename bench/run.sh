@@ -11,7 +11,8 @@
 # (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
 # BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
 # BENCH_RAMP (total rates tried for the throughput ramp, ascending).
-# BENCH_KEEP=1 keeps the working directory (logs, configuration, databases).
+# BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
+# runs the measured processes at that priority, after the build, on a machine busy with other work.
 # Everything runs on loopback; every phase has a fixed duration.
 set -euo pipefail
 
@@ -78,6 +79,10 @@ if [ "$run_gateway" = 1 ]; then
         echo "bench/run.sh: release build failed" >&2
         exit 1
     }
+fi
+
+if [ -n "${BENCH_NICE:-}" ]; then
+    renice -n "$BENCH_NICE" -p $$ >/dev/null || { echo "bench/run.sh: cannot renice to $BENCH_NICE" >&2; exit 1; }
 fi
 
 # ---------------------------------------------------------------- helpers
@@ -430,7 +435,7 @@ fi
 echo
 echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
-echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected)"
+echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected); nice ${BENCH_NICE:-0}"
 echo
 value() { if [ "$(eval echo "\$${1}_ok")" = 1 ]; then eval "printf '%s' \"\${${1}_$2:-n/a}\""; else printf 'n/a'; fi; }
 ratio() {

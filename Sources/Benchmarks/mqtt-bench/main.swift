@@ -1,6 +1,6 @@
 // mqtt-bench: publish throughput of MQTTClient against a local mosquitto, compared in the same run
 // with a plain C libmosquitto publisher (bench/mqtt/baseline_publisher.c). Not a test; run it
-// through scripts/bench-mqtt.sh (release build, broker with `max_queued_messages 0`).
+// through bench/mqtt/run.sh (release build, broker with `max_queued_messages 0`).
 //
 //   mqtt-bench --port PORT --baseline PATH [--count0 N] [--count1 N] [--payload BYTES] [--rounds R] [--window W]
 //

@@ -2,7 +2,7 @@
 # MQTT publish throughput: Swift MQTTClient vs a plain C libmosquitto publisher, same run, same broker.
 # Starts its own mosquitto on a free loopback port (max_queued_messages 0), builds in release.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 swift build -c release --product mqtt-bench
 work=$(mktemp -d)
 broker_pid=""
