@@ -238,7 +238,7 @@ suite() {
     local name=$1 load=$2 target=$3 total since
     log "[$name] warm-up: waiting for values from $active devices"
     since=$(date +%s%N)
-    subscriber_start "$name-warmup" "$since" --wait-devices "$active" --timeout-ms 60000
+    subscriber_start "$name-warmup" "$since" --wait-devices "$active" --timeout-ms 120000
     local warm_load="" warmed=1
     if [ "$load" = relay_load ]; then
         "$bin/emitter" --address "$bus_address" --devices "$active" --rate 1 --duration 60 >/dev/null &
@@ -254,7 +254,7 @@ suite() {
         simulator_call SetLoad uint32:0 double:0 >/dev/null
     fi
     if [ "$warmed" = 0 ]; then
-        echo "[$name] not every device delivered within 60 s: $(tail -1 "$work/$name-warmup.sub")" >&2
+        echo "[$name] not every device delivered within 120 s: $(tail -1 "$work/$name-warmup.sub")" >&2
         return 1
     fi
     sleep 1
@@ -302,8 +302,8 @@ environment_start() {
 }
 
 environment_stop() {
-    local pid
-    for pid in "${suite_pids[@]}"; do stop_pid "$pid"; done
+    local index
+    for ((index = ${#suite_pids[@]} - 1; index >= 0; index--)); do stop_pid "${suite_pids[index]}"; done
 }
 
 start_relay() {
