@@ -52,12 +52,15 @@ struct ConformancePeripheral {
         try await manager.updateValue([100], for: P.lampBrightness)
         try await manager.startAdvertising(
             LocalAdvertisement(localName: name, serviceUUIDs: [P.heartRateService]), refreshEvery: refreshAdvertising)
-        print("peripheral: serving on \(adapter) as \(name)")
+        say("peripheral: serving on \(adapter) as \(name)")
 
         // Lamp writes become notifications of its new state.
         Task {
             for await event in manager.events {
-                if case .wrote(let uuid, let value, _) = event, uuid == P.lampPower || uuid == P.lampBrightness {
+                guard case .wrote(let uuid, let value, let kind) = event else { continue }
+                // One line per write, for scenarios that check what reached the device.
+                say("peripheral: wrote \(uuid) \(value.map { String($0, radix: 16) }.joined(separator: " ")) \(kind)")
+                if uuid == P.lampPower || uuid == P.lampBrightness {
                     _ = try? await manager.updateValue(value, for: uuid)
                 }
             }
@@ -76,4 +79,9 @@ struct ConformancePeripheral {
             }
         }
     }
+}
+
+/// Writes one line to standard output at once (unbuffered: scenarios read the log while it runs).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
