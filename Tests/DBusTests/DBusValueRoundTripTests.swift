@@ -8,7 +8,7 @@ import Testing
 /// Every type travels through a real bus between two connections and comes back equal: as
 /// signal arguments (encode on one connection, decode on the other) and through a method that
 /// echoes a variant (both directions through the server side too).
-@Suite struct DBusValueRoundTripTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusValueRoundTripTests {
     static func nestedVariant(_ depth: Int) -> DBusValue {
         var value = DBusValue.string("core")
         for _ in 0..<depth { value = .variant(value) }
