@@ -166,6 +166,22 @@ import Testing
         #expect(argument?.message.contains("argument 1 missing") == true)
     }
 
+    @Test func byteArraysCompareAndHashAlikeInBothSpellings() {
+        let compact = DBusValue.bytes([1, 2, 3])
+        let spelled = DBusValue.array(elementSignature: "y", [.byte(1), .byte(2), .byte(3)])
+        #expect(compact == spelled)
+        #expect(spelled == compact)
+        #expect(Set([compact, spelled]).count == 1)
+        #expect(compact.signature == spelled.signature)
+        #expect(compact != .bytes([1, 2]))
+        #expect(compact != .array(elementSignature: "n", [.int16(1), .int16(2), .int16(3)]))
+        #expect(spelled.asBytes == [1, 2, 3])
+        #expect(compact.asArray == [.byte(1), .byte(2), .byte(3)])
+        #expect(DBusValue.variant(compact).hasSignature("v"))
+        #expect(compact.hasSignature("ay"))
+        #expect(!compact.hasSignature("as"))
+    }
+
     @Test func invalidValuesAreRejectedBeforeSending() async throws {
         try await withBus { bus in
             let connection = try await bus.connect()
