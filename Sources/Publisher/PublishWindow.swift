@@ -6,7 +6,8 @@ import Outbox
 /// No I/O: every input returns the ``Action``s the driver (``Publisher``) must perform.
 ///
 /// Rules:
-/// - At most `capacity` publishes are awaiting acknowledgement at any time.
+/// - At most `capacity` publishes are awaiting acknowledgement at any time; the window is
+///   refilled once a quarter of it is free (or it is empty), so reads come in chunks.
 /// - Rows are handed out in id order (the outbox's append order), so every stream keeps its
 ///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
 ///   connection.
@@ -179,7 +180,8 @@ struct PublishWindow: Sendable {
     private mutating func fill() -> [Action] {
         guard connected, !paused, outstandingRead == nil, mayHaveMore else { return [] }
         let room = capacity - inFlight.count
-        guard room > 0 else { return [] }
+        // Refill in chunks of at least a quarter window (fewer, larger reads) unless idle.
+        guard room > 0, room >= max(1, capacity / 4) || inFlight.isEmpty else { return [] }
         reads += 1
         outstandingRead = reads
         appendsAtRead = appends

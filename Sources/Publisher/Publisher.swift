@@ -35,6 +35,9 @@ public actor Publisher {
     private var watcher: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
     private var published = 0
+    private var pendingSubmits: [PendingSubmit] = []
+    private var storeError: OutboxError?
+    private var committing = false
     private let clock = ContinuousClock()
 
     public init(
@@ -89,15 +92,92 @@ public actor Publisher {
     }
 
     /// Commits `entries` to the outbox in one transaction, then lets the publisher send them.
+    ///
+    /// Submits that arrive while a commit is under way are committed together in the next
+    /// transaction (group commit), so many devices submitting at once cost one transaction per
+    /// round, not one each. A failing group is retried submit by submit, so one bad entry fails
+    /// only its own submit.
     public func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
-        try await store.append(entries)
+        guard !committing else {
+            // Another commit is running: join the next group.
+            let result = await withCheckedContinuation { continuation in
+                pendingSubmits.append(PendingSubmit(entries: entries, continuation: continuation))
+            }
+            return try result.get()
+        }
+        // Nobody is committing: commit inline (no extra hop for a lone producer).
+        committing = true
+        let result: Result<Void, OutboxError>
+        do {
+            try await store.append(entries)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        noteStoreResult(result)
         perform(window.appended())
+        if pendingSubmits.isEmpty {
+            committing = false
+        } else {
+            Task { await self.commitPendingSubmits() }
+        }
+        try result.get()
+    }
+
+    private struct PendingSubmit {
+        let entries: [OutboxEntry]
+        let continuation: CheckedContinuation<Result<Void, OutboxError>, Never>
+    }
+
+    private func commitPendingSubmits() async {
+        while !pendingSubmits.isEmpty {
+            let group = pendingSubmits
+            pendingSubmits = []
+            do {
+                try await store.append(group.flatMap(\.entries))
+                noteStoreResult(.success(()))
+                for submit in group { submit.continuation.resume(returning: .success(())) }
+            } catch {
+                noteStoreResult(.failure(error))
+                if group.count == 1 {
+                    group[0].continuation.resume(returning: .failure(error))
+                } else {
+                    for submit in group {
+                        do {
+                            try await store.append(submit.entries)
+                            submit.continuation.resume(returning: .success(()))
+                        } catch {
+                            submit.continuation.resume(returning: .failure(error))
+                        }
+                    }
+                }
+            }
+            perform(window.appended())
+        }
+        committing = false
     }
 
     public func stats() async throws(OutboxError) -> PublisherStats {
         PublisherStats(
             outbox: try await store.stats(), published: published, inFlight: window.inFlight.count,
-            connected: window.connected)
+            connected: window.connected, storeError: storeError)
+    }
+
+    /// Remembers whether the outbox accepts writes (for the health report); logs each change.
+    private func noteStoreResult(_ result: Result<Void, OutboxError>) {
+        switch result {
+        case .success:
+            if let previous = storeError {
+                logger.notice("outbox accepts readings again", [("after", previous.code.rawValue)])
+            }
+            storeError = nil
+        case .failure(let error):
+            if storeError?.code != error.code {
+                logger.error(
+                    "outbox refused readings", [("code", error.code.rawValue), ("error", error.message)])
+            }
+            storeError = error
+        }
     }
 
     // MARK: - Driving the window
@@ -137,6 +217,7 @@ public actor Publisher {
             perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
             logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
+            storeError = error
             perform(window.fetchFailed(read: read))
         }
     }
@@ -176,9 +257,11 @@ public actor Publisher {
     private func remove(_ ids: [Int64]) async {
         do {
             try await store.remove(ids: ids)
+            storeError = nil
             perform(window.removed(ids))
         } catch {
             logger.error("deleting acknowledged readings failed; retrying", [("error", "\(error)")])
+            storeError = error
             perform(window.removeFailed(ids))
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 import MQTT
-import Outbox
 import TestSupport
 import Testing
 
+@testable import Outbox
 @testable import Publisher
 
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PublisherTests {
@@ -135,5 +135,73 @@ import Testing
         await publisher.stop()
         await client.disconnect()
         await subscriberClient.disconnect()
+    }
+}
+
+@Suite struct PublisherSubmitTests {
+    @Test func concurrentSubmitsShareTransactionsAndABadOneFailsAlone() async throws {
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(
+            path: directory.file("o.sqlite").path, options: OutboxOptions(maxBytes: 50_000))
+        // Never started: submits must not need a broker.
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:9", clientID: "idle"))
+        let publisher = Publisher(store: store, client: client)
+        let failures = await withTaskGroup(of: OutboxError?.self) { group in
+            for device in 0..<20 {
+                group.addTask {
+                    do {
+                        for seq in 0..<10 {
+                            if device == 7 && seq == 5 {
+                                try await publisher.submit(
+                                    OutboxEntry(
+                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), stream: "dev7"))
+                            } else {
+                                try await publisher.submit(TestReading.entry(device: "dev\(device)", seq: seq))
+                            }
+                        }
+                        return nil
+                    } catch {
+                        return error as? OutboxError
+                    }
+                }
+            }
+            var failures: [OutboxError] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+        #expect(failures.map(\.code) == [.entryTooLarge])
+        // dev7 stopped at its failing submit; everything else was stored, each device in order.
+        let records = try await store.next(limit: 1000)
+        #expect(records.count == 19 * 10 + 5)
+        var perDevice: [String: [Int]] = [:]
+        for record in records {
+            let object = try JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]
+            perDevice[record.entry.stream, default: []].append(object?["seq"] as? Int ?? -1)
+        }
+        #expect(perDevice["dev7"] == Array(0..<5))
+        #expect(perDevice["dev3"] == Array(0..<10))
+    }
+}
+
+@Suite struct PublisherDegradedTests {
+    @Test func aFullOutboxIsReportedInTheStatsUntilItAcceptsAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:9", clientID: "idle"))
+        let publisher = Publisher(store: store, client: client)
+        try await publisher.submit(TestReading.entry(device: "dev", seq: 0))
+        let pages = try await store.withConnection { try $0.integer("PRAGMA page_count") ?? 0 }
+        try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = \(pages)") }
+        let big = (0..<100).map {
+            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), stream: "dev\($0)")
+        }
+        let error = await #expect(throws: OutboxError.self) { try await publisher.submit(big) }
+        #expect(error?.code == .diskFull)
+        #expect(try await publisher.stats().storeError?.code == .diskFull)
+        try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = 1000000") }
+        try await publisher.submit(TestReading.entry(device: "dev", seq: 1))
+        let stats = try await publisher.stats()
+        #expect(stats.storeError == nil)
+        #expect(stats.depth == 2)
     }
 }

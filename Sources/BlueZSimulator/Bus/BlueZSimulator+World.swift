@@ -148,8 +148,9 @@ extension BlueZSimulator {
         for spec in LoadDevices.devices(count: count) where devices[spec.address.string] == nil {
             addDevice(spec)
         }
-        load = LoadState(
-            devices: count, rate: rate, sequences: Array(repeating: 0, count: count), sent: 0, startedAt: clock.now)
+        // Sequences continue when only the rate changes, so consumers see no gap.
+        let sequences = load.sequences.count == count ? load.sequences : Array(repeating: 0, count: count)
+        load = LoadState(devices: count, rate: rate, sequences: sequences, sent: 0, startedAt: clock.now)
         guard count > 0, rate > 0 else { return }
         let keys = (0..<count).map { index in
             let address = LoadDevices.address(index).string
@@ -199,6 +200,6 @@ extension BlueZSimulator {
     public func loadStatistics() -> LoadStatistics {
         LoadStatistics(
             devices: load.devices, rate: load.rate, sent: load.sent,
-            elapsed: load.startedAt.map { clock.now - $0 } ?? .zero)
+            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero)
     }
 }

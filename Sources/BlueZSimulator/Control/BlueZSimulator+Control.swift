@@ -76,15 +76,18 @@ extension BlueZSimulator {
         }
     }
 
-    /// Starts load mode with `devices` peripherals notifying `rate` times a second each (0 devices stops it).
+    /// Starts load mode with `devices` peripherals notifying `rate` times a second each (0 devices stops it,
+    /// keeping its statistics).
     public func setLoad(devices count: Int, rate: Double) throws(SimulatorError) {
         guard (0...LoadDevices.maximumDevices).contains(count), count == 0 || (rate > 0 && rate <= 10_000) else {
             throw SimulatorError(
                 .invalidArguments, "devices must be 0…\(LoadDevices.maximumDevices), rate 0 < rate ≤ 10000")
         }
         if count == 0 {
+            // Stops sending; the statistics of the run stay readable.
             load.task?.cancel()
-            load = LoadState()
+            load.task = nil
+            if load.stoppedAt == nil { load.stoppedAt = clock.now }
             return
         }
         startLoad(devices: count, rate: rate)

@@ -5,6 +5,7 @@ struct LoadState: Sendable {
     var sequences: [UInt64] = []
     var sent: UInt64 = 0
     var startedAt: ContinuousClock.Instant?
+    var stoppedAt: ContinuousClock.Instant?
     var task: Task<Void, Never>?
 }
 

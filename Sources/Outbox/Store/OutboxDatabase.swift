@@ -17,7 +17,6 @@ final class OutboxDatabase {
     private let addCounter: SQLiteStatement
     private let readCounters: SQLiteStatement
     private let selectOldest: SQLiteStatement
-    private let selectSize: SQLiteStatement
 
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
@@ -40,7 +39,7 @@ final class OutboxDatabase {
             SELECT id, stream, topic, payload, qos, retain, sample_time, enqueued_at FROM outbox
             WHERE id > ? ORDER BY id LIMIT ?
             """)
-        deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ?")
+        deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ? RETURNING size")
         deleteThrough = try connection.prepare("DELETE FROM outbox WHERE id <= ?")
         scanHead = try connection.prepare("SELECT id, size, sample_time FROM outbox ORDER BY id")
         addCounter = try connection.prepare(
@@ -50,7 +49,6 @@ final class OutboxDatabase {
             """)
         readCounters = try connection.prepare("SELECT name, value FROM counters")
         selectOldest = try connection.prepare("SELECT sample_time FROM outbox ORDER BY id LIMIT 1")
-        selectSize = try connection.prepare("SELECT size FROM outbox WHERE id = ?")
         let totals = try connection.prepare("SELECT count(*), coalesce(sum(size), 0) FROM outbox")
         _ = try totals.step()
         depth = Int(totals.int64(at: 0))
@@ -130,12 +128,13 @@ final class OutboxDatabase {
             var removed = 0
             var removedBytes = 0
             for id in ids {
-                try selectSize.bind([.integer(id)])
-                guard try selectSize.step() else { continue }
-                removedBytes += Int(selectSize.int64(at: 0))
-                selectSize.reset()
-                try deleteOne.run([.integer(id)])
-                removed += connection.changes
+                try deleteOne.bind([.integer(id)])
+                if try deleteOne.step() {
+                    removed += 1
+                    removedBytes += Int(deleteOne.int64(at: 0))
+                    while try deleteOne.step() {}
+                }
+                deleteOne.reset()
             }
             if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text(counter)]) }
             return (removed, removedBytes)
