@@ -11,7 +11,7 @@
 # (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
 # BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
 # BENCH_RAMP (total rates tried for the throughput ramp, ascending).
-# BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
+# BENCH_SKIP_BUILD=1 uses the existing .build/release/blebridge. BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
 # runs the measured processes at that priority, after the build, on a machine busy with other work.
 # Everything runs on loopback; every phase has a fixed duration.
 set -euo pipefail
@@ -72,7 +72,7 @@ cc $cflags -o "$bin/bluez_client" "$src/bluez_client.c" $(pkg-config --cflags --
 log "built relay, emitter, subscriber, bluez_client in $bin"
 
 blebridge="$root/.build/release/blebridge"
-if [ "$run_gateway" = 1 ]; then
+if [ "$run_gateway" = 1 ] && [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     log "building blebridge (release)…"
     (cd "$root" && swift build -c release --product blebridge >"$work/swift-build.log" 2>&1) || {
         tail -20 "$work/swift-build.log" >&2
@@ -216,9 +216,11 @@ phase() {
     cpu_after=$(cpu_ticks "$target")
     thread_ticks "$target" >"$work/$name.threads-after"
     # The busiest threads over the phase, for the log: "name ms".
-    phase_threads=$(awk 'NR == FNR { before[$1] = $2; next } { d = $2 - before[$1]; if (d > 0) t[$3] += d }
-        END { for (n in t) print n, t[n] }' "$work/$name.threads-before" "$work/$name.threads-after" |
-        sort -k2 -nr | head -5 | awk -v hz="$clock_ticks" '{ printf "%s %.0f ms; ", $1, $2 * 1000 / hz }')
+    phase_threads=$(awk 'NR == FNR { before[$1] = $2; next }
+        { all++; d = $2 - before[$1]; if (d > 0) { busy++; t[$3] += d; n[$3]++ } }
+        END { printf "%d threads, %d used CPU:", all, busy; for (k in t) printf " %s×%d %d", k, n[k], t[k]; print "" }' \
+        "$work/$name.threads-before" "$work/$name.threads-after" |
+        awk -v hz="$clock_ticks" '{ for (i = 6; i < NF; i += 2) $(i + 1) = sprintf("%.0f ms;", $(i + 1) * 1000 / hz); print }')
     phase_sent=$(field "$load_result" sent)
     phase_achieved=$(field "$load_result" achieved)
     phase_unique=$(field "$result" unique)
@@ -237,7 +239,7 @@ phase() {
     log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost" \
         "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs" \
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
-    log "    busiest threads: $phase_threads"
+    log "    $phase_threads"
 }
 
 # A phase is sustained when nothing was lost, the source kept >= 95 % of the asked rate, and the
