@@ -18,11 +18,15 @@ struct MQTTInFlightTable<Waiter> {
         case waiting
         /// Reported before its publisher arrived; the reason code is in `reasonCodes`.
         case acknowledged
+        /// A QoS 1/2 publish whose caller stopped waiting: its acknowledgement (which may come
+        /// after a reconnect) resolves no one.
+        case abandoned
     }
 
     private var states = [State](repeating: .none, count: 65536)
     private var waiters: [Int32: Waiter] = [:]
-    private var reasonCodes: [Int32: Int32] = [:]
+    /// Reason codes of `.acknowledged` ids (MQTT reason codes fit in a byte).
+    private var reasonCodes = [UInt8](repeating: 0, count: 65536)
     /// QoS 0 ids that arrived while a QoS 1/2 publish with the same (wrapped) id was waiting.
     private var collisions: [Int32: Int] = [:]
     /// After ``close()``: new waiters fail at once.
@@ -49,16 +53,15 @@ struct MQTTInFlightTable<Waiter> {
             switch states[index] {
             case .acknowledged:
                 states[index] = .none
-                reasonCodes[mid] = nil
             case .waiting: collisions[mid, default: 0] += 1
-            case .unobserved, .none: states[index] = .unobserved
+            case .unobserved, .none, .abandoned: states[index] = .unobserved
             }
             return .wait
         }
         if isClosed { return .closed }
         if states[index] == .acknowledged {
             states[index] = .none
-            return .resolved(reasonCode: reasonCodes.removeValue(forKey: mid) ?? 0)
+            return .resolved(reasonCode: Int32(reasonCodes[index]))
         }
         states[index] = .waiting
         waiters[mid] = waiter
@@ -69,7 +72,7 @@ struct MQTTInFlightTable<Waiter> {
     mutating func acknowledgementArrived(mid: Int32, reasonCode: Int32) -> Waiter? {
         let index = Int(UInt16(truncatingIfNeeded: mid))
         switch states[index] {
-        case .unobserved:
+        case .unobserved, .abandoned:
             states[index] = .none
             return nil
         case .waiting:
@@ -81,7 +84,7 @@ struct MQTTInFlightTable<Waiter> {
             return waiters.removeValue(forKey: mid)
         case .none, .acknowledged:
             states[index] = .acknowledged
-            reasonCodes[mid] = reasonCode
+            reasonCodes[index] = UInt8(truncatingIfNeeded: reasonCode)
             return nil
         }
     }
@@ -90,7 +93,7 @@ struct MQTTInFlightTable<Waiter> {
     mutating func cancel(mid: Int32) -> Waiter? {
         let index = Int(UInt16(truncatingIfNeeded: mid))
         guard states[index] == .waiting, let waiter = waiters.removeValue(forKey: mid) else { return nil }
-        states[index] = .none
+        states[index] = .abandoned
         collisions[mid] = nil
         return waiter
     }
@@ -107,7 +110,6 @@ struct MQTTInFlightTable<Waiter> {
         isClosed = true
         let all = Array(waiters.values)
         waiters = [:]
-        reasonCodes = [:]
         collisions = [:]
         for index in states.indices { states[index] = .none }
         return all
