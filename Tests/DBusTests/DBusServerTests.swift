@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct DBusServerTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusServerTests {
     static let name = "io.blebridge.Test"
     static let path: DBusObjectPath = "/io/blebridge/Test/obj1"
     static let interface = "io.blebridge.Test1"

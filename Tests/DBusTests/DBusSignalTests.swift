@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct DBusSignalTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusSignalTests {
     @Test func signalsReachMatchingStreamsOnly() async throws {
         try await withBus { bus in
             let emitter = try await bus.connect()

@@ -66,6 +66,7 @@ extension LoopState {
         var iter = DBusMessageIter()
         var arguments: [DBusValue] = []
         if dbus_message_iter_init(raw, &iter) != 0 {
+            arguments.reserveCapacity(4)  // one allocation for typical signals (PropertiesChanged: 3)
             // A string first argument (PropertiesChanged's interface) repeats: reuse it.
             if dbus_message_iter_get_arg_type(&iter) == TypeCode.string {
                 var pointer: UnsafePointer<CChar>?
@@ -73,8 +74,11 @@ extension LoopState {
                 arguments.append(.string(pointer.map { recentStrings.string($0, .firstArgument) } ?? ""))
                 dbus_message_iter_next(&iter)
             }
-            guard let decoded = try? MessageDecoder.decodeAll(&iter) else { return nil }
-            if arguments.isEmpty { arguments = decoded } else { arguments.append(contentsOf: decoded) }
+            do {
+                try MessageDecoder.decodeAll(&iter, into: &arguments)
+            } catch {
+                return nil
+            }
         }
         return DBusSignal(
             sender: header.sender.map { recentStrings.string($0, .sender) } ?? "",

@@ -4,11 +4,16 @@ internal import CDBus
 enum MessageDecoder {
     static func decodeAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
+        try decodeAll(&iter, into: &values)
+        return values
+    }
+
+    /// Appends the values from the iterator's position to the end.
+    static func decodeAll(_ iter: inout DBusMessageIter, into values: inout [DBusValue]) throws(DBusError) {
         while dbus_message_iter_get_arg_type(&iter) != TypeCode.invalid {
             values.append(try decode(&iter))
             dbus_message_iter_next(&iter)
         }
-        return values
     }
 
     /// Decodes the value at the iterator's position (without advancing).
