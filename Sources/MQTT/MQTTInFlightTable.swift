@@ -22,7 +22,8 @@ struct MQTTInFlightTable<Waiter> {
 
     private var states = [State](repeating: .none, count: 65536)
     private var waiters: [Int32: Waiter] = [:]
-    private var reasonCodes: [Int32: Int32] = [:]
+    /// Reason codes of `.acknowledged` ids (MQTT reason codes fit in a byte).
+    private var reasonCodes = [UInt8](repeating: 0, count: 65536)
     /// QoS 0 ids that arrived while a QoS 1/2 publish with the same (wrapped) id was waiting.
     private var collisions: [Int32: Int] = [:]
     /// After ``close()``: new waiters fail at once.
@@ -49,7 +50,6 @@ struct MQTTInFlightTable<Waiter> {
             switch states[index] {
             case .acknowledged:
                 states[index] = .none
-                reasonCodes[mid] = nil
             case .waiting: collisions[mid, default: 0] += 1
             case .unobserved, .none: states[index] = .unobserved
             }
@@ -58,7 +58,7 @@ struct MQTTInFlightTable<Waiter> {
         if isClosed { return .closed }
         if states[index] == .acknowledged {
             states[index] = .none
-            return .resolved(reasonCode: reasonCodes.removeValue(forKey: mid) ?? 0)
+            return .resolved(reasonCode: Int32(reasonCodes[index]))
         }
         states[index] = .waiting
         waiters[mid] = waiter
@@ -81,7 +81,7 @@ struct MQTTInFlightTable<Waiter> {
             return waiters.removeValue(forKey: mid)
         case .none, .acknowledged:
             states[index] = .acknowledged
-            reasonCodes[mid] = reasonCode
+            reasonCodes[index] = UInt8(truncatingIfNeeded: reasonCode)
             return nil
         }
     }
@@ -107,7 +107,6 @@ struct MQTTInFlightTable<Waiter> {
         isClosed = true
         let all = Array(waiters.values)
         waiters = [:]
-        reasonCodes = [:]
         collisions = [:]
         for index in states.indices { states[index] = .none }
         return all
