@@ -1,5 +1,5 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test build release bench format
+.PHONY: demo test build release bench format package
 demo:
 	./scripts/demo.sh
 test:
@@ -12,3 +12,5 @@ bench:
 	./bench/run.sh
 format:
 	swift format --in-place --recursive Package.swift Sources Tests
+package:
+	./deploy/package

@@ -58,6 +58,10 @@ let package = Package(
                 "Bluetooth", "SystemdNotify",
             ]),
 
+        // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
+        .executableTarget(name: "mqtt-bench", dependencies: ["MQTT"], path: "Sources/Benchmarks/mqtt-bench"),
+
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(
             name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],

@@ -11,7 +11,8 @@
 # (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
 # BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
 # BENCH_RAMP (total rates tried for the throughput ramp, ascending).
-# BENCH_KEEP=1 keeps the working directory (logs, configuration, databases).
+# BENCH_SKIP_BUILD=1 uses the existing .build/release/blebridge. BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
+# runs the measured processes at that priority, after the build, on a machine busy with other work.
 # Everything runs on loopback; every phase has a fixed duration.
 set -euo pipefail
 
@@ -24,7 +25,7 @@ for argument in "$@"; do
         --smoke) mode=smoke; run_gateway=0 ;;
         --relay-only) run_gateway=0 ;;
         --gateway-only) run_relay=0 ;;
-        -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -71,13 +72,17 @@ cc $cflags -o "$bin/bluez_client" "$src/bluez_client.c" $(pkg-config --cflags --
 log "built relay, emitter, subscriber, bluez_client in $bin"
 
 blebridge="$root/.build/release/blebridge"
-if [ "$run_gateway" = 1 ]; then
+if [ "$run_gateway" = 1 ] && [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     log "building blebridge (release)…"
     (cd "$root" && swift build -c release --product blebridge >"$work/swift-build.log" 2>&1) || {
         tail -20 "$work/swift-build.log" >&2
         echo "bench/run.sh: release build failed" >&2
         exit 1
     }
+fi
+
+if [ -n "${BENCH_NICE:-}" ]; then
+    renice -n "$BENCH_NICE" -p $$ >/dev/null || { echo "bench/run.sh: cannot renice to $BENCH_NICE" >&2; exit 1; }
 fi
 
 # ---------------------------------------------------------------- helpers
@@ -140,6 +145,18 @@ EOF
 
 # CPU time of a process (all threads) in clock ticks: utime + stime from /proc/<pid>/stat.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# Per thread: "<tid> <ticks> <name>" (names may repeat).
+thread_ticks() {
+    local task line tid comm fields
+    for task in /proc/"$1"/task/*; do
+        line=$(cat "$task/stat" 2>/dev/null) || continue
+        tid=${line%% *}
+        comm=${line#*(}
+        comm=${comm%)*}
+        read -ra fields <<<"${line##*) }"
+        echo "$tid $((fields[11] + fields[12])) ${comm// /_}"
+    done
+}
 memory_kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
 field() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
 
@@ -192,10 +209,18 @@ phase() {
     since=$(date +%s%N)
     subscriber_start "$name" "$since"
     cpu_before=$(cpu_ticks "$target")
+    thread_ticks "$target" >"$work/$name.threads-before"
     load_result=$("$load" "$total" "$duration")
     subscriber_finish
     result=$(tail -1 "$work/$name.sub")
     cpu_after=$(cpu_ticks "$target")
+    thread_ticks "$target" >"$work/$name.threads-after"
+    # The busiest threads over the phase, for the log: "name ms".
+    phase_threads=$(awk 'NR == FNR { before[$1] = $2; next }
+        { all++; d = $2 - before[$1]; if (d > 0) { busy++; t[$3] += d; n[$3]++ } }
+        END { printf "%d threads, %d used CPU:", all, busy; for (k in t) printf " %s×%d %d", k, n[k], t[k]; print "" }' \
+        "$work/$name.threads-before" "$work/$name.threads-after" |
+        awk -v hz="$clock_ticks" '{ for (i = 6; i < NF; i += 2) $(i + 1) = sprintf("%.0f ms;", $(i + 1) * 1000 / hz); print }')
     phase_sent=$(field "$load_result" sent)
     phase_achieved=$(field "$load_result" achieved)
     phase_unique=$(field "$result" unique)
@@ -214,6 +239,7 @@ phase() {
     log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost" \
         "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs" \
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
+    log "    $phase_threads"
 }
 
 # A phase is sustained when nothing was lost, the source kept >= 95 % of the asked rate, and the
@@ -233,7 +259,7 @@ suite() {
     local name=$1 load=$2 target=$3 total since
     log "[$name] warm-up: waiting for values from $active devices"
     since=$(date +%s%N)
-    subscriber_start "$name-warmup" "$since" --wait-devices "$active" --timeout-ms 60000
+    subscriber_start "$name-warmup" "$since" --wait-devices "$active" --timeout-ms 120000
     local warm_load="" warmed=1
     if [ "$load" = relay_load ]; then
         "$bin/emitter" --address "$bus_address" --devices "$active" --rate 1 --duration 60 >/dev/null &
@@ -249,7 +275,7 @@ suite() {
         simulator_call SetLoad uint32:0 double:0 >/dev/null
     fi
     if [ "$warmed" = 0 ]; then
-        echo "[$name] not every device delivered within 60 s: $(tail -1 "$work/$name-warmup.sub")" >&2
+        echo "[$name] not every device delivered within 120 s: $(tail -1 "$work/$name-warmup.sub")" >&2
         return 1
     fi
     sleep 1
@@ -297,8 +323,8 @@ environment_start() {
 }
 
 environment_stop() {
-    local pid
-    for pid in "${suite_pids[@]}"; do stop_pid "$pid"; done
+    local index
+    for ((index = ${#suite_pids[@]} - 1; index >= 0; index--)); do stop_pid "${suite_pids[index]}"; done
 }
 
 start_relay() {
@@ -430,7 +456,7 @@ fi
 echo
 echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
-echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected)"
+echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected); nice ${BENCH_NICE:-0}"
 echo
 value() { if [ "$(eval echo "\$${1}_ok")" = 1 ]; then eval "printf '%s' \"\${${1}_$2:-n/a}\""; else printf 'n/a'; fi; }
 ratio() {

@@ -3,6 +3,8 @@
 # end-to-end throughput (Outbox + Publisher + MQTTClient), compared in the same run with the
 # plain C libmosquitto publisher in bench/mqtt/ when it is there. Release build; starts its own
 # mosquitto on a free loopback port (max_queued_messages 0, no persistence).
+# Sizes: OUTBOX_BENCH_ROWS (default 200000), OUTBOX_BENCH_COUNT (readings, default 50000),
+# OUTBOX_BENCH_ROUNDS (default 3), OUTBOX_BENCH_WINDOW (default 64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product outbox-bench
@@ -12,7 +14,7 @@ broker_pid=""
 cleanup() { if [ -n "$broker_pid" ]; then kill "$broker_pid" 2>/dev/null || true; fi; rm -rf "$work"; }
 trap cleanup EXIT
 
-"$bin" store "$@"
+"$bin" store --rows "${OUTBOX_BENCH_ROWS:-200000}"
 
 baseline=()
 if [ -f bench/mqtt/baseline_publisher.c ]; then
@@ -34,4 +36,5 @@ for _ in $(seq 100); do
   if python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null; then break; fi
   sleep 0.05
 done
-BLEBRIDGE_LOG=warning "$bin" publisher --port "$port" "${baseline[@]}"
+"$bin" publisher --port "$port" --count "${OUTBOX_BENCH_COUNT:-50000}" --rounds "${OUTBOX_BENCH_ROUNDS:-3}" \
+  --window "${OUTBOX_BENCH_WINDOW:-64}" "${baseline[@]}"

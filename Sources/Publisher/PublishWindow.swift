@@ -11,7 +11,8 @@ import Outbox
 /// - Rows are handed out in id order (the outbox's append order), so every stream keeps its
 ///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
 ///   connection.
-/// - A row is deleted only after its acknowledgement; acknowledgements are batched into one
+/// - A row is deleted only after its acknowledgement; acknowledgements are batched (a quarter
+///   window at a time while publishes flow, everything as soon as the window is empty), one
 ///   removal at a time.
 /// - While disconnected nothing new is handed out. Publishes already in flight stay in the
 ///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
@@ -188,8 +189,11 @@ struct PublishWindow: Sendable {
         return [.fetch(after: cursor, limit: room, read: reads)]
     }
 
+    /// Deletes acknowledged rows in batches: once a quarter window has gathered, or whenever
+    /// nothing else is in flight (so a quiet queue is always cleaned up at once).
     private mutating func flushRemovals() -> [Action] {
         guard !removing, !pendingRemoval.isEmpty else { return [] }
+        guard pendingRemoval.count >= max(1, capacity / 4) || inFlight.isEmpty || !connected else { return [] }
         removing = true
         defer { pendingRemoval.removeAll() }
         return [.remove(pendingRemoval)]

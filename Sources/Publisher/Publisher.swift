@@ -36,6 +36,7 @@ public actor Publisher {
     private var ticker: Task<Void, Never>?
     private var published = 0
     private var pendingSubmits: [PendingSubmit] = []
+    private var storeError: OutboxError?
     private var committing = false
     private let clock = ContinuousClock()
 
@@ -113,6 +114,7 @@ public actor Publisher {
         } catch {
             result = .failure(error)
         }
+        noteStoreResult(result)
         perform(window.appended())
         if pendingSubmits.isEmpty {
             committing = false
@@ -133,8 +135,10 @@ public actor Publisher {
             pendingSubmits = []
             do {
                 try await store.append(group.flatMap(\.entries))
+                noteStoreResult(.success(()))
                 for submit in group { submit.continuation.resume(returning: .success(())) }
             } catch {
+                noteStoreResult(.failure(error))
                 if group.count == 1 {
                     group[0].continuation.resume(returning: .failure(error))
                 } else {
@@ -156,7 +160,24 @@ public actor Publisher {
     public func stats() async throws(OutboxError) -> PublisherStats {
         PublisherStats(
             outbox: try await store.stats(), published: published, inFlight: window.inFlight.count,
-            connected: window.connected)
+            connected: window.connected, storeError: storeError)
+    }
+
+    /// Remembers whether the outbox accepts writes (for the health report); logs each change.
+    private func noteStoreResult(_ result: Result<Void, OutboxError>) {
+        switch result {
+        case .success:
+            if let previous = storeError {
+                logger.notice("outbox accepts readings again", [("after", previous.code.rawValue)])
+            }
+            storeError = nil
+        case .failure(let error):
+            if storeError?.code != error.code {
+                logger.error(
+                    "outbox refused readings", [("code", error.code.rawValue), ("error", error.message)])
+            }
+            storeError = error
+        }
     }
 
     // MARK: - Driving the window
@@ -196,6 +217,7 @@ public actor Publisher {
             perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
             logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
+            storeError = error
             perform(window.fetchFailed(read: read))
         }
     }
@@ -235,9 +257,11 @@ public actor Publisher {
     private func remove(_ ids: [Int64]) async {
         do {
             try await store.remove(ids: ids)
+            storeError = nil
             perform(window.removed(ids))
         } catch {
             logger.error("deleting acknowledged readings failed; retrying", [("error", "\(error)")])
+            storeError = error
             perform(window.removeFailed(ids))
         }
     }

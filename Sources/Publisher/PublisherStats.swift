@@ -11,12 +11,18 @@ public struct PublisherStats: Sendable, Hashable {
     public var inFlight: Int
     /// Whether the broker connection is up.
     public var connected: Bool
+    /// The last outbox failure (full disk, read-only, locked, …) while it lasts; nil when the
+    /// outbox works. A non-nil value means the gateway is degraded: readings are being refused.
+    public var storeError: OutboxError?
 
-    public init(outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool) {
+    public init(
+        outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil
+    ) {
         self.outbox = outbox
         self.published = published
         self.inFlight = inFlight
         self.connected = connected
+        self.storeError = storeError
     }
 
     /// Readings waiting in the outbox (including those in flight).

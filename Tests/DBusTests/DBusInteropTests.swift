@@ -9,7 +9,7 @@ import Testing
 
 /// Both directions against independent implementations: python3-dbus, busctl (sd-bus),
 /// dbus-send and the bus daemon itself.
-@Suite struct DBusInteropTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusInteropTests {
     /// Descriptors the AcquireNotify handler keeps (its end of each socket pair).
     final class Kept: Sendable {
         let descriptors = Mutex<[DBusFileDescriptor]>([])

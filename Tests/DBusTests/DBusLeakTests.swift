@@ -8,7 +8,7 @@ import Testing
 
 /// 100,000 operations (50,000 method calls through our server and 50,000 BlueZ-shaped signals)
 /// leave the process's resident memory flat.
-@Suite(.serialized) struct DBusLeakTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct DBusLeakTests {
     /// Resident set size in bytes, from /proc/self/statm (second field, in pages).
     static func residentBytes() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

@@ -8,7 +8,7 @@ import Testing
 /// Every type travels through a real bus between two connections and comes back equal: as
 /// signal arguments (encode on one connection, decode on the other) and through a method that
 /// echoes a variant (both directions through the server side too).
-@Suite struct DBusValueRoundTripTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusValueRoundTripTests {
     static func nestedVariant(_ depth: Int) -> DBusValue {
         var value = DBusValue.string("core")
         for _ in 0..<depth { value = .variant(value) }
@@ -164,6 +164,22 @@ import Testing
         #expect(error?.message.contains("expected signature 'q', got 's'") == true)
         let argument = #expect(throws: DBusError.self) { try [DBusValue.int32(1)].decode(1, as: String.self) }
         #expect(argument?.message.contains("argument 1 missing") == true)
+    }
+
+    @Test func byteArraysCompareAndHashAlikeInBothSpellings() {
+        let compact = DBusValue.bytes([1, 2, 3])
+        let spelled = DBusValue.array(elementSignature: "y", [.byte(1), .byte(2), .byte(3)])
+        #expect(compact == spelled)
+        #expect(spelled == compact)
+        #expect(Set([compact, spelled]).count == 1)
+        #expect(compact.signature == spelled.signature)
+        #expect(compact != .bytes([1, 2]))
+        #expect(compact != .array(elementSignature: "n", [.int16(1), .int16(2), .int16(3)]))
+        #expect(spelled.asBytes == [1, 2, 3])
+        #expect(compact.asArray == [.byte(1), .byte(2), .byte(3)])
+        #expect(DBusValue.variant(compact).hasSignature("v"))
+        #expect(compact.hasSignature("ay"))
+        #expect(!compact.hasSignature("as"))
     }
 
     @Test func invalidValuesAreRejectedBeforeSending() async throws {

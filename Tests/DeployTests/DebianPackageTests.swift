@@ -31,7 +31,7 @@ struct DebianPackageTests {
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     @Test func buildsInstallsRemovesAndPurges() async throws {
-        let lock = try MachineLock(name: "blebridge-deb-test")
+        let lock = try await MachineLock(name: "blebridge-deb-test")
         defer { lock.release() }
         let output = try TemporaryDirectory(prefix: "deb")
 
@@ -118,7 +118,8 @@ struct DebianPackageTests {
 final class MachineLock: Sendable {
     private let descriptor: Int32
 
-    init(name: String, timeout: Duration = .seconds(120)) throws {
+    /// Waits (without blocking a thread) until the lock is free.
+    init(name: String, timeout: Duration = .seconds(120)) async throws {
         descriptor = open("/tmp/\(name).lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw FixtureError("cannot open /tmp/\(name).lock") }
         let deadline = ContinuousClock.now + timeout
@@ -127,7 +128,7 @@ final class MachineLock: Sendable {
                 close(descriptor)
                 throw FixtureError("another test holds /tmp/\(name).lock")
             }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

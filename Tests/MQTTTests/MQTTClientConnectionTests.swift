@@ -86,13 +86,14 @@ import Testing
 
         // The clean session was lost with the broker; the client subscribed again by itself.
         let sender = try await MQTTTestHelpers.connectedClient(broker, clientID: "sender")
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        var received: [MQTTMessage] = []
-        while received.isEmpty && clock.now < deadline {  // SUBACK may still be on its way
-            try await sender.publish(MQTTMessage(topic: "blebridge/lamp/set", text: "on", qos: .atLeastOnce))
-            received = await MQTTTestHelpers.collect(commands, count: 1, timeout: .milliseconds(200))
+        let repeating = Task {  // the SUBACK may still be on its way: keep sending until it arrives
+            while !Task.isCancelled {
+                try await sender.publish(MQTTMessage(topic: "blebridge/lamp/set", text: "on", qos: .atLeastOnce))
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
+        let received = await MQTTTestHelpers.collect(commands, count: 1, timeout: .seconds(5))
+        repeating.cancel()
         #expect(received.first?.text == "on")
         await sender.disconnect()
         await client.disconnect()
@@ -135,6 +136,37 @@ import Testing
             try await publish.value
         } throws: { ($0 as? MQTTError)?.code == .connectionLost }
         broker.resume()
+    }
+
+    /// A persistent session keeps what arrives while the client is away; subscribing before
+    /// `connect()` routes it to a stream (a new process would otherwise drop it).
+    @Test func persistentSessionDeliversWhatWasQueuedWhileOffline() async throws {
+        let broker = try await MosquittoFixture()
+        let first = try await MQTTTestHelpers.connectedClient(broker, clientID: "persist", cleanSession: false)
+        _ = try await first.subscribe("queue/#", qos: .atLeastOnce)
+        await first.disconnect()
+        let sender = try await MQTTTestHelpers.connectedClient(broker, clientID: "sender")
+        try await sender.publish(MQTTMessage(topic: "queue/1", text: "while away", qos: .atLeastOnce))
+        await sender.disconnect()
+
+        let second = MQTTClient(
+            configuration: try MQTTTestHelpers.configuration(broker, clientID: "persist", cleanSession: false))
+        let stream = try await second.subscribe("queue/#", qos: .atLeastOnce)  // before connecting
+        try await second.connect()
+        #expect(second.connectionState == .connected(sessionPresent: true))
+        #expect(await MQTTTestHelpers.collect(stream, count: 1).map(\.text) == ["while away"])
+        await second.disconnect()
+    }
+
+    @Test func brokerThatNeverAnswersCONNACKTimesOut() async throws {
+        let broker = try await MosquittoFixture()
+        broker.pause()  // the kernel still accepts the TCP connection; nobody answers CONNECT
+        defer { broker.resume() }
+        let client = MQTTClient(
+            configuration: try MQTTConfiguration(url: broker.url, clientID: "patient", connectTimeout: .seconds(1)))
+        await #expect {
+            try await client.connect()
+        } throws: { ($0 as? MQTTError)?.code == .timeout }
     }
 
     @Test func unreachableBrokerIsReportedAsUnreachable() async throws {

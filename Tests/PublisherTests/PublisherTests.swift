@@ -1,9 +1,9 @@
 import Foundation
 import MQTT
-import Outbox
 import TestSupport
 import Testing
 
+@testable import Outbox
 @testable import Publisher
 
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PublisherTests {
@@ -180,5 +180,28 @@ import Testing
         }
         #expect(perDevice["dev7"] == Array(0..<5))
         #expect(perDevice["dev3"] == Array(0..<10))
+    }
+}
+
+@Suite struct PublisherDegradedTests {
+    @Test func aFullOutboxIsReportedInTheStatsUntilItAcceptsAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:9", clientID: "idle"))
+        let publisher = Publisher(store: store, client: client)
+        try await publisher.submit(TestReading.entry(device: "dev", seq: 0))
+        let pages = try await store.withConnection { try $0.integer("PRAGMA page_count") ?? 0 }
+        try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = \(pages)") }
+        let big = (0..<100).map {
+            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), stream: "dev\($0)")
+        }
+        let error = await #expect(throws: OutboxError.self) { try await publisher.submit(big) }
+        #expect(error?.code == .diskFull)
+        #expect(try await publisher.stats().storeError?.code == .diskFull)
+        try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = 1000000") }
+        try await publisher.submit(TestReading.entry(device: "dev", seq: 1))
+        let stats = try await publisher.stats()
+        #expect(stats.storeError == nil)
+        #expect(stats.depth == 2)
     }
 }

@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
     struct mosquitto *mosq = mosquitto_new(client_id, true, NULL);
     if (!mosq) die("relay", "mosquitto_new failed");
     mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-    mosquitto_max_inflight_messages_set(mosq, (unsigned)inflight);
+    mosquitto_int_option(mosq, MOSQ_OPT_SEND_MAXIMUM, inflight); /* MQTT 5: in flight at once */
     mosquitto_publish_callback_set(mosq, on_publish);
     mosquitto_connect_callback_set(mosq, on_connect);
     int rc = mosquitto_connect(mosq, host, port, 30);

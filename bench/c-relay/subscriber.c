@@ -21,11 +21,11 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t *latencies_us; /* one per unique value, in arrival order */
 static size_t latency_count, latency_capacity;
-static uint64_t *last_sequence; /* per device */
+static uint64_t *first_sequence, *last_sequence; /* per device, in this phase */
 static unsigned long long messages, foreign, stale, duplicates, reordered;
 static uint64_t first_arrival, last_arrival; /* realtime ns of the first/last counted value */
 static uint64_t since_ns;
-static unsigned long long devices_seen, expected; /* expected: sum over devices of the highest sequence */
+static unsigned long long devices_seen;
 static volatile int subscribed;
 static volatile sig_atomic_t draining, stop_now;
 
@@ -80,13 +80,12 @@ static void on_message(struct mosquitto *mosq, void *user, const struct mosquitt
     } else if (value.sequence == last_sequence[value.device]) {
         duplicates++;
     } else {
-        if (last_sequence[value.device] == 0) devices_seen++;
-        if (value.sequence < last_sequence[value.device]) {
-            reordered++;
-        } else {
-            expected += value.sequence - last_sequence[value.device];
-            last_sequence[value.device] = value.sequence;
+        if (last_sequence[value.device] == 0) {
+            devices_seen++;
+            first_sequence[value.device] = value.sequence;
         }
+        if (value.sequence < last_sequence[value.device]) reordered++;
+        else last_sequence[value.device] = value.sequence;
         if (latency_count == latency_capacity) {
             latency_capacity = latency_capacity ? latency_capacity * 2 : 1 << 20;
             latencies_us = realloc(latencies_us, latency_capacity * sizeof *latencies_us);
@@ -135,6 +134,7 @@ int main(int argc, char **argv) {
     unsigned long long wait_devices = (unsigned long long)arg_double(argc, argv, "--wait-devices", 0);
     double timeout_ms = arg_double(argc, argv, "--timeout-ms", 60000);
     since_ns = strtoull(since, NULL, 10);
+    first_sequence = calloc(MAX_DEVICES, sizeof *first_sequence);
     last_sequence = calloc(MAX_DEVICES, sizeof *last_sequence);
 
     struct sigaction action = {0};
@@ -188,6 +188,9 @@ int main(int argc, char **argv) {
     mosquitto_loop_stop(mosq, false);
 
     pthread_mutex_lock(&lock);
+    unsigned long long expected = 0;
+    for (size_t device = 0; device < MAX_DEVICES; device++)
+        if (last_sequence[device]) expected += last_sequence[device] - first_sequence[device] + 1;
     qsort(latencies_us, latency_count, sizeof *latencies_us, compare_u32);
     double span = last_arrival > first_arrival ? (double)(last_arrival - first_arrival) / 1e9 : 0;
     double drain_ms = drain_started && last_arrival > drain_started ? (double)(last_arrival - drain_started) / 1e6 : 0;
@@ -202,6 +205,7 @@ int main(int argc, char **argv) {
     mosquitto_destroy(mosq);
     mosquitto_lib_cleanup();
     free(latencies_us);
+    free(first_sequence);
     free(last_sequence);
     return status;
 }

@@ -239,7 +239,9 @@ func runPublisher(_ options: Options) async throws {
         let baseline = values[0]
         var text = label.padding(toLength: 7, withPad: " ", startingAt: 0) + String(format: " %11.0f", baseline)
         for (value, width) in zip(values.dropFirst(), [15, 15, 13]) {
-            text += String(format: "  %\(width).0f  %5.2f", value, baseline > 0 ? value / baseline : 0)
+            // Without a baseline (bench/mqtt/baseline_publisher.c absent) there is no ratio.
+            let ratio = baseline > 0 ? String(format: "%5.2f", value / baseline) : "    -"
+            text += String(format: "  %\(width).0f  ", value) + ratio
         }
         return text
     }
