@@ -25,7 +25,8 @@ import Synchronization
 /// ``connectionStates`` shows `connecting` → `connected` → `disconnected(reason:)` → ….
 ///
 /// **Publishing while disconnected** throws ``MQTTError/Code/noConnection`` at once, for every
-/// QoS; nothing is queued inside the client. Keep unsent messages in the outbox and publish them
+/// QoS; nothing is queued inside the client. (A QoS 1/2 publish that races with a connection loss
+/// the client has not noticed yet is kept by libmosquitto and handled like a message in flight.) Keep unsent messages in the outbox and publish them
 /// when ``connectionStates`` says `connected`.
 ///
 /// **Publishing does not enter the actor**: ``publish(_:)`` runs on the caller's executor, hands the

@@ -138,6 +138,20 @@ import Testing
         broker.resume()
     }
 
+    @Test func cancellingTheCallerStopsWaitingForTheAcknowledgement() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "impatient")
+        broker.pause()
+        let publish = Task {
+            try await client.publish(MQTTMessage(topic: "slow/1", text: "x", qos: .atLeastOnce))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        publish.cancel()
+        await #expect(throws: CancellationError.self) { try await publish.value }
+        broker.resume()
+        await client.disconnect()
+    }
+
     /// A persistent session keeps what arrives while the client is away; subscribing before
     /// `connect()` routes it to a stream (a new process would otherwise drop it).
     @Test func persistentSessionDeliversWhatWasQueuedWhileOffline() async throws {

@@ -20,6 +20,9 @@ public actor PairingAgent {
     private var isDefault = false
     private var requests: [Int: PendingRequest] = [:]
     private var nextID = 0
+    /// Registration changes run one at a time (concurrent `pair` calls would otherwise both `RegisterAgent`).
+    private var registrationBusy = false
+    private var registrationWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// The capability BlueZ holds for the agent, nil while not registered.
     public private(set) var registeredCapability: AgentCapability?
@@ -51,6 +54,10 @@ public actor PairingAgent {
     /// is unregistered first (BlueZ keeps one agent per client). With `asDefault`, also `RequestDefaultAgent`, so
     /// pairings the peripheral starts reach it too.
     public func register(capability: AgentCapability, asDefault: Bool) async throws {
+        try await exclusively { try await registerNow(capability: capability, asDefault: asDefault) }
+    }
+
+    private func registerNow(capability: AgentCapability, asDefault: Bool) async throws {
         if !exported {
             try await connection.export(path: path, interfaces: [interface()])
             exported = true
@@ -83,6 +90,10 @@ public actor PairingAgent {
 
     /// Unregisters the agent from BlueZ, cancels pending questions and removes the exported object.
     public func unregister() async {
+        try? await exclusively { await unregisterNow() }
+    }
+
+    private func unregisterNow() async {
         if registeredCapability != nil { await callManager("UnregisterAgent", [.objectPath(path)]) }
         registeredCapability = nil
         isDefault = false
@@ -101,6 +112,22 @@ public actor PairingAgent {
         registeredCapability = nil
         isDefault = false
         cancelRequests()
+    }
+
+    private func exclusively(_ body: () async throws -> Void) async throws {
+        if registrationBusy {
+            await withCheckedContinuation { registrationWaiters.append($0) }  // handed over by the previous holder
+        } else {
+            registrationBusy = true
+        }
+        defer {
+            if registrationWaiters.isEmpty {
+                registrationBusy = false
+            } else {
+                registrationWaiters.removeFirst().resume()
+            }
+        }
+        try await body()
     }
 
     private func callManager(_ method: String, _ arguments: [DBusValue]) async {

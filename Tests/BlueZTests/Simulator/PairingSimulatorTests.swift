@@ -128,6 +128,34 @@ import Testing
         await bluez.stop()
     }
 
+    @Test func concurrentOperationsPairEachDeviceOnce() async throws {
+        let asked = Mutex(0)
+        let options = CentralManager.Options(
+            pairing: PairingPolicy(passkeyProvider: { _ in
+                asked.withLock { $0 += 1 }
+                return 123_456
+            }), pairOnInsufficientAuthentication: true)
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing", options: options)
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            let sensor = try await bluez.connected(Self.sensor)
+            let state = try await lock.characteristic(Self.lockState)
+            let temperature = try await sensor.characteristic(Self.temperature)
+            // Two devices pairing at once (one agent registration), and two reads of one device (one pairing).
+            async let first = lock.readValue(for: state)
+            async let second = lock.readValue(for: state)
+            async let third = sensor.readValue(for: temperature)
+            let values = try await [first, second, third]
+            #expect(values.allSatisfy { !$0.isEmpty })
+            #expect(await lock.isPaired)
+            #expect(await sensor.isPaired)
+            #expect(asked.withLock { $0 } == 1)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
     @Test func withoutTheOptionInsufficientAuthenticationIsReported() async throws {
         let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
         do {
