@@ -116,7 +116,7 @@ public actor MQTTClient {
 
     private func begin(failFast: Bool) throws(MQTTError) {
         try configuration.validate()
-        let loop = try MQTTNetworkLoop(configuration: configuration)
+        let loop = try MQTTNetworkLoop(configuration: configuration, stopAfterFirstFailure: failFast)
         self.loop = loop
         perform(lifecycle.handle(.start(failFast: failFast)))
         Task { await self.consume(loop.events) }
