@@ -70,9 +70,9 @@ import Testing
             return
         }
         let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(
-            scenario: try SimulatorBusTests.fastScenario("demo"),
-            options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
+        var scenario = try SimulatorBusTests.fastScenario("demo")
+        scenario.timing.staleTimeout = .seconds(30)  // bleak connects well after its scan ended
+        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
         do {
             try await simulator.start(busAddress: bus.address)
             let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
@@ -89,5 +89,17 @@ import Testing
         }
         await simulator.stop()
         await bus.stop()
+    }
+}
+
+extension SimulatorBusTests {
+    @Test func errorsMatchTheRealBluetoothdCapture() async throws {
+        try await run("reference_errors", scenario: "demo")
+    }
+}
+
+extension SimulatorBusTests {
+    @Test func objectsMatchTheRealBluetoothdCapture() async throws {
+        try await run("reference_introspection", scenario: "demo")
     }
 }
