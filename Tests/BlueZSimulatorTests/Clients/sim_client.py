@@ -672,5 +672,23 @@ def reference_introspection():
     print("reference_introspection ok")
 
 
+def scenario_faults():
+    """The faults scenario (timing shortened by the test): two abort-by-local connects, a drop after
+    the connection time, an out-of-range window."""
+    sim = control()
+    discover([STRAP])
+    strap = iface(STRAP, "org.bluez.Device1")
+    expect_error(strap.Connect, "org.bluez.Error.Failed", "le-connection-abort-by-local")
+    expect_error(strap.Connect, "org.bluez.Error.Failed", "le-connection-abort-by-local")
+    strap.Connect()
+    check(get(STRAP, "org.bluez.Device1", "Connected") == True, "third connect works")
+    wait_for(lambda: get(STRAP, "org.bluez.Device1", "Connected") == False, what="disconnect_after drops the link")
+    wait_for(lambda: sim.GetDeviceState("C0:FF:EE:00:00:01")["in_range"] == False, what="out of range window starts")
+    expect_error(strap.Connect, "org.bluez.Error.Failed", "le-connection-abort-by-local")  # nobody answers
+    wait_for(lambda: sim.GetDeviceState("C0:FF:EE:00:00:01")["in_range"] == True, what="back in range")
+    strap.Connect()
+    print("scenario_faults ok")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
