@@ -38,17 +38,18 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
+        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
         .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
 
         // The product.
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Logging", "Bluetooth",
+                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Publisher", "Logging", "Bluetooth",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -56,6 +57,23 @@ let package = Package(
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
                 "Bluetooth", "SystemdNotify",
             ]),
+
+        // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
+        .executableTarget(name: "mqtt-bench", dependencies: ["MQTT"], path: "Sources/Benchmarks/mqtt-bench"),
+
+        // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
+        .executableTarget(
+            name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Tools/outbox-probe"),
+        .executableTarget(
+            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            path: "Sources/Benchmarks/outbox-bench"),
+
+        // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
+        .executableTarget(
+            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging"],
+            path: "Sources/Tools/ble-conformance"),
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
@@ -69,9 +87,11 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
+        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
+            exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",

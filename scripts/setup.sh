@@ -10,7 +10,7 @@ packages=(
     systemd                                                    # busctl (independent D-Bus client in tests)
     mosquitto mosquitto-clients                                # local broker for the demo and tests
     openssl                                                    # test certificates
-    python3 python3-dbus python3-venv python3-pip              # independent D-Bus client in tests, bleak
+    python3 python3-dbus python3-gi python3-venv python3-pip   # independent D-Bus client in tests, bleak
     python3-jsonschema                                         # docs/config.schema.json test
 )
 
@@ -41,7 +41,11 @@ fi
 # bleak (Python BLE library) for the simulator's fidelity test, in a venv beside the build.
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.build/venv"
-if [[ "${BLEBRIDGE_SKIP_PYTHON:-0}" != "1" && ! -x "$venv/bin/python" ]]; then
-    /usr/bin/python3 -m venv --system-site-packages "$venv"
-    "$venv/bin/pip" install -q bleak >/dev/null
+# Pinned: bleak 0.22.3 (with dbus-fast) supports Python 3.11 and BlueZ 5.66; the test uses it unchanged.
+bleak_version=0.22.3
+if [[ "${BLEBRIDGE_SKIP_PYTHON:-0}" != "1" ]]; then
+    [[ -x "$venv/bin/python" ]] || /usr/bin/python3 -m venv --system-site-packages "$venv"
+    if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('bleak') != '$bleak_version')" 2>/dev/null; then
+        "$venv/bin/pip" install -q "bleak==$bleak_version" >/dev/null
+    fi
 fi

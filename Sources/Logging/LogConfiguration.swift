@@ -17,12 +17,37 @@ public struct LogSink: Sendable {
     /// Standard error, one `write(2)` per line so lines from many threads never interleave.
     public static func standardError(colour: Bool) -> LogSink {
         LogSink { record in
-            let line = record.formatted(colour: colour) + "\n"
-            var bytes = Array(line.utf8)
-            bytes.withUnsafeMutableBytes { buffer in
-                _ = Glibc.write(2, buffer.baseAddress, buffer.count)
-            }
+            writeLine(record.formatted(colour: colour))
         }
+    }
+
+    /// Standard error connected to journald (a systemd service): each line starts with the
+    /// syslog priority, `<4>WARNING [mqtt] …`, which journald strips and records, so
+    /// `journalctl -p warning` and the journal's highlighting work.
+    public static let journal = LogSink { record in
+        writeLine(record.journalLine)
+    }
+
+    /// The sink for this process: journald when standard error is the journal stream, else
+    /// standard error with colours when it is a terminal.
+    public static var automatic: LogSink {
+        standardErrorIsJournal ? journal : standardError(colour: standardErrorWantsColour)
+    }
+
+    private static func writeLine(_ text: String) {
+        var bytes = Array((text + "\n").utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            _ = Glibc.write(2, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    /// True when systemd connected standard error to the journal: `JOURNAL_STREAM` holds the
+    /// `device:inode` of that stream and it is still file descriptor 2.
+    public static var standardErrorIsJournal: Bool {
+        guard let raw = getenv("JOURNAL_STREAM") else { return false }
+        var status = stat()
+        guard fstat(2, &status) == 0 else { return false }
+        return String(cString: raw) == "\(status.st_dev):\(status.st_ino)"
     }
 
     /// True when standard error is a terminal and `NO_COLOR` is not set.
@@ -46,7 +71,7 @@ public final class LogConfiguration: Sendable {
         if let raw = getenv("BLEBRIDGE_LOG"), let parsed = LogLevel(name: String(cString: raw)) {
             level = parsed
         }
-        state = Mutex(State(threshold: level, sink: .standardError(colour: LogSink.standardErrorWantsColour)))
+        state = Mutex(State(threshold: level, sink: .automatic))
     }
 
     public var threshold: LogLevel {

@@ -28,6 +28,17 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
         }
     }
 
+    /// The syslog priority journald records for this level (`journalctl -p`): debug 7 … err 3.
+    public var syslogPriority: Int {
+        switch self {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        }
+    }
+
     /// The accepted names, for error messages.
     public static let acceptedNames = "trace, debug, info, notice, warning, error"
 }

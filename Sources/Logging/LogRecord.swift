@@ -36,6 +36,11 @@ public struct LogRecord: Sendable {
         return line
     }
 
+    /// The line for journald: `<priority>` then the plain line.
+    public var journalLine: String {
+        "<\(level.syslogPriority)>" + formatted(colour: false)
+    }
+
     static func quoteIfNeeded(_ value: String) -> String {
         if value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) {
             let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")

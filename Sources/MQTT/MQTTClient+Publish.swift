@@ -13,12 +13,12 @@ extension MQTTClient {
     /// Throws ``MQTTError/Code/invalidTopic`` for wildcards or an empty topic,
     /// ``MQTTError/Code/payloadTooLarge`` when the broker's limit is exceeded (MQTT 5 reason code
     /// or the CONNACK maximum packet size), ``MQTTError/Code/unsupported`` for properties over 3.1.1.
-    public func publish(_ message: MQTTMessage) async throws {
+    public nonisolated(nonsending) func publish(_ message: MQTTMessage) async throws {
         try MQTTTopic.validateName(message.topic)
         if configuration.protocolVersion == .v311 && !message.properties.isEmpty {
             throw MQTTError(.unsupported, "publishing to \(message.topic): MQTT 5 properties need protocol version 5")
         }
-        guard lifecycle.phase == .connected, let loop else {
+        guard let loop = activeConnection.withLock({ $0 }) else {
             throw MQTTError(.noConnection, "publishing to \(message.topic): not connected to \(configuration.broker)")
         }
         let properties = message.properties.isEmpty ? nil : try MosquittoPropertyList(message.properties)
@@ -32,34 +32,25 @@ extension MQTTClient {
         if rc != MosquittoResult.success {
             throw MosquittoResult.error(rc, "publishing to \(message.topic)", errnoValue: savedErrno)
         }
+        let context = loop.handle.context
         let messageID = mid
         if message.qos == .atMostOnce {
-            if pendingPublishes[mid] != nil { ignoredPublishCallbacks[mid, default: 0] += 1 }
+            _ = context.inFlight.withLock { $0.publisherArrived(mid: messageID, waiter: nil) }
             return
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pendingPublishes[messageID] = continuation
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                switch context.inFlight.withLock({ $0.publisherArrived(mid: messageID, waiter: waiter) }) {
+                case .wait:
+                    break
+                case .resolved(let reasonCode):
+                    MosquittoCallbackContext.resume(waiter, reasonCode: reasonCode)
+                case .closed:
+                    waiter.resume(throwing: MQTTLifecycle.stoppedError)
+                }
             }
         } onCancel: {
-            Task { await self.cancelPublish(mid: messageID) }
+            context.inFlight.withLock { $0.cancel(mid: messageID) }?.resume(throwing: CancellationError())
         }
-    }
-
-    func completePublish(mid: Int32, reasonCode: Int32) {
-        if let ignored = ignoredPublishCallbacks[mid] {
-            ignoredPublishCallbacks[mid] = ignored > 1 ? ignored - 1 : nil
-            return
-        }
-        guard let continuation = pendingPublishes.removeValue(forKey: mid) else { return }
-        if reasonCode >= 0x80 {
-            continuation.resume(throwing: MosquittoResult.reasonError(reasonCode, "publishing"))
-        } else {
-            continuation.resume()
-        }
-    }
-
-    private func cancelPublish(mid: Int32) {
-        pendingPublishes.removeValue(forKey: mid)?.resume(throwing: CancellationError())
     }
 }

@@ -1,5 +1,6 @@
 internal import CMosquitto
 import Logging
+import Synchronization
 
 /// An MQTT 3.1.1 / 5.0 client on libmosquitto.
 ///
@@ -27,6 +28,10 @@ import Logging
 /// QoS; nothing is queued inside the client. Keep unsent messages in the outbox and publish them
 /// when ``connectionStates`` says `connected`.
 ///
+/// **Publishing does not enter the actor**: ``publish(_:)`` runs on the caller's executor, hands the
+/// message to libmosquitto (thread-safe) and waits for the acknowledgement, which the network thread
+/// delivers directly. Many tasks may publish at once.
+///
 /// **Completion.** `publish` returns for QoS 0 when libmosquitto has queued the packet for the
 /// socket (there is no acknowledgement), for QoS 1 on PUBACK, for QoS 2 on PUBCOMP. An MQTT 5
 /// failure reason code (e.g. 0x95 packet too large, 0x87 not authorized) throws.
@@ -50,9 +55,9 @@ public actor MQTTClient {
     let states = MQTTStateBroadcaster()
     var lifecycle = MQTTLifecycle()
     var loop: MQTTNetworkLoop?
-    var pendingPublishes: [Int32: CheckedContinuation<Void, any Error>] = [:]
-    /// QoS 0 mids that collided with a pending QoS 1/2 mid: their "written" callback is skipped.
-    var ignoredPublishCallbacks: [Int32: Int] = [:]
+    /// The network loop while connected, nil otherwise: what ``publish(_:)`` uses without
+    /// entering the actor.
+    let activeConnection = Mutex<MQTTNetworkLoop?>(nil)
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
     var stopWaiters: [CheckedContinuation<Void, Never>] = []
     var subscriptions: [String: MQTTSubscriptionEntry] = [:]
@@ -124,8 +129,6 @@ public actor MQTTClient {
 
     private func handle(_ event: MQTTEvent) {
         switch event {
-        case .published(let mid, let reasonCode):
-            completePublish(mid: mid, reasonCode: reasonCode)
         case .message(let message):
             deliver(message)
         case .subscribed(let mid, let granted):
@@ -142,8 +145,8 @@ public actor MQTTClient {
             }
             perform(lifecycle.handle(.disconnected(reason: reason, wasConnected: wasConnected)))
         case .loopStopped:
-            loop = nil
             perform(lifecycle.handle(.loopStopped))
+            loop = nil
         }
     }
 
@@ -155,6 +158,8 @@ public actor MQTTClient {
             case .stopLoop:
                 loop?.requestStop()
             case .publishState(let state):
+                let connected = state.isConnected ? loop : nil
+                activeConnection.withLock { $0 = connected }
                 states.publish(state)
             case .resubscribe(let all):
                 resubscribe(all: all)
@@ -167,10 +172,7 @@ public actor MQTTClient {
                     if let error { waiter.resume(throwing: error) } else { waiter.resume() }
                 }
             case .failInFlight(let error):
-                let pending = pendingPublishes
-                pendingPublishes = [:]
-                ignoredPublishCallbacks = [:]
-                for continuation in pending.values { continuation.resume(throwing: error) }
+                loop?.handle.context.closeInFlight(error)
             case .finishSubscriptions:
                 finishAllSubscriptions()
             case .resolveStopWaiters:

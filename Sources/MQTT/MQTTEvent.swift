@@ -7,8 +7,6 @@ enum MQTTEvent: Sendable {
     /// The attempt failed or the connection ended. `reason` is nil for a requested disconnect;
     /// `wasConnected` tells whether CONNACK had been accepted on this connection.
     case disconnected(reason: MQTTError?, wasConnected: Bool)
-    /// PUBACK (QoS 1), PUBCOMP or failing PUBREC (QoS 2), or "written" (QoS 0) for `mid`.
-    case published(mid: Int32, reasonCode: Int32)
     /// SUBACK: one granted QoS (or failure reason code ≥ 0x80) per filter.
     case subscribed(mid: Int32, granted: [Int32])
     /// A message arrived on a subscription.

@@ -56,6 +56,8 @@ final class MQTTNetworkLoop: Sendable {
         var configured = false
         while !isStopping {
             context.attempt.withLock { $0 = .init() }
+            context.inFlight.withLock { $0.connectionReset() }
+            MosquittoCallbackContext.setLogging(on: handle.pointer, true)
             context.events.yield(.attemptStarted)
             var reason: MQTTError?
             do throws(MQTTError) {
@@ -160,10 +162,15 @@ final class MQTTNetworkLoop: Sendable {
         let clock = ContinuousClock()
         let connectDeadline = clock.now + configuration.connectTimeout
         var stopDeadline: ContinuousClock.Instant?
+        var logging = true
         while true {
             let rc = mosquitto_loop(mosq, 500, 1)
             let savedErrno = errno
             let attempt = context.attempt.withLock { $0 }
+            if logging && attempt.connected {
+                MosquittoCallbackContext.setLogging(on: mosq, false)
+                logging = false
+            }
             if rc != MosquittoResult.success {
                 if let refusal = attempt.refusal { return refusal }
                 if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }

@@ -6,8 +6,15 @@ public enum MQTTTopic {
     /// Checks a topic name for publishing: non-empty, at most 65,535 UTF-8 bytes, no NUL, no
     /// wildcards. Throws ``MQTTError/Code/invalidTopic``.
     public static func validateName(_ topic: String) throws(MQTTError) {
-        try validateCommon(topic, kind: "topic")
-        if topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
+        if topic.isEmpty { throw MQTTError(.invalidTopic, "empty topic") }
+        var hasWildcard = false
+        var hasNUL = false
+        for byte in topic.utf8 {  // one pass: this runs for every publish
+            hasWildcard = hasWildcard || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "#")
+            hasNUL = hasNUL || byte == 0
+        }
+        if hasNUL || topic.utf8.count > 65535 { try validateCommon(topic, kind: "topic") }
+        if hasWildcard {
             throw MQTTError(
                 .invalidTopic, "topic '\(topic)' contains a wildcard (+ or #); wildcards are only for subscriptions")
         }

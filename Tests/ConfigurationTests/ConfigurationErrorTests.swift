@@ -157,6 +157,10 @@ import Testing
             json:
                 #"{"devices": [{\#(device), "commands": [{"name": "x", "characteristic": "2a06"}, {"name": "x", "characteristic": "2a19"}]}]}"#,
             code: .duplicate, keyPath: "devices[0].commands[1].name", mentions: "unique"),
+        Case(json: #"{"devices": [null]}"#, code: .wrongType, keyPath: "devices[0]", mentions: "expected an object"),
+        Case(
+            json: #"{"bluetooth": {"scan": {"services": [180]}}}"#, code: .wrongType,
+            keyPath: "bluetooth.scan.services[0]", mentions: "expected a service UUID"),
         Case(json: "[]", code: .wrongType, keyPath: "(top level)", mentions: "found a list"),
     ]
 

@@ -1,7 +1,7 @@
 import DBus
 import Testing
 
-@Suite struct DBusConnectionTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusConnectionTests {
     @Test func connectsAndReadsTheBusDaemon() async throws {
         try await withBus { bus in
             let connection = try await bus.connect()

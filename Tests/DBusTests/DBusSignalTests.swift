@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct DBusSignalTests {
+@Suite(.timeLimit(.minutes(1))) struct DBusSignalTests {
     @Test func signalsReachMatchingStreamsOnly() async throws {
         try await withBus { bus in
             let emitter = try await bus.connect()
@@ -37,6 +37,32 @@ import Testing
             #expect(change.arguments[0] == .string("org.bluez.GattCharacteristic1"))
             #expect(change.arguments[1].asDictionary?["Value"]?.asBytes == [1, 2])
             #expect(change.arguments[2] == .strings([]))
+        }
+    }
+
+    @Test func batchesDeliverEverySignalInOrder() async throws {
+        try await withBus { bus in
+            let emitter = try await bus.connect()
+            let listener = try await bus.connect()
+            let batches = try await listener.signalBatches(
+                matching: .propertiesChanged(sender: emitter.uniqueName, interface: "org.bluez.GattCharacteristic1"))
+            let count = 2_000
+            for index in 0..<count {
+                try emitter.emitPropertiesChanged(
+                    path: "/org/bluez/hci0/dev_1/char0001", interface: "org.bluez.GattCharacteristic1",
+                    changed: ["Value": .bytes([UInt8(index % 256), UInt8(index / 256)])])
+            }
+            var received: [Int] = []
+            var batchCount = 0
+            while received.count < count, let batch = await next(batches) {
+                batchCount += 1
+                for signal in batch {
+                    let bytes = try #require(signal.arguments[1].asDictionary?["Value"]?.asBytes)
+                    received.append(Int(bytes[0]) + Int(bytes[1]) * 256)
+                }
+            }
+            #expect(received == Array(0..<count))
+            #expect(batchCount <= count)
         }
     }
 

@@ -34,7 +34,7 @@ struct DebianPackageTests {
     private static let asServiceUser = ["--reuid=blebridge", "--regid=blebridge", "--init-groups", "--"]
 
     @Test func buildsInstallsRemovesAndPurges() async throws {
-        let lock = try MachineLock(name: "blebridge-deb-test")
+        let lock = try await MachineLock(name: "blebridge-deb-test")
         defer { lock.release() }
         let output = try TemporaryDirectory(prefix: "deb")
 
@@ -132,7 +132,8 @@ struct DebianPackageTests {
 final class MachineLock: Sendable {
     private let descriptor: Int32
 
-    init(name: String, timeout: Duration = .seconds(120)) throws {
+    /// Waits (without blocking a thread) until the lock is free.
+    init(name: String, timeout: Duration = .seconds(120)) async throws {
         descriptor = open("/tmp/\(name).lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw FixtureError("cannot open /tmp/\(name).lock") }
         let deadline = ContinuousClock.now + timeout
@@ -141,7 +142,7 @@ final class MachineLock: Sendable {
                 close(descriptor)
                 throw FixtureError("another test holds /tmp/\(name).lock")
             }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

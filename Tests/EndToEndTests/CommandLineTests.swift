@@ -113,6 +113,28 @@ import Testing
         )
     }
 
+    @Test func checkConfigReportsAnUnreadableFileWithWhatToDo() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("secret.json", "{}")
+        #expect(chmod(file.path, 0o000) == 0)
+        // Root reads anything: run as `nobody` then.
+        let result =
+            getuid() == 0
+            ? try await ChildProcess.run(
+                "setpriv",
+                [
+                    "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", try BinaryLocator.blebridge(),
+                    "check-config", file.path,
+                ],
+                timeout: .seconds(20))
+            : try await blebridge(["check-config", file.path])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "blebridge: \(file.path): cannot be read (permission denied?); make it readable by the user blebridge runs as\n"
+        )
+    }
+
     @Test func checkConfigRejectsExtraArguments() async throws {
         let result = try await blebridge(["check-config", "a.json", "b.json"])
         #expect(result.status == 64)

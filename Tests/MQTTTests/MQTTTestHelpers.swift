@@ -4,7 +4,9 @@ import Testing
 
 /// Time-bounded waits for the MQTT tests.
 enum MQTTTestHelpers {
-    /// Collects up to `count` elements, or what arrived before `timeout`.
+    /// Collects up to `count` elements, or what arrived before `timeout`. On a time-out the
+    /// consuming task is cancelled, which ends the stream: call it once per stream unless it
+    /// returns all `count` elements.
     static func collect<Element: Sendable>(
         _ stream: AsyncStream<Element>, count: Int, timeout: Duration = .seconds(5)
     ) async -> [Element] {

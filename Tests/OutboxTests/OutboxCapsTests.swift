@@ -64,3 +64,20 @@ import Testing
         #expect(try await store.stats().depth == 1)  // nothing of the refused batch was stored
     }
 }
+
+@Suite struct OutboxDropTests {
+    @Test func droppedEntriesAreCountedUnderTheirReason() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let store = try await OutboxStore(path: path)
+            let ids = try await store.append((0..<4).map { reading("dev", $0) })
+            #expect(try await store.drop(ids: [ids[1], ids[2]], reason: .rejected) == 2)
+            let stats = try await store.stats()
+            #expect(stats.depth == 2)
+            #expect(stats.dropped[.rejected] == 2)
+            #expect(stats.delivered == 0)
+        }
+        #expect(try await OutboxStore(path: path).stats().dropped[.rejected] == 2)
+    }
+}

@@ -27,7 +27,7 @@ import Testing
                 """)
         }
         let store = try await OutboxStore(path: path)
-        #expect(try await store.withConnection { try $0.userVersion() } == 3)
+        #expect(try await store.withConnection { try $0.userVersion() } == OutboxSchema.currentVersion)
         let stats = try await store.stats()
         #expect(stats.depth == 2)
         #expect(stats.bytes == 3 + 3 + 3 + 1)  // topic + payload of each row, filled in by migration 3

@@ -22,11 +22,11 @@ import Testing
         let notifier = try #require(try SystemdNotifier.fromEnvironment(systemd.environment()))
         #expect(notifier.watchdogInterval == nil)
         try notifier.notify(.ready, .status("5 devices\nconnected"))
-        #expect(await systemd.waitForMessage(timeout: .seconds(5)) { $0 == "READY=1\nSTATUS=5 devices connected\n" })
+        #expect(await systemd.waitForMessage(timeout: .seconds(30)) { $0 == "READY=1\nSTATUS=5 devices connected\n" })
         try notifier.notify(.reloading)
         try notifier.notify(.stopping)
         try notifier.notify(.errno(5), .mainPID(42), .extendTimeout(.seconds(3)))
-        #expect(await systemd.waitForMessage(timeout: .seconds(5)) { $0.hasPrefix("ERRNO") })
+        #expect(await systemd.waitForMessage(timeout: .seconds(30)) { $0.hasPrefix("ERRNO") })
         #expect(
             systemd.messages == [
                 "READY=1\nSTATUS=5 devices connected\n", "RELOADING=1\n", "STOPPING=1\n",
@@ -58,7 +58,7 @@ import Testing
                 return isHealthy
             })
         defer { task.cancel() }
-        #expect(await systemd.waitForMessage(timeout: .seconds(5)) { _ in systemd.messages.count >= 3 })
+        #expect(await systemd.waitForMessage(timeout: .seconds(30)) { _ in systemd.messages.count >= 3 })
         #expect(Set(systemd.messages) == ["WATCHDOG=1\n"])
 
         healthy.store(false, ordering: .sequentiallyConsistent)
@@ -70,7 +70,7 @@ import Testing
         #expect(systemd.messages.count == countWhenUnhealthy)
     }
 
-    private static func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    private static func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }

@@ -1,18 +1,24 @@
 import Foundation
 
-/// Finds the built `blebridge` executable for end-to-end tests.
+/// Finds built executables (products of this package) for end-to-end tests.
 public enum BinaryLocator {
     /// `BLEBRIDGE_BINARY` when set, else the `blebridge` beside the running test bundle
     /// (SwiftPM puts products and test bundles in the same build directory).
     public static func blebridge() throws -> String {
-        if let path = ProcessInfo.processInfo.environment["BLEBRIDGE_BINARY"] { return path }
+        try product("blebridge", overriddenBy: "BLEBRIDGE_BINARY")
+    }
+
+    /// The environment variable `variable` when set, else the executable product `name` beside
+    /// the running test bundle.
+    public static func product(_ name: String, overriddenBy variable: String? = nil) throws -> String {
+        if let variable, let path = ProcessInfo.processInfo.environment[variable] { return path }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("blebridge").path
+            let candidate = directory.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        throw FixtureError(
-            "blebridge binary not found next to the tests; run `swift build` first or set BLEBRIDGE_BINARY")
+        let hint = variable.map { " or set \($0)" } ?? ""
+        throw FixtureError("\(name) binary not found next to the tests; run `swift build` first\(hint)")
     }
 }

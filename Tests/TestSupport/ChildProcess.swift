@@ -37,11 +37,21 @@ public final class ChildProcess: Sendable {
         let errBuffer = stderrBuffer
         out.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil } else { outBuffer.append(chunk) }
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                outBuffer.finish()
+            } else {
+                outBuffer.append(chunk)
+            }
         }
         err.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil } else { errBuffer.append(chunk) }
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                errBuffer.finish()
+            } else {
+                errBuffer.append(chunk)
+            }
         }
         try process.run()
     }
@@ -64,7 +74,12 @@ public final class ChildProcess: Sendable {
         let deadline = clock.now + timeout
         while clock.now < deadline {
             if !isRunning {
-                try? await Task.sleep(for: .milliseconds(20))  // let the readers drain
+                // Let the readers reach end of file, so no output is lost; bounded, because a
+                // grandchild (a daemon the child started) may keep the pipes open.
+                let drainDeadline = clock.now + .seconds(2)
+                repeat {
+                    try? await Task.sleep(for: .milliseconds(5))
+                } while !(stdoutBuffer.isFinished && stderrBuffer.isFinished) && clock.now < drainDeadline
                 return process.withLock { $0.terminationStatus }
             }
             try? await Task.sleep(for: .milliseconds(10))
@@ -129,6 +144,10 @@ public final class ChildProcess: Sendable {
 /// Bytes collected from a child's pipe by its reader thread.
 final class OutputBuffer: Sendable {
     private let data = Mutex(Data())
+    private let finished = Atomic<Bool>(false)
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    /// Called when the pipe reached end of file.
+    func finish() { finished.store(true, ordering: .releasing) }
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
     var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
 }

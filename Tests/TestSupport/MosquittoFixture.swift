@@ -19,6 +19,9 @@ public final class MosquittoFixture: Sendable {
     public init(extraConfiguration: String = "", listener: String? = nil) async throws {
         let port = try FreePort.loopback()
         let directory = try TemporaryDirectory(prefix: "mosquitto")
+        // Started as root, mosquitto drops to the `mosquitto` user: without this it cannot write
+        // its persistence file, and persistent sessions silently vanish across restarts.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
         func expand(_ text: String) -> String {
             text.replacingOccurrences(of: "{port}", with: "\(port)").replacingOccurrences(
                 of: "{dir}", with: directory.path)

@@ -74,12 +74,27 @@ struct ObjectReader {
 
     // MARK: Typed values
 
-    /// Decodes `Value` at `key` (nil when absent or null); a wrong JSON type names `expected`.
-    func decode<Value: Decodable>(_ type: Value.Type, _ key: String, expected: String) throws -> Value? {
+    /// Decodes `Value` at `key` (nil when absent or null); a wrong JSON type names `expected`, or
+    /// `elementExpected` when the problem is an element of a list.
+    func decode<Value: Decodable>(
+        _ type: Value.Type, _ key: String, expected: String, elementExpected: String? = nil
+    ) throws -> Value? {
         do {
             return try container.decodeIfPresent(type, forKey: ConfigurationKey(key))
         } catch let error as DecodingError {
-            throw Self.translate(error, expected: expected)
+            let isElement = Self.codingPath(of: error).count > path.count + 1
+            throw Self.translate(error, expected: isElement ? (elementExpected ?? expected) : expected)
+        }
+    }
+
+    private static func codingPath(of error: DecodingError) -> [any CodingKey] {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.codingPath
+        case .keyNotFound(_, let context):
+            return context.codingPath
+        @unknown default:
+            return []
         }
     }
 
@@ -139,7 +154,8 @@ struct ObjectReader {
     /// A non-empty list of distinct enum values.
     func enumerations<Value: ConfigurationEnum>(_ type: Value.Type, _ key: String) throws -> [Value]? {
         let expected = "a list of \(Value.acceptedValues)"
-        guard let texts = try decode([String].self, key, expected: expected) else { return nil }
+        guard let texts = try decode([String].self, key, expected: expected, elementExpected: Value.acceptedValues)
+        else { return nil }
         guard !texts.isEmpty else { throw error(key, .invalidValue, "must not be empty; expected \(expected)") }
         var values: [Value] = []
         for (index, text) in texts.enumerated() {
@@ -165,7 +181,10 @@ struct ObjectReader {
 
     /// A list of service or characteristic UUIDs or names.
     func uuids(_ key: String, kind: UUIDKind) throws -> [BluetoothUUID]? {
-        guard let texts = try decode([String].self, key, expected: "a list of \(kind.accepted)") else { return nil }
+        guard
+            let texts = try decode(
+                [String].self, key, expected: "a list of \(kind.accepted)", elementExpected: kind.accepted)
+        else { return nil }
         return try texts.enumerated().map { index, text in
             try Self.parseUUID(text, kind: kind, keyPath: keyPath(key) + "[\(index)]")
         }
@@ -178,7 +197,7 @@ struct ObjectReader {
 
     /// A list of objects.
     func objects<Value: Decodable>(_ type: Value.Type, _ key: String) throws -> [Value]? {
-        try decode([Value].self, key, expected: "a list of objects ([{ … }])")
+        try decode([Value].self, key, expected: "a list of objects ([{ … }])", elementExpected: "an object ({ … })")
     }
 
     // MARK: Helpers

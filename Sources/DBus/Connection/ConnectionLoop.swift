@@ -88,8 +88,9 @@ final class ConnectionLoop: Sendable {
     /// Called by the thread: the commands queued so far.
     func takeCommands() -> [Command] {
         inbox.withLock { inbox in
-            let commands = inbox.commands
-            inbox.commands.removeAll(keepingCapacity: true)
+            guard !inbox.commands.isEmpty else { return [] }
+            var commands: [Command] = []
+            swap(&commands, &inbox.commands)
             return commands
         }
     }

@@ -143,6 +143,24 @@ public final class DBusConnection: Sendable {
         bufferingPolicy: AsyncStream<DBusSignal>.Continuation.BufferingPolicy = .unbounded
     ) async throws -> AsyncStream<DBusSignal> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusSignal.self, bufferingPolicy: bufferingPolicy)
+        let id = try await subscribe(
+            rule,
+            deliver: { signals in
+                for signal in signals { continuation.yield(signal) }
+            }, finish: { continuation.finish() })
+        let loop = self.loop
+        continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
+        return stream
+    }
+
+    /// Like `signals(matching:)`, but yields the matching signals in batches: all those that
+    /// arrived together (one read from the bus), in order. For high-rate consumers (GATT
+    /// notifications): one wake-up and one stream operation per batch instead of per signal.
+    public func signalBatches(
+        matching rule: DBusMatchRule,
+        bufferingPolicy: AsyncStream<[DBusSignal]>.Continuation.BufferingPolicy = .unbounded
+    ) async throws -> AsyncStream<[DBusSignal]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [DBusSignal].self, bufferingPolicy: bufferingPolicy)
         let id = try await subscribe(rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
         let loop = self.loop
         continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
@@ -162,13 +180,15 @@ public final class DBusConnection: Sendable {
             path: "/org/freedesktop/DBus", arg0: name)
         let id = try await subscribe(
             rule,
-            deliver: { signal in
-                guard signal.arguments.count == 3, let name = signal.arguments[0].asString,
-                    let old = signal.arguments[1].asString, let new = signal.arguments[2].asString
-                else { return }
-                continuation.yield(
-                    DBusNameOwnerChange(
-                        name: name, oldOwner: old.isEmpty ? nil : old, newOwner: new.isEmpty ? nil : new))
+            deliver: { signals in
+                for signal in signals {
+                    guard signal.arguments.count == 3, let name = signal.arguments[0].asString,
+                        let old = signal.arguments[1].asString, let new = signal.arguments[2].asString
+                    else { continue }
+                    continuation.yield(
+                        DBusNameOwnerChange(
+                            name: name, oldOwner: old.isEmpty ? nil : old, newOwner: new.isEmpty ? nil : new))
+                }
             }, finish: { continuation.finish() })
         let loop = self.loop
         continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
@@ -177,7 +197,7 @@ public final class DBusConnection: Sendable {
 
     /// Registers a subscription and installs its rule on the bus; the caller removes it by id.
     private func subscribe(
-        _ rule: DBusMatchRule, deliver: @escaping @Sendable (DBusSignal) -> Void,
+        _ rule: DBusMatchRule, deliver: @escaping @Sendable ([DBusSignal]) -> Void,
         finish: @escaping @Sendable () -> Void
     ) async throws -> UInt64 {
         let loop = self.loop

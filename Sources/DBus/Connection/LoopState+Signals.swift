@@ -54,25 +54,37 @@ extension LoopState {
         var signal: DBusSignal?
         for subscription in subscriptions where subscription.matches(header, arg0: readArg0) {
             if signal == nil {
-                signal = Self.decodeSignal(raw, header)
+                signal = decodeSignal(raw, header)
                 if signal == nil { return }
             }
-            subscription.deliver(signal!)
+            if subscription.batch.isEmpty { roundSubscriptions.append(subscription) }
+            subscription.batch.append(signal!)
         }
     }
 
-    private static func decodeSignal(_ raw: OpaquePointer, _ header: SignalHeader) -> DBusSignal? {
+    private func decodeSignal(_ raw: OpaquePointer, _ header: SignalHeader) -> DBusSignal? {
         var iter = DBusMessageIter()
         var arguments: [DBusValue] = []
         if dbus_message_iter_init(raw, &iter) != 0 {
-            guard let decoded = try? MessageDecoder.decodeAll(&iter) else { return nil }
-            arguments = decoded
+            arguments.reserveCapacity(4)  // one allocation for typical signals (PropertiesChanged: 3)
+            // A string first argument (PropertiesChanged's interface) repeats: reuse it.
+            if dbus_message_iter_get_arg_type(&iter) == TypeCode.string {
+                var pointer: UnsafePointer<CChar>?
+                dbus_message_iter_get_basic(&iter, &pointer)
+                arguments.append(.string(pointer.map { recentStrings.string($0, .firstArgument) } ?? ""))
+                dbus_message_iter_next(&iter)
+            }
+            do {
+                try MessageDecoder.decodeAll(&iter, into: &arguments)
+            } catch {
+                return nil
+            }
         }
         return DBusSignal(
-            sender: header.sender.map { String(cString: $0) } ?? "",
-            path: DBusObjectPath(trusted: header.path.map { String(cString: $0) } ?? "/"),
-            interface: header.interface.map { String(cString: $0) } ?? "",
-            member: header.member.map { String(cString: $0) } ?? "", arguments: arguments)
+            sender: header.sender.map { recentStrings.string($0, .sender) } ?? "",
+            path: DBusObjectPath(trusted: header.path.map { recentStrings.string($0, .path) } ?? "/"),
+            interface: header.interface.map { recentStrings.string($0, .interface) } ?? "",
+            member: header.member.map { recentStrings.string($0, .member) } ?? "", arguments: arguments)
     }
 
     private func trackOwnerChange(_ raw: OpaquePointer) {
@@ -87,11 +99,24 @@ extension LoopState {
         cell.setOwner(newOwner)
     }
 
+    /// Hands each subscription the signals decoded during this dispatch round. Delivering them
+    /// together (rather than between decodes) lets a waiting consumer wake once per round.
+    func flushDeliveries() {
+        guard !roundSubscriptions.isEmpty else { return }
+        for subscription in roundSubscriptions {
+            let batch = subscription.batch
+            subscription.batch = []
+            subscription.deliver(batch)
+        }
+        roundSubscriptions.removeAll(keepingCapacity: true)
+    }
+
     // MARK: Subscriptions
 
     /// Registers a subscription; for a well-known sender, starts tracking its owner.
     func addSubscription(
-        rule: DBusMatchRule, deliver: @escaping @Sendable (DBusSignal) -> Void, finish: @escaping @Sendable () -> Void
+        rule: DBusMatchRule, deliver: @escaping @Sendable ([DBusSignal]) -> Void,
+        finish: @escaping @Sendable () -> Void
     ) throws(DBusError) -> (Subscription, OwnerCell?) {
         _ = try requireConnection()
         var cell: OwnerCell?

@@ -23,6 +23,8 @@ final class LoopState {
     var trackedNames: [String: OwnerCell] = [:]
     var objects: [DBusObjectPath: [DBusInterface]] = [:]
     var objectManagers: Set<DBusObjectPath> = []
+    let recentStrings = RecentStrings()
+    var roundSubscriptions: [Subscription] = []
 
     struct TimeoutEntry {
         let timeout: OpaquePointer
@@ -56,7 +58,9 @@ final class LoopState {
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(connection, addWatch, removeWatch, toggleWatch, me, nil)
         dbus_connection_set_timeout_functions(connection, addTimeout, removeTimeout, toggleTimeout, me, nil)
-        dbus_connection_set_wakeup_main_function(connection, wakeUp, me, nil)
+        // No wake-up function: libdbus calls it for every received message, but only this
+        // thread calls libdbus, and the loop dispatches and rebuilds its poll set after every
+        // command and every watch it handles, so there is nothing to wake.
         dbus_connection_add_filter(connection, filterMessage, me, nil)
         return uniqueName
     }
@@ -115,6 +119,7 @@ final class LoopState {
         while !finished, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
             _ = dbus_connection_dispatch(connection)
         }
+        flushDeliveries()
     }
 
     // MARK: Timeouts
@@ -143,6 +148,7 @@ final class LoopState {
     private func handleExpiredTimeouts() {
         guard !timeouts.isEmpty else { return }
         let now = Self.now()
+        guard timeouts.contains(where: { ($0.deadline ?? .max) <= now }) else { return }
         let expired = timeouts.filter { ($0.deadline ?? .max) <= now }.map(\.timeout)
         for timeout in expired {
             guard timeouts.contains(where: { $0.timeout == timeout }) else { continue }
@@ -169,6 +175,7 @@ final class LoopState {
     /// Closes the connection: pending calls fail with `reason`, signal streams finish.
     func shutDown(reason: DBusError) {
         guard !finished else { return }
+        flushDeliveries()
         finished = true
         let calls = pendingCalls.values
         pendingCalls.removeAll()
@@ -223,10 +230,6 @@ private let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
 
 private let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
     state(data).rearm(timeout!)
-}
-
-private let wakeUp: DBusWakeupMainFunction = { data in
-    state(data).loop.wake()
 }
 
 private let filterMessage: DBusHandleMessageFunction = { _, message, data in

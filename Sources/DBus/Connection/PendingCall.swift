@@ -36,7 +36,9 @@ final class PendingCall {
         state.pendingCalls[ObjectIdentifier(token)] = nil
         guard let pending, let completion else { return }
         self.completion = nil
-        if let reply = dbus_pending_call_steal_reply(pending) {
+        let reply = dbus_pending_call_steal_reply(pending)
+        release()
+        if let reply {
             completion(.success(Message(adopting: reply)))
         } else {
             completion(.failure(DBusError(.noReply, "no reply")))
@@ -48,7 +50,15 @@ final class PendingCall {
         guard let completion else { return }
         self.completion = nil
         if let pending { dbus_pending_call_cancel(pending) }
+        release()
         completion(.failure(error))
+    }
+
+    /// Drops our reference to the libdbus pending call as soon as it is done, which breaks the
+    /// cycle with the notify user data (libdbus releases that when the pending call is freed).
+    private func release() {
+        if let pending { dbus_pending_call_unref(pending) }
+        pending = nil
     }
 }
 

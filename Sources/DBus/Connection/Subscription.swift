@@ -36,7 +36,10 @@ final class OwnerCell {
 final class Subscription {
     let id: UInt64
     let rule: DBusMatchRule
-    let deliver: @Sendable (DBusSignal) -> Void
+    /// Receives the signals of one dispatch round, in order.
+    let deliver: @Sendable ([DBusSignal]) -> Void
+    /// Signals matched during the current dispatch round, not yet delivered.
+    var batch: [DBusSignal] = []
     let finish: @Sendable () -> Void
     let ownerCell: OwnerCell?
 
@@ -48,7 +51,7 @@ final class Subscription {
     private let arg0: ContiguousArray<CChar>?
 
     init(
-        id: UInt64, rule: DBusMatchRule, ownerCell: OwnerCell?, deliver: @escaping @Sendable (DBusSignal) -> Void,
+        id: UInt64, rule: DBusMatchRule, ownerCell: OwnerCell?, deliver: @escaping @Sendable ([DBusSignal]) -> Void,
         finish: @escaping @Sendable () -> Void
     ) {
         self.id = id

@@ -17,12 +17,11 @@ extension LoopState {
             send(reply)
         }
         func fail(_ name: DBusErrorName, _ text: String) { replyNow(.failure(DBusError(name, text))) }
-        func unknownMethod() {
-            fail(
-                .unknownMethod,
-                "Method \"\(member)\" with signature \"\(signature)\" on interface \"\(interfaceName ?? "(null)")\" doesn't exist"
-            )
-        }
+        // The text libdbus and BlueZ's gdbus use, trailing newline included (see the bluetoothd
+        // 5.66 reference capture in Tests/BlueZSimulatorTests/Reference).
+        let missingMethodText =
+            "Method \"\(member)\" with signature \"\(signature)\" on interface \"\(interfaceName ?? "(null)")\" doesn't exist\n"
+        func unknownMethod() { fail(.unknownMethod, missingMethodText) }
         func requireSignature(_ expected: String) -> Bool {
             guard signature == expected else {
                 fail(.invalidArgs, "Invalid arguments: expected signature '\(expected)', got '\(signature)'")
@@ -67,7 +66,8 @@ extension LoopState {
         }
 
         guard let interfaces else {
-            fail(.unknownObject, "No such object path '\(path)'")
+            // A method call on a path with no object: UnknownObject, with gdbus's text.
+            fail(.unknownObject, missingMethodText)
             return
         }
 

@@ -1,9 +1,4 @@
 extension DBusValue {
-    /// `ay`
-    public static func bytes(_ bytes: some Sequence<UInt8>) -> DBusValue {
-        .array(elementSignature: DBusSignature(trusted: "y"), bytes.map { .byte($0) })
-    }
-
     /// `as`
     public static func strings(_ strings: some Sequence<String>) -> DBusValue {
         .array(elementSignature: DBusSignature(trusted: "s"), strings.map { .string($0) })
@@ -90,21 +85,15 @@ extension DBusValue {
     }
 
     /// `ay` as bytes.
-    public var asBytes: [UInt8]? {
-        guard case .array(let element, let items) = unwrappedVariant, element.rawValue == "y" else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(items.count)
-        for item in items {
-            guard case .byte(let byte) = item else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
-    }
+    public var asBytes: [UInt8]? { unwrappedVariant.byteArray }
 
-    /// The elements of any array (not of a dictionary).
+    /// The elements of any array (not of a dictionary); an `ay` gives `.byte` elements.
     public var asArray: [DBusValue]? {
-        if case .array(_, let items) = unwrappedVariant { return items }
-        return nil
+        switch unwrappedVariant {
+        case .array(_, let items): return items
+        case .bytes(let bytes): return bytes.map { .byte($0) }
+        default: return nil
+        }
     }
 
     /// `as` as strings.

@@ -1,7 +1,9 @@
 /// One D-Bus value of any type, as it travels on the wire.
 ///
 /// Arrays and dictionaries carry their element signatures so that empty containers keep their
-/// type. Dictionaries keep the order of their entries.
+/// type. Dictionaries keep the order of their entries. Byte arrays (`ay`, e.g. a GATT value) have
+/// a compact case of their own, `bytes`; `.array(elementSignature: "y", [.byte(…)])` is accepted
+/// too and compares equal to the same `bytes`.
 public enum DBusValue: Sendable, Hashable {
     case byte(UInt8)
     case boolean(Bool)
@@ -16,6 +18,8 @@ public enum DBusValue: Sendable, Hashable {
     case objectPath(DBusObjectPath)
     case signature(DBusSignature)
     case unixFD(DBusFileDescriptor)
+    /// `ay`, stored compactly (what the decoder produces for every byte array).
+    case bytes([UInt8])
     case array(elementSignature: DBusSignature, [DBusValue])
     case dictionary(keySignature: DBusSignature, valueSignature: DBusSignature, [DBusDictEntry])
     case structure([DBusValue])
@@ -37,6 +41,7 @@ public enum DBusValue: Sendable, Hashable {
         case .objectPath: return DBusSignature(trusted: "o")
         case .signature: return DBusSignature(trusted: "g")
         case .unixFD: return DBusSignature(trusted: "h")
+        case .bytes: return DBusSignature(trusted: "ay")
         case .array(let element, _): return DBusSignature(trusted: "a" + element.rawValue)
         case .dictionary(let key, let value, _):
             return DBusSignature(trusted: "a{" + key.rawValue + value.rawValue + "}")
@@ -61,7 +66,85 @@ public enum DBusValue: Sendable, Hashable {
                 return false
             }
         }
+        if case .bytes = self { return signature.rawValue == "ay" }
         return self.signature == signature
+    }
+
+    /// The bytes of an `ay` in either representation.
+    var byteArray: [UInt8]? {
+        switch self {
+        case .bytes(let bytes): return bytes
+        case .array(let element, let items) where element.rawValue == "y":
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(items.count)
+            for item in items {
+                guard case .byte(let byte) = item else { return nil }
+                bytes.append(byte)
+            }
+            return bytes
+        default: return nil
+        }
+    }
+
+    public static func == (lhs: DBusValue, rhs: DBusValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.byte(let a), .byte(let b)): return a == b
+        case (.boolean(let a), .boolean(let b)): return a == b
+        case (.int16(let a), .int16(let b)): return a == b
+        case (.uint16(let a), .uint16(let b)): return a == b
+        case (.int32(let a), .int32(let b)): return a == b
+        case (.uint32(let a), .uint32(let b)): return a == b
+        case (.int64(let a), .int64(let b)): return a == b
+        case (.uint64(let a), .uint64(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.objectPath(let a), .objectPath(let b)): return a == b
+        case (.signature(let a), .signature(let b)): return a == b
+        case (.unixFD(let a), .unixFD(let b)): return a == b
+        case (.bytes(let a), .bytes(let b)): return a == b
+        case (.bytes(let a), .array), (.array, .bytes(let a)):
+            let other = if case .bytes = lhs { rhs } else { lhs }
+            return other.byteArray == a
+        case (.array(let e1, let a), .array(let e2, let b)): return e1 == e2 && a == b
+        case (.dictionary(let k1, let v1, let a), .dictionary(let k2, let v2, let b)):
+            return k1 == k2 && v1 == v2 && a == b
+        case (.structure(let a), .structure(let b)): return a == b
+        case (.variant(let a), .variant(let b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if let bytes = byteArray {
+            hasher.combine(0xA7 as UInt8)
+            hasher.combine(bytes)
+            return
+        }
+        switch self {
+        case .byte(let value): hasher.combine(value)
+        case .boolean(let value): hasher.combine(value)
+        case .int16(let value): hasher.combine(value)
+        case .uint16(let value): hasher.combine(value)
+        case .int32(let value): hasher.combine(value)
+        case .uint32(let value): hasher.combine(value)
+        case .int64(let value): hasher.combine(value)
+        case .uint64(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .objectPath(let value): hasher.combine(value)
+        case .signature(let value): hasher.combine(value)
+        case .unixFD(let value): hasher.combine(value)
+        case .bytes(let value): hasher.combine(value)
+        case .array(let element, let items):
+            hasher.combine(element)
+            hasher.combine(items)
+        case .dictionary(let key, let value, let entries):
+            hasher.combine(key)
+            hasher.combine(value)
+            hasher.combine(entries)
+        case .structure(let members): hasher.combine(members)
+        case .variant(let inner): hasher.combine(inner)
+        }
     }
 }
 

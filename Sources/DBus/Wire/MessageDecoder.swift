@@ -4,11 +4,16 @@ internal import CDBus
 enum MessageDecoder {
     static func decodeAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
+        try decodeAll(&iter, into: &values)
+        return values
+    }
+
+    /// Appends the values from the iterator's position to the end.
+    static func decodeAll(_ iter: inout DBusMessageIter, into values: inout [DBusValue]) throws(DBusError) {
         while dbus_message_iter_get_arg_type(&iter) != TypeCode.invalid {
             values.append(try decode(&iter))
             dbus_message_iter_next(&iter)
         }
-        return values
     }
 
     /// Decodes the value at the iterator's position (without advancing).
@@ -76,18 +81,14 @@ enum MessageDecoder {
             var pointer: UnsafeMutableRawPointer? = nil
             var count: Int32 = 0
             withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
-            let bytes = UnsafeRawBufferPointer(start: pointer, count: Int(count))
-            return .array(
-                elementSignature: basicSignatures[TypeCode.byte]!,
-                Array(unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
-                    for (index, byte) in bytes.enumerated() {
-                        (buffer.baseAddress! + index).initialize(to: .byte(byte))
-                    }
-                    initialized = bytes.count
-                })
+            return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
         }
         if let element = basicSignatures[elementCode] {
             return .array(elementSignature: element, try decodeAll(&sub))
+        }
+        if elementCode == TypeCode.dictEntry, let signatures = basicDictionarySignatures(&sub) {
+            return .dictionary(
+                keySignature: signatures.key, valueSignature: signatures.value, try decodeEntries(&sub))
         }
         // Containers: the element signature comes from the array's own signature.
         let arraySignature = fullSignature(&iter)
@@ -96,21 +97,40 @@ enum MessageDecoder {
             let inner = element.utf8.dropFirst().dropLast()  // strip { }
             let key = String(inner.prefix(1))!
             let value = String(inner.dropFirst())!
-            var entries: [DBusDictEntry] = []
-            while dbus_message_iter_get_arg_type(&sub) == TypeCode.dictEntry {
-                var pair = DBusMessageIter()
-                dbus_message_iter_recurse(&sub, &pair)
-                let keyValue = try decode(&pair)
-                dbus_message_iter_next(&pair)
-                let valueValue = try decode(&pair)
-                entries.append(DBusDictEntry(key: keyValue, value: valueValue))
-                dbus_message_iter_next(&sub)
-            }
             return .dictionary(
                 keySignature: basicSignatures[Int32(key.utf8.first!)] ?? DBusSignature(trusted: key),
-                valueSignature: DBusSignature(trusted: value), entries)
+                valueSignature: DBusSignature(trusted: value), try decodeEntries(&sub))
         }
         return .array(elementSignature: DBusSignature(trusted: element), try decodeAll(&sub))
+    }
+
+    /// Key and value signatures of a non-empty dictionary whose value type is basic or a variant
+    /// (`a{sv}`, `a{qv}`, `a{ss}`), read from its first entry without asking libdbus for (and
+    /// allocating) the whole signature.
+    private static func basicDictionarySignatures(_ entries: inout DBusMessageIter)
+        -> (key: DBusSignature, value: DBusSignature)?
+    {
+        guard dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry else { return nil }
+        var pair = DBusMessageIter()
+        dbus_message_iter_recurse(&entries, &pair)
+        guard let key = basicSignatures[dbus_message_iter_get_arg_type(&pair)] else { return nil }
+        dbus_message_iter_next(&pair)
+        guard let value = basicSignatures[dbus_message_iter_get_arg_type(&pair)] else { return nil }
+        return (key, value)
+    }
+
+    private static func decodeEntries(_ sub: inout DBusMessageIter) throws(DBusError) -> [DBusDictEntry] {
+        var entries: [DBusDictEntry] = []
+        while dbus_message_iter_get_arg_type(&sub) == TypeCode.dictEntry {
+            var pair = DBusMessageIter()
+            dbus_message_iter_recurse(&sub, &pair)
+            let keyValue = try decode(&pair)
+            dbus_message_iter_next(&pair)
+            let valueValue = try decode(&pair)
+            entries.append(DBusDictEntry(key: keyValue, value: valueValue))
+            dbus_message_iter_next(&sub)
+        }
+        return entries
     }
 
     private static func fullSignature(_ iter: inout DBusMessageIter) -> String {

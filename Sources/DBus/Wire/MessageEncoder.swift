@@ -28,6 +28,8 @@ enum MessageEncoder {
         case .unixFD(let descriptor):
             var fd = descriptor.rawValue
             try basic(&iter, TypeCode.unixFD, &fd)
+        case .bytes(let bytes):
+            try appendBytes(bytes, to: &iter, depth: depth)
         case .array(let element, let items):
             try appendArray(element, items, to: &iter, depth: depth)
         case .dictionary(let keySignature, let valueSignature, let entries):
@@ -117,11 +119,6 @@ enum MessageEncoder {
     private static func appendByteArray(_ items: [DBusValue], to iter: inout DBusMessageIter, depth: Int)
         throws(DBusError)
     {
-        guard items.count <= Self.maximumArrayBytes else {
-            throw DBusError(
-                .limitsExceeded, "an array of \(items.count) bytes exceeds the D-Bus limit of \(Self.maximumArrayBytes)"
-            )
-        }
         var bytes = [UInt8]()
         bytes.reserveCapacity(items.count)
         for item in items {
@@ -129,6 +126,15 @@ enum MessageEncoder {
                 throw DBusError.typeMismatch(expected: "y", actual: item.signature.rawValue, context: "array element")
             }
             bytes.append(byte)
+        }
+        try appendBytes(bytes, to: &iter, depth: depth)
+    }
+
+    private static func appendBytes(_ bytes: [UInt8], to iter: inout DBusMessageIter, depth: Int) throws(DBusError) {
+        guard bytes.count <= Self.maximumArrayBytes else {
+            throw DBusError(
+                .limitsExceeded, "an array of \(bytes.count) bytes exceeds the D-Bus limit of \(Self.maximumArrayBytes)"
+            )
         }
         try container(&iter, TypeCode.array, "y", depth: depth + 1) { (sub: inout DBusMessageIter) throws(DBusError) in
             let ok = bytes.withUnsafeBufferPointer { buffer -> Bool in

@@ -19,6 +19,8 @@ final class MosquittoCallbackContext: Sendable {
     let events: AsyncStream<MQTTEvent>.Continuation
     let protocolVersion: MQTTProtocolVersion
     let attempt = Mutex(Attempt())
+    /// QoS 1/2 publishes waiting for PUBACK/PUBCOMP, resolved directly from the network thread.
+    let inFlight = Mutex(MQTTInFlightTable<CheckedContinuation<Void, any Error>>())
     private let logger = Logger(label: "mqtt")
 
     init(events: AsyncStream<MQTTEvent>.Continuation, protocolVersion: MQTTProtocolVersion) {
@@ -32,7 +34,7 @@ final class MosquittoCallbackContext: Sendable {
             callbackContext(userData).didConnect(reasonCode: reasonCode, flags: flags)
         }
         mosquitto_publish_v5_callback_set(mosq) { _, userData, mid, reasonCode, _ in
-            callbackContext(userData).events.yield(.published(mid: mid, reasonCode: reasonCode))
+            callbackContext(userData).didPublish(mid: mid, reasonCode: reasonCode)
         }
         mosquitto_subscribe_v5_callback_set(mosq) { _, userData, mid, count, granted, _ in
             let values = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
@@ -46,6 +48,16 @@ final class MosquittoCallbackContext: Sendable {
                 topic: String(cString: topic), payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce,
                 retain: message.retain, properties: MosquittoPropertyList.read(properties))
             callbackContext(userData).events.yield(.message(received))
+        }
+        setLogging(on: mosq, true)
+    }
+
+    /// libmosquitto formats a log line for every packet while a log callback is set, so the
+    /// network thread listens only while connecting (when TLS and connection problems are logged).
+    static func setLogging(on mosq: OpaquePointer, _ enabled: Bool) {
+        guard enabled else {
+            mosquitto_log_callback_set(mosq, nil)
+            return
         }
         mosquitto_log_callback_set(mosq) { _, userData, level, text in
             guard let text else { return }
@@ -66,6 +78,28 @@ final class MosquittoCallbackContext: Sendable {
             let error = MosquittoResult.connackError(reasonCode, protocolVersion: protocolVersion)
             attempt.withLock { $0.refusal = error }
         }
+    }
+
+    private func didPublish(mid: Int32, reasonCode: Int32) {
+        guard let waiter = inFlight.withLock({ $0.acknowledgementArrived(mid: mid, reasonCode: reasonCode) }) else {
+            return
+        }
+        Self.resume(waiter, reasonCode: reasonCode)
+    }
+
+    /// Resumes a publisher: success, or the MQTT 5 failure reason code as an error.
+    static func resume(_ waiter: CheckedContinuation<Void, any Error>, reasonCode: Int32) {
+        if reasonCode >= 0x80 {
+            waiter.resume(throwing: MosquittoResult.reasonError(reasonCode, "publishing"))
+        } else {
+            waiter.resume()
+        }
+    }
+
+    /// Fails every waiting publisher; later publishers fail at once (the client stopped).
+    func closeInFlight(_ error: MQTTError) {
+        let waiters = inFlight.withLock { $0.close() }
+        for waiter in waiters { waiter.resume(throwing: error) }
     }
 
     private func didLog(level: Int32, _ text: String) {

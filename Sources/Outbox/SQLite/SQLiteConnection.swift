@@ -27,12 +27,12 @@ public final class SQLiteConnection {
         guard let pointer else {
             throw SQLiteError(code: .noMemory, message: "sqlite3_open_v2 returned no handle for \(path)")
         }
-        guard result == SQLITE_OK else {
-            let error = SQLiteError(
-                code: .init(rawValue: result), extendedCode: sqlite3_extended_errcode(pointer),
-                message: String(cString: sqlite3_errmsg(pointer)) + " (\(path))")
+        do {
+            try Self.check(result, database: pointer, sql: nil)
+        } catch {
             sqlite3_close_v2(pointer)
-            throw error
+            throw SQLiteError(
+                code: error.code, extendedCode: error.extendedCode, message: "\(error.message) (\(path))")
         }
         sqlite3_extended_result_codes(pointer, 1)
         self.handle = pointer
@@ -46,15 +46,23 @@ public final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    /// The error funnel: every SQLite result code of this connection passes through here.
+    /// Checks a result code of this connection (see ``check(_:database:sql:)``).
     @discardableResult
     func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) -> Int32 {
+        try Self.check(result, database: handle, sql: sql)
+    }
+
+    /// The error funnel: every SQLite result code passes through here. Success codes (`OK`, `ROW`,
+    /// `DONE`) are returned; anything else becomes an ``SQLiteError`` with the primary and
+    /// extended code and SQLite's message for `database`.
+    @discardableResult
+    static func check(_ result: Int32, database: OpaquePointer, sql: String?) throws(SQLiteError) -> Int32 {
         switch result {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return result
         default:
             throw SQLiteError(
-                code: .init(rawValue: result), extendedCode: result,
-                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                code: .init(rawValue: result), extendedCode: sqlite3_extended_errcode(database),
+                message: String(cString: sqlite3_errmsg(database)), sql: sql)
         }
     }
 

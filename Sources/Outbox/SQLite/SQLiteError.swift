@@ -1,6 +1,6 @@
 /// A failed SQLite call: the primary result code you can `catch` on, the extended code,
 /// SQLite's message and, when known, the statement that failed.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// SQLite's primary result code (the low 8 bits of the extended code).
     public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: Int32

@@ -62,11 +62,9 @@ public final class SQLiteStatement {
         let result = sqlite3_step(handle)
         if result == SQLITE_ROW { return true }
         if result == SQLITE_DONE { return false }
-        let error = SQLiteError(
-            code: .init(rawValue: result), extendedCode: sqlite3_extended_errcode(connection.handle),
-            message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
-        sqlite3_reset(handle)
-        throw error
+        defer { sqlite3_reset(handle) }  // after the funnel has read the message
+        try check(result)
+        return false
     }
 
     /// Binds `values`, runs to completion, and resets: for INSERT/UPDATE/DELETE.

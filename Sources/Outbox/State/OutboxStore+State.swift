@@ -3,8 +3,8 @@ import Foundation
 /// A small key-value table in the outbox database for state that must survive restarts with
 /// the queue (the gateway's known peripherals, subscriptions, announced discovery topics).
 ///
-/// Runs on the store's own thread like every other store call. The table (`kv_state`) is
-/// created on first use and is independent of the queue's schema version.
+/// Runs on the store's own thread like every other store call. The table (`kv_state`) comes
+/// from schema migration 4 (files that created it on first use before that keep theirs).
 extension OutboxStore {
     /// The value stored under `key`, if any.
     public func stateValue(forKey key: String) throws(OutboxError) -> [UInt8]? {
@@ -21,7 +21,8 @@ extension OutboxStore {
         try withStateTable { connection in
             let statement = try connection.prepare(
                 "SELECT key, value FROM kv_state WHERE substr(key, 1, ?) = ? ORDER BY key")
-            try statement.bind([.integer(Int64(prefix.count)), .text(prefix)])
+            // SQLite's substr counts code points, not Swift characters.
+            try statement.bind([.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)])
             var rows: [(key: String, value: [UInt8])] = []
             while try statement.step() {
                 rows.append((statement.text(at: 0), statement.blob(at: 1)))
@@ -48,11 +49,6 @@ extension OutboxStore {
     }
 
     private func withStateTable<T>(_ body: (SQLiteConnection) throws -> T) throws(OutboxError) -> T {
-        try withConnection { connection in
-            try connection.execute(
-                "CREATE TABLE IF NOT EXISTS kv_state (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, updated REAL NOT NULL)"
-            )
-            return try body(connection)
-        }
+        try withConnection(body)
     }
 }

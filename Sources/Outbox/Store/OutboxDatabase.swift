@@ -17,7 +17,6 @@ final class OutboxDatabase {
     private let addCounter: SQLiteStatement
     private let readCounters: SQLiteStatement
     private let selectOldest: SQLiteStatement
-    private let selectSize: SQLiteStatement
 
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
@@ -40,13 +39,16 @@ final class OutboxDatabase {
             SELECT id, stream, topic, payload, qos, retain, sample_time, enqueued_at FROM outbox
             WHERE id > ? ORDER BY id LIMIT ?
             """)
-        deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ?")
+        deleteOne = try connection.prepare("DELETE FROM outbox WHERE id = ? RETURNING size")
         deleteThrough = try connection.prepare("DELETE FROM outbox WHERE id <= ?")
         scanHead = try connection.prepare("SELECT id, size, sample_time FROM outbox ORDER BY id")
-        addCounter = try connection.prepare("UPDATE counters SET value = value + ? WHERE name = ?")
+        addCounter = try connection.prepare(
+            """
+            INSERT INTO counters (value, name) VALUES (?, ?)
+            ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+            """)
         readCounters = try connection.prepare("SELECT name, value FROM counters")
         selectOldest = try connection.prepare("SELECT sample_time FROM outbox ORDER BY id LIMIT 1")
-        selectSize = try connection.prepare("SELECT size FROM outbox WHERE id = ?")
         let totals = try connection.prepare("SELECT count(*), coalesce(sum(size), 0) FROM outbox")
         _ = try totals.step()
         depth = Int(totals.int64(at: 0))
@@ -108,22 +110,33 @@ final class OutboxDatabase {
         return records
     }
 
-    /// Deletes acknowledged entries in one transaction; returns how many existed.
+    /// Deletes acknowledged entries in one transaction, counting them as delivered; returns how many existed.
     @discardableResult
     func remove(ids: [Int64]) throws -> Int {
+        try delete(ids: ids, counter: "delivered")
+    }
+
+    /// Deletes entries that will never be delivered, counting them under `reason`.
+    @discardableResult
+    func drop(ids: [Int64], reason: OutboxDropReason) throws -> Int {
+        try delete(ids: ids, counter: reason.counterName)
+    }
+
+    private func delete(ids: [Int64], counter: String) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let (removed, removedBytes) = try connection.transaction {
             var removed = 0
             var removedBytes = 0
             for id in ids {
-                try selectSize.bind([.integer(id)])
-                guard try selectSize.step() else { continue }
-                removedBytes += Int(selectSize.int64(at: 0))
-                selectSize.reset()
-                try deleteOne.run([.integer(id)])
-                removed += connection.changes
+                try deleteOne.bind([.integer(id)])
+                if try deleteOne.step() {
+                    removed += 1
+                    removedBytes += Int(deleteOne.int64(at: 0))
+                    while try deleteOne.step() {}
+                }
+                deleteOne.reset()
             }
-            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text("delivered")]) }
+            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text(counter)]) }
             return (removed, removedBytes)
         }
         depth -= removed

@@ -6,6 +6,8 @@ public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable, Codable 
     case bytes
     /// The entry's sample time was older than `maxAge`.
     case age
+    /// The broker refused the entry for good (too large, invalid topic, not authorised).
+    case rejected
 
     var counterName: String { "dropped.\(rawValue)" }
 }

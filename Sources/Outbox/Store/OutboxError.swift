@@ -1,5 +1,5 @@
 /// A failure of the outbox store, with a code to `catch` on and the SQLite error behind it.
-public struct OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// The disk (or the database's page limit) is full: nothing more can be stored.
         case diskFull

@@ -36,6 +36,13 @@ enum OutboxSchema {
                 ALTER TABLE outbox ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
                 UPDATE outbox SET size = length(CAST(topic AS BLOB)) + length(payload);
                 """),
+        Migration(
+            version: 4, summary: "key-value state kept with the queue (gateway restoration)",
+            sql: """
+                CREATE TABLE IF NOT EXISTS kv_state (
+                    key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, updated REAL NOT NULL
+                );
+                """),
     ]
 
     static var currentVersion: Int { migrations.last?.version ?? 0 }

@@ -122,6 +122,13 @@ public actor OutboxStore {
         try withDatabase { try $0.remove(ids: ids) }
     }
 
+    /// Removes entries that can never be delivered (for example refused by the broker), counting
+    /// them as dropped for `reason`. Returns how many were removed.
+    @discardableResult
+    public func drop(ids: [Int64], reason: OutboxDropReason) throws(OutboxError) -> Int {
+        try withDatabase { try $0.drop(ids: ids, reason: reason) }
+    }
+
     /// Applies the age cap now (every append applies all caps on its own).
     public func purgeExpired() throws(OutboxError) {
         try withDatabase { try $0.purgeExpired() }

@@ -14,6 +14,8 @@ enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
         CheckConfigCommand.self,
         DecodeCommand.self,
+        ScanCommand.self,
+        SimulateCommand.self,
     ]
 
     static func command(named name: String) -> (any CLICommand.Type)? {

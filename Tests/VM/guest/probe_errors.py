@@ -39,7 +39,6 @@ def tree():
 step = sys.argv[3]
 if step == "connected":
     record("connect again while connected", device, "org.bluez.Device1", "Connect")
-    record("pair (no agent)", device, "org.bluez.Device1", "Pair")
     objects = tree()
     for path in sorted(objects):
         if not path.startswith(device + "/"):

@@ -1,0 +1,508 @@
+import Bluetooth
+import DBus
+import Foundation
+
+/// The central role on BlueZ (`CBCentralManager`): adapter state, scanning, connecting.
+///
+/// ```swift
+/// let manager = try await CentralManager(connection: try await DBusConnection.system())
+/// for await discovery in try await manager.scan(services: [BluetoothUUID(UInt16(0x180D))]) { … }
+/// try await manager.connect(peripheral)          // returns when services are resolved
+/// ```
+///
+/// The manager follows BlueZ's rules: match rules are added before `GetManagedObjects`; one discovery session is
+/// shared by all scanners; `connect` waits for `ServicesResolved` and handles `InProgress`; devices BlueZ caches
+/// but nobody needs are removed after `deviceTimeToLive`, so memory stays bounded among passing random-address
+/// devices. Its state follows BlueZ: `unsupported` without `org.bluez` or the adapter, `poweredOff`,
+/// `resetting` while bluetoothd restarts, `unauthorized` when D-Bus denies access.
+public actor CentralManager {
+    public struct Options: Sendable {
+        /// The adapter (`hci0`).
+        public var adapter: String
+        /// Devices not seen for this long are removed from BlueZ's cache (unless connected, paired or trusted).
+        public var deviceTimeToLive: Duration
+        /// At most this many devices are kept in BlueZ's cache.
+        public var maximumCachedDevices: Int
+        /// How often the cache is swept.
+        public var cacheSweepInterval: Duration
+        /// Timeout of each BlueZ call other than `Connect`.
+        public var callTimeout: Duration
+        /// Retry behaviour of `connect` (InProgress, aborted connections).
+        public var connection: ConnectionLifecycle.Configuration
+
+        public init(
+            adapter: String = "hci0", deviceTimeToLive: Duration = .seconds(300), maximumCachedDevices: Int = 512,
+            cacheSweepInterval: Duration = .seconds(30), callTimeout: Duration = .seconds(25),
+            connection: ConnectionLifecycle.Configuration = ConnectionLifecycle.Configuration()
+        ) {
+            self.adapter = adapter
+            self.deviceTimeToLive = deviceTimeToLive
+            self.maximumCachedDevices = maximumCachedDevices
+            self.cacheSweepInterval = cacheSweepInterval
+            self.callTimeout = callTimeout
+            self.connection = connection
+        }
+    }
+
+    public nonisolated let connection: DBusConnection
+    public nonisolated let options: Options
+    nonisolated let adapterPath: DBusObjectPath
+    private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
+    private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
+
+    private var tracker = AdapterStateTracker()
+    private var arbiter = DiscoveryArbiter<Int>()
+    private var scanners: [Int: Scanner] = [:]
+    private var nextScannerID = 0
+    private var objects = ManagedObjects()
+    private var lastSeen: [DBusObjectPath: ContinuousClock.Instant] = [:]
+    private var peripherals: [DBusObjectPath: Peripheral] = [:]
+    private var loading = true
+    private var buffered: [DBusSignal] = []
+    private var tasks: [Task<Void, Never>] = []
+    private var closed = false
+
+    private struct Scanner {
+        let filter: DiscoveryFilter
+        let continuation: AsyncStream<Discovery>.Continuation
+        var reported: [DBusObjectPath: AdvertisementData] = [:]
+    }
+
+    /// Connects the manager to BlueZ on `connection` and returns once the initial state is known.
+    public init(connection: DBusConnection, options: Options = Options()) async throws {
+        self.connection = connection
+        self.options = options
+        self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
+        // Match rules first, then GetManagedObjects: nothing between the two is missed.
+        let signals = try await connection.signals(matching: DBusMatchRule(sender: BlueZNames.service))
+        let owners = try await connection.nameOwnerChanges(BlueZNames.service)
+        tasks.append(
+            Task { [weak self] in
+                for await signal in signals {
+                    guard let self else { return }
+                    await self.receive(signal)
+                }
+            })
+        tasks.append(
+            Task { [weak self] in
+                for await change in owners {
+                    guard let self else { return }
+                    await self.bluezOwnerChanged(present: change.newOwner != nil)
+                }
+            })
+        let present = (try? await connection.nameOwner(BlueZNames.service)) != nil
+        await bluezOwnerChanged(present: present)
+        let sweepInterval = options.cacheSweepInterval
+        tasks.append(
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: sweepInterval)
+                    guard let self else { return }
+                    await self.sweepDeviceCache()
+                }
+            })
+    }
+
+    /// A manager on the bus at `busAddress` (`unix:path=…`), or on the system bus (honouring
+    /// `DBUS_SYSTEM_BUS_ADDRESS`) when nil.
+    public static func connect(busAddress: String? = nil, options: Options = Options()) async throws -> CentralManager {
+        let connection =
+            if let busAddress { try await DBusConnection(address: busAddress) } else {
+                try await DBusConnection.system()
+            }
+        return try await CentralManager(connection: connection, options: options)
+    }
+
+    /// Stops everything: scanners end, connections are left to BlueZ, streams finish.
+    public func close() {
+        closed = true
+        for task in tasks { task.cancel() }
+        tasks.removeAll()
+        for scanner in scanners.values { scanner.continuation.finish() }
+        scanners.removeAll()
+        stateBroadcaster.finish()
+        disconnectBroadcaster.finish()
+    }
+
+    // MARK: State
+
+    /// The current state (`CBManagerState`).
+    public var state: ManagerState { tracker.state }
+
+    /// State changes, starting with the current state.
+    public nonisolated var stateUpdates: AsyncStream<ManagerState> { stateBroadcaster.subscribe() }
+
+    /// Every peripheral disconnect, with its reason.
+    public nonisolated var disconnections: AsyncStream<DisconnectEvent> { disconnectBroadcaster.subscribe() }
+
+    /// Waits until the state is `poweredOn`, or throws the state's error after `timeout`.
+    public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws {
+        if tracker.state == .poweredOn { return }
+        let updates = stateUpdates
+        let reached = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await state in updates where state == .poweredOn { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !reached { throw tracker.state.operationError ?? BluetoothError(.timeout) }
+    }
+
+    private func requirePoweredOn() throws(BluetoothError) {
+        if let error = tracker.state.operationError { throw error }
+    }
+
+    // MARK: Scanning
+
+    /// Scans for peripherals (`scanForPeripherals(withServices:options:)`). The stream ends when the consumer
+    /// stops; discovery stops when the last scanner ends. Scanning pauses while the adapter is off and resumes
+    /// when it is back. With `allowDuplicates` false, a peripheral is reported when first seen and whenever its
+    /// advertisement changes; with true, on every advertising report (RSSI updates included).
+    public func scan(
+        services: [BluetoothUUID] = [], allowDuplicates: Bool = false, rssiThreshold: Int? = nil
+    ) throws(BluetoothError) -> AsyncStream<Discovery> {
+        try requirePoweredOn()
+        nextScannerID += 1
+        let id = nextScannerID
+        let filter = DiscoveryFilter(
+            services: Set(services), rssiThreshold: rssiThreshold, allowDuplicates: allowDuplicates)
+        let (stream, continuation) = AsyncStream.makeStream(of: Discovery.self, bufferingPolicy: .bufferingNewest(1024))
+        scanners[id] = Scanner(filter: filter, continuation: continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.scannerEnded(id) }
+        }
+        runDiscovery(arbiter.handle(.scannerAdded(id, filter)))
+        return stream
+    }
+
+    /// True while this process's discovery session runs.
+    public var isScanning: Bool { arbiter.isDiscovering }
+
+    private func scannerEnded(_ id: Int) {
+        guard scanners.removeValue(forKey: id) != nil else { return }
+        runDiscovery(arbiter.handle(.scannerRemoved(id)))
+    }
+
+    private func runDiscovery(_ actions: [DiscoveryArbiter<Int>.Action]) {
+        for action in actions {
+            switch action {
+            case .failScanners(let ids, _):
+                for id in ids { scanners.removeValue(forKey: id)?.continuation.finish() }
+            case .setFilter(let filter):
+                var properties: [String: DBusValue] = [
+                    "Transport": .string("le"), "DuplicateData": .boolean(filter.allowDuplicates),
+                ]
+                if !filter.services.isEmpty {
+                    properties["UUIDs"] = .strings(filter.services.sorted().map(\.uuidString))
+                }
+                if let rssi = filter.rssiThreshold { properties["RSSI"] = .int16(Int16(clamping: rssi)) }
+                adapterCall("SetDiscoveryFilter", [.properties(properties)])
+            case .startDiscovery: adapterCall("StartDiscovery", [])
+            case .stopDiscovery: adapterCall("StopDiscovery", [])
+            }
+        }
+    }
+
+    private func adapterCall(_ method: String, _ arguments: [DBusValue]) {
+        let connection = self.connection
+        let path = adapterPath
+        let timeout = options.callTimeout
+        Task {
+            do {
+                _ = try await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.adapter, method: method,
+                    arguments: arguments, timeout: timeout)
+                self.discoveryCallFinished(nil)
+            } catch {
+                self.discoveryCallFinished(BluetoothError.from(error, during: .discovery))
+            }
+        }
+    }
+
+    private func discoveryCallFinished(_ error: BluetoothError?) {
+        runDiscovery(arbiter.handle(error.map { .callFailed($0) } ?? .callSucceeded))
+    }
+
+    private func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>) {
+        guard !scanners.isEmpty, arbiter.isDiscovering || arbiter.isBusy,
+            let properties = objects.properties(path, BlueZNames.device),
+            let address = DeviceProperties.address(properties)
+        else { return }
+        let advertisement = DeviceProperties.advertisement(properties)
+        let rssi = DeviceProperties.rssi(properties)
+        let peripheral = self.peripheral(for: path, address: address)
+        let now = ContinuousClock.now
+        for (id, scanner) in scanners where scanner.filter.admits(advertisement, rssi: rssi) {
+            let isNew = scanner.reported[path] == nil
+            let advertisementChanged = scanner.reported[path] != advertisement
+            guard isNew || advertisementChanged || (scanner.filter.allowDuplicates && changed.contains("RSSI"))
+            else { continue }
+            scanners[id]?.reported[path] = advertisement
+            scanner.continuation.yield(
+                Discovery(peripheral: peripheral, advertisementData: advertisement, rssi: rssi, timestamp: now))
+        }
+    }
+
+    // MARK: Peripherals
+
+    /// Peripherals BlueZ knows with these addresses (`retrievePeripherals(withIdentifiers:)`); unknown ones are
+    /// left out.
+    public func retrievePeripherals(withIdentifiers identifiers: [BluetoothAddress]) -> [Peripheral] {
+        identifiers.compactMap { address in
+            let path = devicePath(address)
+            guard let properties = objects.properties(path, BlueZNames.device),
+                let known = DeviceProperties.address(properties)
+            else { return nil }
+            return peripheral(for: path, address: known)
+        }
+    }
+
+    /// Peripherals BlueZ reports as connected (`retrieveConnectedPeripherals(withServices:)`).
+    public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
+        objects.paths(with: BlueZNames.device).sorted().compactMap { path in
+            guard let properties = objects.properties(path, BlueZNames.device),
+                properties["Connected"]?.asBool == true, let address = DeviceProperties.address(properties),
+                DeviceProperties.advertisement(properties).advertisesAny(of: services)
+            else { return nil }
+            return peripheral(for: path, address: address)
+        }
+    }
+
+    /// Connects and resolves services (`connect(_:options:)`); returns when the peripheral is usable. Throws
+    /// `connectionTimeout` after `timeout`, `connectionFailed` with BlueZ's reason, `operationCancelled` when
+    /// `cancelConnection` is called meanwhile, `notPoweredOn` and friends in other states.
+    public func connect(_ peripheral: Peripheral, timeout: Duration = .seconds(30)) async throws {
+        try requirePoweredOn()
+        guard objects.properties(peripheral.path, BlueZNames.device) != nil else {
+            throw BluetoothError(.unknownDevice, "BlueZ does not know \(peripheral.identifier); scan for it first")
+        }
+        try await peripheral.connect(timeout: timeout)
+    }
+
+    /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).
+    public func cancelConnection(_ peripheral: Peripheral) async {
+        await peripheral.cancelConnection()
+    }
+
+    private func devicePath(_ address: BluetoothAddress) -> DBusObjectPath {
+        DBusObjectPath(validating: BlueZPaths.device(address, adapter: options.adapter)) ?? adapterPath
+    }
+
+    private func peripheral(for path: DBusObjectPath, address: BluetoothAddress) -> Peripheral {
+        if let existing = peripherals[path] { return existing }
+        let broadcaster = disconnectBroadcaster
+        let peripheral = Peripheral(
+            identifier: address, path: path, connection: connection, lifecycle: options.connection,
+            callTimeout: options.callTimeout, onDisconnect: { broadcaster.yield($0) })
+        peripherals[path] = peripheral
+        let device = objects.properties(path, BlueZNames.device) ?? [:]
+        let tree = objects.descendants(of: path)
+        Task {
+            await peripheral.deviceAdded(device)
+            for (gattPath, interfaces) in tree { await peripheral.gattAdded(gattPath, interfaces) }
+        }
+        return peripheral
+    }
+
+    // MARK: BlueZ presence and objects
+
+    private func bluezOwnerChanged(present: Bool) async {
+        if !present {
+            objects.removeAll()
+            lastSeen.removeAll()
+            for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
+            runDiscovery(arbiter.handle(.adapterAvailable(false)))
+        }
+        for action in tracker.handle(.bluezPresent(present)) { await perform(action) }
+    }
+
+    private func perform(_ action: AdapterStateTracker.Action) async {
+        switch action {
+        case .stateChanged(let state): stateBroadcaster.yield(state)
+        case .loadObjects: await loadObjects()
+        }
+    }
+
+    private func track(_ event: AdapterStateTracker.Event) async {
+        for action in tracker.handle(event) { await perform(action) }
+    }
+
+    private func loadObjects() async {
+        loading = true
+        buffered.removeAll()
+        do {
+            let reply = try await connection.call(
+                destination: BlueZNames.service, path: .root, interface: BlueZNames.objectManager,
+                method: "GetManagedObjects", timeout: options.callTimeout)
+            objects = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", []))
+        } catch let error as DBusError where error.name == .accessDenied {
+            loading = false
+            await track(.accessDenied)
+            return
+        } catch {
+            loading = false
+            if (try? await connection.nameOwner(BlueZNames.service)) == nil { await track(.bluezPresent(false)) }
+            return
+        }
+        let now = ContinuousClock.now
+        for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
+            lastSeen[path] = now
+        }
+        for (path, peripheral) in peripherals {
+            await peripheral.deviceAdded(objects.properties(path, BlueZNames.device) ?? [:])
+            for (gattPath, interfaces) in objects.descendants(of: path) {
+                await peripheral.gattAdded(gattPath, interfaces)
+            }
+        }
+        let adapter = objects.properties(adapterPath, BlueZNames.adapter)
+        let powered = adapter?["Powered"]?.asBool ?? false
+        await track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
+        runDiscovery(arbiter.handle(.adapterAvailable(adapter != nil && powered)))
+        loading = false
+        let replay = buffered
+        buffered.removeAll()
+        for signal in replay { await dispatch(signal) }
+    }
+
+    private func receive(_ signal: DBusSignal) async {
+        if loading {
+            buffered.append(signal)
+            return
+        }
+        await dispatch(signal)
+    }
+
+    private func dispatch(_ signal: DBusSignal) async {
+        switch (signal.interface, signal.member) {
+        case (BlueZNames.objectManager, "InterfacesAdded"):
+            guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
+            await interfacesAdded(path, ManagedObjects.interfaces(signal.arguments[1]))
+        case (BlueZNames.objectManager, "InterfacesRemoved"):
+            guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
+            await interfacesRemoved(path, signal.arguments[1].asStrings ?? [])
+        case (BlueZNames.properties, "PropertiesChanged"):
+            guard signal.arguments.count > 1, let interface = signal.arguments[0].asString else { return }
+            let changed = signal.arguments[1].asDictionary ?? [:]
+            let invalidated = signal.arguments.count > 2 ? (signal.arguments[2].asStrings ?? []) : []
+            await propertiesChanged(signal.path, interface, changed, invalidated)
+        case (BlueZNames.device, "Disconnected"):
+            guard let reason = signal.arguments.first?.asString, let peripheral = peripherals[signal.path] else {
+                return
+            }
+            await peripheral.handle(.disconnectReasonReported(DisconnectReason(bluezReason: reason)))
+        default:
+            break
+        }
+    }
+
+    private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) async {
+        objects.add(path, interfaces)
+        if path == adapterPath, let adapter = interfaces[BlueZNames.adapter] {
+            let powered = adapter["Powered"]?.asBool ?? false
+            await track(.adapterAdded(powered: powered))
+            runDiscovery(arbiter.handle(.adapterAvailable(powered)))
+            return
+        }
+        if let device = interfaces[BlueZNames.device] {
+            lastSeen[path] = .now
+            if let peripheral = peripherals[path] { await peripheral.deviceAdded(device) }
+            reportDiscovery(path, changed: Set(device.keys))
+            return
+        }
+        if let owner = owningPeripheral(path) { await owner.gattAdded(path, interfaces) }
+    }
+
+    private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) async {
+        objects.remove(path, interfaces)
+        if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
+            for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
+            runDiscovery(arbiter.handle(.adapterAvailable(false)))
+            await track(.adapterRemoved)
+            return
+        }
+        if interfaces.contains(BlueZNames.device) {
+            lastSeen[path] = nil
+            for id in scanners.keys { scanners[id]?.reported[path] = nil }
+            if let peripheral = peripherals[path] {
+                await peripheral.deviceRemoved()
+                peripherals[path] = nil
+            }
+            return
+        }
+        if let owner = owningPeripheral(path) { await owner.gattRemoved(path, interfaces) }
+    }
+
+    private func propertiesChanged(
+        _ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]
+    ) async {
+        objects.change(path, interface, changed, invalidated: invalidated)
+        switch interface {
+        case BlueZNames.adapter where path == adapterPath:
+            if let powered = changed["Powered"]?.asBool {
+                if !powered {
+                    for peripheral in peripherals.values { await peripheral.adapterLost(.adapterPoweredOff) }
+                }
+                await track(.poweredChanged(powered))
+                runDiscovery(arbiter.handle(.adapterAvailable(powered)))
+            }
+            if let discovering = changed["Discovering"]?.asBool {
+                runDiscovery(arbiter.handle(.discoveringChanged(discovering)))
+            }
+        case BlueZNames.device:
+            if let peripheral = peripherals[path] { await peripheral.deviceChanged(changed, invalidated: invalidated) }
+            if !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) }) {
+                lastSeen[path] = .now
+                reportDiscovery(path, changed: Set(changed.keys))
+            }
+        default:
+            if let owner = owningPeripheral(path) { await owner.gattChanged(path, interface, changed) }
+        }
+    }
+
+    /// The peripheral whose device path is a prefix of `path` (a GATT object).
+    private func owningPeripheral(_ path: DBusObjectPath) -> Peripheral? {
+        let components = path.rawValue.split(separator: "/")
+        guard components.count > 4 else { return nil }
+        let devicePath = "/" + components.prefix(4).joined(separator: "/")
+        return DBusObjectPath(validating: devicePath).flatMap { peripherals[$0] }
+    }
+
+    // MARK: Device cache
+
+    /// Removes devices BlueZ caches that nobody needs (bleak#500). Runs every `cacheSweepInterval`.
+    public func sweepDeviceCache() async {
+        guard tracker.state == .poweredOn else { return }
+        var entries: [DeviceCachePolicy.Entry] = []
+        for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
+            guard let properties = objects.properties(path, BlueZNames.device),
+                let address = DeviceProperties.address(properties)
+            else { continue }
+            var protected =
+                (properties["Connected"]?.asBool ?? false) || (properties["Paired"]?.asBool ?? false)
+                || (properties["Trusted"]?.asBool ?? false)
+            if !protected, let peripheral = peripherals[path] { protected = await peripheral.isProtected }
+            entries.append(
+                DeviceCachePolicy.Entry(address: address, lastSeen: lastSeen[path] ?? .now, isProtected: protected))
+        }
+        let policy = DeviceCachePolicy(
+            timeToLive: options.deviceTimeToLive, maximumDevices: options.maximumCachedDevices)
+        for address in policy.devicesToRemove(entries, now: .now) {
+            let path = devicePath(address)
+            _ = try? await connection.call(
+                destination: BlueZNames.service, path: adapterPath, interface: BlueZNames.adapter,
+                method: "RemoveDevice", arguments: [.objectPath(path)], timeout: options.callTimeout)
+        }
+    }
+
+    /// How many devices BlueZ currently holds for the adapter (to watch the cache stay bounded).
+    public var cachedDeviceCount: Int {
+        objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.count
+    }
+}

@@ -1,0 +1,100 @@
+import Bluetooth
+
+/// Derives the manager state (`ManagerState`) from what is known about BlueZ, as a pure state machine:
+///
+/// | known | state |
+/// |---|---|
+/// | nothing yet | `unknown` |
+/// | no `org.bluez` on the bus, never seen | `unsupported` |
+/// | `org.bluez` left the bus after being there (bluetoothd restart) | `resetting` |
+/// | D-Bus denied access | `unauthorized` |
+/// | BlueZ there, objects not loaded yet | `unknown` (`resetting` if it was resetting) |
+/// | no such adapter, never seen | `unsupported` |
+/// | adapter removed after being there | `resetting` |
+/// | adapter `Powered` false | `poweredOff` |
+/// | adapter `Powered` true | `poweredOn` |
+public struct AdapterStateTracker: Sendable {
+    public enum Event: Sendable, Hashable {
+        /// `org.bluez` has an owner on the bus (true) or none (false).
+        case bluezPresent(Bool)
+        /// `GetManagedObjects` answered: whether our adapter exists and its `Powered`.
+        case objectsLoaded(adapterPresent: Bool, powered: Bool)
+        /// `InterfacesAdded` for our adapter.
+        case adapterAdded(powered: Bool)
+        /// `InterfacesRemoved` for our adapter.
+        case adapterRemoved
+        /// `Adapter1.Powered` changed.
+        case poweredChanged(Bool)
+        /// A call was refused with `AccessDenied`.
+        case accessDenied
+    }
+
+    public enum Action: Sendable, Hashable {
+        /// Publish the new state.
+        case stateChanged(ManagerState)
+        /// (Re)load the object tree: add match rules first, then call `GetManagedObjects`.
+        case loadObjects
+    }
+
+    public private(set) var state: ManagerState = .unknown
+    private var bluezSeen = false
+    private var adapterSeen = false
+    private var bluezPresent = false
+    private var adapterPresent = false
+    private var powered = false
+    private var loaded = false
+    private var denied = false
+
+    public init() {}
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .bluezPresent(let present):
+            let wasPresent = bluezPresent
+            bluezPresent = present
+            denied = false
+            if present {
+                if !wasPresent {
+                    loaded = false
+                    actions.append(.loadObjects)
+                }
+                bluezSeen = true
+            } else {
+                loaded = false
+                adapterPresent = false
+                powered = false
+            }
+        case .objectsLoaded(let present, let isPowered):
+            loaded = true
+            adapterPresent = present
+            powered = present && isPowered
+            if present { adapterSeen = true }
+        case .adapterAdded(let isPowered):
+            adapterPresent = true
+            adapterSeen = true
+            powered = isPowered
+        case .adapterRemoved:
+            adapterPresent = false
+            powered = false
+        case .poweredChanged(let isPowered):
+            if adapterPresent { powered = isPowered }
+        case .accessDenied:
+            denied = true
+        }
+        let next = derive()
+        if next != state {
+            state = next
+            actions.insert(.stateChanged(next), at: 0)
+        }
+        return actions
+    }
+
+    private func derive() -> ManagerState {
+        if denied { return .unauthorized }
+        guard bluezPresent else { return bluezSeen ? .resetting : .unsupported }
+        guard loaded else { return state == .resetting ? .resetting : .unknown }
+        guard adapterPresent else { return adapterSeen ? .resetting : .unsupported }
+        return powered ? .poweredOn : .poweredOff
+    }
+}

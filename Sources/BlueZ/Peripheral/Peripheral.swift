@@ -1,0 +1,612 @@
+import Bluetooth
+import DBus
+import Foundation
+
+/// A remote LE peripheral (`CBPeripheral`) backed by a BlueZ `org.bluez.Device1` object.
+///
+/// An actor: safe to use from many tasks at once. Operations on one attribute are serialised (BlueZ answers
+/// `InProgress` to a second concurrent read of the same characteristic); operations on different attributes run
+/// concurrently. Every GATT operation fails with `notConnected` when the peripheral is not connected and with
+/// `peripheralDisconnected` when the link drops while it is pending.
+///
+/// Obtain peripherals from `CentralManager.scan(…)` or `retrievePeripherals(withIdentifiers:)`; connect with
+/// `CentralManager.connect(_:timeout:)`.
+public actor Peripheral {
+    /// The peripheral's address (BlueZ identifies LE devices by address).
+    public nonisolated let identifier: BluetoothAddress
+    nonisolated let path: DBusObjectPath
+    nonisolated let connection: DBusConnection
+    private let onDisconnect: @Sendable (DisconnectEvent) -> Void
+    private let callTimeout: Duration
+
+    private var device: [String: DBusValue] = [:]
+    private var gatt: [DBusObjectPath: [String: [String: DBusValue]]] = [:]
+    private var lifecycle: ConnectionLifecycle
+    private var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    private var operations: [Int: @Sendable (BluetoothError) -> Void] = [:]
+    private var nextID = 0
+    private var timeoutTask: Task<Void, Never>?
+    private var subscriptions: [DBusObjectPath: Subscription] = [:]
+    private var busyAttributes: Set<DBusObjectPath> = []
+    private var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
+    private var acquiredMTU: Int?
+
+    private struct Subscription {
+        let channel: NotificationChannel
+        var reader: NotifySocketReader?
+        var enabling: Task<Void, any Error>?
+    }
+
+    init(
+        identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection,
+        lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration,
+        onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void
+    ) {
+        self.identifier = identifier
+        self.path = path
+        self.connection = connection
+        self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
+        self.callTimeout = callTimeout
+        self.onDisconnect = onDisconnect
+    }
+
+    // MARK: State
+
+    /// `disconnected`, `connecting`, `connected` (services resolved) or `disconnecting`.
+    public var state: PeripheralState { lifecycle.peripheralState }
+
+    /// The name BlueZ knows (advertised or read from the device), else its alias.
+    public var name: String? { device["Name"]?.asString ?? device["Alias"]?.asString }
+
+    /// The last RSSI BlueZ reported (while discovering), in dBm.
+    public var rssi: Int? { DeviceProperties.rssi(device) }
+
+    /// What the peripheral advertised, as BlueZ last reported it.
+    public var advertisementData: AdvertisementData { DeviceProperties.advertisement(device) }
+
+    /// Whether BlueZ holds a bond with the peripheral.
+    public var isPaired: Bool { device["Paired"]?.asBool ?? false }
+
+    /// The negotiated ATT MTU (23 until known).
+    public var mtu: Int {
+        let characteristicMTUs = gatt.values.compactMap { $0[BlueZNames.gattCharacteristic]?["MTU"]?.asUInt16 }
+        return max(ATTLimits.defaultMTU, acquiredMTU ?? 0, Int(characteristicMTUs.max() ?? 0))
+    }
+
+    /// The longest value one write of `type` may carry (`CBPeripheral.maximumWriteValueLength(for:)`).
+    public func maximumWriteValueLength(for type: WriteType) -> Int {
+        ATTLimits.maximumWriteValueLength(mtu: mtu, type: type)
+    }
+
+    /// The resolved GATT database (empty until connected with services resolved).
+    public var services: [GATTService] {
+        guard lifecycle.servicesResolved else { return [] }
+        return buildServices()
+    }
+
+    // MARK: Discovery over BlueZ's resolved tree
+
+    /// The services, all or those with the given UUIDs (`discoverServices(_:)`); needs a connection.
+    public func discoverServices(_ uuids: [BluetoothUUID]? = nil) throws(BluetoothError) -> [GATTService] {
+        try requireReady()
+        let all = buildServices()
+        guard let uuids else { return all }
+        return all.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The services included by `service` (`discoverIncludedServices(_:for:)`).
+    public func discoverIncludedServices(_ uuids: [BluetoothUUID]? = nil, for service: GATTService)
+        throws(BluetoothError) -> [GATTService]
+    {
+        let all = try discoverServices()
+        guard let current = all.first(where: { $0.id == service.id }) else { throw Self.notFound(service.id) }
+        let included = all.filter { current.includedServiceIDs.contains($0.id) }
+        guard let uuids else { return included }
+        return included.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The characteristics of `service` (`discoverCharacteristics(_:for:)`).
+    public func discoverCharacteristics(_ uuids: [BluetoothUUID]? = nil, for service: GATTService)
+        throws(BluetoothError) -> [GATTCharacteristic]
+    {
+        guard let current = try discoverServices().first(where: { $0.id == service.id }) else {
+            throw Self.notFound(service.id)
+        }
+        guard let uuids else { return current.characteristics }
+        return current.characteristics.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The descriptors of `characteristic` (`discoverDescriptors(for:)`).
+    public func discoverDescriptors(for characteristic: GATTCharacteristic) throws(BluetoothError) -> [GATTDescriptor] {
+        try current(characteristic).descriptors
+    }
+
+    /// The first characteristic with `uuid` (in the service with `service` when given).
+    public func characteristic(_ uuid: BluetoothUUID, service: BluetoothUUID? = nil) throws(BluetoothError)
+        -> GATTCharacteristic
+    {
+        for candidate in try discoverServices() where service == nil || candidate.uuid == service {
+            if let found = candidate.characteristic(uuid) { return found }
+        }
+        throw BluetoothError(.attributeNotFound, "no characteristic \(uuid) on \(identifier)")
+    }
+
+    // MARK: Reads and writes
+
+    /// Reads the characteristic's value from the peripheral (always a fresh ATT read).
+    public func readValue(for characteristic: GATTCharacteristic) async throws -> Data {
+        let characteristic = try current(characteristic)
+        guard characteristic.properties.contains(.read) else {
+            throw BluetoothError(.readNotPermitted, "\(characteristic.uuid) is not readable")
+        }
+        let connection = self.connection
+        let path = DBusObjectPath(trusted: characteristic.id)
+        let timeout = callTimeout
+        return try await perform(.read, on: path) {
+            let reply = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "ReadValue", arguments: [.properties([:])], timeout: timeout)
+            return Data(reply.first?.asBytes ?? [])
+        }
+    }
+
+    /// Writes `data` with or without response. Throws `operationNotSupported` when the characteristic does not
+    /// declare that write type and `invalidValueLength` when `data` is longer than `maximumWriteValueLength(for:)`.
+    public func writeValue(_ data: Data, for characteristic: GATTCharacteristic, type: WriteType) async throws {
+        let characteristic = try current(characteristic)
+        guard characteristic.properties.contains(type.requiredProperty) else {
+            throw BluetoothError(
+                .operationNotSupported,
+                "\(characteristic.uuid) does not support \(type) writes \(characteristic.properties)")
+        }
+        try ATTLimits.checkWrite(length: data.count, mtu: mtu, type: type)
+        let connection = self.connection
+        let path = DBusObjectPath(trusted: characteristic.id)
+        let timeout = callTimeout
+        try await perform(.write, on: path) {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "WriteValue", arguments: [.bytes(Array(data)), .properties(["type": .string(type.bluezType)])],
+                timeout: timeout)
+        }
+    }
+
+    /// Reads a descriptor's value.
+    public func readValue(for descriptor: GATTDescriptor) async throws -> Data {
+        try requireReady()
+        let path = DBusObjectPath(trusted: descriptor.id)
+        guard gatt[path]?[BlueZNames.gattDescriptor] != nil else { throw Self.notFound(descriptor.id) }
+        let connection = self.connection
+        let timeout = callTimeout
+        return try await perform(.read, on: path) {
+            let reply = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
+                method: "ReadValue", arguments: [.properties([:])], timeout: timeout)
+            return Data(reply.first?.asBytes ?? [])
+        }
+    }
+
+    /// Writes a descriptor's value.
+    public func writeValue(_ data: Data, for descriptor: GATTDescriptor) async throws {
+        try requireReady()
+        let path = DBusObjectPath(trusted: descriptor.id)
+        guard gatt[path]?[BlueZNames.gattDescriptor] != nil else { throw Self.notFound(descriptor.id) }
+        try ATTLimits.checkWrite(length: data.count, mtu: mtu, type: .withResponse)
+        let connection = self.connection
+        let timeout = callTimeout
+        try await perform(.write, on: path) {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
+                method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout)
+        }
+    }
+
+    // MARK: Notifications
+
+    /// Values the characteristic notifies or indicates, as a stream. Enables notifications before returning
+    /// (`AcquireNotify` where BlueZ offers it: a socket read on a dedicated thread; else `StartNotify` and
+    /// `PropertiesChanged`), shares them between all listeners, and disables them when the last listener stops.
+    /// The stream ends with `peripheralDisconnected` when the link drops: subscribe again after reconnecting.
+    public func notifications(for characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<
+        Data, any Error
+    > {
+        let characteristic = try current(characteristic)
+        guard characteristic.properties.canNotify else {
+            throw BluetoothError(
+                .operationNotSupported,
+                "\(characteristic.uuid) can neither notify nor indicate \(characteristic.properties)")
+        }
+        let path = DBusObjectPath(trusted: characteristic.id)
+        let subscription: Subscription
+        if let existing = subscriptions[path] {
+            subscription = existing
+        } else {
+            let channel = NotificationChannel()
+            let properties = characteristic.properties
+            let enabling = Task { try await self.enable(path, channel: channel, properties: properties) }
+            subscription = Subscription(channel: channel, reader: nil, enabling: enabling)
+            subscriptions[path] = subscription
+        }
+        do {
+            try await subscription.enabling?.value
+        } catch {
+            if subscriptions[path]?.channel === subscription.channel { subscriptions[path] = nil }
+            throw BluetoothError.from(error, during: .notify)
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Data.self, bufferingPolicy: .bufferingNewest(4096))
+        guard let id = subscription.channel.add(continuation) else {
+            throw BluetoothError(.peripheralDisconnected, "the peripheral disconnected while enabling notifications")
+        }
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.listenerEnded(path, channel: subscription.channel, id: id) }
+        }
+        return stream
+    }
+
+    /// Whether notifications are currently enabled on the characteristic by this process.
+    public func isNotifying(_ characteristic: GATTCharacteristic) -> Bool {
+        let path = DBusObjectPath(trusted: characteristic.id)
+        guard let subscription = subscriptions[path] else { return false }
+        if subscription.reader != nil { return true }
+        return gatt[path]?[BlueZNames.gattCharacteristic]?["Notifying"]?.asBool ?? false
+    }
+
+    private func enable(_ path: DBusObjectPath, channel: NotificationChannel, properties: CharacteristicProperties)
+        async throws
+    {
+        try requireReady()
+        if properties.contains(.notify) {
+            do {
+                let reply = try await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                    method: "AcquireNotify", arguments: [.properties([:])], timeout: callTimeout)
+                if let descriptor = reply.first?.asFileDescriptor {
+                    let fd = try descriptor.duplicate()
+                    if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
+                    let reader = NotifySocketReader(fd: fd)
+                    subscriptions[path]?.reader = reader
+                    reader.start(
+                        onValue: { channel.yield($0) },
+                        onEnd: { [weak self] in Task { await self?.acquiredSocketEnded(path, channel: channel) } })
+                    return
+                }
+            } catch {
+                let mapped = BluetoothError.from(error, during: .notify)
+                switch mapped.code {
+                case .notConnected, .peripheralDisconnected, .resetting, .notPoweredOn: throw mapped
+                default: break  // fall back to StartNotify (indications, NotifyAcquired by someone else, …)
+                }
+            }
+        }
+        do {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "StartNotify", timeout: callTimeout)
+        } catch {
+            throw BluetoothError.from(error, during: .notify)
+        }
+    }
+
+    private func listenerEnded(_ path: DBusObjectPath, channel: NotificationChannel, id: Int) async {
+        guard channel.remove(id) == 0, let subscription = subscriptions[path], subscription.channel === channel else {
+            return
+        }
+        subscriptions[path] = nil
+        if let reader = subscription.reader {
+            reader.stop()  // closing our end makes BlueZ disable notifications
+        } else if lifecycle.state == .ready {
+            _ = try? await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "StopNotify", timeout: callTimeout)
+        }
+    }
+
+    private func acquiredSocketEnded(_ path: DBusObjectPath, channel: NotificationChannel) async {
+        // BlueZ closes the socket as the link drops, usually just before Connected=false arrives: give the
+        // disconnect a moment to be reported so listeners learn the real reason.
+        if lifecycle.state == .ready { try? await Task.sleep(for: .milliseconds(500)) }
+        guard let subscription = subscriptions[path], subscription.channel === channel else { return }
+        subscriptions[path] = nil
+        channel.finish(
+            throwing: lifecycle.state == .ready
+                ? BluetoothError(.failed, "BlueZ closed the notification socket")
+                : BluetoothError(.peripheralDisconnected))
+    }
+
+    // MARK: Operations
+
+    private func requireReady() throws(BluetoothError) {
+        guard lifecycle.state == .ready else {
+            throw BluetoothError(.notConnected, "\(identifier) is \(lifecycle.peripheralState)")
+        }
+    }
+
+    /// The characteristic as currently in BlueZ's tree (fresh properties), or `attributeNotFound`.
+    private func current(_ characteristic: GATTCharacteristic) throws(BluetoothError) -> GATTCharacteristic {
+        try requireReady()
+        let path = DBusObjectPath(trusted: characteristic.id)
+        guard let properties = gatt[path]?[BlueZNames.gattCharacteristic] else {
+            throw Self.notFound(characteristic.id)
+        }
+        return makeCharacteristic(path, properties)
+    }
+
+    private static func notFound(_ id: GATTAttributeID) -> BluetoothError {
+        BluetoothError(.attributeNotFound, "\(id) is not in the peripheral's GATT database")
+    }
+
+    /// Runs `body` (a BlueZ call) for `attribute`: one operation per attribute at a time, `InProgress` from BlueZ
+    /// retried briefly, and failed at once with the disconnect error when the link drops meanwhile.
+    private func perform<T: Sendable>(
+        _ operation: BluetoothOperation, on attribute: DBusObjectPath,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        await acquire(attribute)
+        defer { release(attribute) }
+        try requireReady()
+        nextID += 1
+        let id = nextID
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let once = ResumeOnce(continuation)
+                operations[id] = { error in once.resume(with: .failure(error)) }
+                Task {
+                    let result: Result<T, any Error>
+                    do {
+                        result = .success(try await Self.retryingInProgress(operation, body))
+                    } catch {
+                        result = .failure(BluetoothError.from(error, during: operation))
+                    }
+                    once.resume(with: result)
+                    self.operationFinished(id)
+                }
+            }
+        } onCancel: {
+            Task { await self.failOperation(id, BluetoothError(.operationCancelled)) }
+        }
+    }
+
+    private static func retryingInProgress<T: Sendable>(
+        _ operation: BluetoothOperation, _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" && attempt < 3 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
+    }
+
+    private func operationFinished(_ id: Int) { operations[id] = nil }
+
+    private func failOperation(_ id: Int, _ error: BluetoothError) {
+        operations.removeValue(forKey: id)?(error)
+    }
+
+    private func acquire(_ attribute: DBusObjectPath) async {
+        if busyAttributes.insert(attribute).inserted { return }
+        await withCheckedContinuation { attributeWaiters[attribute, default: []].append($0) }
+    }
+
+    private func release(_ attribute: DBusObjectPath) {
+        if var waiters = attributeWaiters[attribute], !waiters.isEmpty {
+            let next = waiters.removeFirst()
+            attributeWaiters[attribute] = waiters.isEmpty ? nil : waiters
+            next.resume()  // the attribute stays busy for the next operation
+        } else {
+            busyAttributes.remove(attribute)
+        }
+    }
+
+    // MARK: Connection (driven by CentralManager)
+
+    func connect(timeout: Duration) async throws {
+        nextID += 1
+        let id = nextID
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                connectWaiters[id] = continuation
+                run(lifecycle.handle(.connectRequested(timeout: timeout)))
+            }
+        } onCancel: {
+            Task { await self.cancelConnectWaiter(id) }
+        }
+    }
+
+    private func cancelConnectWaiter(_ id: Int) {
+        connectWaiters.removeValue(forKey: id)?.resume(throwing: BluetoothError(.operationCancelled))
+    }
+
+    func cancelConnection() {
+        run(lifecycle.handle(.cancelRequested))
+    }
+
+    func handle(_ event: ConnectionLifecycle.Event) {
+        run(lifecycle.handle(event))
+    }
+
+    private func run(_ actions: [ConnectionLifecycle.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: ConnectionLifecycle.Action) {
+        switch action {
+        case .callConnect(let attempt):
+            let connection = self.connection
+            let path = self.path
+            // Our own deadline governs; the D-Bus timeout is only a backstop.
+            let timeout = max(callTimeout, .seconds(60))
+            Task {
+                do {
+                    _ = try await connection.call(
+                        destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Connect",
+                        timeout: timeout)
+                    self.handle(.connectSucceeded(attempt: attempt))
+                } catch {
+                    self.handle(.connectFailed(attempt: attempt, BluetoothError.from(error, during: .connect)))
+                }
+            }
+        case .callDisconnect:
+            let curing = lifecycle.state == .curingStaleInProgress
+            let attempt = lifecycle.attempt
+            let connection = self.connection
+            let path = self.path
+            let timeout = callTimeout
+            Task {
+                _ = try? await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Disconnect",
+                    timeout: timeout)
+                self.handle(curing ? .cureFinished(attempt: attempt) : .disconnectFinished)
+            }
+        case .startTimeout(let attempt, let duration):
+            timeoutTask?.cancel()
+            timeoutTask = Task {
+                try? await Task.sleep(for: duration)
+                guard !Task.isCancelled else { return }
+                self.handle(.timeoutFired(attempt: attempt))
+            }
+        case .cancelTimeout:
+            timeoutTask?.cancel()
+            timeoutTask = nil
+        case .scheduleRetry(let attempt, let delay):
+            Task {
+                try? await Task.sleep(for: delay)
+                self.handle(.retryDue(attempt: attempt))
+            }
+        case .completeConnect(let error):
+            let waiters = connectWaiters
+            connectWaiters.removeAll()
+            for waiter in waiters.values {
+                if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+            }
+        case .failPendingOperations(let error):
+            let failing = operations
+            operations.removeAll()
+            for fail in failing.values { fail(error) }
+            let ending = subscriptions
+            subscriptions.removeAll()
+            for subscription in ending.values {
+                subscription.reader?.stop()
+                subscription.channel.finish(throwing: error)
+            }
+            acquiredMTU = nil
+        case .emitDisconnected(let reason):
+            onDisconnect(DisconnectEvent(peripheral: self, reason: reason))
+        }
+    }
+
+    // MARK: BlueZ object updates (from CentralManager, in bus order)
+
+    func deviceAdded(_ properties: [String: DBusValue]) {
+        device.merge(properties) { _, new in new }
+        if let connected = properties["Connected"]?.asBool { handle(.connectedChanged(connected)) }
+        if let resolved = properties["ServicesResolved"]?.asBool { handle(.servicesResolvedChanged(resolved)) }
+    }
+
+    func deviceChanged(_ changed: [String: DBusValue], invalidated: [String]) {
+        device.merge(changed) { _, new in new }
+        for name in invalidated { device[name] = nil }
+        if let connected = changed["Connected"]?.asBool { handle(.connectedChanged(connected)) }
+        if let resolved = changed["ServicesResolved"]?.asBool { handle(.servicesResolvedChanged(resolved)) }
+    }
+
+    func gattAdded(_ path: DBusObjectPath, _ interfaces: [String: [String: DBusValue]]) {
+        gatt[path, default: [:]].merge(interfaces) { _, new in new }
+    }
+
+    func gattRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {
+        for interface in interfaces { gatt[path]?[interface] = nil }
+        if gatt[path]?.isEmpty == true { gatt[path] = nil }
+    }
+
+    func gattChanged(_ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue]) {
+        gatt[path]?[interface]?.merge(changed) { _, new in new }
+        if interface == BlueZNames.gattCharacteristic, let value = changed["Value"]?.asBytes,
+            let subscription = subscriptions[path], subscription.reader == nil, subscription.enabling != nil
+        {
+            subscription.channel.yield(Data(value))
+        }
+    }
+
+    /// BlueZ dropped the device object (cache cleanup, power off): forget its GATT tree.
+    func deviceRemoved() {
+        handle(.adapterLost(.unknown))
+        device["Connected"] = nil
+        device["ServicesResolved"] = nil
+        gatt.removeAll()
+    }
+
+    /// The adapter went away (power off, removal, BlueZ restart).
+    func adapterLost(_ reason: DisconnectReason) {
+        handle(.adapterLost(reason))
+        gatt.removeAll()
+    }
+
+    /// Whether the device is connected, connecting or bonded in BlueZ, so it must not be dropped from the cache.
+    var isProtected: Bool {
+        lifecycle.peripheralState != .disconnected || lifecycle.isLinkUp || isPaired
+            || (device["Trusted"]?.asBool ?? false)
+    }
+
+    // MARK: Tree
+
+    private func buildServices() -> [GATTService] {
+        var characteristicsByService: [DBusObjectPath: [GATTCharacteristic]] = [:]
+        for (path, interfaces) in gatt {
+            if let properties = interfaces[BlueZNames.gattCharacteristic],
+                let owner = properties["Service"]?.asObjectPath
+            {
+                characteristicsByService[owner, default: []].append(makeCharacteristic(path, properties))
+            }
+        }
+        var services: [GATTService] = []
+        for (path, interfaces) in gatt {
+            guard let properties = interfaces[BlueZNames.gattService],
+                let uuid = properties["UUID"]?.asString.flatMap(BluetoothUUID.init)
+            else { continue }
+            services.append(
+                GATTService(
+                    id: GATTAttributeID(path.rawValue), uuid: uuid, isPrimary: properties["Primary"]?.asBool ?? true,
+                    characteristics: (characteristicsByService[path] ?? []).sorted { $0.id < $1.id },
+                    includedServiceIDs: (properties["Includes"]?.asObjectPaths ?? []).map {
+                        GATTAttributeID($0.rawValue)
+                    }, handle: Self.handle(path)))
+        }
+        return services.sorted { $0.id < $1.id }
+    }
+
+    private func makeCharacteristic(_ path: DBusObjectPath, _ properties: [String: DBusValue]) -> GATTCharacteristic {
+        var characteristic = GATTCharacteristic(
+            id: GATTAttributeID(path.rawValue),
+            uuid: properties["UUID"]?.asString.flatMap(BluetoothUUID.init) ?? BluetoothUUID(UInt16(0)),
+            properties: CharacteristicProperties(bluezFlags: properties["Flags"]?.asStrings ?? []),
+            serviceID: GATTAttributeID(properties["Service"]?.asObjectPath?.rawValue ?? ""), handle: Self.handle(path))
+        characteristic.descriptors = gatt.compactMap { descriptorPath, interfaces in
+            guard let descriptor = interfaces[BlueZNames.gattDescriptor],
+                descriptor["Characteristic"]?.asObjectPath == path,
+                let uuid = descriptor["UUID"]?.asString.flatMap(BluetoothUUID.init)
+            else { return nil }
+            return GATTDescriptor(
+                id: GATTAttributeID(descriptorPath.rawValue), uuid: uuid, characteristicID: characteristic.id,
+                handle: Self.handle(descriptorPath))
+        }.sorted { $0.id < $1.id }
+        return characteristic
+    }
+
+    /// BlueZ names GATT objects after their handle: `service000c`, `char000d`, `desc000f`.
+    private static func handle(_ path: DBusObjectPath) -> UInt16? {
+        guard let last = path.rawValue.split(separator: "/").last, last.count >= 4 else { return nil }
+        return UInt16(last.suffix(4), radix: 16)
+    }
+}
+
+extension DBusObjectPath {
+    /// A path taken from BlueZ (an attribute id built from one), so already valid.
+    init(trusted id: GATTAttributeID) {
+        self = DBusObjectPath(validating: id.rawValue) ?? .root
+    }
+}

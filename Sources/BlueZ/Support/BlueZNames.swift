@@ -1,0 +1,13 @@
+/// BlueZ's bus name and interface names (`doc/*-api.txt`).
+enum BlueZNames {
+    static let service = "org.bluez"
+    static let adapter = "org.bluez.Adapter1"
+    static let device = "org.bluez.Device1"
+    static let gattService = "org.bluez.GattService1"
+    static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    static let gattDescriptor = "org.bluez.GattDescriptor1"
+    static let agentManager = "org.bluez.AgentManager1"
+    static let agent = "org.bluez.Agent1"
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    static let properties = "org.freedesktop.DBus.Properties"
+}

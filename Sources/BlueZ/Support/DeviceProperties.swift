@@ -1,0 +1,40 @@
+import Bluetooth
+import DBus
+
+/// Reads `org.bluez.Device1` properties into the library's model.
+enum DeviceProperties {
+    static func address(_ properties: [String: DBusValue]) -> BluetoothAddress? {
+        guard let text = properties["Address"]?.asString else { return nil }
+        let type: BluetoothAddress.AddressType = properties["AddressType"]?.asString == "random" ? .random : .public
+        return BluetoothAddress(text, type: type)
+    }
+
+    static func name(_ properties: [String: DBusValue]) -> String? {
+        properties["Name"]?.asString
+    }
+
+    static func rssi(_ properties: [String: DBusValue]) -> Int? {
+        properties["RSSI"]?.asInt16.map(Int.init)
+    }
+
+    /// The advertisement fields present in `properties` (a full set or a `PropertiesChanged` subset).
+    static func advertisement(_ properties: [String: DBusValue]) -> AdvertisementData {
+        var data = AdvertisementData()
+        data.localName = properties["Name"]?.asString
+        data.serviceUUIDs = (properties["UUIDs"]?.asStrings ?? []).compactMap(BluetoothUUID.init)
+        for entry in properties["ManufacturerData"]?.asDictionaryEntries ?? [] {
+            guard let company = entry.key.asUInt16, let bytes = entry.value.unwrappedVariant.asBytes else { continue }
+            data.manufacturerData[company] = bytes
+        }
+        for (uuid, value) in properties["ServiceData"]?.asDictionary ?? [:] {
+            guard let uuid = BluetoothUUID(uuid), let bytes = value.asBytes else { continue }
+            data.serviceData[uuid] = bytes
+        }
+        data.txPowerLevel = properties["TxPower"]?.asInt16.map(Int.init)
+        return data
+    }
+
+    static func bool(_ properties: [String: DBusValue], _ name: String) -> Bool? {
+        properties[name]?.asBool
+    }
+}

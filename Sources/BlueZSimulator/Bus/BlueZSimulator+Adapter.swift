@@ -1,0 +1,176 @@
+import Bluetooth
+import DBus
+
+/// `org.bluez.Adapter1` and `org.bluez.AgentManager1` behaviour.
+extension BlueZSimulator {
+    func startDiscovery(_ call: DBusMethodCall) async throws {
+        do {
+            let effects = try adapter.startDiscovery(sender: call.sender)
+            await apply(effects)
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    func stopDiscovery(_ call: DBusMethodCall) async throws {
+        do {
+            let effects = try adapter.stopDiscovery(sender: call.sender)
+            await apply(effects)
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    func setDiscoveryFilter(_ call: DBusMethodCall) async throws {
+        let filter = try Self.parseDiscoveryFilter(call.arguments.first)
+        do {
+            let effects = try adapter.setDiscoveryFilter(sender: call.sender, filter)
+            await apply(effects)
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    /// Parses `SetDiscoveryFilter`'s dictionary as `parse_discovery_filter_dict` does; an empty
+    /// dictionary clears the filter; unknown keys or wrong types are `InvalidArguments`.
+    static func parseDiscoveryFilter(_ value: DBusValue?) throws -> DiscoveryFilter? {
+        guard let entries = value?.asDictionary else { throw BlueZError.invalidArguments.dbus }
+        guard !entries.isEmpty else { return nil }
+        var filter = DiscoveryFilter()
+        for (key, value) in entries {
+            let value = value.unwrappedVariant
+            switch key {
+            case "UUIDs":
+                guard let strings = value.asStrings else { throw BlueZError.invalidArguments.dbus }
+                filter.uuids = try strings.map { text in
+                    guard let uuid = BluetoothUUID(text) else { throw BlueZError.invalidArguments.dbus }
+                    return uuid
+                }
+            case "RSSI":
+                guard case .int16(let rssi) = value, rssi >= -127, rssi <= 20 else {
+                    throw BlueZError.invalidArguments.dbus
+                }
+                filter.rssi = rssi
+            case "Pathloss":
+                guard case .uint16(let pathloss) = value, pathloss <= 137 else {
+                    throw BlueZError.invalidArguments.dbus
+                }
+                filter.pathloss = pathloss
+            case "Transport":
+                guard let text = value.asString, let transport = DiscoveryFilter.Transport(rawValue: text) else {
+                    throw BlueZError.invalidArguments.dbus
+                }
+                filter.transport = transport
+            case "DuplicateData":
+                guard case .boolean(let flag) = value else { throw BlueZError.invalidArguments.dbus }
+                filter.duplicateData = flag
+            case "Discoverable":
+                guard case .boolean(let flag) = value else { throw BlueZError.invalidArguments.dbus }
+                filter.discoverable = flag
+            case "Pattern":
+                guard let text = value.asString else { throw BlueZError.invalidArguments.dbus }
+                filter.pattern = text
+            default:
+                throw BlueZError.invalidArguments.dbus
+            }
+        }
+        if filter.rssi != nil, filter.pathloss != nil { throw BlueZError.invalidArguments.dbus }
+        return filter
+    }
+
+    func removeDevice(_ call: DBusMethodCall) async throws {
+        guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
+        guard let address = BluetoothAddress.fromDevicePath(path.rawValue), path.rawValue == devices[address]?.path,
+            devices[address]!.exported
+        else { throw BlueZError.doesNotExist.dbus }
+        guard adapter.powered else { throw BlueZError.notReady.dbus }
+        if devices[address]!.connected {
+            await disconnectDevice(address)
+        }
+        await apply(devices[address]!.remove(), to: address)
+    }
+
+    /// Applies adapter effects: `Discovering`/`Powered` signals and what discovery ending or
+    /// power going off means for devices.
+    func apply(_ effects: [AdapterState.Effect]) async {
+        for effect in effects {
+            switch effect {
+            case .discoveringChanged(let on):
+                emitAdapter(["Discovering"])
+                if on {
+                    scheduleAdvertisingSoon()
+                } else {
+                    for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
+                }
+            case .poweredChanged(let on):
+                emitAdapter(["Powered", "PowerState"])
+                if !on {
+                    // Links drop, then every unpaired device object goes (as the 5.66 reference capture shows).
+                    for key in deviceOrder where devices[key]!.link != .disconnected {
+                        await linkDown(key, pendingError: BlueZError.abortByLocal)
+                    }
+                    for key in deviceOrder where devices[key]!.exported && !devices[key]!.paired {
+                        await apply(devices[key]!.remove(), to: key)
+                    }
+                }
+            case .filterChanged:
+                scheduleAdvertisingSoon()
+            }
+        }
+    }
+
+    func setAdapterProperty(_ name: String, _ value: DBusValue) async throws {
+        switch name {
+        case "Powered":
+            guard let on = value.unwrappedVariant.asBool else { throw BlueZError.invalidArguments.dbus }
+            await setPowered(on)
+        case "Alias":
+            guard let alias = value.unwrappedVariant.asString else { throw BlueZError.invalidArguments.dbus }
+            adapterAliasOverride = alias.isEmpty ? nil : alias
+            emitAdapter(["Alias"])
+        case "Discoverable", "Pairable":
+            guard value.unwrappedVariant.asBool != nil else { throw BlueZError.invalidArguments.dbus }
+            guard adapter.powered else { throw BlueZError.notReady.dbus }
+        case "DiscoverableTimeout", "PairableTimeout":
+            guard value.unwrappedVariant.asUInt32 != nil else { throw BlueZError.invalidArguments.dbus }
+        default:
+            throw BlueZError.invalidArguments.dbus
+        }
+    }
+
+    /// Powers the adapter off or on (`Powered` property, or `SetPowered` on the control channel).
+    public func setPowered(_ on: Bool) async {
+        await apply(adapter.setPowered(on))
+    }
+
+    // MARK: AgentManager1
+
+    func registerAgent(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath, let capability = call.arguments.last?.asString else {
+            throw BlueZError.invalidArguments.dbus
+        }
+        do { try agents.register(owner: call.sender, path: path.rawValue, capability: capability) } catch {
+            throw error.dbus
+        }
+    }
+
+    func unregisterAgent(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
+        do { try agents.unregister(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
+    }
+
+    func requestDefaultAgent(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
+        do { try agents.requestDefault(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
+    }
+
+    /// A client left the bus: its discovery session, filters, notification sessions and agent end.
+    func clientVanished(_ name: String, generation: Int) async {
+        guard generation == self.generation else { return }
+        agents.clientVanished(name)
+        await apply(adapter.clientVanished(name))
+        for key in deviceOrder {
+            await apply(devices[key]!.clientVanished(name), to: key)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Bluetooth
+import DBus
+
+/// `org.bluez.Device1` behaviour: connections, disconnections, pairing.
+extension BlueZSimulator {
+    func connect(_ call: DBusMethodCall) async throws {
+        let key = try key(forDevicePath: call.path.rawValue)
+        try await connectDevice(key)
+    }
+
+    /// Runs `Connect` for a device: pending attempt, `Connected`, service resolution, `ServicesResolved`, reply.
+    func connectDevice(_ key: String) async throws {
+        let plan = devices[key]!.connect(adapterPowered: adapter.powered, timing: timing)
+        switch plan {
+        case .reply(nil):
+            if devices[key]!.link == .connected, !devices[key]!.servicesResolved {
+                try await waitForConnect(key)
+            }
+        case .reply(let error?):
+            throw error.dbus
+        case .pending(let delay, let failure):
+            let attempt = (connectAttempts[key] ?? 0) + 1
+            connectAttempts[key] = attempt
+            schedule(key, after: delay) { simulator in
+                await simulator.connectAttemptEnded(key, attempt: attempt, failure: failure)
+            }
+            try await waitForConnect(key)
+        }
+    }
+
+    func waitForConnect(_ key: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pendingConnects[key, default: []].append(continuation)
+        }
+    }
+
+    func resumeConnects(_ key: String, error: BlueZError?) {
+        let waiters = pendingConnects.removeValue(forKey: key) ?? []
+        for waiter in waiters {
+            if let error { waiter.resume(throwing: error.dbus) } else { waiter.resume() }
+        }
+    }
+
+    func connectAttemptEnded(_ key: String, attempt: Int, failure: BlueZError?) async {
+        guard connectAttempts[key] == attempt, devices[key]?.link == .connecting else { return }
+        if let failure {
+            devices[key]!.connectFailed()
+            resumeConnects(key, error: failure)
+            return
+        }
+        await apply(devices[key]!.connectionEstablished(at: clock.now), to: key)
+        schedule(key, after: timing.resolveDelay) { simulator in
+            await simulator.resolveEnded(key, attempt: attempt)
+        }
+    }
+
+    func resolveEnded(_ key: String, attempt: Int) async {
+        guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
+        await apply(devices[key]!.resolveServices(), to: key)
+        resumeConnects(key, error: nil)
+        if let after = devices[key]!.spec.faults.disconnectAfter {
+            schedule(key, after: after) { simulator in
+                guard await simulator.connectAttempts[key] == attempt else { return }
+                await simulator.linkDown(key, pendingError: nil)
+            }
+        }
+    }
+
+    func disconnect(_ call: DBusMethodCall) async {
+        guard let key = try? key(forDevicePath: call.path.rawValue) else { return }
+        await disconnectDevice(key)
+    }
+
+    /// `Disconnect`: cancels a pending attempt, or drops the link after bluetoothd's disconnect timer.
+    func disconnectDevice(_ key: String) async {
+        let result = devices[key]!.requestDisconnect()
+        if result.cancelledAttempt {
+            cancelDeviceTasks(key)
+            resumeConnects(key, error: BlueZError.failed("br-connection-canceled"))
+            return
+        }
+        guard result.mustWait else { return }
+        if !disconnectTimers.contains(key) {
+            disconnectTimers.insert(key)
+            let attempt = connectAttempts[key]
+            schedule(key, after: options.disconnectDelay) { simulator in
+                guard await simulator.connectAttempts[key] == attempt else { return }
+                await simulator.linkDown(key, pendingError: nil)
+            }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pendingDisconnects[key, default: []].append(continuation)
+        }
+    }
+
+    /// The link is gone (disconnect timer, remote drop, out of range, power off): signals, sockets, waiters.
+    func linkDown(_ key: String, pendingError: BlueZError?) async {
+        cancelDeviceTasks(key)
+        disconnectTimers.remove(key)
+        connectAttempts[key, default: 0] += 1
+        let wasConnecting = devices[key]!.link == .connecting
+        let effects = devices[key]!.linkLost()
+        // bluetoothd's device_remove_connection: pending Connect and Disconnect calls are answered
+        // before `Connected` goes false (clients such as bleak close their bus on that signal).
+        let connectedChange = DeviceState.Effect.changed(["Connected"])
+        await apply(effects.filter { $0 != connectedChange }, to: key)
+        resumeConnects(
+            key,
+            error: wasConnecting
+                ? (pendingError ?? BlueZError.abortByLocal) : BlueZError.failed("br-connection-canceled"))
+        let disconnectWaiters = pendingDisconnects.removeValue(forKey: key) ?? []
+        for waiter in disconnectWaiters { waiter.resume() }
+        if !disconnectWaiters.isEmpty {
+            // Let the handlers' replies go out before the signal.
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
+        if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
+    }
+
+    /// Runs `body` after `delay` unless the device's timers are cancelled or the simulator restarts.
+    func schedule(_ key: String, after delay: Duration, _ body: @escaping @Sendable (BlueZSimulator) async -> Void) {
+        let generation = self.generation
+        let task = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled, let self, await self.generation == generation else { return }
+            await body(self)
+        }
+        deviceTasks[key, default: []].append(task)
+        deviceTasks[key]!.removeAll { $0.isCancelled }
+    }
+
+    func cancelDeviceTasks(_ key: String) {
+        for task in deviceTasks.removeValue(forKey: key) ?? [] { task.cancel() }
+    }
+
+    // MARK: Pairing
+
+    func pair(_ call: DBusMethodCall) async throws {
+        let key = try key(forDevicePath: call.path.rawValue)
+        switch devices[key]!.beginPairing() {
+        case .reply(let error):
+            throw error.dbus
+        case .begin(let needsConnection, let needsPasskey):
+            var success = false
+            defer { finishPairing(key, success: success) }
+            if needsConnection {
+                do {
+                    try await connectDevice(key)
+                } catch {
+                    throw error
+                }
+            }
+            guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
+            if needsPasskey {
+                try await requestPasskey(key, sender: call.sender)
+            }
+            guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
+            success = true
+        }
+    }
+
+    private func finishPairing(_ key: String, success: Bool) {
+        let effects = devices[key]!.finishPairing(success: success)
+        for case .changed(let names) in effects { emitDevice(key, names) }
+    }
+
+    /// Asks the caller's agent (or the default one) for the passkey the device displays.
+    private func requestPasskey(_ key: String, sender: String) async throws {
+        guard let agent = agents.agent(for: sender), agent.capability != "NoInputNoOutput",
+            agent.capability != "DisplayOnly",
+            let bluez, let agentPath = try? DBusObjectPath(agent.path),
+            let devicePath = try? DBusObjectPath(devices[key]!.path)
+        else {
+            throw BlueZError.authenticationFailed.dbus
+        }
+        let reply: [DBusValue]
+        do {
+            reply = try await bluez.call(
+                destination: agent.owner, path: agentPath, interface: "org.bluez.Agent1", method: "RequestPasskey",
+                arguments: [.objectPath(devicePath)], timeout: .seconds(30))
+        } catch let error as DBusError {
+            switch error.name.rawValue {
+            case "org.bluez.Error.Rejected": throw BlueZError.authenticationRejected.dbus
+            case "org.bluez.Error.Canceled": throw BlueZError.authenticationCanceled.dbus
+            case DBusErrorName.noReply.rawValue, DBusErrorName.timeout.rawValue, DBusErrorName.timedOut.rawValue:
+                throw BlueZError(name: BlueZError.prefix + "AuthenticationTimeout", message: "Authentication Timeout")
+                    .dbus
+            default: throw BlueZError.authenticationFailed.dbus
+            }
+        }
+        guard let passkey = reply.first?.asUInt32, passkey == devices[key]!.spec.passkey else {
+            throw BlueZError.authenticationFailed.dbus
+        }
+    }
+
+    func cancelPairing(_ call: DBusMethodCall) throws {
+        let key = try key(forDevicePath: call.path.rawValue)
+        do { try devices[key]!.cancelPairing() } catch { throw error.dbus }
+    }
+
+    func setDeviceProperty(_ key: String, _ name: String, _ value: DBusValue) async throws {
+        guard devices[key]?.exported == true else { throw BlueZError.doesNotExist.dbus }
+        let value = value.unwrappedVariant
+        let effects: [DeviceState.Effect]
+        switch name {
+        case "Trusted":
+            guard let flag = value.asBool else { throw BlueZError.invalidArguments.dbus }
+            effects = devices[key]!.setTrusted(flag)
+        case "Blocked":
+            guard let flag = value.asBool else { throw BlueZError.invalidArguments.dbus }
+            effects = devices[key]!.setBlocked(flag)
+            if flag, devices[key]!.connected { await linkDown(key, pendingError: nil) }
+        case "Alias":
+            guard let text = value.asString else { throw BlueZError.invalidArguments.dbus }
+            effects = devices[key]!.setAlias(text)
+        default:
+            throw BlueZError.invalidArguments.dbus
+        }
+        await apply(effects, to: key)
+    }
+}

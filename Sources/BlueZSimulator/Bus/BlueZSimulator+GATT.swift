@@ -1,0 +1,220 @@
+import Bluetooth
+import DBus
+import Foundation
+
+/// `org.bluez.GattCharacteristic1` and `GattDescriptor1` behaviour.
+extension BlueZSimulator {
+    /// Releases the acquired sockets of `key` whose client end is already closed.
+    func releaseClosedSockets(_ key: CharacteristicKey) {
+        for notify in [true, false] {
+            let socketKey = SocketKey(characteristic: key, notify: notify)
+            guard let socket = sockets[socketKey], socket.peerClosed else { continue }
+            socketEvent(socketKey, socket: socket, .closed, sender: "", generation: generation)
+        }
+    }
+
+    func link(_ key: CharacteristicKey) -> CharacteristicState.Link {
+        releaseClosedSockets(key)
+        return devices[key.address]!.linkState(mtu: timing.mtu)
+    }
+
+    /// Reads `offset` (q) and `type` (s) from an options dictionary as `parse_options` does.
+    static func parseOptions(_ value: DBusValue?) throws -> (offset: UInt16, type: String?) {
+        guard let options = value?.asDictionary else { throw BlueZError.invalidArguments.dbus }
+        var offset: UInt16 = 0
+        var type: String?
+        if let raw = options["offset"] {
+            guard case .uint16(let parsed) = raw.unwrappedVariant else { throw BlueZError.invalidArguments.dbus }
+            offset = parsed
+        }
+        if let raw = options["type"] {
+            guard let parsed = raw.unwrappedVariant.asString else { throw BlueZError.invalidArguments.dbus }
+            type = parsed
+        }
+        return (offset, type)
+    }
+
+    func readValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws -> [UInt8] {
+        let options = try Self.parseOptions(call.arguments.first)
+        let link = link(key)
+        do {
+            let hadValue = devices[key.address]!.characteristics[key.id]!.hasCachedValue
+            let before = devices[key.address]!.characteristics[key.id]!.cachedValue
+            let value = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
+                try state.read(offset: options.offset, link: link)
+            }
+            if !hadValue || before != devices[key.address]!.characteristics[key.id]!.cachedValue {
+                emitCharacteristic(key, ["Value"])
+            }
+            return value
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    func writeValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        guard let bytes = call.arguments.first?.asBytes else { throw BlueZError.invalidArguments.dbus }
+        let options = try Self.parseOptions(call.arguments.last)
+        var type: CharacteristicState.WriteType?
+        if let text = options.type {
+            // Any other string is not a procedure bluetoothd knows: NotSupported.
+            guard let parsed = CharacteristicState.WriteType(rawValue: text.lowercased()) else {
+                throw BlueZError.notSupported.dbus
+            }
+            type = parsed
+        }
+        try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
+    }
+
+    func performWrite(
+        _ key: CharacteristicKey, _ bytes: [UInt8], type: CharacteristicState.WriteType?, offset: UInt16,
+        sender: String,
+        acquired: Bool = false
+    ) throws {
+        let link = link(key)
+        let outcome: CharacteristicState.WriteOutcome
+        do {
+            outcome = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
+                try state.write(bytes, type: type, offset: offset, link: link, acquired: acquired)
+            }
+        } catch {
+            throw error.dbus
+        }
+        let uuid = devices[key.address]!.characteristics[key.id]!.definition.uuid
+        writes[key.address, default: []].append(
+            RecordedWrite(
+                characteristic: uuid, value: bytes, type: outcome.type, accepted: outcome.accepted, sender: sender,
+                time: Date()))
+        deliver(key, outcome.delivery)
+    }
+
+    func startNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        if devices[key.address]!.link == .disconnecting { throw BlueZError.notConnected.dbus }
+        let link = link(key)
+        do {
+            let result = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
+                try state.startNotify(sender: call.sender, link: link)
+            }
+            if case .subscribed(notifyingChanged: true) = result { emitCharacteristic(key, ["Notifying"]) }
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    func stopNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        releaseClosedSockets(key)
+        do {
+            let result = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
+                try state.stopNotify(sender: call.sender)
+            }
+            if result.releasedSocket {
+                sockets.removeValue(forKey: SocketKey(characteristic: key, notify: true))?.close()
+                emitCharacteristic(key, ["NotifyAcquired"])
+            }
+            if result.notifyingChanged { emitCharacteristic(key, ["Notifying"]) }
+        } catch {
+            throw error.dbus
+        }
+    }
+
+    /// `AcquireNotify` / `AcquireWrite`: a SOCK_SEQPACKET pair; replies `(h fd, q mtu)`.
+    func acquire(_ key: CharacteristicKey, notify: Bool, _ call: DBusMethodCall) async throws -> [DBusValue] {
+        _ = try Self.parseOptions(call.arguments.first)
+        let link = link(key)
+        let state = devices[key.address]!.characteristics[key.id]!
+        do {
+            if notify { try state.checkAcquireNotify(link: link) } else { try state.checkAcquireWrite(link: link) }
+        } catch {
+            throw error.dbus
+        }
+        let (socket, clientFD) = try { () throws(BlueZError) in try AcquiredSocket.makePair() }()
+        let descriptor = DBusFileDescriptor(takingOwnershipOf: clientFD)
+        let socketKey = SocketKey(characteristic: key, notify: notify)
+        sockets[socketKey] = socket
+        devices[key.address]!.withCharacteristicUnchecked(key.id) { state in
+            if notify { state.notifyAcquired(by: call.sender) } else { state.writeAcquired(by: call.sender) }
+        }
+        emitCharacteristic(key, [notify ? "NotifyAcquired" : "WriteAcquired"])
+        let generation = self.generation
+        Task { [weak self] in
+            for await event in socket.events {
+                guard let self else { return }
+                await self.socketEvent(socketKey, socket: socket, event, sender: call.sender, generation: generation)
+            }
+        }
+        return [.unixFD(descriptor), .uint16(timing.mtu)]
+    }
+
+    func socketEvent(
+        _ socketKey: SocketKey, socket: AcquiredSocket, _ event: AcquiredSocket.Event, sender: String, generation: Int
+    ) {
+        guard generation == self.generation, sockets[socketKey] === socket else { return }
+        let key = socketKey.characteristic
+        switch event {
+        case .packet(let bytes):
+            // bluetoothd forwards each packet as a write command.
+            try? performWrite(key, bytes, type: .command, offset: 0, sender: sender, acquired: true)
+        case .closed:
+            sockets[socketKey] = nil
+            devices[key.address]!.withCharacteristicUnchecked(key.id) { $0.socketClosed(notify: socketKey.notify) }
+            emitCharacteristic(key, [socketKey.notify ? "NotifyAcquired" : "WriteAcquired"])
+        }
+    }
+
+    /// Sends a value change to whoever listens: PropertiesChanged on `Value`, or the AcquireNotify socket.
+    func deliver(_ key: CharacteristicKey, _ delivery: CharacteristicState.Delivery) {
+        switch delivery {
+        case .none:
+            break
+        case .propertiesChanged(let value):
+            guard let bluez, let path = try? DBusObjectPath(characteristicPath(key)) else { return }
+            try? bluez.emitPropertiesChanged(
+                path: path, interface: Self.characteristicInterface, changed: ["Value": .bytes(value)])
+        case .socket(let value):
+            sockets[SocketKey(characteristic: key, notify: true)]?.send(value)
+        }
+    }
+
+    /// The peer's value changed (generator, control channel, load mode).
+    func updateValue(_ key: CharacteristicKey, _ value: [UInt8], notify: Bool = true) {
+        let connected = devices[key.address]!.link == .connected && devices[key.address]!.servicesResolved
+        let delivery = devices[key.address]!.withCharacteristicUnchecked(key.id) {
+            $0.update(value, connected: notify && connected)
+        }
+        deliver(key, delivery)
+    }
+
+    // MARK: Descriptors
+
+    func readDescriptor(_ key: CharacteristicKey, index: Int, _ call: DBusMethodCall) async throws -> [UInt8] {
+        let options = try Self.parseOptions(call.arguments.first)
+        guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
+        guard var value = descriptorDefinition(key, index)?.value else { throw BlueZError.gattNotConnected.dbus }
+        if descriptorDefinition(key, index)?.uuid == ScenarioDescriptor.clientCharacteristicConfiguration {
+            let state = devices[key.address]!.characteristics[key.id]!
+            let enabled = state.notifying || state.notifyAcquired
+            let indicate = !state.definition.properties.contains(.notify)
+            value = [enabled ? (indicate ? 0x02 : 0x01) : 0x00, 0x00]
+        }
+        guard Int(options.offset) <= value.count else { throw BlueZError.att(.invalidOffset).dbus }
+        let descriptorKey = DescriptorKey(characteristic: key, index: index)
+        let changed = descriptorCache[descriptorKey] != value
+        descriptorCache[descriptorKey] = value
+        if changed, let bluez,
+            let path = try? DBusObjectPath(
+                characteristicPath(key) + "/" + descriptorDefinition(key, index)!.pathComponent)
+        {
+            try? bluez.emitPropertiesChanged(
+                path: path, interface: Self.descriptorInterface, changed: ["Value": .bytes(value)])
+        }
+        return Array(value[Int(options.offset)...])
+    }
+
+    func writeDescriptor(_ key: CharacteristicKey, index: Int, _ call: DBusMethodCall) async throws {
+        guard call.arguments.first?.asBytes != nil else { throw BlueZError.invalidArguments.dbus }
+        _ = try Self.parseOptions(call.arguments.last)
+        guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
+        // The CCCD is written through StartNotify/StopNotify only; other descriptors of the scenarios are read-only.
+        throw BlueZError.att(.writeNotPermitted).dbus
+    }
+}

@@ -1,0 +1,205 @@
+import Bluetooth
+import DBus
+import Foundation
+
+/// The simulated radio: advertisements while discovering, stale devices, value generators,
+/// scheduled faults and load mode.
+extension BlueZSimulator {
+    func startWorld() {
+        let generation = self.generation
+        worldTasks.append(
+            Task { [weak self, timing] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: timing.advertisingInterval)
+                    guard let self, await self.generation >= generation else { return }
+                    await self.advertisingTick()
+                }
+            })
+        for (key, generator) in generators {
+            let interval = devices[key.address]!.characteristics[key.id]!.definition.spec.interval
+            _ = generator
+            worldTasks.append(
+                Task { [weak self] in
+                    let clock = ContinuousClock()
+                    var next = clock.now + interval
+                    while !Task.isCancelled {
+                        try? await Task.sleep(until: next, clock: clock)
+                        next += interval
+                        guard let self else { return }
+                        await self.generatorTick(key)
+                    }
+                })
+        }
+        for key in deviceOrder {
+            for window in devices[key]!.spec.faults.outOfRange {
+                worldTasks.append(
+                    Task { [weak self] in
+                        try? await Task.sleep(for: window.after)
+                        guard !Task.isCancelled, let self else { return }
+                        await self.setInRange(key, false)
+                        guard let duration = window.duration else { return }
+                        try? await Task.sleep(for: duration)
+                        guard !Task.isCancelled else { return }
+                        await self.setInRange(key, true)
+                    })
+            }
+        }
+        if let load = scenario.load {
+            startLoad(devices: load.devices, rate: load.rate)
+        }
+    }
+
+    func generatorTick(_ key: CharacteristicKey) {
+        guard var generator = generators[key] else { return }
+        let value = generator.next(elapsed: elapsed)
+        generators[key] = generator
+        updateValue(key, value)
+    }
+
+    /// Discovery runs a scan right away when it starts or its filter changes, as a controller does.
+    func scheduleAdvertisingSoon() {
+        let generation = self.generation
+        worldTasks.removeAll { $0.isCancelled }
+        worldTasks.append(
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(20))
+                guard let self, await self.generation == generation else { return }
+                await self.advertisingTick()
+            })
+    }
+
+    /// One round of advertisements: every device in range that is not connected advertises once;
+    /// discovery reports it through each session's filter; stale temporary devices go.
+    func advertisingTick() async {
+        guard bluez != nil else { return }
+        let now = clock.now
+        if adapter.discovering {
+            for key in deviceOrder {
+                guard let device = devices[key], device.inRange, device.link == .disconnected else { continue }
+                let spec = device.spec
+                let jitter =
+                    spec.rssiJitter > 0 ? Int16.random(in: -spec.rssiJitter...spec.rssiJitter, using: &random) : 0
+                let rssi = max(-127, min(20, spec.rssi + jitter))
+                guard
+                    adapter.reports({ filter in
+                        filter.transport != .bredr
+                            && filter.matches(
+                                uuids: spec.advertisement.serviceUUIDs, rssi: rssi, txPower: spec.txPower,
+                                name: spec.name,
+                                address: spec.address.string)
+                    })
+                else { continue }
+                let (manufacturer, service) = advertisedData(key, now: now)
+                let effects = devices[key]!.advertisementSeen(
+                    at: now, rssi: rssi, manufacturerData: manufacturer, serviceData: service,
+                    rssiDeltaThreshold: !adapter.filtered, duplicateData: adapter.duplicateData)
+                await apply(effects, to: key)
+            }
+        }
+        for key in deviceOrder {
+            await apply(devices[key]!.expireIfStale(now: now, timeout: timing.staleTimeout), to: key)
+        }
+    }
+
+    /// The device's current advertised data, regenerated once per update interval.
+    func advertisedData(_ key: String, now: ContinuousClock.Instant) -> ([UInt16: [UInt8]], [BluetoothUUID: [UInt8]]) {
+        guard var slot = advertising[key] else { return ([:], [:]) }
+        let interval = devices[key]!.spec.advertisement.updateInterval ?? timing.advertisingInterval
+        if slot.lastUpdate.map({ now - $0 >= interval }) ?? true {
+            slot.lastUpdate = now
+            let elapsed = self.elapsed
+            for index in slot.manufacturer.indices {
+                if var generator = slot.manufacturer[index].generator {
+                    slot.manufacturer[index].value = generator.next(elapsed: elapsed)
+                    slot.manufacturer[index].generator = generator
+                }
+            }
+            for index in slot.service.indices {
+                if var generator = slot.service[index].generator {
+                    slot.service[index].value = generator.next(elapsed: elapsed)
+                    slot.service[index].generator = generator
+                }
+            }
+            advertising[key] = slot
+        }
+        var manufacturer: [UInt16: [UInt8]] = [:]
+        for entry in slot.manufacturer { manufacturer[entry.company] = entry.value }
+        var service: [BluetoothUUID: [UInt8]] = [:]
+        for entry in slot.service { service[entry.uuid] = entry.value }
+        return (manufacturer, service)
+    }
+
+    /// Moves a device out of range (its link drops, it stops advertising) or back.
+    func setInRange(_ key: String, _ inRange: Bool) async {
+        guard devices[key] != nil, devices[key]!.inRange != inRange else { return }
+        devices[key]!.inRange = inRange
+        if !inRange, devices[key]!.link != .disconnected {
+            // Supervision timeout: the link drops without a Disconnect call.
+            await linkDown(key, pendingError: BlueZError.abortByLocal)
+        }
+    }
+
+    // MARK: Load mode
+
+    /// Starts (or replaces) load mode: `devices` extra peripherals each notifying `rate` times a second
+    /// while connected and notifying, with a ``LoadValue`` (device, sequence, send time) as value.
+    func startLoad(devices count: Int, rate: Double) {
+        load.task?.cancel()
+        for spec in LoadDevices.devices(count: count) where devices[spec.address.string] == nil {
+            addDevice(spec)
+        }
+        // Sequences continue when only the rate changes, so consumers see no gap.
+        let sequences = load.sequences.count == count ? load.sequences : Array(repeating: 0, count: count)
+        load = LoadState(devices: count, rate: rate, sequences: sequences, sent: 0, startedAt: clock.now)
+        guard count > 0, rate > 0 else { return }
+        let keys = (0..<count).map { index in
+            let address = LoadDevices.address(index).string
+            return CharacteristicKey(
+                address: address, id: devices[address]!.gatt.characteristic(uuid: LoadDevices.characteristic)!)
+        }
+        let generation = self.generation
+        load.task = Task { [weak self] in
+            let clock = ContinuousClock()
+            let start = clock.now
+            // One tick every millisecond at most: each device sends the notifications that fell due.
+            let tick = max(Duration.milliseconds(1), .nanoseconds(Int64(1e9 / (rate * Double(count)))))
+            var due = 0.0
+            var last = start
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                let now = clock.now
+                due += (now - last).seconds * rate
+                last = now
+                let whole = Int(due)
+                guard whole > 0 else { continue }
+                due -= Double(whole)
+                guard let self, await self.generation == generation else { return }
+                await self.loadTick(keys, perDevice: min(whole, 1000))
+            }
+        }
+    }
+
+    func loadTick(_ keys: [CharacteristicKey], perDevice: Int) {
+        for (index, key) in keys.enumerated() {
+            guard let device = devices[key.address], device.link == .connected, device.servicesResolved,
+                let state = device.characteristics[key.id], state.notifying || state.notifyAcquired
+            else { continue }
+            for _ in 0..<perDevice {
+                load.sequences[index] += 1
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                let value = LoadValue(
+                    device: UInt32(index), sequence: load.sequences[index],
+                    timestampNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
+                updateValue(key, value.bytes)
+                load.sent += 1
+            }
+        }
+    }
+
+    public func loadStatistics() -> LoadStatistics {
+        LoadStatistics(
+            devices: load.devices, rate: load.rate, sent: load.sent,
+            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero)
+    }
+}

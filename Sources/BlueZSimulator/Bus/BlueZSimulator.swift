@@ -1,0 +1,314 @@
+import Bluetooth
+import DBus
+import Foundation
+import Logging
+
+/// A virtual `org.bluez` (bluetoothd 5.66) on any D-Bus bus: the adapter, the scenario's devices,
+/// their GATT trees and behaviour, plus fault injection and observation (see `docs/simulator.md`).
+///
+/// ```swift
+/// let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
+/// try await simulator.start(busAddress: bus.address)   // claims org.bluez and io.blebridge.Simulator
+/// try await simulator.setCharacteristicValue(address: "C0:FF:EE:00:00:05", uuid: "6b1e0002-…", value: [1], notify: true)
+/// await simulator.stop()
+/// ```
+public actor BlueZSimulator {
+    /// Knobs for tests and the demo.
+    public struct Options: Sendable {
+        /// Seed for RSSI jitter and value generators (reproducible runs).
+        public var seed: UInt64
+        /// Replaces the scenario's timing (e.g. a short disconnect delay in tests).
+        public var timing: ScenarioTiming?
+        /// bluetoothd keeps the link for 2 s after `Disconnect` before it drops (`DISCONNECT_TIMER`).
+        public var disconnectDelay: Duration
+        /// Serve the control channel (`io.blebridge.Simulator`).
+        public var controlChannel: Bool
+
+        public init(
+            seed: UInt64 = 1, timing: ScenarioTiming? = nil, disconnectDelay: Duration = .seconds(2),
+            controlChannel: Bool = true
+        ) {
+            self.seed = seed
+            self.timing = timing
+            self.disconnectDelay = disconnectDelay
+            self.controlChannel = controlChannel
+        }
+    }
+
+    public let scenario: Scenario
+    let options: Options
+    let timing: ScenarioTiming
+    let adapterPath: String
+    let log = Logger(label: "simulator")
+    let clock = ContinuousClock()
+    var startedAt: ContinuousClock.Instant
+
+    var adapter: AdapterState
+    var agents = AgentRegistry()
+    /// Devices by address string (`C0:FF:EE:00:00:01`), in scenario order.
+    var devices: [String: DeviceState] = [:]
+    var deviceOrder: [String] = []
+    var random: SimulatorRandom
+    var generators: [CharacteristicKey: ValueGenerator] = [:]
+    var advertising: [String: AdvertisingSlot] = [:]
+    var writes: [String: [RecordedWrite]] = [:]
+
+    var busAddress: String?
+    /// The connection owning `org.bluez`; replaced on a simulated bluetoothd restart (new unique name).
+    var bluez: DBusConnection?
+    var control: DBusConnection?
+    /// Bumped on restart and stop so timers of an earlier incarnation do nothing.
+    var generation = 0
+    var worldTasks: [Task<Void, Never>] = []
+    var bluezTasks: [Task<Void, Never>] = []
+    var deviceTasks: [String: [Task<Void, Never>]] = [:]
+    var connectAttempts: [String: Int] = [:]
+    var pendingConnects: [String: [CheckedContinuation<Void, any Error>]] = [:]
+    var pendingDisconnects: [String: [CheckedContinuation<Void, Never>]] = [:]
+    var disconnectTimers: Set<String> = []
+    var sockets: [SocketKey: AcquiredSocket] = [:]
+    var load = LoadState()
+    var adapterAliasOverride: String?
+    /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
+    var descriptorCache: [DescriptorKey: [UInt8]] = [:]
+
+    /// Identifies a characteristic of a device.
+    struct CharacteristicKey: Hashable, Sendable {
+        var address: String
+        var id: GattDatabase.CharacteristicID
+    }
+
+    struct DescriptorKey: Hashable, Sendable {
+        var characteristic: CharacteristicKey
+        var index: Int
+    }
+
+    struct SocketKey: Hashable, Sendable {
+        var characteristic: CharacteristicKey
+        var notify: Bool
+    }
+
+    /// Advertised data a device sends, regenerated every update interval.
+    struct AdvertisingSlot: Sendable {
+        var manufacturer: [(company: UInt16, generator: ValueGenerator?, value: [UInt8])]
+        var service: [(uuid: BluetoothUUID, generator: ValueGenerator?, value: [UInt8])]
+        var lastUpdate: ContinuousClock.Instant?
+    }
+
+    public init(scenario: Scenario, options: Options = Options()) {
+        self.scenario = scenario
+        self.options = options
+        self.timing = options.timing ?? scenario.timing
+        self.adapterPath = "/org/bluez/" + scenario.adapter.id
+        self.adapter = AdapterState(powered: scenario.adapter.powered)
+        self.random = SimulatorRandom(seed: options.seed)
+        self.startedAt = ContinuousClock().now
+        var devices: [String: DeviceState] = [:]
+        var order: [String] = []
+        var generators: [CharacteristicKey: ValueGenerator] = [:]
+        var advertising: [String: AdvertisingSlot] = [:]
+        for spec in scenario.devices {
+            Self.add(
+                spec, adapterPath: adapterPath, seed: options.seed, devices: &devices, order: &order,
+                generators: &generators, advertising: &advertising)
+        }
+        self.devices = devices
+        self.deviceOrder = order
+        self.generators = generators
+        self.advertising = advertising
+    }
+
+    /// Adds a device to the world (not yet visible: discovery finds it).
+    func addDevice(_ spec: ScenarioDevice) {
+        Self.add(
+            spec, adapterPath: adapterPath, seed: options.seed, devices: &devices, order: &deviceOrder,
+            generators: &generators, advertising: &advertising)
+    }
+
+    private static func add(
+        _ spec: ScenarioDevice, adapterPath: String, seed baseSeed: UInt64, devices: inout [String: DeviceState],
+        order: inout [String], generators: inout [CharacteristicKey: ValueGenerator],
+        advertising: inout [String: AdvertisingSlot]
+    ) {
+        let key = spec.address.string
+        guard devices[key] == nil else { return }
+        var state = DeviceState(spec: spec, adapterPath: adapterPath)
+        order.append(key)
+        var seed = baseSeed &+ UInt64(order.count) &* 7919
+        for (id, characteristic) in state.gatt.allCharacteristics {
+            guard let generatorSpec = characteristic.spec.generator else { continue }
+            seed &+= 104_729
+            var generator = ValueGenerator(spec: generatorSpec, seed: seed)
+            let initial = generator.next(elapsed: .zero)
+            generators[CharacteristicKey(address: key, id: id)] = generator
+            _ = state.withCharacteristicUnchecked(id) { $0.update(initial, connected: false) }
+        }
+        devices[key] = state
+        var slot = AdvertisingSlot(manufacturer: [], service: [])
+        for entry in spec.advertisement.manufacturerData {
+            seed &+= 31
+            slot.manufacturer.append(
+                (entry.company, entry.generator.map { ValueGenerator(spec: $0, seed: seed) }, entry.value))
+        }
+        for entry in spec.advertisement.serviceData {
+            seed &+= 37
+            slot.service.append((entry.uuid, entry.generator.map { ValueGenerator(spec: $0, seed: seed) }, entry.value))
+        }
+        advertising[key] = slot
+    }
+
+    // MARK: Lifecycle
+
+    /// Claims `org.bluez` (and the control name) on the bus at `busAddress` and starts the world.
+    public func start(busAddress: String) async throws {
+        guard self.busAddress == nil else { return }
+        self.busAddress = busAddress
+        startedAt = clock.now
+        generation += 1
+        if options.controlChannel {
+            let control = try await DBusConnection(address: busAddress)
+            self.control = control
+            try await exportControl(on: control)
+            guard try await control.requestName(SimulatorNames.control) == .primaryOwner else {
+                throw SimulatorError(.nameTaken, "\(SimulatorNames.control) is already owned on \(busAddress)")
+            }
+        }
+        try await bringUpBluez()
+        startWorld()
+        log.info(
+            "simulator running", [("scenario", scenario.name), ("bus", busAddress), ("devices", "\(devices.count)")])
+    }
+
+    /// Releases the names, closes the connections and stops every timer.
+    public func stop() async {
+        generation += 1
+        for task in worldTasks + bluezTasks { task.cancel() }
+        worldTasks = []
+        bluezTasks = []
+        cancelAllDeviceTasks()
+        failAllPending()
+        for socket in sockets.values { socket.close() }
+        sockets = [:]
+        load.task?.cancel()
+        load.task = nil
+        bluez?.close()
+        control?.close()
+        bluez = nil
+        control = nil
+        busAddress = nil
+    }
+
+    /// Opens a fresh connection, exports the tree and claims `org.bluez` (start, or after a restart).
+    func bringUpBluez() async throws {
+        guard let busAddress else { throw SimulatorError(.notRunning, "the simulator is not running") }
+        let connection = try await DBusConnection(address: busAddress)
+        bluez = connection
+        try await connection.addObjectManager(at: .root)
+        guard try await connection.requestName(SimulatorNames.bluez) == .primaryOwner else {
+            connection.close()
+            bluez = nil
+            throw SimulatorError(
+                .nameTaken, "org.bluez is already owned on \(busAddress); is bluetoothd or another simulator running?")
+        }
+        try await exportRoot(on: connection)
+        try await exportAdapter(on: connection)
+        for key in deviceOrder where devices[key]!.exported {
+            try await exportDevice(key, on: connection)
+        }
+        let changes = try await connection.nameOwnerChanges()
+        let generation = self.generation
+        bluezTasks.append(
+            Task { [weak self] in
+                for await change in changes where change.newOwner == nil && change.name.hasPrefix(":") {
+                    await self?.clientVanished(change.name, generation: generation)
+                }
+            })
+    }
+
+    /// Simulates bluetoothd restarting: `org.bluez` vanishes with every object, then comes back
+    /// after `downtime` with a new unique name; devices known from storage (connected or paired
+    /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
+    public func restartBluez(downtime: Duration = .seconds(1)) async throws {
+        guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
+        generation += 1
+        for task in bluezTasks { task.cancel() }
+        bluezTasks = []
+        cancelAllDeviceTasks()
+        failAllPending()
+        for socket in sockets.values { socket.close() }
+        sockets = [:]
+        bluez?.close()
+        bluez = nil
+        agents = AgentRegistry()
+        adapter = AdapterState(powered: true)
+        for key in deviceOrder {
+            devices[key]!.bluetoothdRestarted()
+        }
+        log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])
+        try await Task.sleep(for: downtime)
+        try await bringUpBluez()
+        log.notice("org.bluez back")
+    }
+
+    var elapsed: Duration { clock.now - startedAt }
+
+    func cancelAllDeviceTasks() {
+        for tasks in deviceTasks.values { for task in tasks { task.cancel() } }
+        deviceTasks = [:]
+        disconnectTimers = []
+        connectAttempts = [:]
+    }
+
+    /// Fails every waiting Connect and releases every waiting Disconnect (their replies go nowhere after a restart).
+    func failAllPending() {
+        for waiters in pendingConnects.values {
+            for waiter in waiters { waiter.resume(throwing: BlueZError.abortByLocal.dbus) }
+        }
+        pendingConnects = [:]
+        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.resume() } }
+        pendingDisconnects = [:]
+    }
+
+    // MARK: Lookup
+
+    func key(forDevicePath path: String) throws(DBusError) -> String {
+        guard let address = BluetoothAddress.fromDevicePath(path), devices[address] != nil, devices[address]!.exported
+        else {
+            throw DBusError(name: .unknownObject, message: "Unknown object '\(path)'")
+        }
+        return address
+    }
+
+    func device(_ address: String) throws(SimulatorError) -> String {
+        guard let parsed = BluetoothAddress(address), devices[parsed.string] != nil else {
+            throw SimulatorError(.unknownDevice, "no device \(address) in scenario \(scenario.name)")
+        }
+        return parsed.string
+    }
+
+    func characteristic(_ address: String, _ uuid: String) throws(SimulatorError) -> CharacteristicKey {
+        let key = try device(address)
+        guard let parsed = BluetoothUUID(uuid), let id = devices[key]!.gatt.characteristic(uuid: parsed) else {
+            throw SimulatorError(.unknownCharacteristic, "device \(key) has no characteristic \(uuid)")
+        }
+        return CharacteristicKey(address: key, id: id)
+    }
+}
+
+extension BluetoothAddress {
+    /// `C0:FF:EE:00:00:01` from `/org/bluez/hci0/dev_C0_FF_EE_00_00_01` (and paths below it).
+    static func fromDevicePath(_ path: String) -> String? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
+        return BluetoothAddress(parts[3].dropFirst(4).replacingOccurrences(of: "_", with: ":"))?.string
+    }
+}
+
+extension BlueZError {
+    /// The D-Bus error a handler throws to reply with this error.
+    var dbus: DBusError { DBusError(name: DBusErrorName(name), message: message) }
+}
+
+extension SimulatorError {
+    var dbus: DBusError { DBusError(name: DBusErrorName(dbusName), message: message) }
+}

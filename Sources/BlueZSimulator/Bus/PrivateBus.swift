@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private `dbus-daemon` on a Unix socket in a temporary directory, for `blebridge simulate`
+/// (without `--bus`) and `blebridge demo`. Its policy lets any client own any name, like a session
+/// bus, so the simulator can own `org.bluez` without root.
+public final class PrivateBus: Sendable {
+    /// `unix:path=/tmp/blebridge-bus-…/bus,guid=…`: export it as `DBUS_SYSTEM_BUS_ADDRESS`.
+    public let address: String
+    public let directory: String
+    private let process: Process
+
+    /// Starts `dbus-daemon` (from PATH or /usr/bin) and waits until it prints its address.
+    public static func start(timeout: Duration = .seconds(10)) async throws -> PrivateBus {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blebridge-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("bus").path
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+          <limit name="max_replies_per_connection">50000</limit>
+          <limit name="max_incoming_bytes">1000000000</limit>
+          <limit name="max_outgoing_bytes">1000000000</limit>
+          <limit name="max_match_rules_per_connection">50000</limit>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        guard
+            let executable = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon", "/usr/local/bin/dbus-daemon"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw SimulatorError(
+                .busUnavailable, "dbus-daemon is not installed; install the dbus-daemon package (scripts/setup.sh does)"
+            )
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The daemon prints its address once the socket listens; read it on a background thread.
+        let address = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    Thread.detachNewThread {
+                        let data = output.fileHandleForReading.availableData
+                        continuation.resume(
+                            returning: String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(
+                                String.init))
+                    }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let address, !address.isEmpty else {
+            process.terminate()
+            throw SimulatorError(.busUnavailable, "dbus-daemon did not start within \(timeout)")
+        }
+        return PrivateBus(address: address, directory: directory.path, process: process)
+    }
+
+    private init(address: String, directory: String, process: Process) {
+        self.address = address
+        self.directory = directory
+        self.process = process
+    }
+
+    /// Stops the daemon and removes its directory.
+    public func stop() {
+        // SIGKILL and polling: a child spawned from a dispatch thread inherits its blocked signal
+        // mask, so SIGTERM may never arrive; `waitUntilExit` spins a run loop on Linux. The bus
+        // holds no state worth a graceful exit.
+        let pid = process.processIdentifier
+        if process.isRunning, pid > 0 {
+            kill(pid, SIGKILL)
+            for _ in 0..<300 where process.isRunning { usleep(10_000) }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}

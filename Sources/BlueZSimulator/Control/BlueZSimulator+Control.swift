@@ -1,0 +1,113 @@
+import Bluetooth
+import Foundation
+
+/// The in-process control API: fault injection and observation (the control channel calls these).
+extension BlueZSimulator {
+    /// What the control channel reports about a device.
+    public struct DeviceSnapshot: Sendable, Equatable {
+        public var address: String
+        public var name: String?
+        /// The `Device1` object exists (discovery saw it, or it is known).
+        public var present: Bool
+        public var inRange: Bool
+        public var connected: Bool
+        public var servicesResolved: Bool
+        public var paired: Bool
+        public var trusted: Bool
+        /// Characteristics (UUID strings) with notifications enabled.
+        public var notifying: [String]
+    }
+
+    /// Drops the link of a connected device, as if the peer went away (Connected false, no Disconnect call).
+    public func disconnect(address: String) async throws(SimulatorError) {
+        let key = try device(address)
+        guard devices[key]!.link != .disconnected else { return }
+        await linkDown(key, pendingError: BlueZError.abortByLocal)
+    }
+
+    /// Moves a device out of range (no advertisements; its link drops) or back in range.
+    public func setDeviceInRange(address: String, _ inRange: Bool) async throws(SimulatorError) {
+        let key = try device(address)
+        await setInRange(key, inRange)
+    }
+
+    /// Makes the next `count` connect attempts to the device fail.
+    public func injectConnectFailure(address: String, _ failure: ConnectFailureKind, count: Int = 1)
+        throws(SimulatorError)
+    {
+        let key = try device(address)
+        guard count > 0 else { throw SimulatorError(.invalidArguments, "count must be at least 1") }
+        devices[key]!.injectConnectFailures(failure, count: count)
+    }
+
+    /// Every write clients made to the device, oldest first.
+    public func writes(address: String) throws(SimulatorError) -> [RecordedWrite] {
+        writes[try device(address)] ?? []
+    }
+
+    public func clearWrites(address: String) throws(SimulatorError) {
+        writes[try device(address)] = []
+    }
+
+    /// The peer's current value of a characteristic (what a read would return).
+    public func characteristicValue(address: String, uuid: String) throws(SimulatorError) -> [UInt8] {
+        let key = try characteristic(address, uuid)
+        return devices[key.address]!.characteristics[key.id]!.value
+    }
+
+    /// Sets the peer's value; with `notify`, subscribers receive it (when connected and notifying).
+    public func setCharacteristicValue(address: String, uuid: String, value: [UInt8], notify: Bool)
+        throws(SimulatorError)
+    {
+        let key = try characteristic(address, uuid)
+        updateValue(key, value, notify: notify)
+    }
+
+    /// Sends `count` notifications back to back (generator values, or the current value).
+    public func burst(address: String, uuid: String, count: Int) throws(SimulatorError) {
+        let key = try characteristic(address, uuid)
+        guard count > 0, count <= 100_000 else { throw SimulatorError(.invalidArguments, "count must be 1…100000") }
+        for _ in 0..<count {
+            if generators[key] != nil {
+                generatorTick(key)
+            } else {
+                updateValue(key, devices[key.address]!.characteristics[key.id]!.value)
+            }
+        }
+    }
+
+    /// Starts load mode with `devices` peripherals notifying `rate` times a second each (0 devices stops it,
+    /// keeping its statistics).
+    public func setLoad(devices count: Int, rate: Double) throws(SimulatorError) {
+        guard (0...LoadDevices.maximumDevices).contains(count), count == 0 || (rate > 0 && rate <= 10_000) else {
+            throw SimulatorError(
+                .invalidArguments, "devices must be 0…\(LoadDevices.maximumDevices), rate 0 < rate ≤ 10000")
+        }
+        if count == 0 {
+            // Stops sending; the statistics of the run stay readable.
+            load.task?.cancel()
+            load.task = nil
+            if load.stoppedAt == nil { load.stoppedAt = clock.now }
+            return
+        }
+        startLoad(devices: count, rate: rate)
+    }
+
+    public func snapshot(address: String) throws(SimulatorError) -> DeviceSnapshot {
+        let device = devices[try self.device(address)]!
+        return DeviceSnapshot(
+            address: device.address.string, name: device.spec.name, present: device.exported, inRange: device.inRange,
+            connected: device.connected, servicesResolved: device.servicesResolved, paired: device.paired,
+            trusted: device.trusted,
+            notifying: device.characteristics.values.filter { $0.notifying || $0.notifyAcquired }.map(
+                \.definition.uuid.uuidString
+            )
+            .sorted())
+    }
+
+    /// Addresses of every simulated device (scenario and load mode), in order.
+    public func deviceAddresses() -> [String] { deviceOrder }
+
+    /// Whether the adapter is powered.
+    public var powered: Bool { adapter.powered }
+}

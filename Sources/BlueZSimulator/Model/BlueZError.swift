@@ -1,0 +1,87 @@
+/// An error as bluetoothd 5.66 sends it: the exact name and message (`src/error.c`, `src/gatt-client.c`).
+public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    public var description: String { "\(name): \(message)" }
+
+    static let prefix = "org.bluez.Error."
+
+    /// `btd_error_not_ready`: adapter powered off.
+    public static let notReady = BlueZError(name: prefix + "NotReady", message: "Resource Not Ready")
+    /// `btd_error_busy`: e.g. a second `StartDiscovery` from the same client.
+    public static let busy = BlueZError(name: prefix + "InProgress", message: "Operation already in progress")
+    /// `btd_error_in_progress`.
+    public static let inProgress = BlueZError(name: prefix + "InProgress", message: "In Progress")
+    public static let notSupported = BlueZError(name: prefix + "NotSupported", message: "Operation is not supported")
+    public static let notConnected = BlueZError(name: prefix + "NotConnected", message: "Not Connected")
+    public static let alreadyConnected = BlueZError(name: prefix + "AlreadyConnected", message: "Already Connected")
+    public static let alreadyExists = BlueZError(name: prefix + "AlreadyExists", message: "Already Exists")
+    public static let doesNotExist = BlueZError(name: prefix + "DoesNotExist", message: "Does Not Exist")
+    public static let notAuthorized = BlueZError(name: prefix + "NotAuthorized", message: "Operation Not Authorized")
+    public static let invalidArguments = invalidArguments("Invalid arguments in method call")
+    public static let authenticationFailed = BlueZError(
+        name: prefix + "AuthenticationFailed", message: "Authentication Failed")
+    public static let authenticationRejected = BlueZError(
+        name: prefix + "AuthenticationRejected", message: "Authentication Rejected")
+    public static let authenticationCanceled = BlueZError(
+        name: prefix + "AuthenticationCanceled", message: "Authentication Canceled")
+
+    public static func failed(_ message: String) -> BlueZError { BlueZError(name: prefix + "Failed", message: message) }
+    public static func notPermitted(_ message: String) -> BlueZError {
+        BlueZError(name: prefix + "NotPermitted", message: message)
+    }
+    public static func invalidArguments(_ message: String) -> BlueZError {
+        BlueZError(name: prefix + "InvalidArguments", message: message)
+    }
+
+    /// `le-connection-abort-by-local`: the failure users meet most (bleak#1255).
+    public static let abortByLocal = failed("le-connection-abort-by-local")
+    /// `Connect` while an LE connection attempt is pending: `strerror(EALREADY)`.
+    public static let connectAlreadyPending = failed("Operation already in progress")
+    /// GATT operations on a disconnected device.
+    public static let gattNotConnected = failed("Not connected")
+
+    /// The D-Bus error an ATT error response from the peer becomes (`create_gatt_dbus_error`).
+    public static func att(_ code: ATTError) -> BlueZError {
+        switch code {
+        case .readNotPermitted: notPermitted("Read not permitted")
+        case .writeNotPermitted: notPermitted("Write not permitted")
+        case .insufficientAuthentication, .insufficientEncryption, .insufficientEncryptionKeySize:
+            notPermitted("Not paired")
+        case .invalidOffset: invalidArguments("Invalid offset")
+        case .invalidAttributeValueLength: invalidArguments("Invalid Length")
+        case .insufficientAuthorization: notAuthorized
+        case .requestNotSupported: notSupported
+        default: failed("Operation failed with ATT error: 0x" + String(format2: code.rawValue))
+        }
+    }
+}
+
+/// ATT error codes a simulated peer answers with (Core spec Vol 3 Part F 3.4.1.1).
+public enum ATTError: UInt8, Sendable, Hashable {
+    case invalidHandle = 0x01
+    case readNotPermitted = 0x02
+    case writeNotPermitted = 0x03
+    case insufficientAuthentication = 0x05
+    case requestNotSupported = 0x06
+    case invalidOffset = 0x07
+    case insufficientAuthorization = 0x08
+    case insufficientEncryptionKeySize = 0x0c
+    case invalidAttributeValueLength = 0x0d
+    case insufficientEncryption = 0x0f
+    case valueNotAllowed = 0x13
+}
+
+extension String {
+    /// Two lowercase hex digits.
+    init(format2 byte: UInt8) {
+        let digits = String(byte, radix: 16)
+        self = digits.count == 1 ? "0" + digits : digits
+    }
+}

@@ -1,0 +1,398 @@
+import Bluetooth
+
+/// One remote device as bluetoothd tracks it: visibility on the bus, connection, pairing, GATT.
+///
+/// Pure state machine (rules of `src/device.c` 5.66): methods return ``Effect``s and, for
+/// connections, a ``ConnectPlan`` whose timers the caller runs.
+public struct DeviceState: Sendable {
+    /// What a change means on the bus.
+    public enum Effect: Sendable, Equatable {
+        /// The `Device1` object appears (InterfacesAdded).
+        case added
+        /// The device object and its GATT objects go (InterfacesRemoved).
+        case removed
+        /// `Device1` properties changed (PropertiesChanged with their new values).
+        case changed([String])
+        /// `Device1` properties disappeared (PropertiesChanged invalidated).
+        case invalidated([String])
+        /// The resolved GATT tree appears (InterfacesAdded per service, characteristic, descriptor).
+        case gattAdded
+        /// `GattCharacteristic1` properties of one characteristic changed.
+        case characteristicChanged(GattDatabase.CharacteristicID, [String])
+        /// An AcquireNotify/AcquireWrite socket of this characteristic must be closed (HUP to the client).
+        case closeSocket(GattDatabase.CharacteristicID, notify: Bool)
+    }
+
+    /// Where the connection is.
+    public enum Link: Sendable, Equatable {
+        case disconnected
+        /// A connect attempt is pending; it ends as planned unless Disconnect cancels it.
+        case connecting
+        case connected
+        /// Disconnect was requested; the link goes down after bluetoothd's 2 s disconnect timer.
+        case disconnecting
+    }
+
+    /// How the caller runs a `Connect`.
+    public enum ConnectPlan: Sendable, Equatable {
+        /// Reply at once (nil: success).
+        case reply(BlueZError?)
+        /// After `delay`, call ``connectionEstablished(at:)`` (then ``resolveServices()``), or fail with the error.
+        case pending(delay: Duration, failure: BlueZError?)
+    }
+
+    public let spec: ScenarioDevice
+    public let gatt: GattDatabase
+    public let path: String
+    public private(set) var characteristics: [GattDatabase.CharacteristicID: CharacteristicState]
+
+    public private(set) var exported = false
+    /// Found by discovery and never connected, paired or trusted: removed when stale.
+    public private(set) var temporary = true
+    public private(set) var lastSeen: ContinuousClock.Instant?
+    /// `RSSI` and `TxPower` exist only while discovery reports the device.
+    public private(set) var rssi: Int16?
+    public private(set) var txPowerVisible = false
+    public private(set) var manufacturerData: [UInt16: [UInt8]] = [:]
+    public private(set) var serviceData: [BluetoothUUID: [UInt8]] = [:]
+    public var inRange: Bool
+
+    public private(set) var link: Link = .disconnected
+    public private(set) var servicesResolved = false
+    public private(set) var gattExported = false
+    public private(set) var paired = false
+    public private(set) var trusted = false
+    public private(set) var blocked = false
+    public private(set) var alias: String?
+    public private(set) var bonding = false
+    public private(set) var connectedAt: ContinuousClock.Instant?
+
+    /// Connect failures still to happen (scenario faults and injected ones), in order.
+    public private(set) var pendingFailures: [ConnectFailureKind]
+
+    public init(spec: ScenarioDevice, adapterPath: String) {
+        self.spec = spec
+        self.gatt = GattDatabase(services: spec.services)
+        self.path = adapterPath + "/" + spec.address.bluezPathComponent
+        self.inRange = spec.inRange
+        self.pendingFailures = spec.faults.connectFailures.flatMap { Array(repeating: $0.failure, count: $0.count) }
+        var characteristics: [GattDatabase.CharacteristicID: CharacteristicState] = [:]
+        for (id, characteristic) in gatt.allCharacteristics {
+            characteristics[id] = CharacteristicState(definition: characteristic)
+        }
+        self.characteristics = characteristics
+    }
+
+    public var address: BluetoothAddress { spec.address }
+    public var connected: Bool { link == .connected || link == .disconnecting }
+    public var bonded: Bool { paired }
+
+    /// `Device1.UUIDs`: advertised service UUIDs until resolution, then every remote service.
+    public var uuids: [String] {
+        gattExported ? gatt.uuidStrings : Set(spec.advertisement.serviceUUIDs.map(\.uuidString)).sorted()
+    }
+
+    public func linkState(mtu: UInt16) -> CharacteristicState.Link {
+        CharacteristicState.Link(connected: link == .connected && servicesResolved, paired: paired, mtu: mtu)
+    }
+
+    // MARK: Discovery
+
+    /// An advertisement was received while discovering.
+    public mutating func advertisementSeen(
+        at now: ContinuousClock.Instant, rssi newRSSI: Int16, manufacturerData newManufacturer: [UInt16: [UInt8]],
+        serviceData newService: [BluetoothUUID: [UInt8]], rssiDeltaThreshold: Bool, duplicateData: Bool
+    ) -> [Effect] {
+        lastSeen = now
+        guard exported else {
+            exported = true
+            rssi = newRSSI
+            txPowerVisible = spec.txPower != nil
+            manufacturerData = newManufacturer
+            serviceData = newService
+            return [.added]
+        }
+        var changed: [String] = []
+        if let old = rssi {
+            if !rssiDeltaThreshold || abs(Int(old) - Int(newRSSI)) >= 8 {
+                if old != newRSSI { changed.append("RSSI") }
+                rssi = newRSSI
+            }
+        } else {
+            rssi = newRSSI
+            changed.append("RSSI")
+        }
+        if !txPowerVisible, spec.txPower != nil {
+            txPowerVisible = true
+            changed.append("TxPower")
+        }
+        if !newManufacturer.isEmpty, duplicateData || newManufacturer != manufacturerData {
+            manufacturerData.merge(newManufacturer) { $1 }
+            changed.append("ManufacturerData")
+        }
+        if !newService.isEmpty, duplicateData || newService != serviceData {
+            serviceData.merge(newService) { $1 }
+            changed.append("ServiceData")
+        }
+        return changed.isEmpty ? [] : [.changed(changed)]
+    }
+
+    /// Discovery ended: RSSI and TxPower disappear; temporary non-connectable devices are removed at once.
+    public mutating func discoveryStopped() -> [Effect] {
+        guard exported else { return [] }
+        if temporary, !spec.connectable, !connected { return remove() }
+        var gone: [String] = []
+        if rssi != nil { gone.append("RSSI") }
+        if txPowerVisible { gone.append("TxPower") }
+        rssi = nil
+        txPowerVisible = false
+        return gone.isEmpty ? [] : [.invalidated(gone)]
+    }
+
+    /// Temporary devices not seen for `timeout` are removed (bluetoothd's TemporaryTimeout, 30 s).
+    public mutating func expireIfStale(now: ContinuousClock.Instant, timeout: Duration) -> [Effect] {
+        guard exported, temporary, link == .disconnected, let lastSeen, now - lastSeen >= timeout else { return [] }
+        return remove()
+    }
+
+    /// The object goes (RemoveDevice, stale, or bluetoothd restart); pairing and sessions are forgotten.
+    public mutating func remove() -> [Effect] {
+        guard exported else { return [] }
+        exported = false
+        gattExported = false
+        servicesResolved = false
+        link = .disconnected
+        connectedAt = nil
+        temporary = true
+        paired = false
+        trusted = false
+        rssi = nil
+        txPowerVisible = false
+        manufacturerData = [:]
+        serviceData = [:]
+        lastSeen = nil
+        for id in characteristics.keys { characteristics[id]!.reset() }
+        return [.removed]
+    }
+
+    // MARK: Connection
+
+    /// `Device1.Connect`.
+    public mutating func connect(adapterPowered: Bool, timing: ScenarioTiming) -> ConnectPlan {
+        switch link {
+        case .connected, .disconnecting: return .reply(nil)
+        case .connecting: return .reply(BlueZError.connectAlreadyPending)
+        case .disconnected: break
+        }
+        guard adapterPowered else { return .reply(BlueZError.failed("Input/output error")) }
+        temporary = false
+        if !pendingFailures.isEmpty {
+            let failure = pendingFailures.removeFirst()
+            switch failure {
+            case .inProgress: return .reply(BlueZError.inProgress)
+            case .abortByLocal:
+                link = .connecting
+                return .pending(delay: timing.connectDelay, failure: BlueZError.abortByLocal)
+            case .timeout:
+                link = .connecting
+                return .pending(delay: timing.connectTimeout, failure: BlueZError.abortByLocal)
+            case .error(let error):
+                link = .connecting
+                return .pending(delay: timing.connectDelay, failure: error)
+            }
+        }
+        link = .connecting
+        guard inRange, spec.connectable else {
+            return .pending(delay: timing.connectTimeout, failure: BlueZError.abortByLocal)
+        }
+        return .pending(delay: timing.connectDelay, failure: nil)
+    }
+
+    /// A pending attempt failed (its planned failure fired).
+    public mutating func connectFailed() {
+        if link == .connecting { link = .disconnected }
+    }
+
+    /// The ACL link is up: `Connected` becomes true; services resolve next.
+    public mutating func connectionEstablished(at now: ContinuousClock.Instant) -> [Effect] {
+        guard link == .connecting else { return [] }
+        link = .connected
+        connectedAt = now
+        return [.changed(["Connected"])]
+    }
+
+    /// GATT discovery finished: objects exported (first time), `ServicesResolved` true, sessions re-registered.
+    public mutating func resolveServices() -> [Effect] {
+        guard link == .connected, !servicesResolved else { return [] }
+        var effects: [Effect] = []
+        var deviceChanges: [String] = []
+        if !gattExported, !gatt.services.isEmpty {
+            let oldUUIDs = uuids
+            gattExported = true
+            effects.append(.gattAdded)
+            if uuids != oldUUIDs { deviceChanges.append("UUIDs") }
+        }
+        servicesResolved = true
+        deviceChanges.append("ServicesResolved")
+        effects.append(.changed(deviceChanges))
+        for id in characteristics.keys.sorted(by: Self.order) where characteristics[id]!.linkReady() {
+            effects.append(.characteristicChanged(id, ["Notifying"]))
+        }
+        return effects
+    }
+
+    /// `Device1.Disconnect`: cancels a pending attempt (the caller fails that Connect with
+    /// `br-connection-canceled`); a live link starts disconnecting. Returns true when the link is up
+    /// and the caller must call ``linkLost()`` after bluetoothd's disconnect timer.
+    public mutating func requestDisconnect() -> (cancelledAttempt: Bool, mustWait: Bool) {
+        switch link {
+        case .connecting:
+            link = .disconnected
+            return (true, false)
+        case .connected:
+            link = .disconnecting
+            return (false, true)
+        case .disconnecting: return (false, true)
+        case .disconnected: return (false, false)
+        }
+    }
+
+    /// The link went down (timer after Disconnect, remote drop, out of range, power off).
+    public mutating func linkLost() -> [Effect] {
+        guard connected else {
+            if link == .connecting { link = .disconnected }
+            return []
+        }
+        var effects: [Effect] = []
+        if servicesResolved {
+            servicesResolved = false
+            effects.append(.changed(["ServicesResolved"]))
+        }
+        link = .disconnected
+        connectedAt = nil
+        effects.append(.changed(["Connected"]))
+        for id in characteristics.keys.sorted(by: Self.order) {
+            let closed = characteristics[id]!.linkDropped()
+            if closed.notify {
+                effects.append(contentsOf: [
+                    .closeSocket(id, notify: true), .characteristicChanged(id, ["NotifyAcquired"]),
+                ])
+            }
+            if closed.write {
+                effects.append(contentsOf: [
+                    .closeSocket(id, notify: false), .characteristicChanged(id, ["WriteAcquired"]),
+                ])
+            }
+        }
+        return effects
+    }
+
+    // MARK: Pairing and settings
+
+    public enum PairStart: Sendable, Equatable {
+        /// Pair replies with this error at once.
+        case reply(BlueZError)
+        /// Pairing runs: connect first when `needsConnection`, then, for passkey devices, ask the agent.
+        case begin(needsConnection: Bool, needsPasskey: Bool)
+    }
+
+    public mutating func beginPairing() -> PairStart {
+        if bonding { return .reply(BlueZError.inProgress) }
+        if paired { return .reply(BlueZError.alreadyExists) }
+        bonding = true
+        temporary = false
+        return .begin(needsConnection: link != .connected, needsPasskey: spec.pairing == .passkey)
+    }
+
+    /// Pairing finished; on success `Paired` and `Bonded` become true.
+    public mutating func finishPairing(success: Bool) -> [Effect] {
+        bonding = false
+        guard success, !paired else { return [] }
+        paired = true
+        return [.changed(["Paired", "Bonded"])]
+    }
+
+    /// `CancelPairing`: DoesNotExist when nothing is pending.
+    public mutating func cancelPairing() throws(BlueZError) {
+        guard bonding else { throw BlueZError.doesNotExist }
+        bonding = false
+    }
+
+    public mutating func setTrusted(_ value: Bool) -> [Effect] {
+        guard value != trusted else { return [] }
+        trusted = value
+        if value { temporary = false }
+        return [.changed(["Trusted"])]
+    }
+
+    public mutating func setBlocked(_ value: Bool) -> [Effect] {
+        guard value != blocked else { return [] }
+        blocked = value
+        return [.changed(["Blocked"])]
+    }
+
+    /// Setting an empty alias resets it to the name.
+    public mutating func setAlias(_ value: String) -> [Effect] {
+        alias = value.isEmpty ? nil : value
+        return [.changed(["Alias"])]
+    }
+
+    /// `Alias` as bluetoothd computes it: the alias, else the name, else the address with dashes.
+    public var aliasValue: String {
+        alias ?? spec.name ?? spec.address.string.replacingOccurrences(of: ":", with: "-")
+    }
+
+    // MARK: Faults and characteristics
+
+    /// Queues connect failures (control channel `InjectConnectFailure`).
+    public mutating func injectConnectFailures(_ failure: ConnectFailureKind, count: Int) {
+        pendingFailures.append(contentsOf: Array(repeating: failure, count: count))
+    }
+
+    public mutating func withCharacteristic<Result>(
+        _ id: GattDatabase.CharacteristicID, _ body: (inout CharacteristicState) throws(BlueZError) -> Result
+    ) throws(BlueZError) -> Result {
+        guard characteristics[id] != nil else { throw BlueZError.doesNotExist }
+        return try body(&characteristics[id]!)
+    }
+
+    mutating func withCharacteristicUnchecked<Result>(
+        _ id: GattDatabase.CharacteristicID, _ body: (inout CharacteristicState) -> Result
+    ) -> Result {
+        body(&characteristics[id]!)
+    }
+
+    /// bluetoothd restarted: links and sessions are gone; devices it stored (connected, paired or
+    /// trusted before) come back disconnected, temporary ones are forgotten.
+    public mutating func bluetoothdRestarted() {
+        link = .disconnected
+        connectedAt = nil
+        servicesResolved = false
+        gattExported = false
+        bonding = false
+        rssi = nil
+        txPowerVisible = false
+        for id in characteristics.keys { characteristics[id]!.reset() }
+        if temporary {
+            exported = false
+            manufacturerData = [:]
+            serviceData = [:]
+            lastSeen = nil
+        }
+    }
+
+    /// A client left the bus: end its notification sessions everywhere.
+    public mutating func clientVanished(_ sender: String) -> [Effect] {
+        var effects: [Effect] = []
+        for id in characteristics.keys.sorted(by: Self.order) {
+            let result = characteristics[id]!.clientVanished(sender)
+            if result.releasedSocket { effects.append(.closeSocket(id, notify: true)) }
+            if result.notifyingChanged { effects.append(.characteristicChanged(id, ["Notifying"])) }
+        }
+        return effects
+    }
+
+    static func order(_ lhs: GattDatabase.CharacteristicID, _ rhs: GattDatabase.CharacteristicID) -> Bool {
+        (lhs.service, lhs.characteristic) < (rhs.service, rhs.characteristic)
+    }
+}

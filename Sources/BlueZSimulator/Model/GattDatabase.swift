@@ -1,0 +1,113 @@
+import Bluetooth
+
+/// A device's attribute table as bluetoothd discovers it: handles allocated like a real peer
+/// (GAP 0x0001–0x0007, GATT 0x0008–0x000b, then the scenario's services from 0x000c), so object
+/// paths read `service000c/char000d/desc000f` exactly as BlueZ names them.
+public struct GattDatabase: Sendable, Equatable {
+    public struct Service: Sendable, Equatable {
+        public var handle: UInt16
+        public var uuid: BluetoothUUID
+        public var primary: Bool
+        public var characteristics: [Characteristic]
+        /// `service000c`.
+        public var pathComponent: String { "service" + hex4(handle) }
+    }
+
+    public struct Characteristic: Sendable, Equatable {
+        /// The declaration handle (BlueZ names the object after it); the value handle is the next one.
+        public var handle: UInt16
+        public var uuid: BluetoothUUID
+        public var properties: Set<CharacteristicProperty>
+        public var spec: ScenarioCharacteristic
+        public var descriptors: [Descriptor]
+        public var valueHandle: UInt16 { handle + 1 }
+        public var pathComponent: String { "char" + hex4(handle) }
+        public var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
+    }
+
+    public struct Descriptor: Sendable, Equatable {
+        public var handle: UInt16
+        public var uuid: BluetoothUUID
+        public var value: [UInt8]
+        public var pathComponent: String { "desc" + hex4(handle) }
+    }
+
+    /// Identifies a characteristic by service and characteristic index.
+    public struct CharacteristicID: Sendable, Hashable {
+        public var service: Int
+        public var characteristic: Int
+    }
+
+    public var services: [Service]
+
+    /// The Generic Attribute service every peer has; bluetoothd exports it (GAP 0x1800 is claimed and hidden).
+    static let genericAttribute = ScenarioService(
+        uuid: BluetoothUUID(UInt16(0x1801)),
+        characteristics: [
+            ScenarioCharacteristic(uuid: BluetoothUUID(UInt16(0x2A05)), properties: [.indicate], notifyOnWrite: false)
+        ])
+
+    public init(services scenarioServices: [ScenarioService]) {
+        guard !scenarioServices.isEmpty else {
+            services = []
+            return
+        }
+        var next: UInt16 = 0x0008
+        var built: [Service] = []
+        for scenarioService in [Self.genericAttribute] + scenarioServices {
+            let serviceHandle = next
+            next += 1
+            var characteristics: [Characteristic] = []
+            for spec in scenarioService.characteristics {
+                let handle = next
+                next += 2  // declaration + value
+                var descriptors: [Descriptor] = []
+                if spec.properties.contains(.notify) || spec.properties.contains(.indicate) {
+                    descriptors.append(
+                        Descriptor(
+                            handle: next, uuid: ScenarioDescriptor.clientCharacteristicConfiguration, value: [0, 0]))
+                    next += 1
+                }
+                for descriptor in spec.descriptors {
+                    descriptors.append(Descriptor(handle: next, uuid: descriptor.uuid, value: descriptor.value))
+                    next += 1
+                }
+                characteristics.append(
+                    Characteristic(
+                        handle: handle, uuid: spec.uuid, properties: spec.properties, spec: spec,
+                        descriptors: descriptors))
+            }
+            built.append(
+                Service(
+                    handle: serviceHandle, uuid: scenarioService.uuid, primary: scenarioService.primary,
+                    characteristics: characteristics))
+        }
+        services = built
+    }
+
+    /// Every characteristic with its identifier, in handle order.
+    public var allCharacteristics: [(id: CharacteristicID, characteristic: Characteristic)] {
+        services.enumerated().flatMap { serviceIndex, service in
+            service.characteristics.enumerated().map {
+                (CharacteristicID(service: serviceIndex, characteristic: $0), $1)
+            }
+        }
+    }
+
+    /// The first characteristic with `uuid` (scenarios address characteristics by UUID in the control channel).
+    public func characteristic(uuid: BluetoothUUID) -> CharacteristicID? {
+        allCharacteristics.first { $0.characteristic.uuid == uuid }?.id
+    }
+
+    public subscript(id: CharacteristicID) -> Characteristic { services[id.service].characteristics[id.characteristic] }
+
+    /// Service UUIDs as `Device1.UUIDs` lists them after resolution (sorted 128-bit strings, no duplicates).
+    public var uuidStrings: [String] {
+        Set(services.map(\.uuid.uuidString) + [BluetoothUUID(UInt16(0x1800)).uuidString]).sorted()
+    }
+}
+
+func hex4(_ value: UInt16) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 4 - digits.count) + digits
+}

@@ -1,0 +1,25 @@
+/// Load mode's bookkeeping: how many devices notify how often, and how many values went out.
+struct LoadState: Sendable {
+    var devices = 0
+    var rate = 0.0
+    var sequences: [UInt64] = []
+    var sent: UInt64 = 0
+    var startedAt: ContinuousClock.Instant?
+    var stoppedAt: ContinuousClock.Instant?
+    var task: Task<Void, Never>?
+}
+
+/// What load mode achieved, for benchmarks (`GetLoadStatistics`).
+public struct LoadStatistics: Sendable, Equatable {
+    public var devices: Int
+    /// Requested notifications per second per device.
+    public var rate: Double
+    /// Notifications sent since load mode started.
+    public var sent: UInt64
+    public var elapsed: Duration
+    /// Notifications actually sent per second (all devices together).
+    public var achievedRate: Double {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds > 0 ? Double(sent) / seconds : 0
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
+public enum BuiltInScenarios {
+    /// Names in alphabetical order: bthome, demo, faults, heart-rate, ibeacon, lamp, load, pairing, thermometer.
+    public static var names: [String] { files.keys.sorted() }
+
+    /// The JSON text of a built-in scenario.
+    public static func json(named name: String) -> String? { files[name] }
+}
+
+extension Scenario {
+    /// Loads a built-in scenario by name, or a scenario file by path.
+    public static func load(_ nameOrPath: String) throws(ScenarioError) -> Scenario {
+        if let json = BuiltInScenarios.json(named: nameOrPath) {
+            return try decode(Data(json.utf8), source: "built-in:\(nameOrPath)")
+        }
+        guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
+            throw ScenarioError(
+                .unknownScenario, source: nameOrPath,
+                message:
+                    "no built-in scenario of that name; built-in: \(BuiltInScenarios.names.joined(separator: ", ")), or give a path to a .json file"
+            )
+        }
+        guard FileManager.default.fileExists(atPath: nameOrPath) else {
+            throw ScenarioError(.fileNotFound, source: nameOrPath, message: "file not found")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: nameOrPath))
+        } catch {
+            throw ScenarioError(
+                .unreadableFile, source: nameOrPath, message: "cannot read the file (\(error.localizedDescription))")
+        }
+        return try decode(data, source: nameOrPath)
+    }
+
+    /// Decodes scenario JSON, turning decoding failures into errors with the JSON key path.
+    public static func decode(_ data: Data, source: String = "") throws(ScenarioError) -> Scenario {
+        do {
+            return try JSONDecoder().decode(Scenario.self, from: data)
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw ScenarioError(.invalidJSON, source: source, message: "invalid JSON: " + syntaxErrorLocation(data))
+            }
+            throw ScenarioError(decoding: error, source: source)
+        } catch {
+            throw ScenarioError(.invalidJSON, source: source, message: "\(error)")
+        }
+    }
+}
+
+extension ScenarioError {
+    init(decoding error: DecodingError, source: String) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(
+                .missingKey, source: source, keyPath: keyPathString(context.codingPath + [key]),
+                message: "missing required key \"\(key.stringValue)\"")
+        case .typeMismatch(let type, let context):
+            self.init(
+                .typeMismatch, source: source, keyPath: keyPathString(context.codingPath),
+                message: "wrong type; expected \(Self.jsonTypeName(type))")
+        case .valueNotFound(let type, let context):
+            self.init(
+                .typeMismatch, source: source, keyPath: keyPathString(context.codingPath),
+                message: "null where \(Self.jsonTypeName(type)) is expected")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                let underlying = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+                self.init(.invalidJSON, source: source, message: "invalid JSON: \(Self.jsonDetail(underlying))")
+            } else {
+                let unknown = context.debugDescription.hasPrefix("unknown key")
+                self.init(
+                    unknown ? .unknownKey : .invalidValue, source: source, keyPath: keyPathString(context.codingPath),
+                    message: context.debugDescription)
+            }
+        @unknown default:
+            self.init(.invalidJSON, source: source, message: "\(error)")
+        }
+    }
+
+    private static func jsonTypeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Double.Type, is Float.Type: "a number"
+        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt8.Type, is UInt16.Type,
+            is UInt32.Type, is UInt64.Type:
+            "an integer in range"
+        default:
+            String(describing: type).hasPrefix("Array") ? "a list" : "an object"
+        }
+    }
+
+    /// Keeps the useful part (line/column) of Foundation's JSON parser message.
+    private static func jsonDetail(_ text: String) -> String { text }
+}
+
+/// Where JSON syntax breaks, as `line L, column C` (Foundation's parser reports a character offset).
+func syntaxErrorLocation(_ data: Data) -> String {
+    do {
+        _ = try JSONSerialization.jsonObject(with: data)
+        return "not a JSON document"
+    } catch {
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        guard let range = detail.range(of: "character "),
+            let offset = Int(detail[range.upperBound...].prefix(while: \.isNumber))
+        else { return detail }
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        let reason = detail[..<range.lowerBound].replacingOccurrences(of: " around ", with: "")
+        return "\(reason) at line \(line), column \(column)"
+    }
+}

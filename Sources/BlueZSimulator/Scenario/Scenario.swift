@@ -1,0 +1,174 @@
+import Foundation
+
+/// A simulated world: one adapter, the peripherals around it, timing, and optional load mode.
+///
+/// Loaded from JSON (see `docs/simulator.md`); unknown keys are errors.
+public struct Scenario: Sendable, Equatable, Decodable {
+    public var name: String
+    public var description: String
+    public var adapter: ScenarioAdapter
+    public var timing: ScenarioTiming
+    public var devices: [ScenarioDevice]
+    public var load: ScenarioLoad?
+
+    public init(
+        name: String, description: String = "", adapter: ScenarioAdapter = ScenarioAdapter(),
+        timing: ScenarioTiming = ScenarioTiming(), devices: [ScenarioDevice], load: ScenarioLoad? = nil
+    ) {
+        self.name = name
+        self.description = description
+        self.adapter = adapter
+        self.timing = timing
+        self.devices = devices
+        self.load = load
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, description, adapter, timing, devices, load
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        description = try container.decodeIfPresent(String.self, forKey: .description) ?? ""
+        adapter = try container.decodeIfPresent(ScenarioAdapter.self, forKey: .adapter) ?? ScenarioAdapter()
+        timing = try container.decodeIfPresent(ScenarioTiming.self, forKey: .timing) ?? ScenarioTiming()
+        devices = try container.decodeIfPresent([ScenarioDevice].self, forKey: .devices) ?? []
+        load = try container.decodeIfPresent(ScenarioLoad.self, forKey: .load)
+        var seen: Set<String> = []
+        for (index, device) in devices.enumerated() {
+            guard seen.insert(device.address.string).inserted else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [
+                            CodingKeys.devices, AnyCodingKey(intValue: index), AnyCodingKey(stringValue: "address"),
+                        ],
+                        debugDescription: "duplicate address \(device.address); every device needs its own"))
+            }
+        }
+    }
+}
+
+/// The local adapter (`/org/bluez/hci0`).
+public struct ScenarioAdapter: Sendable, Equatable, Decodable {
+    public var id: String
+    public var address: String
+    public var name: String
+    public var powered: Bool
+
+    public init(
+        id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim", powered: Bool = true
+    ) {
+        self.id = id
+        self.address = address
+        self.name = name
+        self.powered = powered
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, address, name, powered }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ScenarioAdapter()
+        id = try container.decodeIfPresent(String.self, forKey: .id) ?? defaults.id
+        guard id.hasPrefix("hci"), Int(id.dropFirst(3)) != nil else {
+            throw container.invalid(.id, "invalid adapter id \"\(id)\"; expected hci0, hci1, …")
+        }
+        address =
+            try container.decodeParsedIfPresent(String.self, forKey: .address, accepted: ScenarioParsing.addressForm) {
+                ScenarioParsing.address($0)?.string
+            } ?? defaults.address
+        name = try container.decodeIfPresent(String.self, forKey: .name) ?? defaults.name
+        powered = try container.decodeIfPresent(Bool.self, forKey: .powered) ?? defaults.powered
+    }
+}
+
+/// How fast the simulated world moves.
+public struct ScenarioTiming: Sendable, Equatable, Decodable {
+    /// Time between advertisements of each device while discovering.
+    public var advertisingInterval: Duration
+    /// A device not seen for this long (out of range, or discovery stopped) is removed unless connected or paired.
+    public var staleTimeout: Duration
+    /// Time from `Connect` to `Connected` becoming true.
+    public var connectDelay: Duration
+    /// Time from `Connected` to `ServicesResolved` (GATT discovery).
+    public var resolveDelay: Duration
+    /// How long a connect attempt that hits a `timeout` fault hangs before failing.
+    public var connectTimeout: Duration
+    /// The ATT MTU negotiated on every connection (the `MTU` property).
+    public var mtu: UInt16
+
+    public init(
+        advertisingInterval: Duration = .seconds(1), staleTimeout: Duration = .seconds(30),
+        connectDelay: Duration = .milliseconds(30), resolveDelay: Duration = .milliseconds(40),
+        connectTimeout: Duration = .seconds(20), mtu: UInt16 = 247
+    ) {
+        self.advertisingInterval = advertisingInterval
+        self.staleTimeout = staleTimeout
+        self.connectDelay = connectDelay
+        self.resolveDelay = resolveDelay
+        self.connectTimeout = connectTimeout
+        self.mtu = mtu
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case advertisingInterval = "advertising_interval"
+        case staleTimeout = "stale_timeout"
+        case connectDelay = "connect_delay"
+        case resolveDelay = "resolve_delay"
+        case connectTimeout = "connect_timeout"
+        case mtu
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ScenarioTiming()
+        func duration(_ key: CodingKeys, _ fallback: Duration) throws -> Duration {
+            try container.decodeIfPresent(ScenarioDuration.self, forKey: key)?.duration ?? fallback
+        }
+        advertisingInterval = try duration(.advertisingInterval, defaults.advertisingInterval)
+        guard advertisingInterval >= .milliseconds(10) else {
+            throw container.invalid(
+                .advertisingInterval, "advertising interval below 10 ms; expected at least \"10ms\"")
+        }
+        staleTimeout = try duration(.staleTimeout, defaults.staleTimeout)
+        connectDelay = try duration(.connectDelay, defaults.connectDelay)
+        resolveDelay = try duration(.resolveDelay, defaults.resolveDelay)
+        connectTimeout = try duration(.connectTimeout, defaults.connectTimeout)
+        mtu = try container.decodeIfPresent(UInt16.self, forKey: .mtu) ?? defaults.mtu
+        guard (23...517).contains(mtu) else {
+            throw container.invalid(.mtu, "invalid MTU \(mtu); expected 23…517")
+        }
+    }
+}
+
+/// Load mode: `devices` extra peripherals, each notifying `rate` times a second with a timestamped value.
+public struct ScenarioLoad: Sendable, Equatable, Decodable {
+    public var devices: Int
+    public var rate: Double
+
+    public init(devices: Int, rate: Double) {
+        self.devices = devices
+        self.rate = rate
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case devices, rate }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        devices = try container.decode(Int.self, forKey: .devices)
+        guard (1...LoadDevices.maximumDevices).contains(devices) else {
+            throw container.invalid(
+                .devices, "invalid device count \(devices); expected 1…\(LoadDevices.maximumDevices)")
+        }
+        rate = try container.decode(Double.self, forKey: .rate)
+        guard rate > 0, rate <= 10_000 else {
+            throw container.invalid(
+                .rate, "invalid rate \(rate); expected notifications per second per device, 0 < rate ≤ 10000")
+        }
+    }
+}

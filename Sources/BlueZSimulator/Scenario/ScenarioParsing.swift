@@ -1,0 +1,60 @@
+import Bluetooth
+import Configuration
+
+/// Parsers for the small textual forms scenario files use.
+enum ScenarioParsing {
+    static let hexForm = "hex bytes such as \"0a1b\" (spaces and ':' allowed)"
+    static let uuidForm = "a UUID: \"180d\", \"0x2a37\" or the 128-bit form"
+    static let addressForm = "an address such as \"C0:FF:EE:00:00:01\""
+    static let durationForm = "seconds as a number, or " + DurationParser.acceptedForms
+
+    static func hex(_ text: String) -> [UInt8]? {
+        let digits = text.filter { $0 != " " && $0 != ":" }
+        guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+
+    static func uuid(_ text: String) -> BluetoothUUID? { BluetoothUUID(text) }
+
+    static func address(_ text: String) -> BluetoothAddress? { BluetoothAddress(text) }
+}
+
+/// A duration written as seconds (`1.5`) or as text (`"1500ms"`, `"30s"`).
+struct ScenarioDuration: Decodable, Sendable, Equatable {
+    let duration: Duration
+
+    init(_ duration: Duration) { self.duration = duration }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let seconds = try? container.decode(Double.self) {
+            guard seconds >= 0, seconds.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "negative duration; expected \(ScenarioParsing.durationForm)")
+            }
+            duration = .milliseconds(Int64((seconds * 1000).rounded()))
+        } else if let text = try? container.decode(String.self), let parsed = DurationParser.parse(text) {
+            duration = parsed
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "invalid duration; expected \(ScenarioParsing.durationForm)")
+        }
+    }
+}
+
+extension Duration {
+    /// Seconds as a `Double`, for generator arithmetic.
+    var seconds: Double {
+        let (whole, atto) = components
+        return Double(whole) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,144 @@
+import Bluetooth
+
+/// A primary or secondary GATT service of a virtual device.
+public struct ScenarioService: Sendable, Equatable, Decodable {
+    public var uuid: BluetoothUUID
+    public var primary: Bool
+    public var characteristics: [ScenarioCharacteristic]
+
+    public init(uuid: BluetoothUUID, primary: Bool = true, characteristics: [ScenarioCharacteristic]) {
+        self.uuid = uuid
+        self.primary = primary
+        self.characteristics = characteristics
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case uuid, primary, characteristics }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try container.decodeParsed(
+            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        primary = try container.decodeIfPresent(Bool.self, forKey: .primary) ?? true
+        characteristics = try container.decodeIfPresent([ScenarioCharacteristic].self, forKey: .characteristics) ?? []
+    }
+}
+
+/// A characteristic: UUID, properties, initial value, an optional generator, and access rules.
+public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
+    public var uuid: BluetoothUUID
+    public var properties: Set<CharacteristicProperty>
+    public var value: [UInt8]
+    public var generator: ScenarioGenerator?
+    /// How often the generator produces a new value (and notifies when notifying).
+    public var interval: Duration
+    /// Reads, writes and notification sessions answer "Not paired" until the device is paired.
+    public var requiresPairing: Bool
+    /// Writes whose length lies outside these bounds get ATT error 0x0d (BlueZ: "Invalid Length").
+    public var minLength: Int
+    public var maxLength: Int
+    /// For one-byte values: writes outside this range get ATT error 0x13 (Value Not Allowed).
+    public var allowedRange: ClosedRange<UInt8>?
+    /// A write (request or command) also notifies the new value to subscribers, like a state change would.
+    public var notifyOnWrite: Bool
+    public var descriptors: [ScenarioDescriptor]
+
+    public init(
+        uuid: BluetoothUUID, properties: Set<CharacteristicProperty>, value: [UInt8] = [],
+        generator: ScenarioGenerator? = nil, interval: Duration = .seconds(1), requiresPairing: Bool = false,
+        minLength: Int = 0, maxLength: Int = 512, allowedRange: ClosedRange<UInt8>? = nil, notifyOnWrite: Bool = true,
+        descriptors: [ScenarioDescriptor] = []
+    ) {
+        self.uuid = uuid
+        self.properties = properties
+        self.value = value
+        self.generator = generator
+        self.interval = interval
+        self.requiresPairing = requiresPairing
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.allowedRange = allowedRange
+        self.notifyOnWrite = notifyOnWrite
+        self.descriptors = descriptors
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case uuid, flags, value, text, generator, interval, descriptors
+        case requiresPairing = "requires_pairing"
+        case minLength = "min_length"
+        case maxLength = "max_length"
+        case allowedRange = "allowed_range"
+        case notifyOnWrite = "notify_on_write"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try container.decodeParsed(
+            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        let accepted =
+            "a list of BlueZ flags: " + CharacteristicProperty.allCases.map(\.rawValue).joined(separator: ", ")
+        properties = try container.decodeParsed([String].self, forKey: .flags, accepted: accepted) { names in
+            let parsed = names.compactMap(CharacteristicProperty.init(rawValue:))
+            return parsed.count == names.count && !parsed.isEmpty ? Set(parsed) : nil
+        }
+        if container.contains(.value), container.contains(.text) {
+            throw container.invalid(.text, "give either \"value\" (hex) or \"text\" (UTF-8), not both")
+        }
+        if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+            value = Array(text.utf8)
+        } else {
+            value =
+                try container.decodeParsedIfPresent(
+                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+        }
+        generator = try container.decodeIfPresent(ScenarioGenerator.self, forKey: .generator)
+        interval = try container.decodeIfPresent(ScenarioDuration.self, forKey: .interval)?.duration ?? .seconds(1)
+        guard interval >= .milliseconds(1) else { throw container.invalid(.interval, "interval below 1 ms") }
+        requiresPairing = try container.decodeIfPresent(Bool.self, forKey: .requiresPairing) ?? false
+        minLength = try container.decodeIfPresent(Int.self, forKey: .minLength) ?? 0
+        maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength) ?? 512
+        guard 0 <= minLength, minLength <= maxLength, maxLength <= 512 else {
+            throw container.invalid(.maxLength, "expected 0 ≤ min_length ≤ max_length ≤ 512")
+        }
+        allowedRange = try container.decodeParsedIfPresent(
+            [UInt8].self, forKey: .allowedRange, accepted: "[low, high] with low ≤ high ≤ 255"
+        ) {
+            $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil
+        }
+        notifyOnWrite = try container.decodeIfPresent(Bool.self, forKey: .notifyOnWrite) ?? true
+        descriptors = try container.decodeIfPresent([ScenarioDescriptor].self, forKey: .descriptors) ?? []
+        if descriptors.contains(where: { $0.uuid == ScenarioDescriptor.clientCharacteristicConfiguration }) {
+            throw container.invalid(.descriptors, "the 2902 descriptor is added automatically for notify/indicate")
+        }
+    }
+}
+
+/// A characteristic descriptor (the CCCD `2902` is added automatically for notify/indicate characteristics).
+public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
+    public static let clientCharacteristicConfiguration = BluetoothUUID(UInt16(0x2902))
+
+    public var uuid: BluetoothUUID
+    public var value: [UInt8]
+
+    public init(uuid: BluetoothUUID, value: [UInt8]) {
+        self.uuid = uuid
+        self.value = value
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case uuid, value, text }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try container.decodeParsed(
+            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+            value = Array(text.utf8)
+        } else {
+            value =
+                try container.decodeParsedIfPresent(
+                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+        }
+    }
+}

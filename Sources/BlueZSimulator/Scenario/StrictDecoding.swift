@@ -1,0 +1,65 @@
+import Foundation
+
+/// A coding key for any string or index, used to find keys a type does not know.
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+}
+
+extension Decoder {
+    /// Throws when the object holds a key `Keys` does not list: typos in scenarios must not be ignored.
+    func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+        let container = try container(keyedBy: AnyCodingKey.self)
+        let known = Set(Keys.allCases.map(\.stringValue))
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath + [key],
+                    debugDescription: "unknown key '\(key.stringValue)'; accepted keys: "
+                        + Keys.allCases.map(\.stringValue).sorted().joined(separator: ", ")))
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a value that must satisfy `parse`, reporting `accepted` with the key path otherwise.
+    func decodeParsed<Raw: Decodable, Value>(
+        _ raw: Raw.Type, forKey key: Key, accepted: String, _ parse: (Raw) -> Value?
+    ) throws -> Value {
+        let rawValue = try decode(Raw.self, forKey: key)
+        guard let value = parse(rawValue) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "invalid value \(rawValue); expected \(accepted)")
+        }
+        return value
+    }
+
+    func decodeParsedIfPresent<Raw: Decodable, Value>(
+        _ raw: Raw.Type, forKey key: Key, accepted: String, _ parse: (Raw) -> Value?
+    ) throws -> Value? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeParsed(raw, forKey: key, accepted: accepted, parse)
+    }
+
+    func invalid(_ key: Key, _ message: String) -> DecodingError {
+        DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: message)
+    }
+}
+
+/// Renders a coding path as `devices[2].services[0].uuid`.
+func keyPathString(_ path: [any CodingKey]) -> String {
+    var text = ""
+    for key in path {
+        if let index = key.intValue {
+            text += "[\(index)]"
+        } else {
+            text += text.isEmpty ? key.stringValue : "." + key.stringValue
+        }
+    }
+    return text
+}

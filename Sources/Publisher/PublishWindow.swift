@@ -1,0 +1,201 @@
+import Outbox
+
+/// The publisher's flow control as a pure state machine: which outbox rows to read, which to
+/// publish, which to delete, and what to do when the connection or a publish fails.
+///
+/// No I/O: every input returns the ``Action``s the driver (``Publisher``) must perform.
+///
+/// Rules:
+/// - At most `capacity` publishes are awaiting acknowledgement at any time; the window is
+///   refilled once a quarter of it is free (or it is empty), so reads come in chunks.
+/// - Rows are handed out in id order (the outbox's append order), so every stream keeps its
+///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
+///   connection.
+/// - A row is deleted only after its acknowledgement; acknowledgements are batched (a quarter
+///   window at a time while publishes flow, everything as soon as the window is empty), one
+///   removal at a time.
+/// - While disconnected nothing new is handed out. Publishes already in flight stay in the
+///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
+///   newer, so the broker still sees every stream in order.
+/// - A publish that fails for connection reasons (not connected, connection lost), or a window
+///   that makes no progress for `stallTimeout` while connected, starts a new *generation*: the
+///   window empties and reading restarts from the oldest unacknowledged row, so the backlog is
+///   replayed in its original order (at least once). Results of older generations still count
+///   as acknowledgements but never move the window.
+/// - A row the broker refuses for good (too large, invalid topic, not authorised) is discarded
+///   so it cannot block the queue forever.
+struct PublishWindow: Sendable {
+    enum Action: Sendable, Equatable {
+        /// Read up to `limit` rows with ids greater than `after`; report with the same `read` number.
+        case fetch(after: Int64, limit: Int, read: Int)
+        /// Publish these rows, in this order.
+        case publish([OutboxRecord], generation: Int)
+        /// Delete these acknowledged rows.
+        case remove([Int64])
+        /// Drop these rows the broker refused for good.
+        case discard([Int64])
+        /// Call ``resume()`` after a pause (transient failure while believed connected).
+        case resumeLater
+    }
+
+    let capacity: Int
+    let stallTimeout: Duration
+    private(set) var connected = false
+    private(set) var paused = false
+    private(set) var generation = 0
+    /// The highest id handed out (or skipped) in this generation.
+    private(set) var cursor: Int64 = 0
+    /// Ids published in this generation and not yet resolved.
+    private(set) var inFlight: Set<Int64> = []
+    /// Acknowledged ids whose deletion has not completed.
+    private(set) var acknowledged: Set<Int64> = []
+    private var pendingRemoval: [Int64] = []
+    private var removing = false
+    /// The number of the outstanding read, if one is outstanding; results of other reads are stale.
+    private var outstandingRead: Int?
+    private var reads = 0
+    /// False once a read returned less than asked and nothing was appended since it was issued.
+    private var mayHaveMore = true
+    private var appends = 0
+    private var appendsAtRead = 0
+    /// When the window last moved (a publish handed out or acknowledged).
+    private var lastProgress: ContinuousClock.Instant?
+
+    init(capacity: Int, stallTimeout: Duration = .seconds(30)) {
+        precondition(capacity > 0, "the in-flight window needs room for at least one publish")
+        self.capacity = capacity
+        self.stallTimeout = stallTimeout
+    }
+
+    var isIdle: Bool { inFlight.isEmpty && pendingRemoval.isEmpty && !removing && outstandingRead == nil }
+
+    // MARK: - Inputs
+
+    mutating func connectionChanged(connected: Bool, now: ContinuousClock.Instant) -> [Action] {
+        guard connected != self.connected else { return [] }
+        self.connected = connected
+        lastProgress = now
+        outstandingRead = nil
+        mayHaveMore = true
+        return fill()
+    }
+
+    /// Called periodically: a connected window whose publishes got no acknowledgement for
+    /// `stallTimeout` is restarted from the oldest unacknowledged row.
+    mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+        guard connected, !inFlight.isEmpty, let lastProgress, now - lastProgress > stallTimeout else { return [] }
+        restartGeneration()
+        self.lastProgress = now
+        return fill()
+    }
+
+    /// Rows were appended to the outbox.
+    mutating func appended() -> [Action] {
+        appends += 1
+        mayHaveMore = true
+        return fill()
+    }
+
+    mutating func fetched(
+        _ records: [OutboxRecord], limit: Int, read: Int, now: ContinuousClock.Instant
+    ) -> [Action] {
+        guard read == outstandingRead else { return fill() }
+        outstandingRead = nil
+        if records.count < limit && appends == appendsAtRead { mayHaveMore = false }
+        var batch: [OutboxRecord] = []
+        for record in records where record.id > cursor {
+            cursor = record.id
+            if acknowledged.contains(record.id) { continue }
+            inFlight.insert(record.id)
+            batch.append(record)
+        }
+        if !batch.isEmpty && inFlight.count == batch.count { lastProgress = now }
+        return (batch.isEmpty ? [] : [.publish(batch, generation: generation)]) + fill()
+    }
+
+    /// Reading the outbox failed: try again later.
+    mutating func fetchFailed(read: Int) -> [Action] {
+        guard read == outstandingRead else { return fill() }
+        outstandingRead = nil
+        paused = true
+        return [.resumeLater]
+    }
+
+    /// The broker acknowledged `id` (or a QoS 0 publish was sent).
+    mutating func acknowledged(_ id: Int64, generation: Int, now: ContinuousClock.Instant) -> [Action] {
+        if generation == self.generation, inFlight.remove(id) != nil { lastProgress = now }
+        if acknowledged.insert(id).inserted { pendingRemoval.append(id) }
+        return flushRemovals() + fill()
+    }
+
+    /// A publish failed because of the connection (not connected, lost, timed out).
+    mutating func failedTransiently(_ id: Int64, generation: Int) -> [Action] {
+        guard generation == self.generation, inFlight.contains(id) else { return [] }
+        restartGeneration()
+        paused = true
+        return [.resumeLater]
+    }
+
+    /// The broker refused `id` for good.
+    mutating func failedPermanently(_ id: Int64, generation: Int) -> [Action] {
+        if generation == self.generation { inFlight.remove(id) }
+        acknowledged.insert(id)
+        return [.discard([id])] + fill()
+    }
+
+    /// A discard completed (or failed; the row is then retried after the next restart).
+    mutating func discarded(_ ids: [Int64]) -> [Action] {
+        for id in ids { acknowledged.remove(id) }
+        return fill()
+    }
+
+    mutating func removed(_ ids: [Int64]) -> [Action] {
+        removing = false
+        for id in ids { acknowledged.remove(id) }
+        return flushRemovals()
+    }
+
+    /// Deleting acknowledged rows failed: keep them and try with the next batch.
+    mutating func removeFailed(_ ids: [Int64]) -> [Action] {
+        removing = false
+        pendingRemoval.insert(contentsOf: ids, at: 0)
+        paused = true
+        return [.resumeLater]
+    }
+
+    mutating func resume() -> [Action] {
+        paused = false
+        return flushRemovals() + fill()
+    }
+
+    // MARK: - Internals
+
+    private mutating func restartGeneration() {
+        generation += 1
+        inFlight.removeAll()
+        cursor = 0
+        outstandingRead = nil
+        mayHaveMore = true
+    }
+
+    private mutating func fill() -> [Action] {
+        guard connected, !paused, outstandingRead == nil, mayHaveMore else { return [] }
+        let room = capacity - inFlight.count
+        // Refill in chunks of at least a quarter window (fewer, larger reads) unless idle.
+        guard room > 0, room >= max(1, capacity / 4) || inFlight.isEmpty else { return [] }
+        reads += 1
+        outstandingRead = reads
+        appendsAtRead = appends
+        return [.fetch(after: cursor, limit: room, read: reads)]
+    }
+
+    /// Deletes acknowledged rows in batches: once a quarter window has gathered, or whenever
+    /// nothing else is in flight (so a quiet queue is always cleaned up at once).
+    private mutating func flushRemovals() -> [Action] {
+        guard !removing, !pendingRemoval.isEmpty else { return [] }
+        guard pendingRemoval.count >= max(1, capacity / 4) || inFlight.isEmpty || !connected else { return [] }
+        removing = true
+        defer { pendingRemoval.removeAll() }
+        return [.remove(pendingRemoval)]
+    }
+}

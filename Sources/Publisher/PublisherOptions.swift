@@ -1,0 +1,23 @@
+/// How the publisher drives the broker.
+public struct PublisherOptions: Sendable, Hashable {
+    /// At most this many publishes await their acknowledgement at once (`outbox.inflight`).
+    public var window: Int
+    /// When set, every publish carries the entry's sample time (ISO 8601, UTC, milliseconds) in an
+    /// MQTT 5 user property of this name, e.g. `"sample_time"`. Needs protocol version 5.
+    public var sampleTimeProperty: String?
+    /// Pause after a transient failure (publish while the connection was dropping, outbox busy).
+    public var retryDelay: Duration
+    /// While connected, publishes without any acknowledgement for this long are sent again from
+    /// the oldest unacknowledged reading (guards against a lost acknowledgement).
+    public var stallTimeout: Duration
+
+    public init(
+        window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
+        stallTimeout: Duration = .seconds(30)
+    ) {
+        self.window = max(1, window)
+        self.sampleTimeProperty = sampleTimeProperty
+        self.retryDelay = retryDelay
+        self.stallTimeout = stallTimeout
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+// ble-conformance: the central library's conformance scenario, and the peripheral that serves
+// it on real BlueZ (VM tier). See docs/testing.md.
+//
+//   ble-conformance central [--adapter hci0] [--strap NAME] [--lamp NAME] [--thermometer NAME]
+//   ble-conformance peripheral [--adapter hci1] [--name NAME] [--refresh-advertising-ms N]
+//
+// The central prints one JSON line per step and exits 1 when any step failed.
+let usage = """
+    usage: ble-conformance central [--adapter hci0] [--strap NAME] [--lamp NAME] [--thermometer NAME]
+           ble-conformance peripheral [--adapter hci1] [--name NAME] [--refresh-advertising-ms N]
+    """
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let role = arguments.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(64)
+}
+arguments.removeFirst()
+var options: [String: String] = [:]
+while let flag = arguments.first, flag.hasPrefix("--"), arguments.count >= 2 {
+    options[String(flag.dropFirst(2))] = arguments[1]
+    arguments.removeFirst(2)
+}
+guard arguments.isEmpty else {
+    FileHandle.standardError.write(Data("ble-conformance: unexpected \(arguments)\n\(usage)\n".utf8))
+    exit(64)
+}
+LogConfiguration.shared.threshold = .warning
+
+switch role {
+case "central":
+    let strap = options["strap"] ?? "Polar H10 SIM"
+    let scenario = ConformanceCentral(
+        adapter: options["adapter"] ?? "hci0", strapName: strap, lampName: options["lamp"] ?? "Lamp SIM",
+        thermometerName: options["thermometer"] ?? "Thermo SIM")
+    let transcript = Transcript()
+    do {
+        try await scenario.run(transcript)
+    } catch {
+        transcript.fail("set-up", error)
+    }
+    exit(transcript.failureCount == 0 ? 0 : 1)
+case "peripheral":
+    let peripheral = ConformancePeripheral(
+        adapter: options["adapter"] ?? "hci1", name: options["name"] ?? "BLEBridge Conformance",
+        refreshAdvertising: options["refresh-advertising-ms"].flatMap(Int.init).map { .milliseconds($0) })
+    do {
+        try await peripheral.run()
+    } catch {
+        FileHandle.standardError.write(Data("ble-conformance peripheral: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(64)
+}

@@ -1,0 +1,101 @@
+import BlueZSimulator
+import DBus
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Load mode: N devices notifying at R Hz with timestamped values, received by a plain D-Bus client.
+@Suite struct LoadModeTests {
+    /// Connects every load device, enables notifications, and counts values for `seconds`.
+    static func measure(devices: Int, rate: Double, seconds: Double) async throws -> (
+        received: Int, gaps: Int, statistics: LoadStatistics, latencyP50: Double
+    ) {
+        let bus = try await DBusDaemonFixture()
+        var scenario = try Scenario.load("load")
+        scenario.load = nil
+        scenario.timing = ScenarioTiming(
+            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(30), connectDelay: .milliseconds(1),
+            resolveDelay: .milliseconds(1), connectTimeout: .seconds(3), mtu: 247)
+        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 9, disconnectDelay: .milliseconds(50)))
+        defer { Task { await bus.stop() } }
+        try await simulator.start(busAddress: bus.address)
+        try await simulator.setLoad(devices: devices, rate: 1)  // creates the devices
+        let client = try await DBusConnection(address: bus.address)
+        defer { client.close() }
+        func call(_ path: String, _ interface: String, _ method: String) async throws {
+            _ = try await client.call(
+                destination: "org.bluez", path: try DBusObjectPath(path), interface: interface, method: method)
+        }
+        try await call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+        let paths = (0..<devices).map {
+            "/org/bluez/hci0/dev_C0_FF_EE_10_\(String(format: "%02X", $0 >> 8))_\(String(format: "%02X", $0 & 0xFF))"
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline {
+            let objects = try await client.call(
+                destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                method: "GetManagedObjects")
+            let known = Set(objects.first?.asDictionaryEntries?.compactMap { $0.key.asObjectPath?.rawValue } ?? [])
+            if paths.allSatisfy(known.contains) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let counts = Mutex((counting: false, received: 0, gaps: 0, last: [UInt32: UInt64](), latencies: [Double]()))
+        let stream = try await client.signals(
+            matching: DBusMatchRule(
+                sender: "org.bluez", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let consumer = Task {
+            for await signal in stream {
+                guard signal.arguments.count == 3, let changed = signal.arguments[1].asDictionary,
+                    let bytes = changed["Value"]?.asBytes, let value = LoadValue(bytes: bytes)
+                else { continue }
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                let latency =
+                    Double(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
+                    - Double(value.timestampNanoseconds)
+                counts.withLock { state in
+                    if state.counting { state.received += 1 }
+                    if let last = state.last[value.device], value.sequence != last + 1 { state.gaps += 1 }
+                    state.last[value.device] = value.sequence
+                    if state.latencies.count < 100_000 { state.latencies.append(latency / 1e6) }
+                }
+            }
+        }
+        for path in paths {
+            try await call(path, "org.bluez.Device1", "Connect")
+            try await call(path + "/service000c/char000d", "org.bluez.GattCharacteristic1", "StartNotify")
+        }
+        counts.withLock { $0.counting = true }
+        try await simulator.setLoad(devices: devices, rate: rate)  // everyone listens: measure from here
+        try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+        try await simulator.setLoad(devices: 0, rate: 0)
+        try await Task.sleep(for: .milliseconds(300))
+        let statistics = await simulator.loadStatistics()
+        consumer.cancel()
+        await simulator.stop()
+        let result = counts.withLock { $0 }
+        let sorted = result.latencies.sorted()
+        return (result.received, result.gaps, statistics, sorted.isEmpty ? 0 : sorted[sorted.count / 2])
+    }
+
+    @Test func devicesNotifyTimestampedSequencesAtTheRequestedRate() async throws {
+        let result = try await Self.measure(devices: 4, rate: 50, seconds: 1)
+        // 4 × 50 Hz for 1 s: about 200 values, none lost, sequences contiguous.
+        #expect(result.statistics.sent >= 150 && result.statistics.sent <= 260, "sent \(result.statistics.sent)")
+        let sent = Int(result.statistics.sent)
+        #expect(result.received >= sent && result.received <= sent + 4, "received \(result.received) of \(sent)")
+        #expect(result.gaps == 0)
+        #expect(result.latencyP50 >= 0 && result.latencyP50 < 50, "p50 latency \(result.latencyP50) ms")
+    }
+
+    /// Not a timed bar: reports the simulator's maximum notification rate on this machine.
+    @Test func maximumRate() async throws {
+        let result = try await Self.measure(devices: 20, rate: 5000, seconds: 2)
+        print(
+            "load mode: requested 100000/s (20 devices × 5000 Hz), sent \(Int(result.statistics.achievedRate)) notifications/s, received \(result.received) in \(result.statistics.elapsed), p50 latency \(String(format: "%.2f", result.latencyP50)) ms"
+        )
+        #expect(result.statistics.achievedRate > 1000, "load mode must outpace a real radio (~2,000/s)")
+    }
+}

@@ -1,0 +1,93 @@
+import BlueZSimulator
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs the simulator on a private dbus-daemon and checks its behaviour through an independent
+/// client: python3-dbus (`Clients/sim_client.py`), not BLEBridge's own D-Bus code.
+@Suite struct SimulatorBusTests {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Clients/sim_client.py").path
+
+    /// A built-in scenario with fast timing so the checks run in seconds.
+    static func fastScenario(_ name: String) throws -> Scenario {
+        var scenario = try Scenario.load(name)
+        scenario.timing = ScenarioTiming(
+            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(1), connectDelay: .milliseconds(20),
+            resolveDelay: .milliseconds(20), connectTimeout: .seconds(3), mtu: 247)
+        for device in scenario.devices.indices {
+            if scenario.devices[device].advertisement.updateInterval != nil {
+                scenario.devices[device].advertisement.updateInterval = .milliseconds(150)
+            }
+            for service in scenario.devices[device].services.indices {
+                for characteristic in scenario.devices[device].services[service].characteristics.indices
+                where scenario.devices[device].services[service].characteristics[characteristic].generator != nil {
+                    scenario.devices[device].services[service].characteristics[characteristic].interval = .milliseconds(
+                        200)
+                }
+            }
+        }
+        return scenario
+    }
+
+    /// Starts a bus and the simulator, runs `check` of the Python client, and tears both down.
+    func run(_ check: String, scenario: String) async throws {
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(
+            scenario: try Self.fastScenario(scenario), options: .init(seed: 3, disconnectDelay: .milliseconds(100)))
+        do {
+            try await simulator.start(busAddress: bus.address)
+            let result = try await ChildProcess.run(
+                "/usr/bin/python3", [Self.client, check], environment: bus.environment, timeout: .seconds(60))
+            #expect(result.status == 0, "\(check) failed:\n\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("\(check) ok"))
+        } catch {
+            Issue.record(error)
+        }
+        await simulator.stop()
+        await bus.stop()
+    }
+
+    @Test func discoveryAddsUpdatesAndRemovesDevices() async throws { try await run("discovery", scenario: "demo") }
+    @Test func connectResolvesServicesAndGattBehavesLikeBlueZ() async throws {
+        try await run("connect_gatt", scenario: "demo")
+    }
+    @Test func acquireNotifyAndAcquireWriteUseSocketPairs() async throws { try await run("acquire", scenario: "demo") }
+    @Test func faultsFromTheControlChannel() async throws { try await run("faults", scenario: "demo") }
+    @Test func pairingThroughARegisteredAgent() async throws { try await run("pairing", scenario: "pairing") }
+    @Test func misbehavingClientsGetErrorsNotCrashes() async throws { try await run("bad_input", scenario: "demo") }
+}
+
+/// Fidelity: bleak (PyPI, in `.build/venv` from scripts/setup.sh) drives the simulator unchanged.
+@Suite struct BleakFidelityTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func bleakScansConnectsReadsWritesAndReceivesNotifications() async throws {
+        let python = Self.root.appendingPathComponent(".build/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("bleak is not installed: run scripts/setup.sh (it creates .build/venv with bleak)")
+            return
+        }
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(
+            scenario: try SimulatorBusTests.fastScenario("demo"),
+            options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
+        do {
+            try await simulator.start(busAddress: bus.address)
+            let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
+            let result = try await ChildProcess.run(
+                python, [script], environment: bus.environment, timeout: .seconds(60))
+            #expect(result.status == 0, "bleak failed:\n\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("bleak ok"))
+            let writes = try await simulator.writes(address: "C0:FF:EE:00:00:05").map {
+                ($0.characteristic.shortString, $0.value)
+            }
+            #expect(writes.contains { $0.0 == "2a06" && $0.1 == [2] }, "the write without response reached the lamp")
+        } catch {
+            Issue.record(error)
+        }
+        await simulator.stop()
+        await bus.stop()
+    }
+}

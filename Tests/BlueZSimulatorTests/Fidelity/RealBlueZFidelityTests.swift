@@ -1,0 +1,110 @@
+import BlueZSimulator
+import Foundation
+import TestSupport
+import Testing
+
+/// Replays, against the simulator, the probe that recorded real bluetoothd 5.66's answers in the
+/// VM (`Reference/bluez-5.66/errors.jsonl`, made by `Tests/VM/guest/capture-reference.sh`), on a
+/// simulated device with the same GATT database as the VM's peripheral, and compares every
+/// answer: success or failure, error name and message. Any divergence between the simulator
+/// and real BlueZ fails here, on every CI run, without a VM.
+@Suite struct RealBlueZFidelityTests {
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let reference = here.deletingLastPathComponent().appendingPathComponent("Reference/bluez-5.66/errors.jsonl")
+    static let driver = here.appendingPathComponent("drive_probe.py")
+    static let probe = here.deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("VM/guest/probe_errors.py")
+
+    /// The GATT database bluetoothd's own server exposed on the VM's second controller.
+    static let scenario = """
+        {
+          "name": "bluez-reference",
+          "description": "Mirror of bluetoothd 5.66's GATT server as seen from the VM's central.",
+          "devices": [
+            {"id": "reference", "address": "00:AA:01:01:00:01", "name": "BlueZ 5.66", "rssi": -40,
+             "services": [
+               {"uuid": "1801", "characteristics": [
+                 {"uuid": "2a05", "flags": ["indicate"], "value": "00000000"},
+                 {"uuid": "2b29", "flags": ["read", "write"], "value": "07", "max_length": 1},
+                 {"uuid": "2b2a", "flags": ["read"], "value": "200374979d4e860d870d74225977e0ea"},
+                 {"uuid": "2b3a", "flags": ["read"], "value": "01"}
+               ]},
+               {"uuid": "180a", "characteristics": [
+                 {"uuid": "2a50", "flags": ["read"], "value": "026b1d46024205"}
+               ]}
+             ]}
+          ]
+        }
+        """
+
+    /// Answers that depend on the remote device's own GATT server, not on BlueZ: excluded, with why.
+    static let remoteSpecific: [String: String] = [
+        "char 00002b29-0000-1000-8000-00805f9b34fb flags=read,write WriteValue request":
+            "the remote server rejects this value with ATT 0x13 (Client Supported Features semantics)"
+    ]
+
+    struct Answer: Equatable, CustomStringConvertible {
+        var outcome: String
+        var description: String { outcome }
+    }
+
+    static func answers(_ jsonl: String) throws -> [(label: String, answer: Answer)] {
+        try jsonl.split(separator: "\n").map { line in
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            let label = object["label"] as? String ?? ""
+            let outcome: String
+            if let error = object["error"] as? String {
+                outcome = "\(error): \(object["message"] as? String ?? "")"
+            } else if object["client_error"] != nil {
+                outcome = "client-side error"
+            } else if label == "GetDiscoveryFilters" {
+                outcome = "ok \(object["reply"] as? String ?? "")"
+            } else {
+                outcome = "ok"
+            }
+            return (label, Answer(outcome: outcome))
+        }
+    }
+
+    @Test func simulatorAnswersLikeRealBluetoothd() async throws {
+        let expected = try Self.answers(String(contentsOf: Self.reference, encoding: .utf8))
+        #expect(expected.count > 80, "the reference holds \(expected.count) answers")
+
+        let bus = try await DBusDaemonFixture()
+        var scenario = try Scenario.decode(Data(Self.scenario.utf8))
+        scenario.timing = ScenarioTiming(
+            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(30), connectDelay: .milliseconds(20),
+            resolveDelay: .milliseconds(20), connectTimeout: .seconds(3), mtu: 247)
+        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 1, disconnectDelay: .milliseconds(100)))
+        let output = try TemporaryDirectory(prefix: "fidelity")
+        let outFile = output.file("simulator.jsonl").path
+        do {
+            try await simulator.start(busAddress: bus.address)
+            let run = try await ChildProcess.run(
+                "/usr/bin/python3", [Self.driver.path, Self.probe.path, outFile, "BlueZ 5.66"],
+                environment: bus.environment, timeout: .seconds(90))
+            #expect(run.status == 0, "probe driver failed:\n\(run.stdout)\(run.stderr)")
+        } catch {
+            Issue.record(error)
+        }
+        await simulator.stop()
+        await bus.stop()
+
+        let actual = try Self.answers(String(contentsOfFile: outFile, encoding: .utf8))
+        var actualByLabel: [String: Answer] = [:]
+        for (label, answer) in actual { actualByLabel[label] = answer }
+        var differences: [String] = []
+        for (label, answer) in expected where Self.remoteSpecific[label] == nil {
+            guard let simulated = actualByLabel[label] else {
+                differences.append("\(label): not answered by the simulator")
+                continue
+            }
+            if simulated != answer {
+                differences.append("\(label):\n    bluetoothd: \(answer)\n    simulator:  \(simulated)")
+            }
+        }
+        #expect(
+            differences.isEmpty, "simulator differs from real bluetoothd 5.66:\n\(differences.joined(separator: "\n"))")
+    }
+}

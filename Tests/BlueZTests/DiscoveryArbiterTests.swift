@@ -1,0 +1,124 @@
+import BlueZ
+import Bluetooth
+import Testing
+
+@Suite struct DiscoveryArbiterTests {
+    typealias Arbiter = DiscoveryArbiter<Int>
+    let heartRate = BluetoothUUID(UInt16(0x180D))
+    let battery = BluetoothUUID(UInt16(0x180F))
+
+    @Test func firstScannerSetsFilterThenStartsOneSession() {
+        var arbiter = Arbiter()
+        #expect(arbiter.handle(.scannerAdded(1, DiscoveryFilter(services: [heartRate]))) == [])  // no adapter yet
+        #expect(arbiter.handle(.adapterAvailable(true)) == [.setFilter(DiscoveryFilter(services: [heartRate]))])
+        // A second scanner while the filter call is in flight: nothing overlaps.
+        #expect(arbiter.handle(.scannerAdded(2, DiscoveryFilter(services: [heartRate]))) == [])
+        #expect(arbiter.handle(.callSucceeded) == [.startDiscovery])
+        #expect(arbiter.handle(.callSucceeded) == [])
+        #expect(arbiter.isDiscovering)
+    }
+
+    @Test func laterScannersWidenTheFilterWithoutRestarting() {
+        var arbiter = running([1: DiscoveryFilter(services: [heartRate], rssiThreshold: -70)])
+        let widened = DiscoveryFilter(services: [heartRate, battery], rssiThreshold: -90, allowDuplicates: true)
+        #expect(
+            arbiter.handle(
+                .scannerAdded(
+                    2,
+                    DiscoveryFilter(
+                        services: [battery], rssiThreshold: -90, allowDuplicates: true))) == [.setFilter(widened)])
+        #expect(arbiter.handle(.callSucceeded) == [])
+        #expect(arbiter.isDiscovering)
+        // One scanner wanting everything clears the service list.
+        #expect(
+            arbiter.handle(.scannerAdded(3, DiscoveryFilter())) == [
+                .setFilter(DiscoveryFilter(services: [], rssiThreshold: nil, allowDuplicates: true))
+            ])
+    }
+
+    @Test func lastScannerLeavingStopsDiscovery() {
+        var arbiter = running([1: DiscoveryFilter(), 2: DiscoveryFilter()])
+        #expect(arbiter.handle(.scannerRemoved(1)) == [])
+        #expect(arbiter.handle(.scannerRemoved(2)) == [.stopDiscovery])
+        #expect(arbiter.handle(.callSucceeded) == [])
+        #expect(!arbiter.isDiscovering)
+        // A new scanner after that starts again.
+        #expect(arbiter.handle(.scannerAdded(3, DiscoveryFilter())) == [.setFilter(DiscoveryFilter())])
+    }
+
+    @Test func scannerLeavingDuringStartIsHandledAfterTheCall() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        #expect(arbiter.handle(.callSucceeded) == [.startDiscovery])
+        #expect(arbiter.handle(.scannerRemoved(1)) == [])
+        #expect(arbiter.handle(.callSucceeded) == [.stopDiscovery])
+    }
+
+    @Test func powerCycleResumesScanning() {
+        var arbiter = running([1: DiscoveryFilter(services: [heartRate])])
+        #expect(arbiter.handle(.adapterAvailable(false)) == [])
+        #expect(!arbiter.isDiscovering)
+        #expect(arbiter.scanners.count == 1)
+        #expect(arbiter.handle(.adapterAvailable(true)) == [.setFilter(DiscoveryFilter(services: [heartRate]))])
+        #expect(arbiter.handle(.callSucceeded) == [.startDiscovery])
+    }
+
+    @Test func discoveryStoppedBehindOurBackRestarts() {
+        var arbiter = running([1: DiscoveryFilter()])
+        #expect(arbiter.handle(.discoveringChanged(false)) == [.startDiscovery])
+        // InProgress on start means our session still exists.
+        #expect(arbiter.handle(.callFailed(BluetoothError(.inProgress))) == [])
+        #expect(arbiter.isDiscovering)
+    }
+
+    @Test func startFailureFailsTheScanners() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        _ = arbiter.handle(.callSucceeded)
+        let error = BluetoothError(.failed)
+        #expect(arbiter.handle(.callFailed(error)) == [.failScanners([1], error), .stopDiscovery].dropLast())
+        #expect(arbiter.scanners.isEmpty)
+    }
+
+    @Test func notReadyWaitsForTheAdapter() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        #expect(arbiter.handle(.callFailed(BluetoothError(.notPoweredOn))) == [])
+        #expect(!arbiter.isAdapterAvailable)
+        #expect(arbiter.handle(.adapterAvailable(true)) == [.setFilter(DiscoveryFilter())])
+    }
+
+    @Test func stopFailureStillCountsAsStopped() {
+        var arbiter = running([1: DiscoveryFilter()])
+        _ = arbiter.handle(.scannerRemoved(1))
+        #expect(arbiter.handle(.callFailed(BluetoothError(.failed))) == [])
+        #expect(!arbiter.isDiscovering)
+        #expect(!arbiter.isBusy)
+    }
+
+    @Test func filterMergingAndAdmission() {
+        let merged = DiscoveryFilter.merged([
+            DiscoveryFilter(services: [heartRate], rssiThreshold: -80),
+            DiscoveryFilter(services: [battery], rssiThreshold: -60),
+        ])
+        #expect(merged == DiscoveryFilter(services: [heartRate, battery], rssiThreshold: -80))
+        let filter = DiscoveryFilter(services: [heartRate], rssiThreshold: -70)
+        #expect(filter.admits(AdvertisementData(serviceUUIDs: [heartRate]), rssi: -60))
+        #expect(!filter.admits(AdvertisementData(serviceUUIDs: [heartRate]), rssi: -75))
+        #expect(!filter.admits(AdvertisementData(serviceUUIDs: [battery]), rssi: -60))
+        #expect(DiscoveryFilter.merged([DiscoveryFilter]()) == DiscoveryFilter())
+    }
+
+    private func running(_ scanners: [Int: DiscoveryFilter]) -> Arbiter {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        for (id, filter) in scanners.sorted(by: { $0.key < $1.key }) {
+            _ = arbiter.handle(.scannerAdded(id, filter))
+        }
+        while arbiter.isBusy { _ = arbiter.handle(.callSucceeded) }
+        return arbiter
+    }
+}

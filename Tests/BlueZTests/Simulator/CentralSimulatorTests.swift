@@ -1,0 +1,365 @@
+import BlueZ
+import BlueZSimulator
+import Bluetooth
+import DBus
+import Foundation
+import TestSupport
+import Testing
+
+/// The central against the BlueZ simulator on a private dbus-daemon.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct CentralSimulatorTests {
+    @Test func poweredOnAndScanWithServiceFilter() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            #expect(await bluez.manager.state == .poweredOn)
+            let stream = try await bluez.manager.scan(services: [SimulatedBlueZ.heartRateService])
+            let seen = try await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
+                var seen: Set<BluetoothAddress> = []
+                for await discovery in stream {
+                    seen.insert(discovery.identifier)
+                    if discovery.identifier == SimulatedBlueZ.strap {
+                        #expect(discovery.advertisementData.localName == "Polar H10 SIM")
+                        #expect(discovery.advertisementData.serviceUUIDs.contains(SimulatedBlueZ.heartRateService))
+                        #expect(discovery.rssi != nil)
+                        return seen
+                    }
+                }
+                return seen
+            }
+            #expect(seen == [SimulatedBlueZ.strap])
+            #expect(await bluez.manager.isScanning)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func scanEndsDiscoveryWhenTheLastScannerStops() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            // Two scanners, each ending after its first discovery.
+            async let first = firstDiscovery(bluez.manager, services: [])
+            async let second = firstDiscovery(bluez.manager, services: [SimulatedBlueZ.heartRateService])
+            #expect(await first != nil)
+            #expect(await second?.identifier == SimulatedBlueZ.strap)
+            let stopped = try await withDeadline(.seconds(5)) { () -> Bool? in
+                while await bluez.manager.isScanning { try await Task.sleep(for: .milliseconds(20)) }
+                return true
+            }
+            #expect(stopped == true)
+            // Scanning again works (a new session).
+            let again = try await bluez.manager.scan()
+            var iterator = again.makeAsyncIterator()
+            #expect(await iterator.next() != nil)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func connectDiscoverReadNotifyWrite() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            #expect(await strap.state == .connected)
+            #expect(await strap.name == "Polar H10 SIM")
+            let services = try await strap.discoverServices()
+            #expect(
+                Set(services.map(\.uuid)).isSuperset(of: [BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F))])
+            )
+            let heartRate = try #require(try await strap.discoverServices([SimulatedBlueZ.heartRateService]).first)
+            let measurement = try #require(
+                try await strap.discoverCharacteristics([SimulatedBlueZ.heartRateMeasurement], for: heartRate).first)
+            #expect(measurement.properties.contains(.notify))
+            let battery = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
+            let level = try await strap.readValue(for: battery)
+            #expect(level.count == 1)
+            #expect((1...100).contains(level.first ?? 0))
+
+            let values = try await strap.notifications(for: measurement)
+            #expect(await strap.isNotifying(measurement))
+            let received = try await next(3, of: values)
+            #expect(received.count == 3)
+            #expect(received.allSatisfy { $0.count >= 2 })
+
+            let lamp = try await bluez.connected(SimulatedBlueZ.lamp)
+            let power = try await lamp.characteristic(SimulatedBlueZ.lampPower)
+            try await lamp.writeValue(Data([1]), for: power, type: .withResponse)
+            #expect(
+                try await bluez.simulator.characteristicValue(address: "C0:FF:EE:00:00:05", uuid: power.uuid.uuidString)
+                    == [1])
+            try await lamp.writeValue(Data([0]), for: power, type: .withoutResponse)
+            let writes = try await bluez.simulator.writes(address: "C0:FF:EE:00:00:05")
+            #expect(writes.count >= 2)
+            #expect(try await lamp.readValue(for: power) == Data([0]))
+            #expect(await lamp.maximumWriteValueLength(for: .withoutResponse) == 244)
+            #expect(await lamp.maximumWriteValueLength(for: .withResponse) == 512)
+            for descriptor in try await lamp.discoverDescriptors(for: power) {
+                _ = try await lamp.readValue(for: descriptor)
+            }
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func typedErrorsForBadOperations() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let lamp = try await bluez.connected(SimulatedBlueZ.lamp)
+            let power = try await lamp.characteristic(SimulatedBlueZ.lampPower)
+            let tooLong = Data(repeating: 1, count: 245)
+            await #expect(throws: BluetoothError(.invalidValueLength).code) {
+                try await self.code { try await lamp.writeValue(tooLong, for: power, type: .withoutResponse) }
+            }
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let location = try await strap.characteristic(BluetoothUUID(UInt16(0x2A38)))
+            await #expect(throws: BluetoothError.Code.operationNotSupported) {
+                try await self.code { _ = try await strap.notifications(for: location) }
+            }
+            await #expect(throws: BluetoothError.Code.operationNotSupported) {
+                try await self.code { try await strap.writeValue(Data([1]), for: location, type: .withResponse) }
+            }
+            await #expect(throws: BluetoothError.Code.attributeNotFound) {
+                try await self.code { _ = try await strap.characteristic(BluetoothUUID(UInt16(0x2A00))) }
+            }
+            await bluez.manager.cancelConnection(strap)
+            try await waitFor { await strap.state == .disconnected }
+            await #expect(throws: BluetoothError.Code.notConnected) {
+                try await self.code { _ = try await strap.readValue(for: location) }
+            }
+            #expect(BluetoothUUID("not-a-uuid") == nil)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func connectRetriesAbortByLocalAndCuresInProgress() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let strap = try await bluez.discover(SimulatedBlueZ.strap)
+            try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .abortByLocal, count: 1)
+            try await bluez.manager.connect(strap)
+            #expect(await strap.state == .connected)
+            await bluez.manager.cancelConnection(strap)
+            try await waitFor { await strap.state == .disconnected }
+
+            try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .inProgress, count: 3)
+            try await bluez.manager.connect(strap)
+            #expect(await strap.state == .connected)
+            await bluez.manager.cancelConnection(strap)
+            try await waitFor { await strap.state == .disconnected }
+
+            try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .abortByLocal, count: 5)
+            do {
+                try await bluez.manager.connect(strap)
+                Issue.record("connect should have failed")
+            } catch let error as BluetoothError {
+                #expect(error.code == .connectionFailed)
+                #expect(error.bluezError?.message == "le-connection-abort-by-local")
+            }
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func connectTimeoutAndCancel() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let strap = try await bluez.discover(SimulatedBlueZ.strap)
+            try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .timeout, count: 1)
+            let start = ContinuousClock.now
+            await #expect(throws: BluetoothError.Code.connectionTimeout) {
+                try await self.code { try await bluez.manager.connect(strap, timeout: .milliseconds(500)) }
+            }
+            #expect(ContinuousClock.now - start < .seconds(3))
+            try await waitFor { await strap.state == .disconnected }
+
+            try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .timeout, count: 1)
+            let connecting = Task { try await bluez.manager.connect(strap) }
+            try await waitFor { await strap.state == .connecting }
+            await bluez.manager.cancelConnection(strap)
+            await #expect(throws: BluetoothError.Code.operationCancelled) {
+                try await self.code { try await connecting.value }
+            }
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func disconnectDuringReadsAndNotificationsAfterReconnect() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let disconnections = bluez.manager.disconnections
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let battery = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
+            let measurement = try await strap.characteristic(SimulatedBlueZ.heartRateMeasurement)
+            let values = try await strap.notifications(for: measurement)
+            #expect(try await next(1, of: values).count == 1)
+            // Many reads from many tasks; the link drops in the middle.
+            let reads = Task {
+                try await withThrowingTaskGroup(of: BluetoothError.Code?.self) { group in
+                    for _ in 0..<40 {
+                        group.addTask {
+                            do {
+                                _ = try await strap.readValue(for: battery)
+                                return nil
+                            } catch let error as BluetoothError {
+                                return error.code
+                            }
+                        }
+                    }
+                    var codes: [BluetoothError.Code?] = []
+                    for try await code in group { codes.append(code) }
+                    return codes
+                }
+            }
+            try await bluez.simulator.disconnect(address: "C0:FF:EE:00:00:01")
+            let codes = try await reads.value
+            #expect(codes.count == 40)
+            #expect(codes.allSatisfy { $0 == nil || $0 == .peripheralDisconnected || $0 == .notConnected })
+            var iterator = disconnections.makeAsyncIterator()
+            let event = await iterator.next()
+            #expect(event?.identifier == SimulatedBlueZ.strap)
+            #expect(event?.reason == .remote)
+            // The notification stream ended with the disconnect.
+            await #expect(throws: BluetoothError.Code.peripheralDisconnected) {
+                try await self.code { for try await _ in values {} }
+            }
+            // Reconnect and subscribe again: values flow.
+            try await bluez.manager.connect(strap)
+            let again = try await strap.notifications(
+                for: try await strap.characteristic(SimulatedBlueZ.heartRateMeasurement))
+            #expect(try await next(2, of: again).count == 2)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func adapterPowerCycle() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let states = bluez.manager.stateUpdates
+            var stateIterator = states.makeAsyncIterator()
+            #expect(await stateIterator.next() == .poweredOn)
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let scan = try await bluez.manager.scan()
+            await bluez.simulator.setPowered(false)
+            #expect(await stateIterator.next() == .poweredOff)
+            try await waitFor { await strap.state == .disconnected }
+            await #expect(throws: BluetoothError.Code.notPoweredOn) {
+                try await self.code { _ = try await bluez.manager.scan() }
+            }
+            await bluez.simulator.setPowered(true)
+            #expect(await stateIterator.next() == .poweredOn)
+            // Scanning resumed by itself: the existing scan stream sees devices again.
+            let seen = try await withDeadline(.seconds(5)) { () -> Bool? in
+                for await discovery in scan where discovery.identifier == SimulatedBlueZ.strap { return true }
+                return false
+            }
+            #expect(seen == true)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func bluetoothdRestart() async throws {
+        let bluez = try await SimulatedBlueZ.start()
+        do {
+            let states = bluez.manager.stateUpdates
+            var stateIterator = states.makeAsyncIterator()
+            #expect(await stateIterator.next() == .poweredOn)
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            try await bluez.simulator.restartBluez(downtime: .milliseconds(300))
+            #expect(await stateIterator.next() == .resetting)
+            #expect(await stateIterator.next() == .poweredOn)
+            #expect(await strap.state == .disconnected)
+            // The peripheral is usable again after it is seen again.
+            let again = try await bluez.discover(SimulatedBlueZ.strap)
+            #expect(again === strap || again.identifier == strap.identifier)
+            try await bluez.manager.connect(again)
+            let battery = try await again.characteristic(SimulatedBlueZ.batteryLevel)
+            #expect(try await again.readValue(for: battery).count == 1)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func noBlueZIsUnsupported() async throws {
+        let bus = try await DBusDaemonFixture()
+        do {
+            let connection = try await DBusConnection(address: bus.address)
+            let manager = try await CentralManager(connection: connection)
+            #expect(await manager.state == .unsupported)
+            await #expect(throws: BluetoothError.Code.unsupported) {
+                try await self.code { _ = try await manager.scan() }
+            }
+            await manager.close()
+            connection.close()
+        } catch {
+            Issue.record(error)
+        }
+        await bus.stop()
+    }
+
+    @Test func missingAdapterIsUnsupported() async throws {
+        let bluez = try await SimulatedBlueZ.start(options: CentralManager.Options(adapter: "hci7"))
+        #expect(await bluez.manager.state == .unsupported)
+        await bluez.stop()
+    }
+
+    @Test func retrievePeripheralsAndBoundedCache() async throws {
+        let bluez = try await SimulatedBlueZ.start(
+            options: CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600)))
+        do {
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let retrieved = await bluez.manager.retrievePeripherals(withIdentifiers: [
+                SimulatedBlueZ.strap, BluetoothAddress("11:22:33:44:55:66")!,
+            ])
+            #expect(retrieved.map(\.identifier) == [SimulatedBlueZ.strap])
+            #expect(await bluez.manager.retrieveConnectedPeripherals().map(\.identifier) == [SimulatedBlueZ.strap])
+            let before = await bluez.manager.cachedDeviceCount
+            #expect(before >= 2)
+            try await Task.sleep(for: .milliseconds(300))
+            await bluez.manager.sweepDeviceCache()
+            try await waitFor { await bluez.manager.cachedDeviceCount == 1 }
+            #expect(await strap.state == .connected)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    /// Scans until the first discovery; the stream ends when this returns.
+    func firstDiscovery(_ manager: CentralManager, services: [BluetoothUUID]) async -> Discovery? {
+        guard let stream = try? await manager.scan(services: services) else { return nil }
+        return try? await withDeadline(.seconds(5)) {
+            for await discovery in stream { return discovery }
+            return nil
+        }
+    }
+
+    /// Runs `body` and rethrows a `BluetoothError` as its code, so `#expect(throws: code)` can compare.
+    func code(_ body: () async throws -> Void) async throws {
+        do { try await body() } catch let error as BluetoothError { throw error.code }
+    }
+
+    func waitFor(timeout: Duration = .seconds(5), _ condition: @escaping @Sendable () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within \(timeout)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+extension BluetoothError.Code: Error {}

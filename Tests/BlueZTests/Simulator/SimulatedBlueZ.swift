@@ -1,0 +1,104 @@
+import BlueZ
+import BlueZSimulator
+import Bluetooth
+import DBus
+import TestSupport
+import Testing
+
+/// A private dbus-daemon with the BlueZ simulator on it (fast timing) and a `CentralManager` connected to it.
+struct SimulatedBlueZ {
+    let bus: DBusDaemonFixture
+    let simulator: BlueZSimulator
+    let connection: DBusConnection
+    let manager: CentralManager
+
+    static let heartRateService = BluetoothUUID(UInt16(0x180D))
+    static let heartRateMeasurement = BluetoothUUID(UInt16(0x2A37))
+    static let batteryLevel = BluetoothUUID(UInt16(0x2A19))
+    static let lampPower = BluetoothUUID("6b1e0002-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+    static let strap = BluetoothAddress("C0:FF:EE:00:00:01")!
+    static let lamp = BluetoothAddress("C0:FF:EE:00:00:05")!
+
+    static func fastScenario(_ name: String) throws -> Scenario {
+        var scenario = try Scenario.load(name)
+        scenario.timing = ScenarioTiming(
+            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(30), connectDelay: .milliseconds(20),
+            resolveDelay: .milliseconds(20), connectTimeout: .seconds(3), mtu: 247)
+        for device in scenario.devices.indices {
+            for service in scenario.devices[device].services.indices {
+                for characteristic in scenario.devices[device].services[service].characteristics.indices
+                where scenario.devices[device].services[service].characteristics[characteristic].generator != nil {
+                    scenario.devices[device].services[service].characteristics[characteristic].interval =
+                        .milliseconds(100)
+                }
+            }
+        }
+        return scenario
+    }
+
+    static func start(
+        scenario: String = "demo", options: CentralManager.Options = CentralManager.Options()
+    ) async throws -> SimulatedBlueZ {
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(
+            scenario: try fastScenario(scenario), options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
+        try await simulator.start(busAddress: bus.address)
+        let connection = try await DBusConnection(address: bus.address)
+        let manager = try await CentralManager(connection: connection, options: options)
+        return SimulatedBlueZ(bus: bus, simulator: simulator, connection: connection, manager: manager)
+    }
+
+    func stop() async {
+        await manager.close()
+        connection.close()
+        await simulator.stop()
+        await bus.stop()
+    }
+
+    /// Scans until `address` shows up, then stops scanning.
+    func discover(_ address: BluetoothAddress, timeout: Duration = .seconds(10)) async throws -> Peripheral {
+        let stream = try await manager.scan()
+        let found = try await withDeadline(timeout) {
+            for await discovery in stream where discovery.identifier == address { return discovery.peripheral }
+            return nil
+        }
+        return try #require(found, "\(address) not discovered")
+    }
+
+    /// Discovers and connects.
+    func connected(_ address: BluetoothAddress) async throws -> Peripheral {
+        let peripheral = try await discover(address)
+        try await manager.connect(peripheral, timeout: .seconds(10))
+        return peripheral
+    }
+}
+
+/// Runs `body`, giving up with nil after `timeout`.
+func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T?) async throws
+    -> T?
+{
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Collects the next `count` elements of a state stream within `timeout`.
+func next<S: AsyncSequence & Sendable>(_ count: Int, of sequence: S, timeout: Duration = .seconds(10)) async throws
+    -> [S.Element] where S.Element: Sendable
+{
+    try await withDeadline(timeout) {
+        var collected: [S.Element] = []
+        for try await element in sequence {
+            collected.append(element)
+            if collected.count == count { break }
+        }
+        return collected
+    } ?? []
+}

@@ -1,0 +1,25 @@
+import TestSupport
+import Testing
+
+@testable import Outbox
+
+@Suite struct OutboxStateTests {
+    @Test func keyValueStateSurvivesReopenAndIsFoundByPrefix() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let store = try await OutboxStore(path: path)
+            try await store.setStateValue([1], forKey: "peripheral/ä1")
+            try await store.setStateValue([2], forKey: "peripheral/b")
+            try await store.setStateValue([3], forKey: "discovery/x")
+            try await store.setStateValue([4], forKey: "peripheral/b")
+            try await store.removeStateValue(forKey: "discovery/x")
+        }
+        let store = try await OutboxStore(path: path)
+        #expect(try await store.stateValue(forKey: "peripheral/b") == [4])
+        #expect(try await store.stateValue(forKey: "discovery/x") == nil)
+        let rows = try await store.stateValues(prefix: "peripheral/ä")
+        #expect(rows.map(\.key) == ["peripheral/ä1"])
+        #expect(try await store.stateValues(prefix: "peripheral/").count == 2)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Outbox
+import Testing
+
+@testable import Publisher
+
+@Suite struct PublishWindowTests {
+    let t0 = ContinuousClock.now
+
+    private func records(_ ids: ClosedRange<Int64>) -> [OutboxRecord] {
+        ids.map {
+            OutboxRecord(
+                id: $0,
+                entry: OutboxEntry(
+                    topic: "t", payload: [UInt8($0 & 0xFF)], sampleTime: Date(timeIntervalSince1970: Double($0)),
+                    stream: "dev"),
+                enqueuedAt: Date(timeIntervalSince1970: 0))
+        }
+    }
+
+    /// A connected window whose first read returned `ids`.
+    private func connected(capacity: Int, publishing ids: ClosedRange<Int64>) -> PublishWindow {
+        var window = PublishWindow(capacity: capacity, stallTimeout: .seconds(30))
+        _ = window.connectionChanged(connected: true, now: t0)
+        _ = window.fetched(records(ids), limit: capacity, read: 1, now: t0)
+        return window
+    }
+
+    @Test func nothingHappensUntilConnected() {
+        var window = PublishWindow(capacity: 4)
+        #expect(window.appended().isEmpty)
+        #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 1)])
+    }
+
+    @Test func fillsTheWindowInOrderAndNeverBeyondIt() {
+        var window = PublishWindow(capacity: 4)
+        _ = window.connectionChanged(connected: true, now: t0)
+        #expect(window.appended().isEmpty)  // a read is already outstanding
+        #expect(window.fetched(records(1...4), limit: 4, read: 1, now: t0) == [.publish(records(1...4), generation: 0)])
+        #expect(window.inFlight == [1, 2, 3, 4])
+        #expect(window.appended().isEmpty)  // window full
+        // One acknowledgement frees one slot and starts one removal.
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
+        #expect(window.fetched(records(5...5), limit: 1, read: 2, now: t0) == [.publish(records(5...5), generation: 0)])
+    }
+
+    @Test func acknowledgementsAreDeletedInBatches() {
+        var window = connected(capacity: 8, publishing: 1...3)  // a short read: nothing more for now
+        // While publishes are in flight, deletions wait for a quarter window (2 rows here).
+        #expect(window.acknowledged(1, generation: 0, now: t0).isEmpty)
+        #expect(window.acknowledged(2, generation: 0, now: t0) == [.remove([1, 2])])
+        // One removal at a time; the last acknowledgement empties the window and waits for it.
+        #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
+        #expect(window.removed([1, 2]) == [.remove([3])])
+        #expect(window.removed([3]).isEmpty)
+        #expect(window.isIdle)
+    }
+
+    @Test func anIdleWindowDeletesAtOnce() {
+        var window = connected(capacity: 64, publishing: 1...1)
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])
+    }
+
+    @Test func aShortReadStopsReadingUntilSomethingIsAppended() {
+        var window = connected(capacity: 8, publishing: 1...2)
+        #expect(window.appended() == [.fetch(after: 2, limit: 6, read: 2)])
+    }
+
+    @Test func anAppendDuringAReadIsNotMissed() {
+        var window = PublishWindow(capacity: 8)
+        _ = window.connectionChanged(connected: true, now: t0)
+        #expect(window.appended().isEmpty)  // read 1 is outstanding; it may not see this row
+        // Read 1 comes back short, but a row was appended after it was issued: read again.
+        #expect(
+            window.fetched(records(1...1), limit: 8, read: 1, now: t0) == [
+                .publish(records(1...1), generation: 0), .fetch(after: 1, limit: 7, read: 2),
+            ])
+    }
+
+    @Test func aDisconnectKeepsWhatIsInFlightAndContinuesAfterIt() {
+        var window = connected(capacity: 4, publishing: 1...4)
+        #expect(window.connectionChanged(connected: false, now: t0).isEmpty)
+        #expect(window.inFlight == [1, 2, 3, 4])  // the MQTT client re-sends these itself
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])  // no read while down
+        #expect(window.appended().isEmpty)
+        #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 4, limit: 1, read: 2)])
+    }
+
+    @Test func aConnectionFailureReplaysFromTheOldestUnacknowledgedRow() {
+        var window = connected(capacity: 4, publishing: 1...4)
+        _ = window.acknowledged(1, generation: 0, now: t0)  // its deletion is under way
+        #expect(window.failedTransiently(3, generation: 0) == [.resumeLater])
+        #expect(window.inFlight.isEmpty)
+        // Late results of the old generation: an acknowledgement still counts, a failure does not.
+        #expect(window.acknowledged(2, generation: 0, now: t0).isEmpty)
+        #expect(window.failedTransiently(4, generation: 0).isEmpty)
+        #expect(window.appended().isEmpty)  // paused
+        #expect(window.resume() == [.fetch(after: 0, limit: 4, read: 3)])
+        // 1 and 2 are still in the outbox (deletions pending): skipped, not sent again.
+        #expect(
+            window.fetched(records(1...4), limit: 4, read: 3, now: t0) == [
+                .publish(records(3...4), generation: 1), .fetch(after: 4, limit: 2, read: 4),
+            ])
+        #expect(window.inFlight == [3, 4])
+    }
+
+    @Test func aStaleReadIsIgnored() {
+        var window = PublishWindow(capacity: 4)
+        _ = window.connectionChanged(connected: true, now: t0)
+        _ = window.connectionChanged(connected: false, now: t0)
+        #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 2)])
+        #expect(window.fetched(records(1...4), limit: 4, read: 1, now: t0).isEmpty)
+        #expect(window.inFlight.isEmpty)
+    }
+
+    @Test func aStalledWindowIsSentAgainFromTheOldestUnacknowledgedRow() {
+        var window = connected(capacity: 4, publishing: 1...4)
+        #expect(window.tick(now: t0 + .seconds(29)).isEmpty)
+        _ = window.acknowledged(1, generation: 0, now: t0 + .seconds(29))
+        #expect(window.tick(now: t0 + .seconds(58)).isEmpty)  // the acknowledgement was progress
+        #expect(window.tick(now: t0 + .seconds(60)) == [.fetch(after: 0, limit: 4, read: 3)])
+        #expect(window.generation == 1)
+    }
+
+    @Test func aPermanentRefusalDiscardsTheRowAndMovesOn() {
+        var window = connected(capacity: 2, publishing: 1...2)
+        #expect(window.failedPermanently(1, generation: 0) == [.discard([1]), .fetch(after: 2, limit: 1, read: 2)])
+        #expect(window.discarded([1]).isEmpty)
+        #expect(window.acknowledged.isEmpty)
+    }
+
+    @Test func aFailedRemovalIsRetriedWithTheNextBatch() {
+        var window = connected(capacity: 4, publishing: 1...2)
+        _ = window.acknowledged(1, generation: 0, now: t0)
+        _ = window.acknowledged(2, generation: 0, now: t0)
+        #expect(window.removeFailed([1]) == [.resumeLater])
+        #expect(window.resume() == [.remove([1, 2])])  // the short read left nothing more to fetch
+    }
+}

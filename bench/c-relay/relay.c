@@ -1,0 +1,295 @@
+/* The benchmark's ceiling: the gateway's hot path in plain C.
+ *
+ * BlueZ-shaped PropertiesChanged signal (org.bluez.GattCharacteristic1, Value: ay) on a D-Bus bus
+ *   → row in a SQLite WAL outbox (synchronous=NORMAL; every signal read in one wake-up goes in one
+ *     transaction)
+ *   → MQTT QoS 1 publish of {"raw_hex":"<value>","ts":"<arrival, ISO 8601>"} on <base>/<dev_…>
+ *   → row deleted when the broker's PUBACK arrives (acknowledged rows are deleted in batches).
+ *
+ * One thread reads D-Bus, writes SQLite and publishes; libmosquitto's own thread runs the network
+ * loop and hands PUBACKs back through a mutex-protected list and an eventfd.
+ *
+ *   relay --address unix:path=… --db outbox.sqlite --port 1883 [--host 127.0.0.1]
+ *         [--base-topic blebridge] [--inflight 64] [--client-id relay]
+ * Runs until SIGTERM/SIGINT, then prints: received=<n> published=<n> acked=<n> outbox_depth=<rows>
+ */
+#include "bench_common.h"
+
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <mosquitto.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stopping = 0;
+static void on_signal(int signo) {
+    (void)signo;
+    stopping = 1;
+}
+
+/* PUBACKs from the mosquitto thread; mids are 16-bit, the main thread maps them to row ids. */
+static pthread_mutex_t acked_lock = PTHREAD_MUTEX_INITIALIZER;
+static int *acked_mids;
+static size_t acked_count, acked_capacity;
+static int wake_fd;
+static volatile int connected_flag;
+
+static void on_publish(struct mosquitto *mosq, void *user, int mid) {
+    (void)mosq;
+    (void)user;
+    pthread_mutex_lock(&acked_lock);
+    if (acked_count == acked_capacity) {
+        acked_capacity = acked_capacity ? acked_capacity * 2 : 1024;
+        acked_mids = realloc(acked_mids, acked_capacity * sizeof *acked_mids);
+        if (!acked_mids) die("relay", "out of memory");
+    }
+    acked_mids[acked_count++] = mid;
+    pthread_mutex_unlock(&acked_lock);
+    uint64_t one = 1;
+    if (write(wake_fd, &one, sizeof one) < 0 && errno != EAGAIN) die("relay: eventfd", strerror(errno));
+}
+
+static void on_connect(struct mosquitto *mosq, void *user, int rc) {
+    (void)mosq;
+    (void)user;
+    if (rc == 0) connected_flag = 1;
+}
+
+static void check_sqlite(int rc, sqlite3 *db, const char *what) {
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) die(what, sqlite3_errmsg(db));
+}
+
+static void exec_sql(sqlite3 *db, const char *sql) {
+    char *message = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &message) != SQLITE_OK) die(sql, message);
+}
+
+struct pending {
+    char topic[128];
+    char payload[128];
+    int payload_length;
+    sqlite3_int64 row;
+};
+
+/* Extracts Value (ay) from a GattCharacteristic1 PropertiesChanged signal; 0 when not one. */
+static int value_of(DBusMessage *message, const uint8_t **bytes, int *length) {
+    DBusMessageIter args, dict, entry, variant, array;
+    const char *interface;
+    if (!dbus_message_iter_init(message, &args) || dbus_message_iter_get_arg_type(&args) != DBUS_TYPE_STRING) return 0;
+    dbus_message_iter_get_basic(&args, &interface);
+    if (strcmp(interface, "org.bluez.GattCharacteristic1") != 0) return 0;
+    if (!dbus_message_iter_next(&args) || dbus_message_iter_get_arg_type(&args) != DBUS_TYPE_ARRAY) return 0;
+    for (dbus_message_iter_recurse(&args, &dict); dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY;
+         dbus_message_iter_next(&dict)) {
+        const char *key;
+        dbus_message_iter_recurse(&dict, &entry);
+        dbus_message_iter_get_basic(&entry, &key);
+        if (strcmp(key, "Value") != 0) continue;
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &variant);
+        if (dbus_message_iter_get_arg_type(&variant) != DBUS_TYPE_ARRAY ||
+            dbus_message_iter_get_element_type(&variant) != DBUS_TYPE_BYTE)
+            return 0;
+        dbus_message_iter_recurse(&variant, &array);
+        dbus_message_iter_get_fixed_array(&array, bytes, length);
+        return 1;
+    }
+    return 0;
+}
+
+/* "<base>/dev_C0_FF_EE_10_00_01" from "/org/bluez/hci0/dev_C0_FF_EE_10_00_01/service…/char…". */
+static void topic_of(const char *base, const char *path, char *out, size_t size) {
+    const char *device = strstr(path, "/dev_");
+    if (!device) {
+        snprintf(out, size, "%s/unknown", base);
+        return;
+    }
+    device++;
+    size_t length = strcspn(device, "/");
+    snprintf(out, size, "%s/%.*s", base, (int)length, device);
+}
+
+static int format_payload(const uint8_t *bytes, int length, char *out, size_t size) {
+    static const char digits[] = "0123456789abcdef";
+    char hex[2 * 64 + 1];
+    if (length > 64) length = 64;
+    for (int i = 0; i < length; i++) {
+        hex[2 * i] = digits[bytes[i] >> 4];
+        hex[2 * i + 1] = digits[bytes[i] & 0xF];
+    }
+    hex[2 * length] = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm utc;
+    gmtime_r(&now.tv_sec, &utc);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+    return snprintf(out, size, "{\"raw_hex\":\"%s\",\"ts\":\"%s.%03ldZ\"}", hex, stamp, now.tv_nsec / 1000000);
+}
+
+int main(int argc, char **argv) {
+    const char *address = arg_string(argc, argv, "--address", NULL);
+    const char *db_path = arg_string(argc, argv, "--db", NULL);
+    const char *host = arg_string(argc, argv, "--host", "127.0.0.1");
+    int port = (int)arg_double(argc, argv, "--port", 1883);
+    const char *base = arg_string(argc, argv, "--base-topic", "blebridge");
+    int inflight = (int)arg_double(argc, argv, "--inflight", 64);
+    const char *client_id = arg_string(argc, argv, "--client-id", "relay");
+    if (!address || !db_path) die("usage", "relay --address ADDR --db PATH --port PORT");
+
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd < 0) die("relay: eventfd", strerror(errno));
+
+    /* Outbox. */
+    sqlite3 *db;
+    if (sqlite3_open(db_path, &db) != SQLITE_OK) die("relay: sqlite open", sqlite3_errmsg(db));
+    exec_sql(db, "PRAGMA journal_mode=WAL");
+    exec_sql(db, "PRAGMA synchronous=NORMAL");
+    exec_sql(db, "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, "
+                 "payload BLOB NOT NULL, qos INTEGER NOT NULL, sample_time INTEGER NOT NULL)");
+    sqlite3_stmt *insert, *delete, *begin, *commit;
+    check_sqlite(sqlite3_prepare_v2(db, "INSERT INTO outbox (topic, payload, qos, sample_time) VALUES (?, ?, 1, ?)",
+                                    -1, &insert, NULL),
+                 db, "prepare insert");
+    check_sqlite(sqlite3_prepare_v2(db, "DELETE FROM outbox WHERE id = ?", -1, &delete, NULL), db, "prepare delete");
+    check_sqlite(sqlite3_prepare_v2(db, "BEGIN", -1, &begin, NULL), db, "prepare begin");
+    check_sqlite(sqlite3_prepare_v2(db, "COMMIT", -1, &commit, NULL), db, "prepare commit");
+
+    /* MQTT. */
+    mosquitto_lib_init();
+    struct mosquitto *mosq = mosquitto_new(client_id, true, NULL);
+    if (!mosq) die("relay", "mosquitto_new failed");
+    mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+    mosquitto_int_option(mosq, MOSQ_OPT_SEND_MAXIMUM, inflight); /* MQTT 5: in flight at once */
+    mosquitto_publish_callback_set(mosq, on_publish);
+    mosquitto_connect_callback_set(mosq, on_connect);
+    int rc = mosquitto_connect(mosq, host, port, 30);
+    if (rc != MOSQ_ERR_SUCCESS) die("relay: mqtt connect", mosquitto_strerror(rc));
+    if ((rc = mosquitto_loop_start(mosq)) != MOSQ_ERR_SUCCESS) die("relay: loop", mosquitto_strerror(rc));
+    for (int i = 0; i < 500 && !connected_flag; i++) usleep(10000);
+    if (!connected_flag) die("relay", "no CONNACK");
+
+    /* D-Bus. */
+    DBusError error;
+    dbus_error_init(&error);
+    DBusConnection *connection = dbus_connection_open_private(address, &error);
+    if (!connection || !dbus_bus_register(connection, &error)) die("relay: dbus connect", error.message);
+    dbus_bus_add_match(connection,
+                       "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                       "path_namespace='/org/bluez',arg0='org.bluez.GattCharacteristic1'",
+                       &error);
+    if (dbus_error_is_set(&error)) die("relay: add match", error.message);
+    int dbus_fd;
+    if (!dbus_connection_get_unix_fd(connection, &dbus_fd)) die("relay", "no D-Bus fd");
+    printf("ready\n");
+    fflush(stdout);
+
+    static sqlite3_int64 row_of_mid[65536];
+    size_t batch_capacity = 4096;
+    struct pending *batch = malloc(batch_capacity * sizeof *batch);
+    int *mids = NULL;
+    size_t mids_capacity = 0;
+    unsigned long long received = 0, published = 0, acked = 0;
+    while (!stopping) {
+        struct pollfd fds[2] = {{dbus_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+        if (poll(fds, 2, 200) < 0 && errno != EINTR) die("relay: poll", strerror(errno));
+
+        /* Every signal available now: one transaction, then publish each. */
+        dbus_connection_read_write(connection, 0);
+        size_t count = 0;
+        DBusMessage *message;
+        while ((message = dbus_connection_pop_message(connection))) {
+            const uint8_t *bytes;
+            int length;
+            if (dbus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") &&
+                value_of(message, &bytes, &length)) {
+                if (count == batch_capacity) {
+                    batch_capacity *= 2;
+                    batch = realloc(batch, batch_capacity * sizeof *batch);
+                    if (!batch) die("relay", "out of memory");
+                }
+                struct pending *item = &batch[count++];
+                topic_of(base, dbus_message_get_path(message), item->topic, sizeof item->topic);
+                item->payload_length = format_payload(bytes, length, item->payload, sizeof item->payload);
+            }
+            dbus_message_unref(message);
+        }
+        if (count > 0) {
+            received += count;
+            check_sqlite(sqlite3_step(begin), db, "begin");
+            sqlite3_reset(begin);
+            for (size_t i = 0; i < count; i++) {
+                sqlite3_bind_text(insert, 1, batch[i].topic, -1, SQLITE_STATIC);
+                sqlite3_bind_blob(insert, 2, batch[i].payload, batch[i].payload_length, SQLITE_STATIC);
+                sqlite3_bind_int64(insert, 3, (sqlite3_int64)realtime_ns());
+                check_sqlite(sqlite3_step(insert), db, "insert");
+                sqlite3_reset(insert);
+                batch[i].row = sqlite3_last_insert_rowid(db);
+            }
+            check_sqlite(sqlite3_step(commit), db, "commit");
+            sqlite3_reset(commit);
+            for (size_t i = 0; i < count; i++) {
+                int mid;
+                rc = mosquitto_publish(mosq, &mid, batch[i].topic, batch[i].payload_length, batch[i].payload, 1, false);
+                if (rc != MOSQ_ERR_SUCCESS) die("relay: publish", mosquitto_strerror(rc));
+                row_of_mid[mid & 0xFFFF] = batch[i].row;
+                published++;
+            }
+        }
+
+        /* PUBACKs: delete their rows in one transaction. */
+        uint64_t counter;
+        if (read(wake_fd, &counter, sizeof counter) < 0 && errno != EAGAIN) die("relay: eventfd", strerror(errno));
+        pthread_mutex_lock(&acked_lock);
+        size_t acks = acked_count;
+        if (acks > mids_capacity) {
+            mids_capacity = acks * 2;
+            mids = realloc(mids, mids_capacity * sizeof *mids);
+            if (!mids) die("relay", "out of memory");
+        }
+        if (acks) memcpy(mids, acked_mids, acks * sizeof *mids);
+        acked_count = 0;
+        pthread_mutex_unlock(&acked_lock);
+        if (acks > 0) {
+            check_sqlite(sqlite3_step(begin), db, "begin");
+            sqlite3_reset(begin);
+            for (size_t i = 0; i < acks; i++) {
+                sqlite3_bind_int64(delete, 1, row_of_mid[mids[i] & 0xFFFF]);
+                check_sqlite(sqlite3_step(delete), db, "delete");
+                sqlite3_reset(delete);
+            }
+            check_sqlite(sqlite3_step(commit), db, "commit");
+            sqlite3_reset(commit);
+            acked += acks;
+        }
+    }
+
+    sqlite3_stmt *depth;
+    check_sqlite(sqlite3_prepare_v2(db, "SELECT count(*) FROM outbox", -1, &depth, NULL), db, "prepare count");
+    check_sqlite(sqlite3_step(depth), db, "count");
+    printf("received=%llu published=%llu acked=%llu outbox_depth=%lld\n", received, published, acked,
+           (long long)sqlite3_column_int64(depth, 0));
+    fflush(stdout);
+    sqlite3_finalize(depth);
+    mosquitto_disconnect(mosq);
+    mosquitto_loop_stop(mosq, false);
+    mosquitto_destroy(mosq);
+    mosquitto_lib_cleanup();
+    sqlite3_finalize(insert);
+    sqlite3_finalize(delete);
+    sqlite3_finalize(begin);
+    sqlite3_finalize(commit);
+    sqlite3_close(db);
+    dbus_connection_close(connection);
+    dbus_connection_unref(connection);
+    free(batch);
+    free(mids);
+    free(acked_mids);
+    return 0;
+}

@@ -1,0 +1,503 @@
+#!/usr/bin/env bash
+# End-to-end benchmark (`make bench`): the gateway against a C relay doing the same hot-path work
+# (D-Bus PropertiesChanged → SQLite WAL outbox → MQTT QoS 1 publish → delete on PUBACK), on a
+# private dbus-daemon and a mosquitto on a free loopback port. Not part of the tests.
+#
+#   bench/run.sh            full run: relay, then gateway (release build); prints a table
+#   bench/run.sh --smoke    builds the C programs and runs the relay for a few seconds (< 30 s)
+#   bench/run.sh --relay-only | --gateway-only
+#
+# Tunables (environment): BENCH_SECONDS (length of each ramp step, default 5), BENCH_LATENCY_SECONDS
+# (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
+# BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
+# BENCH_RAMP (total rates tried for the throughput ramp, ascending).
+# BENCH_SKIP_BUILD=1 uses the existing .build/release/blebridge. BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
+# runs the measured processes at that priority, after the build, on a machine busy with other work.
+# Everything runs on loopback; every phase has a fixed duration.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=full
+run_relay=1
+run_gateway=1
+for argument in "$@"; do
+    case "$argument" in
+        --smoke) mode=smoke; run_gateway=0 ;;
+        --relay-only) run_gateway=0 ;;
+        --gateway-only) run_relay=0 ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
+    esac
+done
+
+seconds=${BENCH_SECONDS:-5}
+latency_seconds=${BENCH_LATENCY_SECONDS:-10}
+devices=${BENCH_DEVICES:-50}
+latency_rate=${BENCH_LATENCY_RATE:-1000}
+ramp=${BENCH_RAMP:-"2000 2500 3200 4000 5000 6400 8000 10000 12800 16000 20000 25000 32000 40000"}
+if [ "$mode" = smoke ]; then
+    seconds=2
+    latency_seconds=2
+    ramp="4000"
+fi
+clock_ticks=$(getconf CLK_TCK)
+# The gateway accepts at most 32 concurrent connections (bluetooth.max_connections), so of the
+# configured devices at most 32 are connected and notifying; both loads use that many streams.
+gateway_connections=$((devices < 32 ? devices : 32))
+active=${BENCH_ACTIVE:-$gateway_connections}
+
+work=$(mktemp -d /tmp/blebridge-bench.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    if [ -n "${BENCH_KEEP:-}" ]; then log "logs kept in $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+log() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- build
+bin="$root/.build/bench"
+mkdir -p "$bin"
+cflags="-O2 -Wall -Wextra -Werror -std=gnu11"
+src="$root/bench/c-relay"
+# shellcheck disable=SC2046
+cc $cflags -o "$bin/relay" "$src/relay.c" $(pkg-config --cflags --libs dbus-1 libmosquitto sqlite3) -lpthread
+# shellcheck disable=SC2046
+cc $cflags -o "$bin/emitter" "$src/emitter.c" $(pkg-config --cflags --libs dbus-1)
+# shellcheck disable=SC2046
+cc $cflags -o "$bin/subscriber" "$src/subscriber.c" $(pkg-config --cflags --libs libmosquitto) -lpthread
+# shellcheck disable=SC2046
+cc $cflags -o "$bin/bluez_client" "$src/bluez_client.c" $(pkg-config --cflags --libs dbus-1)
+log "built relay, emitter, subscriber, bluez_client in $bin"
+
+blebridge="$root/.build/release/blebridge"
+if [ "$run_gateway" = 1 ] && [ -z "${BENCH_SKIP_BUILD:-}" ]; then
+    log "building blebridge (release)…"
+    (cd "$root" && swift build -c release --product blebridge >"$work/swift-build.log" 2>&1) || {
+        tail -20 "$work/swift-build.log" >&2
+        echo "bench/run.sh: release build failed" >&2
+        exit 1
+    }
+fi
+
+if [ -n "${BENCH_NICE:-}" ]; then
+    renice -n "$BENCH_NICE" -p $$ >/dev/null || { echo "bench/run.sh: cannot renice to $BENCH_NICE" >&2; exit 1; }
+fi
+
+# ---------------------------------------------------------------- helpers
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# wait_for FILE PATTERN SECONDS
+wait_for() {
+    local deadline=$((SECONDS + $3))
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        [ $SECONDS -lt $deadline ] || return 1
+        sleep 0.05
+    done
+}
+
+start_dbus() {
+    local dir="$work/$1"
+    mkdir -p "$dir"
+    cat >"$dir/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
+  <limit name="max_match_rules_per_connection">50000</limit>
+</busconfig>
+EOF
+    dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile --print-address=1 >"$dir/address" 2>"$dir/dbus.log" &
+    pids+=($!)
+    wait_for "$dir/address" unix 10 || { echo "dbus-daemon did not start" >&2; exit 1; }
+    bus_address=$(head -1 "$dir/address")
+}
+
+start_mosquitto() {
+    local dir="$work/$1"
+    mkdir -p "$dir"
+    mqtt_port=$(free_port)
+    cat >"$dir/mosquitto.conf" <<EOF
+listener $mqtt_port 127.0.0.1
+allow_anonymous true
+max_queued_messages 0
+max_inflight_messages 0
+persistence false
+log_dest stderr
+log_type error
+log_type warning
+EOF
+    mosquitto -c "$dir/mosquitto.conf" 2>"$dir/mosquitto.log" &
+    pids+=($!)
+    local deadline=$((SECONDS + 10))
+    until (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null; do
+        [ $SECONDS -lt $deadline ] || { echo "mosquitto did not start" >&2; exit 1; }
+        sleep 0.05
+    done
+}
+
+# CPU time of a process (all threads) in clock ticks: utime + stime from /proc/<pid>/stat.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# Per thread: "<tid> <ticks> <name>" (names may repeat).
+thread_ticks() {
+    local task line tid comm fields
+    for task in /proc/"$1"/task/*; do
+        line=$(cat "$task/stat" 2>/dev/null) || continue
+        tid=${line%% *}
+        comm=${line#*(}
+        comm=${comm%)*}
+        read -ra fields <<<"${line##*) }"
+        echo "$tid $((fields[11] + fields[12])) ${comm// /_}"
+    done
+}
+memory_kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
+field() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
+
+# subscriber_start NAME SINCE [extra args…]: starts the measuring subscriber, waits for SUBACK.
+subscriber_start() {
+    local name=$1 since=$2
+    shift 2
+    "$bin/subscriber" --port "$mqtt_port" --topic 'blebridge/+' --since "$since" "$@" >"$work/$name.sub" 2>&1 &
+    subscriber_pid=$!
+    pids+=("$subscriber_pid")
+    wait_for "$work/$name.sub" ready 10 || { echo "subscriber did not subscribe: $(cat "$work/$name.sub")" >&2; exit 1; }
+}
+
+subscriber_finish() {
+    kill -USR1 "$subscriber_pid"
+    wait "$subscriber_pid" || true
+}
+
+# Load sources. load_run TOTAL_RATE SECONDS: runs the load for SECONDS, prints "sent=<n> achieved=<n/s>".
+relay_load() {
+    local total=$1 duration=$2
+    "$bin/emitter" --address "$bus_address" --devices "$active" \
+        --rate "$(awk -v t="$total" -v d="$active" 'BEGIN{printf "%.6f", t/d}')" --duration "$duration"
+}
+
+simulator_call() {
+    dbus-send --bus="$bus_address" --print-reply --type=method_call --dest=io.blebridge.Simulator \
+        /io/blebridge/Simulator "io.blebridge.Simulator1.$1" "${@:2}"
+}
+
+simulator_load() {
+    local total=$1 duration=$2 per_device statistics sent achieved
+    per_device=$(awk -v t="$total" -v d="$active" 'BEGIN{printf "%.6f", t/d}')
+    if ! simulator_call SetLoad "uint32:$devices" "double:$per_device" >/dev/null; then
+        log "  the simulator is gone: $(tail -5 "$work"/*-simulator.log 2>/dev/null | tr '\n' ' ')"
+        echo "sent=0 achieved=0"
+        return
+    fi
+    sleep "$duration"
+    statistics=$(simulator_call GetLoadStatistics)
+    simulator_call SetLoad uint32:0 double:0 >/dev/null
+    sent=$(grep -A1 '"sent"' <<<"$statistics" | sed -n 's/.*uint64 \([0-9]*\).*/\1/p' | head -1)
+    achieved=$(grep -A1 '"achieved_rate"' <<<"$statistics" | sed -n 's/.*double \([0-9.e+]*\).*/\1/p' | head -1)
+    echo "sent=${sent:-0} achieved=$(awk -v a="${achieved:-0}" 'BEGIN{printf "%.0f", a}')"
+}
+
+# phase NAME LOADFN TARGETPID TOTAL_RATE SECONDS: one fixed-length phase; sets phase_* results.
+phase() {
+    local name=$1 load=$2 target=$3 total=$4 duration=$5 since cpu_before cpu_after load_result result
+    since=$(date +%s%N)
+    subscriber_start "$name" "$since"
+    cpu_before=$(cpu_ticks "$target")
+    thread_ticks "$target" >"$work/$name.threads-before"
+    load_result=$("$load" "$total" "$duration")
+    subscriber_finish
+    result=$(tail -1 "$work/$name.sub")
+    cpu_after=$(cpu_ticks "$target")
+    thread_ticks "$target" >"$work/$name.threads-after"
+    # The busiest threads over the phase, for the log: "name ms".
+    phase_threads=$(awk 'NR == FNR { before[$1] = $2; next }
+        { all++; d = $2 - before[$1]; if (d > 0) { busy++; t[$3] += d; n[$3]++ } }
+        END { printf "%d threads, %d used CPU:", all, busy; for (k in t) printf " %s×%d %d", k, n[k], t[k]; print "" }' \
+        "$work/$name.threads-before" "$work/$name.threads-after" |
+        awk -v hz="$clock_ticks" '{ for (i = 6; i < NF; i += 2) $(i + 1) = sprintf("%.0f ms;", $(i + 1) * 1000 / hz); print }')
+    phase_sent=$(field "$load_result" sent)
+    phase_achieved=$(field "$load_result" achieved)
+    phase_unique=$(field "$result" unique)
+    local expected
+    expected=$(field "$result" expected)
+    [ "${expected:-0}" -gt "${phase_sent:-0}" ] && phase_sent=$expected
+    phase_lost=$((phase_sent - phase_unique))
+    phase_p50=$(field "$result" p50_ms)
+    phase_p99=$(field "$result" p99_ms)
+    phase_drain=$(field "$result" drain_ms)
+    phase_rate=$(awk -v u="$phase_unique" -v s="$duration" 'BEGIN{printf "%.0f", u/s}')
+    phase_cpu_us=$(awk -v c=$((cpu_after - cpu_before)) -v hz="$clock_ticks" -v u="$phase_unique" \
+        'BEGIN{ if (u > 0) printf "%.1f", c * 1e6 / hz / u; else print "n/a" }')
+    phase_rss=$(memory_kb "$target" VmRSS)
+    phase_hwm=$(memory_kb "$target" VmHWM)
+    log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost" \
+        "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs" \
+        "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
+    log "    $phase_threads"
+}
+
+# A phase is sustained when nothing was lost, the source kept >= 95 % of the asked rate, and the
+# backlog drained within 500 ms after the load stopped with p99 <= 250 ms. Sets phase_reason.
+phase_sustained() {
+    phase_reason=$(awk -v lost="$phase_lost" -v achieved="$phase_achieved" -v total="$1" -v drain="$phase_drain" \
+        -v p99="$phase_p99" 'BEGIN{
+            if (lost > 0) print "lost " lost;
+            else if (achieved < 0.95 * total) print "source reached only " achieved "/s";
+            else if (drain > 500 || p99 > 250) print "backlog (p99 " p99 " ms, drain " drain " ms)";
+        }')
+    [ -z "$phase_reason" ]
+}
+
+# suite NAME LOADFN TARGETPID: warm-up, latency/CPU/memory phase, then the throughput ramp.
+suite() {
+    local name=$1 load=$2 target=$3 total since
+    log "[$name] warm-up: waiting for values from $active devices"
+    since=$(date +%s%N)
+    subscriber_start "$name-warmup" "$since" --wait-devices "$active" --timeout-ms 120000
+    local warm_load="" warmed=1
+    if [ "$load" = relay_load ]; then
+        "$bin/emitter" --address "$bus_address" --devices "$active" --rate 1 --duration 60 >/dev/null &
+        warm_load=$!
+    else
+        simulator_call SetLoad "uint32:$devices" double:1 >/dev/null
+    fi
+    wait "$subscriber_pid" || warmed=0
+    if [ -n "$warm_load" ]; then
+        kill "$warm_load" 2>/dev/null || true
+        wait "$warm_load" 2>/dev/null || true
+    else
+        simulator_call SetLoad uint32:0 double:0 >/dev/null
+    fi
+    if [ "$warmed" = 0 ]; then
+        echo "[$name] not every device delivered within 120 s: $(tail -1 "$work/$name-warmup.sub")" >&2
+        return 1
+    fi
+    sleep 1
+
+    log "[$name] latency, CPU and memory at $latency_rate/s ($active devices notifying, ${latency_seconds} s)"
+    phase "$name-latency" "$load" "$target" "$latency_rate" "$latency_seconds"
+    eval "${name}_p50=\$phase_p50 ${name}_p99=\$phase_p99 ${name}_cpu=\$phase_cpu_us"
+    eval "${name}_rss_mb=$(awk -v k="$phase_rss" 'BEGIN{printf "%.1f", k/1024}')"
+    eval "${name}_hwm_mb=$(awk -v k="$phase_hwm" 'BEGIN{printf "%.1f", k/1024}')"
+    eval "${name}_latency_lost=\$phase_lost"
+
+    log "[$name] throughput ramp (${seconds} s per step)"
+    local best=0 best_total=0 failed_total=""
+    for total in $ramp; do
+        phase "$name-ramp-$total" "$load" "$target" "$total" "$seconds"
+        if ! phase_sustained "$total"; then
+            log "  $phase_reason; retrying $total/s once"
+            sleep 1
+            phase "$name-ramp-$total-retry" "$load" "$target" "$total" "$seconds"
+            if ! phase_sustained "$total"; then
+                failed_total="$total ($phase_reason)"
+                break
+            fi
+        fi
+        best=$phase_rate
+        best_total=$total
+        sleep 0.5
+    done
+    eval "${name}_throughput=\$best ${name}_step=\$best_total ${name}_failed=\$failed_total"
+    return 0
+}
+
+# ---------------------------------------------------------------- processes
+# Every suite gets a fresh dbus-daemon, mosquitto and (for the simulator's load) simulator.
+stop_pid() {
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+environment_start() {
+    start_dbus "$1-bus"
+    suite_pids=("${pids[-1]}")
+    start_mosquitto "$1-mqtt"
+    suite_pids+=("${pids[-1]}")
+}
+
+environment_stop() {
+    local index
+    for ((index = ${#suite_pids[@]} - 1; index >= 0; index--)); do stop_pid "${suite_pids[index]}"; done
+}
+
+start_relay() {
+    "$bin/relay" --address "$bus_address" --db "$work/$1.sqlite" --port "$mqtt_port" >"$work/$1.out" 2>&1 &
+    relay_pid=$!
+    pids+=("$relay_pid")
+    suite_pids+=("$relay_pid")
+    wait_for "$work/$1.out" ready 10 || { echo "relay did not start: $(cat "$work/$1.out")" >&2; exit 1; }
+}
+
+# The simulator (its own process, `blebridge simulate`) owns org.bluez on the private bus; load
+# mode adds LOAD-0000… (C0:FF:EE:10:hh:ll, characteristic 6b1e2002-…), each notifying while
+# connected and subscribed. Sets missing= when it cannot start.
+load_characteristic=6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b
+start_simulator() {
+    "$blebridge" simulate --bus "$bus_address" --scenario load >"$work/$1-simulator.log" 2>&1 &
+    simulator_pid=$!
+    pids+=("$simulator_pid")
+    suite_pids+=("$simulator_pid")
+    local deadline=$((SECONDS + 20))
+    until simulator_call SetLoad "uint32:$devices" double:1 >/dev/null 2>&1 && simulator_call SetLoad uint32:0 double:0 >/dev/null 2>&1; do
+        if [ $SECONDS -ge $deadline ] || ! kill -0 "$simulator_pid" 2>/dev/null; then
+            missing="the simulator did not start: $(tail -3 "$work/$1-simulator.log" | tr '\n' ' ')"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+write_gateway_config() {
+    python3 - "$1" "$bus_address" "$mqtt_port" "$work/gateway.sqlite" "$devices" "$gateway_connections" \
+        "$load_characteristic" <<'PY'
+import json, sys
+path, bus, port, outbox, count, connections, characteristic = sys.argv[1:]
+devices = [{
+    "id": "load-%04d" % i,
+    "match": {"address": "C0:FF:EE:10:%02X:%02X" % (i >> 8, i & 0xFF)},
+    "connection": "keep_connected",
+    "subscribe": [{"characteristic": characteristic, "mode": "notify"}],
+} for i in range(int(count))]
+config = {
+    "gateway_id": "bench",
+    "bluetooth": {"adapter": "hci0", "bus": bus, "max_connections": int(connections)},
+    "mqtt": {"url": "mqtt://127.0.0.1:%s" % port, "client_id": "blebridge-bench", "qos": 1},
+    "outbox": {"path": outbox, "synchronous": "normal"},
+    "homeassistant": {"enabled": False},
+    "devices": devices,
+}
+with open(path, "w") as f:
+    json.dump(config, f, indent=1)
+PY
+}
+
+start_gateway() {
+    write_gateway_config "$work/gateway.json"
+    "$blebridge" check-config --config "$work/gateway.json" >"$work/check-config.log" 2>&1 || {
+        missing="the generated configuration is refused: $(tail -3 "$work/check-config.log" | tr '\n' ' ')"
+        return 1
+    }
+    "$blebridge" run --config "$work/gateway.json" >"$work/gateway.log" 2>&1 &
+    gateway_pid=$!
+    pids+=("$gateway_pid")
+    suite_pids+=("$gateway_pid")
+    sleep 1
+    kill -0 "$gateway_pid" 2>/dev/null || {
+        missing="blebridge run exited: $(tail -3 "$work/gateway.log" | tr '\n' ' ')"
+        return 1
+    }
+}
+
+relay_ok=0
+relay_sim_ok=0
+gateway_ok=0
+simulator_missing=""
+if [ "$run_gateway" = 1 ]; then
+    "$blebridge" simulate --help >/dev/null 2>&1 ||
+        simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
+fi
+relay_sim_missing=$simulator_missing
+gateway_missing=$simulator_missing
+if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ] && ! "$blebridge" run --help >/dev/null 2>&1; then
+    gateway_missing="blebridge has no 'run' command yet"
+fi
+
+# ---------------------------------------------------------------- (a) C relay, C load
+if [ "$run_relay" = 1 ]; then
+    environment_start relay
+    start_relay relay
+    suite relay relay_load "$relay_pid" && relay_ok=1
+    stop_pid "$relay_pid"
+    log "[relay] $(tail -1 "$work/relay.out")"
+    environment_stop
+fi
+
+# ---------------------------------------------------------------- (b) C relay, simulator's load
+if [ "$run_relay" = 1 ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then
+    environment_start relay_sim
+    missing=""
+    if start_simulator relay_sim; then
+        start_relay relay_sim
+        "$bin/bluez_client" --address "$bus_address" --count "$active" >"$work/bluez_client.out" 2>&1 &
+        client_pid=$!
+        pids+=("$client_pid")
+        suite_pids+=("$client_pid")
+        if wait_for "$work/bluez_client.out" ready 90; then
+            suite relay_sim simulator_load "$relay_pid" && relay_sim_ok=1
+        else
+            missing="could not subscribe to the simulator's load devices: $(tail -2 "$work/bluez_client.out" | tr '\n' ' ')"
+        fi
+        stop_pid "$relay_pid"
+        log "[relay_sim] $(tail -1 "$work/relay_sim.out")"
+    fi
+    relay_sim_missing=$missing
+    environment_stop
+fi
+
+# ---------------------------------------------------------------- (c) the gateway, simulator's load
+if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ]; then
+    environment_start gateway
+    missing=""
+    if start_simulator gateway && start_gateway; then
+        suite gateway simulator_load "$gateway_pid" && gateway_ok=1
+    fi
+    gateway_missing=${missing:-$gateway_missing}
+    environment_stop
+fi
+
+# ---------------------------------------------------------------- report
+echo
+echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
+echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected); nice ${BENCH_NICE:-0}"
+echo
+value() { if [ "$(eval echo "\$${1}_ok")" = 1 ]; then eval "printf '%s' \"\${${1}_$2:-n/a}\""; else printf 'n/a'; fi; }
+ratio() {
+    if [ "$(eval echo "\$${1}_ok")" = 1 ] && [ "$gateway_ok" = 1 ]; then
+        awk -v g="$(eval echo "\$gateway_$2")" -v r="$(eval echo "\$${1}_$2")" \
+            'BEGIN{ if (r > 0) printf "%.2fx", g / r; else printf "n/a" }'
+    else printf 'n/a'; fi
+}
+format='| %-34s | %13s | %13s | %13s | %10s | %10s | %s |\n'
+# shellcheck disable=SC2059
+printf "$format" "" "relay, C load" "relay, sim." "gateway, sim." "gw/relay" "gw/relay" "target"
+# shellcheck disable=SC2059
+printf "$format" "" "" "" "" "(sim.)" "(C load)" ""
+echo "|---|---|---|---|---|---|---|"
+row() {
+    # shellcheck disable=SC2059
+    printf "$format" "$1" "$(value relay "$2")" "$(value relay_sim "$2")" "$(value gateway "$2")" \
+        "$(ratio relay_sim "$2")" "$(ratio relay "$2")" "$3"
+}
+row "sustained throughput (msg/s)" throughput ">= 0.8x relay"
+row "p50 latency at ${latency_rate}/s (ms)" p50 ""
+row "p99 latency at ${latency_rate}/s (ms)" p99 "<= 5 ms"
+row "CPU per message at ${latency_rate}/s (us)" cpu "<= 1.5x relay"
+row "VmRSS at ${latency_rate}/s (MB)" rss_mb "<= 30 MB (gateway)"
+row "VmHWM at ${latency_rate}/s (MB)" hwm_mb ""
+echo
+for suite_name in relay relay_sim gateway; do
+    ok=$(eval echo "\$${suite_name}_ok")
+    if [ "$ok" = 1 ]; then
+        echo "$suite_name: highest sustained step $(eval echo "\$${suite_name}_step")/s;" \
+            "first failing step $(eval echo "\${${suite_name}_failed:-none (ramp exhausted)}");" \
+            "lost at ${latency_rate}/s: $(eval echo "\$${suite_name}_latency_lost")"
+        continue
+    fi
+    wanted=$run_gateway
+    [ "$suite_name" = relay ] && wanted=$run_relay
+    [ "$suite_name" = relay_sim ] && [ "$run_relay" = 0 ] && wanted=0
+    if [ "$wanted" = 1 ]; then
+        echo "$suite_name: NOT MEASURED — $(eval echo "\${${suite_name}_missing:-see the log above}")"
+    fi
+done
+if [ "$mode" = smoke ]; then
+    [ "$relay_ok" = 1 ] && [ "${relay_latency_lost:-1}" -le 0 ] || { echo "smoke: relay did not deliver" >&2; exit 1; }
+fi
