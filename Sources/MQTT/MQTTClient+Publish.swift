@@ -29,7 +29,11 @@ extension MQTTClient {
                 message.qos.rawValue, message.retain, properties?.head)
         }
         let savedErrno = errno
-        if rc != MosquittoResult.success {
+        // MOSQ_ERR_NO_CONN for QoS 1/2 means the socket went away a moment ago: libmosquitto has
+        // queued the message anyway and re-sends it after the reconnect, so wait for that
+        // acknowledgement like any other message in flight at a disconnect.
+        let queuedWhileReconnecting = rc == MOSQ_ERR_NO_CONN.rawValue && message.qos != .atMostOnce
+        if rc != MosquittoResult.success && !queuedWhileReconnecting {
             throw MosquittoResult.error(rc, "publishing to \(message.topic)", errnoValue: savedErrno)
         }
         let context = loop.handle.context

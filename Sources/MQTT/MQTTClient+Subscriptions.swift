@@ -23,6 +23,10 @@ extension MQTTClient {
     /// Subscribes to `filter` (`+` and `#` allowed, `$share/<group>/…` too) and returns a stream of
     /// the matching messages (unbounded buffer: nothing is dropped for a slow reader).
     ///
+    /// Subscribe *before* ``connect()``/``start()`` when using a persistent session: the broker
+    /// delivers what it kept for the session right after CONNACK, and a message that matches no
+    /// stream is dropped (logged at debug).
+    ///
     /// When connected, returns after the SUBACK and throws ``MQTTError/Code/rejected`` /
     /// ``MQTTError/Code/notAuthorized`` if the broker refused. When not connected, the
     /// subscription is remembered and sent on the next connection. Throws
@@ -113,8 +117,13 @@ extension MQTTClient {
     }
 
     func deliver(_ message: MQTTMessage) {
+        var delivered = false
         for (filter, entry) in subscriptions where MQTTTopic.matches(filter: filter, topic: message.topic) {
             for stream in entry.streams.values { stream.yield(message) }
+            delivered = true
+        }
+        if !delivered {
+            logger.debug("MQTT message matches no subscription stream; dropped", [("topic", message.topic)])
         }
     }
 

@@ -25,7 +25,8 @@ import Synchronization
 /// ``connectionStates`` shows `connecting` → `connected` → `disconnected(reason:)` → ….
 ///
 /// **Publishing while disconnected** throws ``MQTTError/Code/noConnection`` at once, for every
-/// QoS; nothing is queued inside the client. Keep unsent messages in the outbox and publish them
+/// QoS; nothing is queued inside the client. (A QoS 1/2 publish that races with a connection loss
+/// the client has not noticed yet is kept by libmosquitto and handled like a message in flight.) Keep unsent messages in the outbox and publish them
 /// when ``connectionStates`` says `connected`.
 ///
 /// **Publishing does not enter the actor**: ``publish(_:)`` runs on the caller's executor, hands the
@@ -115,7 +116,7 @@ public actor MQTTClient {
 
     private func begin(failFast: Bool) throws(MQTTError) {
         try configuration.validate()
-        let loop = try MQTTNetworkLoop(configuration: configuration)
+        let loop = try MQTTNetworkLoop(configuration: configuration, stopAfterFirstFailure: failFast)
         self.loop = loop
         perform(lifecycle.handle(.start(failFast: failFast)))
         Task { await self.consume(loop.events) }

@@ -18,6 +18,9 @@ struct MQTTInFlightTable<Waiter> {
         case waiting
         /// Reported before its publisher arrived; the reason code is in `reasonCodes`.
         case acknowledged
+        /// A QoS 1/2 publish whose caller stopped waiting: its acknowledgement (which may come
+        /// after a reconnect) resolves no one.
+        case abandoned
     }
 
     private var states = [State](repeating: .none, count: 65536)
@@ -51,7 +54,7 @@ struct MQTTInFlightTable<Waiter> {
             case .acknowledged:
                 states[index] = .none
             case .waiting: collisions[mid, default: 0] += 1
-            case .unobserved, .none: states[index] = .unobserved
+            case .unobserved, .none, .abandoned: states[index] = .unobserved
             }
             return .wait
         }
@@ -69,7 +72,7 @@ struct MQTTInFlightTable<Waiter> {
     mutating func acknowledgementArrived(mid: Int32, reasonCode: Int32) -> Waiter? {
         let index = Int(UInt16(truncatingIfNeeded: mid))
         switch states[index] {
-        case .unobserved:
+        case .unobserved, .abandoned:
             states[index] = .none
             return nil
         case .waiting:
@@ -90,7 +93,7 @@ struct MQTTInFlightTable<Waiter> {
     mutating func cancel(mid: Int32) -> Waiter? {
         let index = Int(UInt16(truncatingIfNeeded: mid))
         guard states[index] == .waiting, let waiter = waiters.removeValue(forKey: mid) else { return nil }
-        states[index] = .none
+        states[index] = .abandoned
         collisions[mid] = nil
         return waiter
     }

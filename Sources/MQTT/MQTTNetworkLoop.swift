@@ -18,7 +18,12 @@ final class MQTTNetworkLoop: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let logger = Logger(label: "mqtt")
 
-    init(configuration: MQTTConfiguration) throws(MQTTError) {
+    /// Stop by itself after a failed attempt as long as no connection was ever accepted
+    /// (``MQTTClient/connect()``), instead of retrying.
+    private let stopAfterFirstFailure: Bool
+
+    init(configuration: MQTTConfiguration, stopAfterFirstFailure: Bool) throws(MQTTError) {
+        self.stopAfterFirstFailure = stopAfterFirstFailure
         let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
         let context = MosquittoCallbackContext(events: continuation, protocolVersion: configuration.protocolVersion)
         self.handle = try MosquittoHandle(
@@ -52,7 +57,8 @@ final class MQTTNetworkLoop: Sendable {
     private func run() {
         var backoff = MQTTReconnectBackoff(
             minimum: configuration.minimumReconnectDelay, maximum: configuration.maximumReconnectDelay)
-        var hasConnectedOnce = false
+        var hostIsSet = false  // mosquitto_connect_bind_v5 ran once; later attempts use mosquitto_reconnect
+        var everConnected = false
         var configured = false
         while !isStopping {
             context.attempt.withLock { $0 = .init() }
@@ -66,18 +72,19 @@ final class MQTTNetworkLoop: Sendable {
                     configured = true
                 }
                 try applyCredentials()
-                try connectSocket(first: !hasConnectedOnce)
-                hasConnectedOnce = true
+                try connectSocket(first: !hostIsSet)
+                hostIsSet = true
                 reason = runUntilDisconnected()
             } catch {
                 reason = error
-                if error.code != .invalidConfiguration { hasConnectedOnce = hasConnectedOnce || configured }
+                if error.code != .invalidConfiguration { hostIsSet = hostIsSet || configured }
             }
             let wasConnected = context.attempt.withLock { $0.connected }
             if wasConnected { backoff.reset() }
             if isStopping && (wasConnected || reason?.code == .noConnection) { reason = nil }
             context.events.yield(.disconnected(reason: reason, wasConnected: wasConnected))
-            if isStopping { break }
+            everConnected = everConnected || wasConnected
+            if isStopping || (stopAfterFirstFailure && !everConnected) { break }
             let delay = backoff.nextDelay(jitter: Double.random(in: 0...1))
             if let reason { logger.info("MQTT reconnecting in \(delay)", [("reason", reason.message)]) }
             _ = wake.wait(timeout: .now() + delay.dispatchInterval)

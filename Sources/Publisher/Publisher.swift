@@ -39,6 +39,7 @@ public actor Publisher {
     private var storeError: OutboxError?
     private var committing = false
     private let clock = ContinuousClock()
+    private let sampleTimeProperty: String?
 
     public init(
         store: OutboxStore, client: MQTTClient, options: PublisherOptions = PublisherOptions(),
@@ -49,6 +50,15 @@ public actor Publisher {
         self.options = options
         self.logger = logger
         self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
+        // MQTT 3.1.1 has no properties: sending one would make every publish fail (and every
+        // reading be dropped as refused), so the sample-time property is left out there.
+        self.sampleTimeProperty =
+            client.configuration.protocolVersion == .v5 ? options.sampleTimeProperty : nil
+        if let name = options.sampleTimeProperty, client.configuration.protocolVersion != .v5 {
+            logger.warning(
+                "sample-time user property needs MQTT 5; publishing without it",
+                [("property", name), ("protocol", client.configuration.protocolVersion.rawValue)])
+        }
     }
 
     /// Starts following the client's connection state and publishing whenever it is connected.
@@ -279,7 +289,7 @@ public actor Publisher {
 
     private func message(for record: OutboxRecord) -> MQTTMessage {
         var properties = MQTTProperties()
-        if let name = options.sampleTimeProperty {
+        if let name = sampleTimeProperty {
             properties.userProperties.append(MQTTUserProperty(name, Self.iso8601(record.entry.sampleTime)))
         }
         return MQTTMessage(

@@ -3,7 +3,8 @@ public struct PublisherOptions: Sendable, Hashable {
     /// At most this many publishes await their acknowledgement at once (`outbox.inflight`).
     public var window: Int
     /// When set, every publish carries the entry's sample time (ISO 8601, UTC, milliseconds) in an
-    /// MQTT 5 user property of this name, e.g. `"sample_time"`. Needs protocol version 5.
+    /// MQTT 5 user property of this name, e.g. `"sample_time"`. Ignored (with a warning) when the
+    /// client speaks MQTT 3.1.1, which has no properties.
     public var sampleTimeProperty: String?
     /// Pause after a transient failure (publish while the connection was dropping, outbox busy).
     public var retryDelay: Duration

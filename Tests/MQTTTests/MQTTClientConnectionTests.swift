@@ -138,6 +138,51 @@ import Testing
         broker.resume()
     }
 
+    @Test func cancellingTheCallerStopsWaitingForTheAcknowledgement() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "impatient")
+        broker.pause()
+        let publish = Task {
+            try await client.publish(MQTTMessage(topic: "slow/1", text: "x", qos: .atLeastOnce))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        publish.cancel()
+        await #expect(throws: CancellationError.self) { try await publish.value }
+        broker.resume()
+        await client.disconnect()
+    }
+
+    /// A persistent session keeps what arrives while the client is away; subscribing before
+    /// `connect()` routes it to a stream (a new process would otherwise drop it).
+    @Test func persistentSessionDeliversWhatWasQueuedWhileOffline() async throws {
+        let broker = try await MosquittoFixture()
+        let first = try await MQTTTestHelpers.connectedClient(broker, clientID: "persist", cleanSession: false)
+        _ = try await first.subscribe("queue/#", qos: .atLeastOnce)
+        await first.disconnect()
+        let sender = try await MQTTTestHelpers.connectedClient(broker, clientID: "sender")
+        try await sender.publish(MQTTMessage(topic: "queue/1", text: "while away", qos: .atLeastOnce))
+        await sender.disconnect()
+
+        let second = MQTTClient(
+            configuration: try MQTTTestHelpers.configuration(broker, clientID: "persist", cleanSession: false))
+        let stream = try await second.subscribe("queue/#", qos: .atLeastOnce)  // before connecting
+        try await second.connect()
+        #expect(second.connectionState == .connected(sessionPresent: true))
+        #expect(await MQTTTestHelpers.collect(stream, count: 1).map(\.text) == ["while away"])
+        await second.disconnect()
+    }
+
+    @Test func brokerThatNeverAnswersCONNACKTimesOut() async throws {
+        let broker = try await MosquittoFixture()
+        broker.pause()  // the kernel still accepts the TCP connection; nobody answers CONNECT
+        defer { broker.resume() }
+        let client = MQTTClient(
+            configuration: try MQTTConfiguration(url: broker.url, clientID: "patient", connectTimeout: .seconds(1)))
+        await #expect {
+            try await client.connect()
+        } throws: { ($0 as? MQTTError)?.code == .timeout }
+    }
+
     @Test func unreachableBrokerIsReportedAsUnreachable() async throws {
         let port = try FreePort.loopback()  // nothing listens here
         let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:\(port)", clientID: "x"))

@@ -205,3 +205,26 @@ import Testing
         #expect(stats.depth == 2)
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct PublisherProtocolTests {
+    @Test func overMQTT311TheSampleTimePropertyIsLeftOutAndNothingIsDropped() async throws {
+        let broker = try await MosquittoFixture()
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let (subscriberClient, received) = try await PublisherTestSupport.subscriber(broker, filter: "readings/#")
+        let client = MQTTClient(
+            configuration: try MQTTConfiguration(url: broker.url, clientID: "pub-311", protocolVersion: .v311))
+        try await client.connect()
+        let publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(sampleTimeProperty: "sample_time"))
+        await publisher.start()
+        for seq in 0..<10 { try await publisher.submit(TestReading.entry(device: "dev", seq: seq)) }
+        #expect(await PublisherTestSupport.wait(timeout: .seconds(10)) { received.distinct == 10 })
+        #expect(received.all.allSatisfy { $0.properties.userProperties.isEmpty })
+        #expect(try await PublisherTestSupport.wait(timeout: .seconds(5)) { try await store.stats().depth == 0 })
+        #expect(try await publisher.stats().dropped == 0)
+        await publisher.stop()
+        await client.disconnect()
+        await subscriberClient.disconnect()
+    }
+}

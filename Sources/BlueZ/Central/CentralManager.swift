@@ -30,10 +30,26 @@ public actor CentralManager {
         /// Retry behaviour of `connect` (InProgress, aborted connections).
         public var connection: ConnectionLifecycle.Configuration
 
+        // Pairing (see CentralManager+Pairing.swift).
+        /// How the agent answers pairing questions when `pair` is given no policy, and for pairings the peer starts.
+        public var pairing: PairingPolicy
+        /// A read, write, descriptor operation or notification subscription that fails with
+        /// `insufficientAuthentication` pairs (with `pairing`) and is retried once.
+        public var pairOnInsufficientAuthentication: Bool
+        /// How long such an automatic pairing may take.
+        public var pairingTimeout: Duration
+        /// Where the `org.bluez.Agent1` object is exported.
+        public var agentPath: DBusObjectPath
+        /// Make the agent BlueZ's default agent when registering it (`RequestDefaultAgent`).
+        public var requestsDefaultAgent: Bool
+
         public init(
             adapter: String = "hci0", deviceTimeToLive: Duration = .seconds(300), maximumCachedDevices: Int = 512,
             cacheSweepInterval: Duration = .seconds(30), callTimeout: Duration = .seconds(25),
-            connection: ConnectionLifecycle.Configuration = ConnectionLifecycle.Configuration()
+            connection: ConnectionLifecycle.Configuration = ConnectionLifecycle.Configuration(),
+            pairing: PairingPolicy = PairingPolicy(), pairOnInsufficientAuthentication: Bool = false,
+            pairingTimeout: Duration = .seconds(60), agentPath: DBusObjectPath = "/io/blebridge/agent",
+            requestsDefaultAgent: Bool = true
         ) {
             self.adapter = adapter
             self.deviceTimeToLive = deviceTimeToLive
@@ -41,12 +57,19 @@ public actor CentralManager {
             self.cacheSweepInterval = cacheSweepInterval
             self.callTimeout = callTimeout
             self.connection = connection
+            self.pairing = pairing
+            self.pairOnInsufficientAuthentication = pairOnInsufficientAuthentication
+            self.pairingTimeout = pairingTimeout
+            self.agentPath = agentPath
+            self.requestsDefaultAgent = requestsDefaultAgent
         }
     }
 
     public nonisolated let connection: DBusConnection
     public nonisolated let options: Options
     nonisolated let adapterPath: DBusObjectPath
+    /// The pairing agent (registered on the first `pair`, unregistered by `close`).
+    public nonisolated let agent: PairingAgent
     private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
     private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
 
@@ -72,6 +95,7 @@ public actor CentralManager {
     public init(connection: DBusConnection, options: Options = Options()) async throws {
         self.connection = connection
         self.options = options
+        self.agent = PairingAgent(connection: connection, path: options.agentPath, policy: options.pairing)
         self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
         // Match rules first, then GetManagedObjects: nothing between the two is missed.
         let signals = try await connection.signals(matching: DBusMatchRule(sender: BlueZNames.service))
@@ -113,8 +137,10 @@ public actor CentralManager {
         return try await CentralManager(connection: connection, options: options)
     }
 
-    /// Stops everything: scanners end, connections are left to BlueZ, streams finish.
-    public func close() {
+    /// Stops everything: the pairing agent is unregistered, scanners end, connections are left to BlueZ, streams
+    /// finish.
+    public func close() async {
+        await agent.unregister()
         closed = true
         for task in tasks { task.cancel() }
         tasks.removeAll()
@@ -298,9 +324,13 @@ public actor CentralManager {
     private func peripheral(for path: DBusObjectPath, address: BluetoothAddress) -> Peripheral {
         if let existing = peripherals[path] { return existing }
         let broadcaster = disconnectBroadcaster
+        var pairing: (@Sendable (Peripheral) async throws -> Void)?
+        if options.pairOnInsufficientAuthentication {
+            pairing = { [weak self] peripheral in try await self?.pairForAuthentication(peripheral) }
+        }
         let peripheral = Peripheral(
             identifier: address, path: path, connection: connection, lifecycle: options.connection,
-            callTimeout: options.callTimeout, onDisconnect: { broadcaster.yield($0) })
+            callTimeout: options.callTimeout, onDisconnect: { broadcaster.yield($0) }, authenticationHandler: pairing)
         peripherals[path] = peripheral
         let device = objects.properties(path, BlueZNames.device) ?? [:]
         let tree = objects.descendants(of: path)
@@ -315,6 +345,7 @@ public actor CentralManager {
 
     private func bluezOwnerChanged(present: Bool) async {
         if !present {
+            await agent.bluezVanished()
             objects.removeAll()
             lastSeen.removeAll()
             for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }

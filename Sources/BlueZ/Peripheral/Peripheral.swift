@@ -18,6 +18,8 @@ public actor Peripheral {
     nonisolated let connection: DBusConnection
     private let onDisconnect: @Sendable (DisconnectEvent) -> Void
     private let callTimeout: Duration
+    /// Pairs the peripheral when an operation needs it (`CentralManager.Options.pairOnInsufficientAuthentication`).
+    let authenticationHandler: (@Sendable (Peripheral) async throws -> Void)?
 
     private var device: [String: DBusValue] = [:]
     private var gatt: [DBusObjectPath: [String: [String: DBusValue]]] = [:]
@@ -40,7 +42,8 @@ public actor Peripheral {
     init(
         identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection,
         lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration,
-        onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void
+        onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
+        authenticationHandler: (@Sendable (Peripheral) async throws -> Void)? = nil
     ) {
         self.identifier = identifier
         self.path = path
@@ -48,6 +51,7 @@ public actor Peripheral {
         self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
         self.callTimeout = callTimeout
         self.onDisconnect = onDisconnect
+        self.authenticationHandler = authenticationHandler
     }
 
     // MARK: State
@@ -66,6 +70,12 @@ public actor Peripheral {
 
     /// Whether BlueZ holds a bond with the peripheral.
     public var isPaired: Bool { device["Paired"]?.asBool ?? false }
+
+    /// Whether BlueZ stored the keys, so the bond survives reconnects and restarts (`Device1.Bonded`).
+    public var isBonded: Bool { device["Bonded"]?.asBool ?? false }
+
+    /// Whether the device is marked `Trusted` in BlueZ.
+    public var isTrusted: Bool { device["Trusted"]?.asBool ?? false }
 
     /// The negotiated ATT MTU (23 until known).
     public var mtu: Int {
@@ -210,6 +220,10 @@ public actor Peripheral {
     public func notifications(for characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<
         Data, any Error
     > {
+        try await retryingAfterPairing { try await subscribe(to: characteristic) }
+    }
+
+    private func subscribe(to characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
         let characteristic = try current(characteristic)
         guard characteristic.properties.canNotify else {
             throw BluetoothError(
@@ -336,9 +350,18 @@ public actor Peripheral {
         BluetoothError(.attributeNotFound, "\(id) is not in the peripheral's GATT database")
     }
 
+    /// Runs `body` (a BlueZ call) for `attribute` (see `performOnce`), pairing and retrying once on
+    /// `insufficientAuthentication` when allowed.
+    private func perform<T: Sendable>(
+        _ operation: BluetoothOperation, on attribute: DBusObjectPath,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await retryingAfterPairing { try await performOnce(operation, on: attribute, body) }
+    }
+
     /// Runs `body` (a BlueZ call) for `attribute`: one operation per attribute at a time, `InProgress` from BlueZ
     /// retried briefly, and failed at once with the disconnect error when the link drops meanwhile.
-    private func perform<T: Sendable>(
+    private func performOnce<T: Sendable>(
         _ operation: BluetoothOperation, on attribute: DBusObjectPath,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {

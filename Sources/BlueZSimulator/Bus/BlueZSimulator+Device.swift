@@ -66,20 +66,23 @@ extension BlueZSimulator {
         }
     }
 
-    func disconnect(_ call: DBusMethodCall) async {
-        guard let key = try? key(forDevicePath: call.path.rawValue) else { return }
-        await disconnectDevice(key)
+    /// The `Disconnect` handler opens the returned gate just before it returns (its reply is then
+    /// queued on the connection), so `Connected` false can follow the reply as in bluetoothd.
+    func disconnect(_ call: DBusMethodCall) async -> ReplyGate? {
+        guard let key = try? key(forDevicePath: call.path.rawValue) else { return nil }
+        return await disconnectDevice(key)
     }
 
     /// `Disconnect`: cancels a pending attempt, or drops the link after bluetoothd's disconnect timer.
-    func disconnectDevice(_ key: String) async {
+    @discardableResult
+    func disconnectDevice(_ key: String) async -> ReplyGate? {
         let result = devices[key]!.requestDisconnect()
         if result.cancelledAttempt {
             cancelDeviceTasks(key)
             resumeConnects(key, error: BlueZError.failed("br-connection-canceled"))
-            return
+            return nil
         }
-        guard result.mustWait else { return }
+        guard result.mustWait else { return nil }
         if !disconnectTimers.contains(key) {
             disconnectTimers.insert(key)
             let attempt = connectAttempts[key]
@@ -88,7 +91,7 @@ extension BlueZSimulator {
                 await simulator.linkDown(key, pendingError: nil)
             }
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        return await withCheckedContinuation { (continuation: CheckedContinuation<ReplyGate?, Never>) in
             pendingDisconnects[key, default: []].append(continuation)
         }
     }
@@ -108,12 +111,18 @@ extension BlueZSimulator {
             key,
             error: wasConnecting
                 ? (pendingError ?? BlueZError.abortByLocal) : BlueZError.failed("br-connection-canceled"))
-        let disconnectWaiters = pendingDisconnects.removeValue(forKey: key) ?? []
-        for waiter in disconnectWaiters { waiter.resume() }
-        if !disconnectWaiters.isEmpty {
-            // Let the handlers' replies go out before the signal.
-            try? await Task.sleep(for: .milliseconds(10))
+        var gates: [ReplyGate] = []
+        for waiter in pendingDisconnects.removeValue(forKey: key) ?? [] {
+            let gate = ReplyGate()
+            gates.append(gate)
+            waiter.resume(returning: gate)
         }
+        // The Disconnect replies go out before the signal: bluetoothd sends them, then emits property
+        // changes from a later main-loop iteration (gdbus batches them in an idle callback). Clients
+        // depend on it: bleak closes the bus its Disconnect call is waiting on when it sees
+        // `Connected` false on its other connection.
+        for gate in gates { await gate.waitUntilOpen(timeout: .seconds(5)) }
+        if !gates.isEmpty { try? await Task.sleep(for: .milliseconds(25)) }
         if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
         if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
     }
@@ -215,7 +224,8 @@ extension BlueZSimulator {
             guard let text = value.asString else { throw BlueZError.invalidArguments.dbus }
             effects = devices[key]!.setAlias(text)
         default:
-            throw BlueZError.invalidArguments.dbus
+            // WakeAllowed exists only for devices that can wake the host (HID); none here.
+            throw DBusError(name: .invalidArgs, message: "No such property '\(name)'")
         }
         await apply(effects, to: key)
     }

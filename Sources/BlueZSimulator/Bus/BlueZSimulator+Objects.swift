@@ -42,7 +42,7 @@ extension BlueZSimulator {
         ("Class", "u", false), ("Powered", "b", true), ("PowerState", "s", false), ("Discoverable", "b", true),
         ("DiscoverableTimeout", "u", true),
         ("Pairable", "b", true), ("PairableTimeout", "u", true), ("Discovering", "b", false), ("UUIDs", "as", false),
-        ("Modalias", "s", false), ("Roles", "as", false),
+        ("Modalias", "s", false), ("Roles", "as", false), ("ExperimentalFeatures", "as", false),
     ]
 
     func exportAdapter(on connection: DBusConnection) async throws {
@@ -128,13 +128,16 @@ extension BlueZSimulator {
 
     // MARK: Device1
 
+    /// In bluetoothd's table order; properties a device lacks (`Class`, `Icon`, `Modalias`,
+    /// `AdvertisingData`, `WakeAllowed` here) stay in introspection but out of GetAll, as there.
     static let deviceProperties: [PropertyRow] = [
         ("Address", "s", false), ("AddressType", "s", false), ("Name", "s", false), ("Alias", "s", true),
-        ("Appearance", "q", false), ("Paired", "b", false), ("Bonded", "b", false), ("Trusted", "b", true),
-        ("Blocked", "b", true), ("LegacyPairing", "b", false), ("RSSI", "n", false), ("Connected", "b", false),
-        ("UUIDs", "as", false), ("Adapter", "o", false), ("ManufacturerData", "a{qv}", false),
-        ("ServiceData", "a{sv}", false), ("TxPower", "n", false), ("ServicesResolved", "b", false),
-        ("AdvertisingFlags", "ay", false),
+        ("Class", "u", false), ("Appearance", "q", false), ("Icon", "s", false), ("Paired", "b", false),
+        ("Bonded", "b", false), ("Trusted", "b", true), ("Blocked", "b", true), ("LegacyPairing", "b", false),
+        ("RSSI", "n", false), ("Connected", "b", false), ("UUIDs", "as", false), ("Modalias", "s", false),
+        ("Adapter", "o", false), ("ManufacturerData", "a{qv}", false), ("ServiceData", "a{sv}", false),
+        ("TxPower", "n", false), ("ServicesResolved", "b", false), ("AdvertisingFlags", "ay", false),
+        ("AdvertisingData", "a{yv}", false), ("WakeAllowed", "b", true),
     ]
 
     func exportDevice(_ key: String, on connection: DBusConnection) async throws {
@@ -146,7 +149,8 @@ extension BlueZSimulator {
                     return []
                 },
                 DBusMethod(name: "Disconnect") { [weak self] call in
-                    await self?.disconnect(call)
+                    let gate = await self?.disconnect(call)
+                    gate?.open()
                     return []
                 },
                 DBusMethod(name: "Pair") { [weak self] call in

@@ -150,7 +150,9 @@ extension BlueZSimulator {
         }
         // Sequences continue when only the rate changes, so consumers see no gap.
         let sequences = load.sequences.count == count ? load.sequences : Array(repeating: 0, count: count)
+        let run = load.run + 1
         load = LoadState(devices: count, rate: rate, sequences: sequences, sent: 0, startedAt: clock.now)
+        load.run = run
         guard count > 0, rate > 0 else { return }
         let keys = (0..<count).map { index in
             let address = LoadDevices.address(index).string
@@ -174,12 +176,13 @@ extension BlueZSimulator {
                 guard whole > 0 else { continue }
                 due -= Double(whole)
                 guard let self, await self.generation == generation else { return }
-                await self.loadTick(keys, perDevice: min(whole, 1000))
+                await self.loadTick(keys, perDevice: min(whole, 1000), run: run)
             }
         }
     }
 
-    func loadTick(_ keys: [CharacteristicKey], perDevice: Int) {
+    func loadTick(_ keys: [CharacteristicKey], perDevice: Int, run: Int) {
+        guard run == load.run, load.task != nil else { return }
         for (index, key) in keys.enumerated() {
             guard let device = devices[key.address], device.link == .connected, device.servicesResolved,
                 let state = device.characteristics[key.id], state.notifying || state.notifyAcquired

@@ -64,7 +64,7 @@ public actor BlueZSimulator {
     var deviceTasks: [String: [Task<Void, Never>]] = [:]
     var connectAttempts: [String: Int] = [:]
     var pendingConnects: [String: [CheckedContinuation<Void, any Error>]] = [:]
-    var pendingDisconnects: [String: [CheckedContinuation<Void, Never>]] = [:]
+    var pendingDisconnects: [String: [CheckedContinuation<ReplyGate?, Never>]] = [:]
     var disconnectTimers: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
     var load = LoadState()
@@ -265,7 +265,7 @@ public actor BlueZSimulator {
             for waiter in waiters { waiter.resume(throwing: BlueZError.abortByLocal.dbus) }
         }
         pendingConnects = [:]
-        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.resume() } }
+        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.resume(returning: nil) } }
         pendingDisconnects = [:]
     }
 

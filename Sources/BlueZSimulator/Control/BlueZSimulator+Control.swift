@@ -87,6 +87,7 @@ extension BlueZSimulator {
             // Stops sending; the statistics of the run stay readable.
             load.task?.cancel()
             load.task = nil
+            load.run += 1
             if load.stoppedAt == nil { load.stoppedAt = clock.now }
             return
         }

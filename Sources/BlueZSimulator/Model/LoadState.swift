@@ -7,6 +7,8 @@ struct LoadState: Sendable {
     var startedAt: ContinuousClock.Instant?
     var stoppedAt: ContinuousClock.Instant?
     var task: Task<Void, Never>?
+    /// Identifies the sending task of the current run; a cancelled task's late tick sends nothing.
+    var run = 0
 }
 
 /// What load mode achieved, for benchmarks (`GetLoadStatistics`).

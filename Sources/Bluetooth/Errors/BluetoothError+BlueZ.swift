@@ -113,7 +113,12 @@ extension BluetoothError {
 
     private static func dbusCode(_ suffix: String, during operation: BluetoothOperation) -> Code {
         switch suffix {
-        case "NoReply", "Timeout", "TimedOut": return operation == .connect ? .connectionTimeout : .timeout
+        case "NoReply", "Timeout", "TimedOut":
+            switch operation {
+            case .connect: return .connectionTimeout
+            case .pair: return .authenticationTimeout
+            default: return .timeout
+            }
         case "AccessDenied", "AuthFailed": return .unauthorized
         case "ServiceUnknown", "NameHasNoOwner", "Disconnected", "NoServer": return .resetting
         case "UnknownObject", "UnknownInterface":

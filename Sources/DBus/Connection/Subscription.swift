@@ -4,33 +4,6 @@ internal import CDBus
     import Glibc
 #endif
 
-/// The current owner of a well-known name that subscriptions filter on, kept up to date from
-/// `NameOwnerChanged`. Confined to the connection thread.
-final class OwnerCell {
-    let name: String
-    var owner: ContiguousArray<CChar>?
-    var references = 0
-    private(set) var isReady = false
-    private var waiters: [() -> Void] = []
-
-    init(name: String) { self.name = name }
-
-    func setOwner(_ owner: String?) {
-        self.owner = owner.flatMap { $0.isEmpty ? nil : ContiguousArray($0.utf8CString) }
-    }
-
-    func whenReady(_ body: @escaping () -> Void) {
-        if isReady { body() } else { waiters.append(body) }
-    }
-
-    func markReady() {
-        isReady = true
-        let waiting = waiters
-        waiters = []
-        for waiter in waiting { waiter() }
-    }
-}
-
 /// One signal subscription: its rule, compiled to C strings for cheap matching, and where the
 /// matching signals go. Confined to the connection thread.
 final class Subscription {
@@ -99,12 +72,4 @@ final class Subscription {
         guard let actual else { return false }
         return expected.withUnsafeBufferPointer { strcmp($0.baseAddress!, actual) == 0 }
     }
-}
-
-/// Header fields of an incoming signal, pointing into the message (valid during dispatch).
-struct SignalHeader {
-    let sender: UnsafePointer<CChar>?
-    let path: UnsafePointer<CChar>?
-    let interface: UnsafePointer<CChar>?
-    let member: UnsafePointer<CChar>?
 }

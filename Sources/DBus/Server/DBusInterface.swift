@@ -18,25 +18,3 @@ public struct DBusInterface: Sendable {
     public func method(named name: String) -> DBusMethod? { methods.first { $0.name == name } }
     public func property(named name: String) -> DBusProperty? { properties.first { $0.name == name } }
 }
-
-/// An object to export: a path and its interfaces.
-public struct DBusExportedObject: Sendable {
-    public var path: DBusObjectPath
-    public var interfaces: [DBusInterface]
-
-    public init(path: DBusObjectPath, interfaces: [DBusInterface]) {
-        self.path = path
-        self.interfaces = interfaces
-    }
-}
-
-/// A signal an interface emits, for introspection data.
-public struct DBusSignalDescription: Sendable, Hashable {
-    public var name: String
-    public var signature: DBusSignature
-
-    public init(name: String, signature: DBusSignature = .empty) {
-        self.name = name
-        self.signature = signature
-    }
-}

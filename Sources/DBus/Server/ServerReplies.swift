@@ -157,11 +157,3 @@ enum ServerReplies {
         return [.dictionary(keySignature: "o", valueSignature: "a{sa{sv}}", entries)]
     }
 }
-
-extension DBusValue {
-    /// The value inside one variant level (for `Properties.Set`'s `v`).
-    var unwrappedVariantOnce: DBusValue {
-        if case .variant(let inner) = self { return inner }
-        return self
-    }
-}

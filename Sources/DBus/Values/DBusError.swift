@@ -25,3 +25,7 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         return DBusError(.invalidArgs, "\(prefix)expected signature '\(expected)', got '\(actual)'")
     }
 }
+
+extension DBusError {
+    static let connectionClosed = DBusError(.disconnected, "the D-Bus connection is closed")
+}

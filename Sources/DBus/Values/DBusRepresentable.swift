@@ -16,20 +16,6 @@ extension DBusValue {
     }
 }
 
-extension [DBusValue] {
-    /// Decodes argument `index` into `type`, with the position in the error message.
-    public func decode<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self) throws(DBusError) -> T {
-        guard indices.contains(index) else {
-            throw DBusError(.invalidArgs, "argument \(index) missing: got \(count) arguments ('\(dbusSignature)')")
-        }
-        do {
-            return try self[index].decode(as: type)
-        } catch {
-            throw DBusError(error.name, "argument \(index): \(error.message)")
-        }
-    }
-}
-
 extension DBusRepresentable {
     static func mismatch(_ value: DBusValue) -> DBusError {
         DBusError.typeMismatch(expected: dbusSignature.rawValue, actual: value.signature.rawValue)

@@ -153,3 +153,11 @@ extension DBusValue {
         return result
     }
 }
+
+extension DBusValue {
+    /// The value inside one variant level (for `Properties.Set`'s `v`).
+    var unwrappedVariantOnce: DBusValue {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+}

@@ -147,21 +147,3 @@ public enum DBusValue: Sendable, Hashable {
         }
     }
 }
-
-/// One entry of a D-Bus dictionary (`{kv}`).
-public struct DBusDictEntry: Sendable, Hashable {
-    public var key: DBusValue
-    public var value: DBusValue
-
-    public init(key: DBusValue, value: DBusValue) {
-        self.key = key
-        self.value = value
-    }
-}
-
-extension [DBusValue] {
-    /// The concatenated signature of a list of arguments.
-    public var dbusSignature: DBusSignature {
-        DBusSignature(trusted: map(\.signature.rawValue).joined())
-    }
-}

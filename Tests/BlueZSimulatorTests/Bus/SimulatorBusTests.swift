@@ -31,10 +31,11 @@ import Testing
     }
 
     /// Starts a bus and the simulator, runs `check` of the Python client, and tears both down.
-    func run(_ check: String, scenario: String) async throws {
+    func run(_ check: String, scenario: String, customize: (inout Scenario) -> Void = { _ in }) async throws {
         let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(
-            scenario: try Self.fastScenario(scenario), options: .init(seed: 3, disconnectDelay: .milliseconds(100)))
+        var world = try Self.fastScenario(scenario)
+        customize(&world)
+        let simulator = BlueZSimulator(scenario: world, options: .init(seed: 3, disconnectDelay: .milliseconds(100)))
         do {
             try await simulator.start(busAddress: bus.address)
             let result = try await ChildProcess.run(
@@ -70,9 +71,9 @@ import Testing
             return
         }
         let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(
-            scenario: try SimulatorBusTests.fastScenario("demo"),
-            options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
+        var scenario = try SimulatorBusTests.fastScenario("demo")
+        scenario.timing.staleTimeout = .seconds(30)  // bleak connects well after its scan ended
+        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
         do {
             try await simulator.start(busAddress: bus.address)
             let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
@@ -89,5 +90,27 @@ import Testing
         }
         await simulator.stop()
         await bus.stop()
+    }
+}
+
+extension SimulatorBusTests {
+    @Test func errorsMatchTheRealBluetoothdCapture() async throws {
+        try await run("reference_errors", scenario: "demo")
+    }
+}
+
+extension SimulatorBusTests {
+    @Test func objectsMatchTheRealBluetoothdCapture() async throws {
+        try await run("reference_introspection", scenario: "demo")
+    }
+}
+
+extension SimulatorBusTests {
+    @Test func scenarioFaultsConnectFailuresDropsAndRange() async throws {
+        try await run("scenario_faults", scenario: "faults") { scenario in
+            scenario.timing.connectTimeout = .milliseconds(300)
+            scenario.devices[0].faults.disconnectAfter = .milliseconds(500)
+            scenario.devices[0].faults.outOfRange = [.init(after: .seconds(3), duration: .seconds(2))]
+        }
     }
 }

@@ -7,18 +7,3 @@ public struct DBusRequestNameFlags: OptionSet, Sendable, Hashable {
     public static let replaceExisting = DBusRequestNameFlags(rawValue: 2)
     public static let doNotQueue = DBusRequestNameFlags(rawValue: 4)
 }
-
-/// The bus daemon's answer to `RequestName`.
-public enum DBusRequestNameReply: UInt32, Sendable {
-    case primaryOwner = 1
-    case inQueue = 2
-    case exists = 3
-    case alreadyOwner = 4
-}
-
-/// The bus daemon's answer to `ReleaseName`.
-public enum DBusReleaseNameReply: UInt32, Sendable {
-    case released = 1
-    case nonExistent = 2
-    case notOwner = 3
-}

@@ -1,0 +1,7 @@
+/// The bus daemon's answer to `RequestName`.
+public enum DBusRequestNameReply: UInt32, Sendable {
+    case primaryOwner = 1
+    case inQueue = 2
+    case exists = 3
+    case alreadyOwner = 4
+}

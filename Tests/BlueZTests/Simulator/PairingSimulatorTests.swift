@@ -1,0 +1,301 @@
+import BlueZ
+import BlueZSimulator
+import Bluetooth
+import DBus
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Pairing and bonding (the `org.bluez.Agent1` we export, `CentralManager.pair`, pairing on insufficient
+/// authentication) against the simulator's `pairing` scenario on a private dbus-daemon.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PairingSimulatorTests {
+    static let lock = BluetoothAddress("C0:FF:EE:00:00:06")!  // passkey 123456
+    static let sensor = BluetoothAddress("C0:FF:EE:00:00:07")!  // Just Works
+    static let lockState = BluetoothUUID("6b1e1002-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+    static let temperature = BluetoothUUID(UInt16(0x2A6E))
+
+    @Test func justWorksPairingUnlocksTheProtectedCharacteristic() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        do {
+            let sensor = try await bluez.connected(Self.sensor)
+            let temperature = try await sensor.characteristic(Self.temperature)
+            await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
+                try await code { _ = try await sensor.readValue(for: temperature) }
+            }
+            #expect(await !sensor.isPaired)
+            try await bluez.manager.pair(sensor)
+            #expect(await bluez.manager.agent.registeredCapability == .noInputNoOutput)
+            #expect(await sensor.isPaired)
+            #expect(await sensor.isBonded)
+            #expect(await sensor.isTrusted)
+            let value = try await sensor.readValue(for: temperature)
+            #expect(!value.isEmpty)
+            // Pairing a paired peripheral returns at once.
+            try await bluez.manager.pair(sensor)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func passkeyWrongThenRight() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            let asked = Mutex<[BluetoothAddress]>([])
+            do {
+                try await bluez.manager.pair(
+                    lock,
+                    passkeyProvider: { address in
+                        asked.withLock { $0.append(address) }
+                        return 111_111
+                    })
+                Issue.record("pairing with a wrong passkey succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .authenticationFailed)
+                #expect(error.bluezError?.name == "org.bluez.Error.AuthenticationFailed")
+            }
+            #expect(asked.withLock { $0 } == [Self.lock])
+            #expect(await bluez.manager.agent.registeredCapability == .keyboardDisplay)
+            #expect(await !lock.isPaired)
+
+            try await bluez.manager.pair(lock, passkeyProvider: { _ in 123_456 })
+            #expect(await lock.isPaired)
+            let state = try await lock.characteristic(Self.lockState)
+            try await lock.writeValue(Data([0]), for: state, type: .withResponse)
+            #expect(try await lock.readValue(for: state) == Data([0]))
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func passkeyDeviceWithoutProviderOrDeclinedFails() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            // No provider: the agent registers NoInputNoOutput and BlueZ cannot do passkey entry.
+            do {
+                try await bluez.manager.pair(lock, passkeyProvider: nil)
+                Issue.record("pairing without a passkey succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .authenticationFailed)
+            }
+            // A provider that declines: the agent answers org.bluez.Error.Rejected, BlueZ AuthenticationRejected.
+            do {
+                try await bluez.manager.pair(lock, passkeyProvider: { _ in nil })
+                Issue.record("pairing with a declined passkey succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .authenticationFailed)
+                #expect(error.bluezError?.name == "org.bluez.Error.AuthenticationRejected")
+            }
+            #expect(await !lock.isPaired)
+            let disconnected = try await bluez.discover(Self.sensor)
+            await #expect(throws: BluetoothError.Code.notConnected) {
+                try await code { try await bluez.manager.pair(disconnected) }
+            }
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func pairsOnInsufficientAuthenticationAndRetries() async throws {
+        let asked = Mutex(0)
+        let options = CentralManager.Options(
+            pairing: PairingPolicy(passkeyProvider: { _ in
+                asked.withLock { $0 += 1 }
+                return 123_456
+            }), pairOnInsufficientAuthentication: true)
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing", options: options)
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            let state = try await lock.characteristic(Self.lockState)
+            #expect(try await lock.readValue(for: state) == Data([1]))
+            #expect(await lock.isPaired)
+            #expect(asked.withLock { $0 } == 1)
+
+            let sensor = try await bluez.connected(Self.sensor)
+            let temperature = try await sensor.characteristic(Self.temperature)
+            let values = try await sensor.notifications(for: temperature)
+            #expect(await sensor.isPaired)
+            #expect(try await next(1, of: values).count == 1)
+            #expect(asked.withLock { $0 } == 1)  // Just Works: no passkey asked
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func concurrentOperationsPairEachDeviceOnce() async throws {
+        let asked = Mutex(0)
+        let options = CentralManager.Options(
+            pairing: PairingPolicy(passkeyProvider: { _ in
+                asked.withLock { $0 += 1 }
+                return 123_456
+            }), pairOnInsufficientAuthentication: true)
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing", options: options)
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            let sensor = try await bluez.connected(Self.sensor)
+            let state = try await lock.characteristic(Self.lockState)
+            let temperature = try await sensor.characteristic(Self.temperature)
+            // Two devices pairing at once (one agent registration), and two reads of one device (one pairing).
+            async let first = lock.readValue(for: state)
+            async let second = lock.readValue(for: state)
+            async let third = sensor.readValue(for: temperature)
+            let values = try await [first, second, third]
+            #expect(values.allSatisfy { !$0.isEmpty })
+            #expect(await lock.isPaired)
+            #expect(await sensor.isPaired)
+            #expect(asked.withLock { $0 } == 1)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func withoutTheOptionInsufficientAuthenticationIsReported() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        do {
+            let sensor = try await bluez.connected(Self.sensor)
+            let temperature = try await sensor.characteristic(Self.temperature)
+            await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
+                try await code { _ = try await sensor.notifications(for: temperature) }
+            }
+            #expect(await !sensor.isPaired)
+            #expect(await bluez.manager.agent.registeredCapability == nil)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func pairingTimesOutWhenThePasskeyNeverComes() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        do {
+            let lock = try await bluez.connected(Self.lock)
+            let start = ContinuousClock.now
+            do {
+                try await bluez.manager.pair(
+                    lock,
+                    policy: PairingPolicy(passkeyProvider: { _ in
+                        try await Task.sleep(for: .seconds(30))
+                        return nil
+                    }),
+                    timeout: .milliseconds(500))
+                Issue.record("pairing without an answer succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .authenticationTimeout)
+            }
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(await !lock.isPaired)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
+    @Test func agentAnswersWithBlueZErrorNamesAndIsUnregisteredOnClose() async throws {
+        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
+        let client = try await DBusConnection(address: bluez.bus.address)
+        do {
+            let displayed = Mutex<[PairingPolicy.Display]>([])
+            let releaseProvider = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            let policy = PairingPolicy(
+                passkeyProvider: { _ in
+                    await withCheckedContinuation { continuation in releaseProvider.withLock { $0 = continuation } }
+                    return 1
+                },
+                confirmation: { _, passkey in passkey == 4242 },
+                display: { _, value in displayed.withLock { $0.append(value) } })
+            let agent = bluez.manager.agent
+            await agent.setDefaultPolicy(policy)
+            try await bluez.manager.registerAgent()
+            let owner = bluez.connection.uniqueName
+            let device: DBusValue = .objectPath("/org/bluez/hci0/dev_C0_FF_EE_00_00_06")
+            func call(_ method: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+                try await client.call(
+                    destination: owner, path: agent.path, interface: "org.bluez.Agent1", method: method,
+                    arguments: arguments, timeout: .seconds(5))
+            }
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "PIN codes are not supported")) {
+                _ = try await call("RequestPinCode", [device])
+            }
+            #expect(try await call("RequestConfirmation", [device, .uint32(4242)]).isEmpty)
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not confirmed")) {
+                _ = try await call("RequestConfirmation", [device, .uint32(1)])
+            }
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not confirmed")) {
+                _ = try await call("RequestAuthorization", [device])
+            }
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Service not authorized")) {
+                _ = try await call("AuthorizeService", [device, .string("0000180f-0000-1000-8000-00805f9b34fb")])
+            }
+            #expect(try await call("DisplayPasskey", [device, .uint32(123_456), .uint16(2)]).isEmpty)
+            #expect(try await call("DisplayPinCode", [device, .string("0000")]).isEmpty)
+            #expect(displayed.withLock { $0 } == [.passkey(123_456, entered: 2), .pinCode("0000")])
+
+            // Cancel answers a pending RequestPasskey with org.bluez.Error.Canceled.
+            let pending = Task { try await call("RequestPasskey", [device]) }
+            let waiting = try await withDeadline(.seconds(5)) { () -> Bool? in
+                while releaseProvider.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(10)) }
+                return true
+            }
+            #expect(waiting == true)
+            #expect(try await call("Cancel", []).isEmpty)
+            await #expect(throws: DBusError(name: "org.bluez.Error.Canceled", message: "Canceled")) {
+                _ = try await pending.value
+            }
+            releaseProvider.withLock { $0?.resume() }
+
+            // Registered: a second RegisterAgent from the same client is AlreadyExists.
+            await #expect(throws: BluetoothError.Code.alreadyExists) {
+                try await code { try await registerAgent(bluez.connection, "/io/blebridge/other") }
+            }
+            await bluez.manager.close()
+            #expect(await agent.registeredCapability == nil)
+            // Unregistered and unexported after close.
+            try await registerAgent(bluez.connection, "/io/blebridge/other")
+            await #expect(throws: DBusError.self) { _ = try await call("Release", []) }
+        } catch {
+            Issue.record(error)
+        }
+        client.close()
+        await bluez.stop()
+    }
+
+    @Test func pairTimeoutMapsToAuthenticationTimeout() {
+        let error = BluetoothError(bluezName: "org.freedesktop.DBus.Error.NoReply", message: "", during: .pair)
+        #expect(error.code == .authenticationTimeout)
+        #expect(
+            BluetoothError(bluezName: "org.bluez.Error.AuthenticationCanceled", message: "").code
+                == .authenticationCanceled)
+        #expect(
+            BluetoothError(bluezName: "org.bluez.Error.ConnectionAttemptFailed", message: "").code
+                == .authenticationFailed)
+        #expect(
+            BluetoothError(bluezName: "org.bluez.Error.AuthenticationTimeout", message: "").code
+                == .authenticationTimeout)
+        #expect(
+            BluetoothError(bluezName: "org.bluez.Error.AlreadyExists", message: "Already Exists").code == .alreadyExists
+        )
+        #expect(BluetoothError(bluezName: "org.bluez.Error.InProgress", message: "In Progress").code == .inProgress)
+    }
+
+    private func registerAgent(_ connection: DBusConnection, _ path: DBusObjectPath) async throws {
+        do {
+            _ = try await connection.call(
+                destination: "org.bluez", path: "/org/bluez", interface: "org.bluez.AgentManager1",
+                method: "RegisterAgent", arguments: [.objectPath(path), .string("NoInputNoOutput")])
+        } catch let error as DBusError {
+            throw BluetoothError(bluezName: error.name.rawValue, message: error.message)
+        }
+    }
+}
+
+/// Runs `body` and rethrows a `BluetoothError` as its code, so `#expect(throws: code)` can compare.
+private func code(_ body: () async throws -> Void) async throws {
+    do { try await body() } catch let error as BluetoothError { throw error.code }
+}
