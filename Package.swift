@@ -55,7 +55,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
-                "Bluetooth", "SystemdNotify",
+                "Bluetooth", "SystemdNotify", "MQTT",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "Configuration", "BlueZSimulator", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -45,7 +45,13 @@ import Synchronization
 /// the calling task stops the wait with `CancellationError` (the message may still be delivered).
 /// A caller that needs a bound wraps `publish` in its own timeout and treats expiry like a loss.
 ///
-/// **Subscriptions** are `AsyncStream`s routed by topic-filter matching (`+`, `#`). They are
+/// **Limits.** Keep fewer than 65,535 QoS 1/2 publishes waiting at once (MQTT message ids are
+/// 16-bit; the outbox publisher's window is 64). Call ``disconnect()`` when done: a started client
+/// keeps its network thread (and itself) alive until then.
+///
+/// **Subscriptions** are `AsyncStream`s routed by topic-filter matching (`+`, `#`). With
+/// overlapping filters the broker may send a message once per matching subscription, and each copy
+/// goes to every matching stream. They are
 /// remembered and sent again after every reconnect on which the broker did not resume the
 /// session. A stream ends when ``disconnect()`` is called; ending a stream unsubscribes its filter
 /// when it was the filter's last stream.

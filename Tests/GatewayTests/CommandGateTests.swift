@@ -1,4 +1,5 @@
 import Bluetooth
+import Configuration
 import Gateway
 import Testing
 

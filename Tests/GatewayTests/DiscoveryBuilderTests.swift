@@ -1,4 +1,6 @@
 import Bluetooth
+import Configuration
+import Decoders
 import Gateway
 import Testing
 
@@ -80,6 +82,23 @@ import Testing
                 command: NamedCommand(
                     name: "r", characteristic: BluetoothUUID(UInt16(1)), operations: [.read], format: ValueFormat(.bool)
                 )) == nil)
+    }
+
+    @Test func decoderKindsDecideComponentClassAndStateClass() throws {
+        let energy = try json(
+            builder.sensor(device: strap, field: "energy_expended", sample: .int(5), unit: "kJ", kind: .counter))
+        #expect(energy["state_class"] == "total_increasing")
+        #expect(energy["device_class"] == nil)
+        let contact = try #require(
+            builder.sensor(
+                device: strap, field: "sensor_contact", sample: .bool(true), unit: nil, kind: .binary("connectivity")))
+        #expect(contact.topic == "homeassistant/binary_sensor/blebridge_hr_strap/sensor_contact/config")
+        #expect(try json(contact)["device_class"] == "connectivity")
+        #expect(builder.sensor(device: strap, field: "model", sample: "H10", unit: nil, kind: .attribute) == nil)
+        let battery = try json(
+            builder.sensor(device: strap, field: "battery", sample: .int(80), unit: "%", kind: .battery))
+        #expect(battery["entity_category"] == "diagnostic")
+        #expect(battery["device_class"] == "battery")
     }
 
     @Test func removalsAreEmptyPayloads() {

@@ -35,6 +35,16 @@ import Testing
         #expect(ValueFormat(.hex).encode(.string(String(repeating: "00", count: 513))).failureCode == .valueTooLong)
     }
 
+    @Test func decodesReadValuesBack() {
+        #expect(ValueFormat(.bool).decode([1]) == .bool(true))
+        #expect(ValueFormat(.uint8).decode([80]) == .int(80))
+        #expect(ValueFormat(.int16).decode([0xFE, 0xFF]) == .int(-2))
+        #expect(ValueFormat(.uint16).decode([0x34]) == nil)
+        #expect(ValueFormat(.alertLevel).decode([2]) == "high")
+        #expect(ValueFormat(.hex).decode([0x01, 0xAB]) == "01ab")
+        #expect(ValueFormat(.utf8).decode(Array("hi".utf8)) == "hi")
+    }
+
     @Test func tokenBucketAllowsBurstThenRate() {
         var bucket = TokenBucket(rate: 5)
         let start = ContinuousClock.now

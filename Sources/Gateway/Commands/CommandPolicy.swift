@@ -1,4 +1,5 @@
 public import Bluetooth
+public import Configuration
 
 /// What commands the configuration allows: per device, named commands and readable
 /// characteristics; raw GATT requests only when enabled and allowlisted. Nothing else is
@@ -59,11 +60,11 @@ public struct NamedCommand: Sendable, Hashable {
     public var characteristic: BluetoothUUID
     public var operations: Set<GATTOperation>
     public var format: ValueFormat
-    public var writeType: GATTWriteType
+    public var writeType: WriteType
 
     public init(
         name: String, characteristic: BluetoothUUID, operations: Set<GATTOperation>, format: ValueFormat,
-        writeType: GATTWriteType = .withResponse
+        writeType: WriteType = .withResponse
     ) {
         self.name = name
         self.characteristic = characteristic

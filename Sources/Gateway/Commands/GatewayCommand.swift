@@ -3,7 +3,7 @@ public import Bluetooth
 /// One validated step to execute against BlueZ.
 public enum GatewayCommand: Sendable, Hashable {
     /// `name` is the configured command name (nil for raw GATT writes).
-    case write(device: String, characteristic: BluetoothUUID, value: [UInt8], type: GATTWriteType, name: String?)
+    case write(device: String, characteristic: BluetoothUUID, value: [UInt8], type: WriteType, name: String?)
     case read(device: String, characteristic: BluetoothUUID, name: String?)
     case notify(device: String, characteristic: BluetoothUUID, enable: Bool)
     case scan(duration: Duration)

@@ -18,15 +18,20 @@ public struct ValueFormat: Sendable, Hashable {
     public var maximum: Int64?
     /// For `hex` and `utf8`: most bytes accepted (never more than 512, the ATT limit).
     public var maximumLength: Int?
+    /// For `hex` and `utf8`: fewest bytes accepted.
+    public var minimumLength: Int
 
     /// The longest attribute value ATT allows.
     public static let attributeValueLimit = 512
 
-    public init(_ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil) {
+    public init(
+        _ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil, minimumLength: Int = 0
+    ) {
         self.kind = kind
         self.minimum = minimum
         self.maximum = maximum
         self.maximumLength = maximumLength
+        self.minimumLength = minimumLength
     }
 
     /// Parses the configuration's format name (`"uint8"`, `"alert_level"`, …).
@@ -98,10 +103,41 @@ public struct ValueFormat: Sendable, Hashable {
         }
     }
 
+    /// The JSON value of bytes read from the characteristic (the inverse of `encode`); nil when
+    /// the bytes do not fit the format.
+    public func decode(_ bytes: [UInt8]) -> JSONValue? {
+        switch kind {
+        case .bool:
+            guard bytes.count == 1 else { return nil }
+            return .bool(bytes[0] != 0)
+        case .alertLevel:
+            guard bytes.count == 1 else { return nil }
+            return ["none", "mild", "high"].indices.contains(Int(bytes[0]))
+                ? .string(["none", "mild", "high"][Int(bytes[0])]) : .int(Int64(bytes[0]))
+        case .hex:
+            return .string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        case .utf8:
+            return String(validating: bytes, as: UTF8.self).map(JSONValue.string)
+        case .uint8, .uint16, .uint32, .int8, .int16, .int32:
+            guard let width = integerRange?.width, bytes.count == width else { return nil }
+            var value: UInt64 = 0
+            for (index, byte) in bytes.enumerated() { value |= UInt64(byte) << UInt64(index * 8) }
+            switch kind {
+            case .int8: return .int(Int64(Int8(truncatingIfNeeded: value)))
+            case .int16: return .int(Int64(Int16(truncatingIfNeeded: value)))
+            case .int32: return .int(Int64(Int32(truncatingIfNeeded: value)))
+            default: return .int(Int64(value))
+            }
+        }
+    }
+
     private func checkLength(_ bytes: [UInt8]) -> Result<[UInt8], CommandFailure> {
         let limit = min(maximumLength ?? Self.attributeValueLimit, Self.attributeValueLimit)
         guard bytes.count <= limit else {
             return .failure(CommandFailure(.valueTooLong, "\(bytes.count) bytes, at most \(limit) allowed"))
+        }
+        guard bytes.count >= minimumLength else {
+            return .failure(CommandFailure(.invalidValue, "\(bytes.count) bytes, at least \(minimumLength) required"))
         }
         return .success(bytes)
     }

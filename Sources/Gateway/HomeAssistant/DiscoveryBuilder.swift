@@ -1,3 +1,5 @@
+public import Decoders
+
 /// Builds Home Assistant MQTT discovery messages for the gateway's devices.
 ///
 /// Every entity's availability is tied to the bridge AND the device (`availability` list with
@@ -53,8 +55,11 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// The discovery message of one decoded field, or nil when the field is not an entity.
-    public func sensor(device: DiscoveryDevice, field: String, sample: JSONValue, unit: String?) -> DiscoveryMessage? {
-        guard let classification = FieldClassification.classify(name: field, value: sample, unit: unit) else {
+    public func sensor(
+        device: DiscoveryDevice, field: String, sample: JSONValue, unit: String?, kind: FieldKind? = nil
+    ) -> DiscoveryMessage? {
+        guard let classification = FieldClassification.classify(name: field, value: sample, unit: unit, kind: kind)
+        else {
             return nil
         }
         let objectID = Self.sanitize(field)

@@ -1,3 +1,5 @@
+public import Decoders
+
 /// How a decoded field appears in Home Assistant: component, device class, unit, state class.
 public struct FieldClassification: Sendable, Hashable {
     public var component: String
@@ -19,7 +21,31 @@ public struct FieldClassification: Sendable, Hashable {
         self.entityCategory = entityCategory
     }
 
-    /// Classifies a field by name, value and the decoder's unit. Returns nil for values Home
+    /// Classifies a field by the decoder's kind when it has one (component, device class, state
+    /// class), else by name, value and unit. Returns nil for fields that are not entities
+    /// (attributes such as arrays, identifiers and flags).
+    public static func classify(name: String, value: JSONValue, unit: String?, kind: FieldKind?) -> FieldClassification?
+    {
+        guard let kind else { return classify(name: name, value: value, unit: unit) }
+        switch value {
+        case .array, .object, .null: return nil
+        default: break
+        }
+        let category = name == "rssi" || name.hasPrefix("battery") ? "diagnostic" : nil
+        switch kind.component {
+        case .attribute, .event:
+            return nil
+        case .binarySensor:
+            return FieldClassification(
+                component: "binary_sensor", deviceClass: kind.deviceClass, stateClass: nil, entityCategory: category)
+        case .sensor:
+            return FieldClassification(
+                deviceClass: kind.deviceClass, unit: unit.map(normalizedUnit), stateClass: kind.stateClass?.rawValue,
+                icon: name == "heart_rate" ? "mdi:heart-pulse" : nil, entityCategory: category)
+        }
+    }
+
+    /// Classifies a field by name, value and unit (no decoder kind). Returns nil for values Home
     /// Assistant cannot show as one entity (arrays, objects).
     public static func classify(name: String, value: JSONValue, unit: String?) -> FieldClassification? {
         switch value {

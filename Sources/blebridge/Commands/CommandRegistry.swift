@@ -12,6 +12,8 @@
 /// Every `blebridge` subcommand.
 enum CommandRegistry {
     static let commands: [any CLICommand.Type] = [
+        RunCommand.self,
+        DemoCommand.self,
         CheckConfigCommand.self,
         DecodeCommand.self,
         ScanCommand.self,

@@ -1,0 +1,116 @@
+import Bluetooth
+public import Configuration
+public import Foundation
+
+/// What the gateway derives from the configuration: the command policy, the pool's device
+/// specs, the Home Assistant devices. Pure; rebuilt on every reload.
+public struct GatewayModel: Sendable {
+    public let configuration: BridgeConfiguration
+    public let topics: TopicContract
+
+    public init(configuration: BridgeConfiguration) {
+        self.configuration = configuration
+        self.topics = TopicContract(
+            base: configuration.mqtt.baseTopic, discoveryPrefix: configuration.homeAssistant.prefix,
+            homeAssistantStatus: configuration.homeAssistant.statusTopic)
+    }
+
+    /// Commands per second of a rate limit.
+    static func perSecond(_ limit: RateLimit) -> Double {
+        let seconds = Double(limit.period.components.seconds) + Double(limit.period.components.attoseconds) / 1e18
+        return seconds > 0 ? Double(limit.count) / seconds : Double(limit.count)
+    }
+
+    public var commandPolicy: CommandPolicy {
+        let raw = configuration.commands.rawGATT
+        let devices = configuration.devices.map { device in
+            var readTargets: [String: BluetoothUUID] = [:]
+            for subscription in device.subscribe {
+                let uuid = subscription.characteristic
+                readTargets[uuid.shortString] = uuid
+                if let name = AssignedNumbers.characteristicName(for: uuid) { readTargets[name] = uuid }
+                if uuid == BluetoothUUID(UInt16(0x2A19)) { readTargets["battery"] = uuid }
+            }
+            var rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:]
+            for rule in raw.allow where rule.device == device.id {
+                rawAllow[rule.characteristic, default: []].formUnion(rule.operations)
+            }
+            return DeviceCommandPolicy(
+                deviceID: device.id, commands: device.commands.map(Self.namedCommand), readTargets: readTargets,
+                rawAllow: rawAllow, rate: device.rateLimit.map(Self.perSecond))
+        }
+        return CommandPolicy(
+            devices: devices, rawGATTEnabled: raw.enabled, defaultRate: Self.perSecond(configuration.commands.rateLimit)
+        )
+    }
+
+    static func namedCommand(_ command: DeviceCommand) -> NamedCommand {
+        let kind = ValueFormat.Kind(rawValue: command.format.rawValue) ?? .hex
+        let format = ValueFormat(
+            kind, minimum: command.minimum.map(Int64.init), maximum: command.maximum.map(Int64.init),
+            maximumLength: command.maximumLength, minimumLength: command.minimumLength)
+        return NamedCommand(
+            name: command.name, characteristic: command.characteristic, operations: Set(command.operations),
+            format: format, writeType: command.writeType == .withoutResponse ? .withoutResponse : .withResponse)
+    }
+
+    public var schedulerSpecs: [ConnectionScheduler.DeviceSpec] {
+        configuration.devices.map(Self.spec)
+    }
+
+    static func spec(_ device: DeviceConfiguration) -> ConnectionScheduler.DeviceSpec {
+        let mode: ConnectionScheduler.Mode =
+            switch device.connection {
+            case .keepConnected: .keepConnected
+            case .connectOnDemand: .onDemand
+            case .passive: .passive
+            }
+        let poll = device.subscribe.filter { $0.mode == .read }.compactMap(\.interval).min()
+        let silence = device.subscribe.filter { $0.mode != .read }.compactMap(\.silenceTimeout).min()
+        return ConnectionScheduler.DeviceSpec(id: device.id, mode: mode, pollInterval: poll, silenceTimeout: silence)
+    }
+
+    public var discoveryDevices: [DiscoveryDevice] {
+        configuration.devices.map { DiscoveryDevice(id: $0.id, name: $0.name, address: $0.match.address?.string) }
+    }
+
+    public var discoveryBuilder: DiscoveryBuilder? {
+        configuration.homeAssistant.enabled
+            ? DiscoveryBuilder(topics: topics, gatewayID: configuration.gatewayID) : nil
+    }
+
+    /// Discovery for the writable commands of every device (switches, numbers, selects).
+    public var controlDiscovery: [String: [DiscoveryMessage]] {
+        guard let builder = discoveryBuilder else { return [:] }
+        var result: [String: [DiscoveryMessage]] = [:]
+        for device in configuration.devices {
+            let discoveryDevice = DiscoveryDevice(
+                id: device.id, name: device.name, address: device.match.address?.string)
+            result[device.id] = device.commands.compactMap {
+                builder.control(device: discoveryDevice, command: Self.namedCommand($0))
+            }
+        }
+        return result
+    }
+
+    public func bridgeInfo(startedAt: Date) -> BridgeInfo {
+        BridgeInfo(
+            gatewayID: configuration.gatewayID, adapter: configuration.bluetooth.adapter, baseTopic: topics.base,
+            maxConnections: configuration.bluetooth.maxConnections, devices: configuration.devices.map(\.id),
+            homeAssistant: configuration.homeAssistant.enabled, rawGATT: configuration.commands.rawGATT.enabled,
+            startedAt: startedAt)
+    }
+
+    /// Device ids whose configuration differs between `old` and `new` (changed or removed), and
+    /// those added: a reload reconnects only these.
+    public static func changes(from old: BridgeConfiguration, to new: BridgeConfiguration) -> (
+        changed: Set<String>, removed: Set<String>, added: Set<String>
+    ) {
+        let oldDevices = Dictionary(old.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let newDevices = Dictionary(new.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let removed = Set(oldDevices.keys).subtracting(newDevices.keys)
+        let added = Set(newDevices.keys).subtracting(oldDevices.keys)
+        let changed = Set(oldDevices.keys).intersection(newDevices.keys).filter { oldDevices[$0] != newDevices[$0] }
+        return (changed, removed, added)
+    }
+}

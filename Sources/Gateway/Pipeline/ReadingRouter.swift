@@ -1,0 +1,111 @@
+public import Decoders
+public import Foundation
+public import Outbox
+
+/// Turns decoded readings into what gets published: the device's merged state for the outbox,
+/// the optional raw topic, and Home Assistant discovery for fields seen for the first time.
+/// Pure: the gateway actor feeds it and performs the returned work.
+public struct ReadingRouter: Sendable {
+    public struct Output: Sendable, Hashable {
+        /// Entries for the outbox, in order.
+        public var entries: [OutboxEntry]
+        /// Discovery messages to publish (retained) because new fields appeared.
+        public var discovery: [DiscoveryMessage]
+    }
+
+    public let topics: TopicContract
+    public let qos: OutboxQoS
+    public let rawTopics: Bool
+    /// Nil when Home Assistant discovery is off.
+    public let discoveryBuilder: DiscoveryBuilder?
+    private var devices: [String: DiscoveryDevice]
+    private var states: [String: DeviceState] = [:]
+    /// Per device: field → (last value, unit), for (re-)announcing discovery.
+    private var fieldInfo: [String: [String: (value: JSONValue, unit: String?, kind: FieldKind?)]] = [:]
+
+    public init(
+        topics: TopicContract, qos: OutboxQoS, rawTopics: Bool, discoveryBuilder: DiscoveryBuilder?,
+        devices: [DiscoveryDevice]
+    ) {
+        self.topics = topics
+        self.qos = qos
+        self.rawTopics = rawTopics
+        self.discoveryBuilder = discoveryBuilder
+        self.devices = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Replaces the device list (configuration reload); state of removed devices is dropped.
+    public mutating func update(devices: [DiscoveryDevice]) {
+        self.devices = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        states = states.filter { self.devices[$0.key] != nil }
+        fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }
+    }
+
+    /// Updates the address shown in discovery once the device is found.
+    public mutating func setAddress(_ address: String, for deviceID: String) {
+        devices[deviceID]?.address = address
+    }
+
+    public func state(of deviceID: String) -> DeviceState? { states[deviceID] }
+
+    /// Routes one reading of `deviceID` taken at `sampleTime`.
+    public mutating func route(
+        device deviceID: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])? = nil,
+        rssi: Int? = nil, sampleTime: Date
+    ) -> Output {
+        var state = states[deviceID] ?? DeviceState()
+        state.merge(fields, rssi: rssi, sampleTime: sampleTime)
+        states[deviceID] = state
+        var info = fieldInfo[deviceID] ?? [:]
+        var newFields: [String] = []
+        for field in fields where field.name != "ts" {
+            if info[field.name] == nil { newFields.append(field.name) }
+            info[field.name] = (JSONValue(field.value), field.unit, field.kind)
+        }
+        if let rssi {
+            if info["rssi"] == nil { newFields.append("rssi") }
+            info["rssi"] = (.int(Int64(rssi)), "dBm", nil)
+        }
+        fieldInfo[deviceID] = info
+        var entries = [
+            OutboxEntry(
+                topic: topics.device(deviceID), payload: state.json.bytes, qos: qos, retain: false,
+                sampleTime: sampleTime, stream: deviceID)
+        ]
+        if rawTopics, let raw {
+            let payload: JSONValue = .object([
+                JSONMember("value", .string(Self.hex(raw.bytes))),
+                JSONMember("ts", .string(Timestamp.iso8601(sampleTime))),
+            ])
+            entries.append(
+                OutboxEntry(
+                    topic: topics.raw(deviceID, characteristic: raw.characteristic), payload: payload.bytes, qos: qos,
+                    retain: false, sampleTime: sampleTime, stream: deviceID))
+        }
+        return Output(entries: entries, discovery: discovery(deviceID: deviceID, fields: newFields))
+    }
+
+    private func discovery(deviceID: String, fields: [String]) -> [DiscoveryMessage] {
+        guard let builder = discoveryBuilder, let device = devices[deviceID], let info = fieldInfo[deviceID] else {
+            return []
+        }
+        return fields.compactMap { name in
+            info[name].flatMap {
+                builder.sensor(device: device, field: name, sample: $0.value, unit: $0.unit, kind: $0.kind)
+            }
+        }
+    }
+
+    /// Every discovery message for the fields seen so far (sent again when Home Assistant
+    /// comes online).
+    public func allDiscovery() -> [DiscoveryMessage] {
+        fieldInfo.keys.sorted().flatMap { deviceID in
+            discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+    }
+}

@@ -1,0 +1,446 @@
+import BlueZ
+import Bluetooth
+import Configuration
+import DBus
+import Decoders
+import Foundation
+import Logging
+
+/// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
+/// writes, through the BlueZ central. Reports to the ``Gateway`` actor, which owns the state
+/// and the pool's decisions.
+actor BLELink {
+    private weak var gateway: Gateway?
+    private var configuration: BridgeConfiguration
+    private let busAddress: String?
+    private let logger = Logger(label: "ble")
+    private let registry = DecoderRegistry.standard
+    private var central: CentralManager?
+    private var peripherals: [String: Peripheral] = [:]
+    private var characteristics: [String: [BluetoothUUID: GATTCharacteristic]] = [:]
+    private var notifyTasks: [String: [BluetoothUUID: Task<Void, Never>]] = [:]
+    private var expectedDisconnects: Set<String> = []
+    private var tasks: [Task<Void, Never>] = []
+    private var scanTask: Task<Void, Never>?
+    private var discoveryPaused = false
+    private var powered = false
+    /// Recently seen advertisers (for `bridge/request/scan`): address → (name, rssi, time).
+    private var seen: [String: (name: String?, rssi: Int?, time: Date)] = [:]
+    private var namer = FieldNamer()
+
+    init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?) {
+        self.gateway = gateway
+        self.configuration = configuration
+        self.busAddress = busAddress
+    }
+}
+
+extension BLELink {
+    // MARK: Start and stop
+
+    func start() async {
+        do {
+            let connection: DBusConnection
+            if let busAddress {
+                connection = try await DBusConnection(address: busAddress)
+            } else {
+                switch configuration.bluetooth.bus {
+                case .system: connection = try await DBusConnection.system()
+                case .session: connection = try await DBusConnection.session()
+                case .address(let address): connection = try await DBusConnection(address: address)
+                }
+            }
+            let central = try await CentralManager(
+                connection: connection,
+                options: CentralManager.Options(
+                    adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL))
+            self.central = central
+            let states = central.stateUpdates
+            tasks.append(
+                Task { [weak self] in
+                    for await state in states { await self?.managerState(state) }
+                })
+            let disconnections = central.disconnections
+            tasks.append(
+                Task { [weak self] in
+                    for await event in disconnections { await self?.disconnected(event) }
+                })
+            await restoreKnownPeripherals()
+        } catch {
+            logger.error("Bluetooth unavailable; retrying is up to systemd", [("error", "\(error)")])
+        }
+    }
+
+    func stop() async {
+        for task in tasks { task.cancel() }
+        scanTask?.cancel()
+        for id in Array(peripherals.keys) where notifyTasks[id] != nil {
+            cancelSubscriptions(id)
+            expectedDisconnects.insert(id)
+            if let peripheral = peripherals[id] { await central?.cancelConnection(peripheral) }
+        }
+    }
+
+    /// A reloaded configuration; a peripheral stays attached to its device while the device's
+    /// match still accepts it.
+    func update(configuration: BridgeConfiguration) {
+        self.configuration = configuration
+        namer = FieldNamer()
+        for (id, peripheral) in peripherals {
+            guard let device = configuration.device(id: id),
+                device.match.matches(address: peripheral.identifier, name: nil, services: [])
+                    || device.match.address == nil
+            else {
+                peripherals[id] = nil
+                continue
+            }
+        }
+    }
+
+    private func scanFailed(_ error: any Error) {
+        logger.warning("discovery could not start; retried when the adapter is back", [("error", "\(error)")])
+        scanTask = nil
+    }
+
+    private func managerState(_ state: ManagerState) async {
+        let isOn = state == .poweredOn
+        guard isOn != powered else { return }
+        powered = isOn
+        if isOn {
+            startScan()
+            await restoreKnownPeripherals()
+        } else {
+            scanTask?.cancel()
+            scanTask = nil
+            for id in Array(notifyTasks.keys) { cancelSubscriptions(id) }
+            peripherals.removeAll()
+        }
+        await gateway?.adapterPowered(isOn)
+    }
+}
+
+extension BLELink {
+    // MARK: Discovery
+
+    /// The configured device an advertiser is, if any.
+    func deviceID(address: String, name: String?, services: [BluetoothUUID]) -> String? {
+        let parsed = BluetoothAddress(address)
+        return configuration.devices.first { device in
+            device.match.matches(address: parsed, name: name, services: services)
+        }?.id
+    }
+
+    private func startScan() {
+        guard scanTask == nil, !discoveryPaused, let central else { return }
+        let scan = configuration.bluetooth.scan
+        scanTask = Task { [weak self] in
+            do {
+                let discoveries = try await central.scan(
+                    services: scan.services, allowDuplicates: scan.duplicates, rssiThreshold: scan.rssiMin)
+                for await discovery in discoveries {
+                    await self?.discovered(discovery)
+                }
+            } catch {
+                await self?.scanFailed(error)
+            }
+        }
+    }
+
+    func setDiscoveryPaused(_ paused: Bool) {
+        discoveryPaused = paused
+        if paused {
+            scanTask?.cancel()
+            scanTask = nil
+        } else if powered {
+            startScan()
+        }
+    }
+
+    private func discovered(_ discovery: Discovery) async {
+        let time = Date()
+        let address = discovery.peripheral.identifier.string
+        let advertisement = discovery.advertisementData
+        seen[address] = (advertisement.localName, discovery.rssi, time)
+        guard
+            let id = deviceID(
+                address: address, name: advertisement.localName, services: advertisement.serviceUUIDs)
+        else { return }
+        peripherals[id] = discovery.peripheral
+        await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
+        guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
+        let readings = registry.decodeAdvertisement(
+            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+            context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+            decoder: settings.decoder)
+        for reading in readings where reading.isSuccess {
+            await gateway?.reading(device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time)
+        }
+    }
+
+    /// `bridge/request/scan`: advertisers seen during the next `duration`.
+    func scanSnapshot(for duration: Duration) async -> JSONValue {
+        let since = Date()
+        try? await Task.sleep(for: duration)
+        let entries = seen.filter { $0.value.time >= since }.sorted { $0.key < $1.key }
+        return .array(
+            entries.map { address, info in
+                .object([
+                    JSONMember("address", .string(address)),
+                    JSONMember("name", info.name.map(JSONValue.string) ?? .null),
+                    JSONMember("rssi", info.rssi.map { .int(Int64($0)) } ?? .null),
+                    JSONMember(
+                        "device",
+                        deviceID(address: address, name: info.name, services: []).map(JSONValue.string) ?? .null),
+                ])
+            })
+    }
+
+    /// State restoration: peripherals known from earlier runs are usable at once, without a scan.
+    private func restoreKnownPeripherals() async {
+        guard let central, let gateway, let known = try? await gateway.state.knownPeripherals() else { return }
+        let wanted = known.filter { configuration.device(id: $0.deviceID) != nil }
+        let addresses = wanted.compactMap { BluetoothAddress($0.address) }
+        let restored = await central.retrievePeripherals(withIdentifiers: addresses)
+        for peripheral in restored {
+            guard let entry = wanted.first(where: { $0.address == peripheral.identifier.string }) else { continue }
+            peripherals[entry.deviceID] = peripheral
+            logger.info("restored known peripheral", [("device", entry.deviceID), ("address", entry.address)])
+            await gateway.deviceSeen(entry.deviceID, address: entry.address, rssi: nil)
+        }
+    }
+}
+
+extension BLELink {
+    // MARK: Connections
+
+    /// Connects, resolves services, subscribes to every configured characteristic (verifying
+    /// each notifies), reads the polled ones once, then reports to the gateway.
+    func connect(_ id: String) {
+        guard let central, let peripheral = peripherals[id], let device = configuration.device(id: id) else {
+            let gateway = self.gateway
+            Task { await gateway?.deviceConnectFailed(id, error: "not seen by the adapter") }
+            return
+        }
+        let timeout = configuration.bluetooth.connectTimeout
+        Task {
+            do {
+                try await central.connect(peripheral, timeout: timeout)
+                let services = try await resolve(id, peripheral: peripheral)
+                try await subscribe(id, device: device, peripheral: peripheral)
+                await remember(id, peripheral: peripheral, device: device, services: services)
+                await gateway?.deviceConnected(id, services: services.map(\.shortString))
+            } catch {
+                cancelSubscriptions(id)
+                expectedDisconnects.insert(id)
+                await central.cancelConnection(peripheral)
+                await gateway?.deviceConnectFailed(id, error: "\(error)")
+            }
+        }
+    }
+
+    private func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
+        var found: [BluetoothUUID: GATTCharacteristic] = [:]
+        let services = try await peripheral.discoverServices()
+        for service in services {
+            for characteristic in try await peripheral.discoverCharacteristics(for: service) {
+                found[characteristic.uuid] = characteristic
+            }
+        }
+        characteristics[id] = found
+        return services.map(\.uuid)
+    }
+
+    private func characteristic(_ uuid: BluetoothUUID, of id: String) throws(CommandFailure) -> GATTCharacteristic {
+        guard let characteristic = characteristics[id]?[uuid] else {
+            throw CommandFailure(.bleError, "\(id) has no characteristic \(uuid)")
+        }
+        return characteristic
+    }
+
+    private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
+        cancelSubscriptions(id)
+        for subscription in device.subscribe where subscription.mode != .read {
+            let characteristic = try characteristic(subscription.characteristic, of: id)
+            let stream = try await peripheral.notifications(for: characteristic)
+            let decoder = subscription.decoder
+            let uuid = subscription.characteristic
+            notifyTasks[id, default: [:]][uuid] = Task { [weak self] in
+                do {
+                    for try await value in stream {
+                        await self?.received(Array(value), device: id, characteristic: uuid, decoder: decoder)
+                    }
+                } catch {
+                    // The stream ends with the connection; the disconnection event reconnects.
+                }
+            }
+        }
+    }
+
+    func cancelSubscriptions(_ id: String) {
+        for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
+        notifyTasks[id] = nil
+    }
+
+    private func received(_ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?) async {
+        let time = Date()
+        let reading = registry.decode(bytes, uuid: characteristic, decoder: decoder)
+        if !reading.isSuccess {
+            logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
+        }
+        let subscriptions = configuration.device(id: id)?.subscribe ?? []
+        let rank = subscriptions.firstIndex { $0.characteristic == characteristic } ?? subscriptions.count
+        let suffix = AssignedNumbers.characteristicName(for: characteristic) ?? characteristic.shortString
+        let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, rank: rank, suffix: suffix)
+        await gateway?.activity(id)
+        await gateway?.reading(
+            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time)
+    }
+
+    private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {
+        for subscription in device.subscribe where subscription.mode == .read {
+            guard let characteristic = try? characteristic(subscription.characteristic, of: id),
+                let value = try? await peripheral.readValue(for: characteristic)
+            else { continue }
+            await received(
+                Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder)
+        }
+    }
+
+    /// Pool action `poll`: read every polled characteristic, then report.
+    func poll(_ id: String) {
+        Task {
+            if let peripheral = peripherals[id], let device = configuration.device(id: id) {
+                await readPolled(id, device: device, peripheral: peripheral)
+            }
+            await gateway?.poolEvent(.pollFinished(id))
+        }
+    }
+
+    func disconnect(_ id: String) {
+        cancelSubscriptions(id)
+        expectedDisconnects.insert(id)
+        guard let central, let peripheral = peripherals[id] else {
+            let gateway = self.gateway
+            Task { await gateway?.deviceDisconnected(id, expected: true) }
+            return
+        }
+        Task {
+            await central.cancelConnection(peripheral)
+            await self.disconnectedDevice(id)
+        }
+    }
+
+    private func disconnected(_ event: DisconnectEvent) async {
+        guard let id = peripherals.first(where: { $0.value.identifier == event.identifier })?.key else { return }
+        await disconnectedDevice(id)
+    }
+
+    private func disconnectedDevice(_ id: String) async {
+        cancelSubscriptions(id)
+        let expected = expectedDisconnects.remove(id) != nil
+        await gateway?.deviceDisconnected(id, expected: expected)
+    }
+
+    private func remember(_ id: String, peripheral: Peripheral, device: DeviceConfiguration, services: [BluetoothUUID])
+        async
+    {
+        guard let gateway else { return }
+        let known = KnownPeripheral(
+            deviceID: id, address: peripheral.identifier.string, addressType: peripheral.identifier.type.rawValue,
+            services: services.map(\.shortString),
+            subscriptions: device.subscribe.filter { $0.mode != .read }.map(\.characteristic.shortString),
+            lastSeen: Date())
+        try? await gateway.state.remember(known)
+    }
+}
+
+extension BLELink {
+    // MARK: Commands
+
+    /// Executes a validated command's steps in order on the connected device.
+    func execute(_ steps: [GatewayCommand], device id: String) async -> Result<JSONValue?, CommandFailure> {
+        var data: [JSONMember] = []
+        for step in steps {
+            do {
+                if let member = try await execute(step, device: id) { data.append(member) }
+            } catch let failure as CommandFailure {
+                return .failure(failure)
+            } catch let error as BluetoothError {
+                return .failure(Self.failure(error))
+            } catch {
+                return .failure(CommandFailure(.bleError, "\(error)"))
+            }
+        }
+        return .success(data.isEmpty ? nil : .object(data))
+    }
+
+    static func failure(_ error: BluetoothError) -> CommandFailure {
+        switch error.code {
+        case .timeout, .connectionTimeout: CommandFailure(.timeout, error.description)
+        case .notConnected, .peripheralDisconnected, .notPoweredOn, .connectionFailed, .unknownDevice:
+            CommandFailure(.deviceUnavailable, error.description)
+        case .invalidValueLength: CommandFailure(.valueTooLong, error.description)
+        default: CommandFailure(.bleError, error.description)
+        }
+    }
+
+    private func execute(_ step: GatewayCommand, device id: String) async throws -> JSONMember? {
+        guard let peripheral = peripherals[id] else {
+            throw CommandFailure(.deviceUnavailable, "\(id) is not connected")
+        }
+        switch step {
+        case .write(_, let uuid, let value, let type, let name):
+            let characteristic = try characteristic(uuid, of: id)
+            let limit = await peripheral.maximumWriteValueLength(for: type)
+            guard value.count <= limit else {
+                throw CommandFailure(
+                    .valueTooLong, "\(value.count) bytes; this connection's MTU allows \(limit) for \(type.rawValue)")
+            }
+            try await peripheral.writeValue(Data(value), for: characteristic, type: type)
+            let command = configuration.device(id: id)?.command(named: name ?? "")
+            let echoed =
+                command.flatMap { GatewayModel.namedCommand($0).format.decode(value) }
+                ?? .string(ReadingRouter.hex(value))
+            return JSONMember(name ?? uuid.shortString, echoed)
+        case .read(_, let uuid, let name):
+            let characteristic = try characteristic(uuid, of: id)
+            let bytes = Array(try await peripheral.readValue(for: characteristic))
+            if let name, let command = configuration.device(id: id)?.command(named: name),
+                let value = GatewayModel.namedCommand(command).format.decode(bytes)
+            {
+                return JSONMember(name, value)
+            }
+            await received(bytes, device: id, characteristic: uuid, decoder: nil)
+            let reading = registry.decode(bytes, uuid: uuid)
+            if let name, reading.isSuccess {
+                let fields = reading.fields.map { JSONMember($0.name, JSONValue($0.value)) }
+                return JSONMember(name, fields.count == 1 ? fields[0].value : .object(fields))
+            }
+            return JSONMember(name ?? "value", .string(ReadingRouter.hex(bytes)))
+        case .notify(_, let uuid, let enable):
+            let characteristic = try characteristic(uuid, of: id)
+            if enable {
+                let stream = try await peripheral.notifications(for: characteristic)
+                notifyTasks[id, default: [:]][uuid]?.cancel()
+                notifyTasks[id, default: [:]][uuid] = Task { [weak self] in
+                    do {
+                        for try await value in stream {
+                            await self?.received(Array(value), device: id, characteristic: uuid, decoder: "raw")
+                        }
+                    } catch {}
+                }
+            } else {
+                notifyTasks[id]?[uuid]?.cancel()
+                notifyTasks[id]?[uuid] = nil
+            }
+            return nil
+        case .connect:
+            return nil
+        case .disconnect:
+            disconnect(id)
+            return nil
+        case .scan, .listDevices:
+            return nil
+        }
+    }
+}

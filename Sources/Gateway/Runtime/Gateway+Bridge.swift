@@ -1,0 +1,167 @@
+import Foundation
+import MQTT
+
+/// The `bridge/…` topics, availability and Home Assistant discovery.
+extension Gateway {
+    func publishRetained(_ topic: String, _ payload: [UInt8]) async throws {
+        try await client.publish(MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: true))
+    }
+
+    /// Publishes without waiting for the acknowledgement (responses, health): a slow broker
+    /// never holds up the gateway.
+    func publishDetached(_ message: MQTTMessage) {
+        let client = self.client
+        let logger = self.logger
+        Task {
+            do {
+                try await client.publish(message)
+            } catch {
+                logger.debug("publish failed", [("topic", message.topic), ("error", "\(error)")])
+            }
+        }
+    }
+
+    /// After every (re)connection: state online, info, devices, availability, discovery.
+    func announceBridge() async {
+        let topics = model.topics
+        do {
+            try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
+            try await publishRetained(topics.bridgeInfo, model.bridgeInfo(startedAt: startedAt).json.bytes)
+            try await publishDevices()
+            for id in devices.keys.sorted() {
+                devices[id]?.availability = nil
+                await publishAvailability(id)
+            }
+            await publishDiscovery()
+        } catch {
+            logger.warning("announcing the bridge failed; will retry at the next connection", [("error", "\(error)")])
+        }
+    }
+
+    func publishDevices() async throws {
+        let summaries = model.configuration.devices.map { device in
+            let status = devices[device.id] ?? DeviceStatus()
+            return DeviceSummary(
+                id: device.id, name: device.name, address: status.address, connection: device.connection.rawValue,
+                connected: status.connected, rssi: status.rssi, lastSeen: status.lastSeen, services: status.services)
+        }
+        try await publishRetained(model.topics.bridgeDevices, DeviceSummary.list(summaries).bytes)
+    }
+
+    func isAvailable(_ id: String) -> Bool {
+        guard let device = model.configuration.device(id: id), let status = devices[id] else { return false }
+        if device.connection == .passive {
+            guard let lastSeen = status.lastSeen else { return false }
+            return Date().timeIntervalSince(lastSeen)
+                < HealthSnapshot.seconds(model.configuration.bluetooth.scan.deviceTTL)
+        }
+        if device.connection == .connectOnDemand, let lastSeen = status.lastSeen {
+            // On-demand devices are disconnected most of the time; they are available while seen.
+            return status.connected
+                || Date().timeIntervalSince(lastSeen)
+                    < HealthSnapshot.seconds(model.configuration.bluetooth.scan.deviceTTL)
+        }
+        return status.connected
+    }
+
+    /// Publishes `<device>/availability` when it changed.
+    func publishAvailability(_ id: String) async {
+        let value = isAvailable(id) ? "online" : "offline"
+        guard devices[id] != nil, devices[id]?.availability != value else { return }
+        devices[id]?.availability = value
+        guard client.connectionState.isConnected else {
+            devices[id]?.availability = nil
+            return
+        }
+        do {
+            try await publishRetained(model.topics.availability(id), Array(value.utf8))
+        } catch {
+            devices[id]?.availability = nil
+        }
+    }
+
+    func refreshAvailability() async {
+        for id in devices.keys.sorted() { await publishAvailability(id) }
+    }
+
+    /// Every discovery message: bridge entities, controls, fields seen so far. Remembers the
+    /// topics per device so entities of removed devices can be deleted later.
+    func publishDiscovery() async {
+        guard let builder = model.discoveryBuilder else { return }
+        var messages = builder.bridgeEntities()
+        for (_, controls) in model.controlDiscovery.sorted(by: { $0.key < $1.key }) { messages += controls }
+        messages += router.allDiscovery()
+        await publish(discovery: messages)
+        // Devices announced earlier (possibly by a previous run) but no longer configured.
+        for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {
+            await removeDiscovery(of: id)
+        }
+    }
+
+    func publish(discovery messages: [DiscoveryMessage]) async {
+        guard !messages.isEmpty else { return }
+        var changed: Set<String> = []
+        for message in messages {
+            do {
+                try await publishRetained(message.topic, message.payload)
+            } catch {
+                logger.warning("discovery publish failed", [("topic", message.topic), ("error", "\(error)")])
+                continue
+            }
+            guard let id = deviceID(ofDiscoveryTopic: message.topic) else { continue }
+            if !(announced[id] ?? []).contains(message.topic) {
+                announced[id, default: []].append(message.topic)
+                changed.insert(id)
+            }
+        }
+        for id in changed.sorted() {
+            try? await state.setAnnouncedDiscovery(announced[id] ?? [], deviceID: id)
+        }
+    }
+
+    /// `homeassistant/<component>/<gateway>_<device>/<object>/config` → `<device>`.
+    func deviceID(ofDiscoveryTopic topic: String) -> String? {
+        let parts = topic.split(separator: "/")
+        guard parts.count >= 4 else { return nil }
+        let node = String(parts[parts.count - 3])
+        let prefix = DiscoveryBuilder.sanitize(model.configuration.gatewayID) + "_"
+        guard node.hasPrefix(prefix) else { return nil }
+        let id = String(node.dropFirst(prefix.count))
+        return id == "bridge" ? nil : id
+    }
+
+    func removeDiscovery(of id: String) async {
+        guard let topics = announced[id], !topics.isEmpty else { return }
+        for topic in topics {
+            try? await publishRetained(topic, [])
+        }
+        announced[id] = nil
+        try? await state.forget(deviceID: id)
+        logger.info("removed Home Assistant entities of a device no longer configured", [("device", id)])
+    }
+
+    /// Home Assistant came online: discovery again, a few seconds later (HA ignores it while starting).
+    func homeAssistantStatus(_ payload: [UInt8]) {
+        guard String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "online"
+        else { return }
+        discoveryResend?.cancel()
+        let delay = options.discoveryDelay
+        discoveryResend = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            await self?.publishDiscovery()
+        }
+    }
+
+    func publishHealth() async {
+        guard client.connectionState.isConnected else { return }
+        let stats = try? await publisher.stats()
+        let snapshot = HealthSnapshot(
+            uptime: ContinuousClock.now - startInstant, connections: scheduler.connectedDevices.count,
+            maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,
+            oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
+            reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
+            commandsRefused: counters.commandsRefused, time: Date())
+        publishDetached(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
+    }
+}

@@ -1,0 +1,271 @@
+import Bluetooth
+import Configuration
+import Foundation
+import Logging
+import MQTT
+import Outbox
+import Publisher
+
+/// The gateway: BlueZ central → decoders → outbox → MQTT, and commands back from MQTT.
+///
+/// ```swift
+/// let gateway = try await Gateway(configuration: configuration, options: GatewayOptions())
+/// try await gateway.start()
+/// … await gateway.reload(newConfiguration)   // SIGHUP
+/// await gateway.stop()                         // SIGTERM: drain, publish offline, close
+/// ```
+///
+/// One actor owns the state; the pure parts (``ConnectionScheduler``, ``CommandGate``,
+/// ``ReadingRouter``) decide, and this actor performs their actions.
+public actor Gateway {
+    let logger = Logger(label: "gateway")
+    let options: GatewayOptions
+    var model: GatewayModel
+    var gate: CommandGate
+    var scheduler: ConnectionScheduler
+    var router: ReadingRouter
+    let store: OutboxStore
+    let state: GatewayStateStore
+    let client: MQTTClient
+    let publisher: Publisher
+    let startedAt = Date()
+    let startInstant = ContinuousClock.now
+    var counters = GatewayCounters()
+    var devices: [String: DeviceStatus] = [:]
+    /// Discovery topics announced per device (persisted, for removals).
+    var announced: [String: [String]] = [:]
+    var tasks: [Task<Void, Never>] = []
+    var discoveryResend: Task<Void, Never>?
+    var wake: Task<Void, Never>?
+    var stopping = false
+    var commandsInFlight = 0
+    var pendingCommands: [String: [PendingCommand]] = [:]
+    var nextCommandID = 0
+    /// How long a command may wait for its device (connect included).
+    var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
+    var ble: BLELink?
+
+    public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
+        self.options = options
+        let model = GatewayModel(configuration: configuration)
+        self.model = model
+        self.gate = CommandGate(policy: model.commandPolicy)
+        self.scheduler = Self.makeScheduler(model)
+        self.router = ReadingRouter(
+            topics: model.topics, qos: OutboxQoS(rawValue: configuration.mqtt.qos) ?? .atLeastOnce,
+            rawTopics: configuration.mqtt.rawTopics, discoveryBuilder: model.discoveryBuilder,
+            devices: model.discoveryDevices)
+        let outbox = configuration.outbox
+        let store = try await OutboxStore(
+            path: options.outboxPath ?? outbox.path,
+            options: OutboxOptions(
+                synchronous: outbox.synchronous == .full ? .full : .normal, maxMessages: outbox.maxMessages,
+                maxBytes: outbox.maxBytes, maxAge: outbox.maxAge))
+        self.store = store
+        self.state = GatewayStateStore(store: store)
+        self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
+        self.publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
+        for device in configuration.devices {
+            devices[device.id] = DeviceStatus(address: device.match.address?.string)
+        }
+    }
+
+    static func makeScheduler(_ model: GatewayModel) -> ConnectionScheduler {
+        let policy = ReconnectPolicy.default
+        return ConnectionScheduler(
+            maxConnections: model.configuration.bluetooth.maxConnections, devices: model.schedulerSpecs,
+            now: .now,
+            backoff: { attempt in
+                var generator = SystemRandomNumberGenerator()
+                return policy.delay(attempt: attempt, using: &generator)
+            })
+    }
+
+    static func mqttConfiguration(_ configuration: BridgeConfiguration, options: GatewayOptions) throws
+        -> MQTTConfiguration
+    {
+        let settings = configuration.mqtt
+        let topics = GatewayModel(configuration: configuration).topics
+        var password: MQTTSecret?
+        if let file = settings.passwordFile {
+            password = .file(file)
+        } else if let variable = settings.passwordEnvironmentVariable {
+            password = .environment(variable)
+        }
+        var tls: MQTTTLSConfiguration?
+        if settings.url.usesTLS || settings.tls.caFile != nil {
+            tls = MQTTTLSConfiguration(
+                caFile: settings.tls.caFile, certificateFile: settings.tls.certFile, keyFile: settings.tls.keyFile,
+                insecure: settings.tls.insecure)
+        }
+        return try MQTTConfiguration(
+            url: options.brokerURL ?? settings.url.description, clientID: settings.clientID,
+            protocolVersion: settings.protocolVersion == .v5 ? .v5 : .v311, username: settings.username,
+            password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
+            will: MQTTMessage(
+                topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true))
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts MQTT (retrying in the background while the broker is down), the publisher, the
+    /// health timer and Bluetooth. Returns once everything is started.
+    public func start() async throws {
+        logger.info(
+            "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
+        announced = (try? await state.announcedDiscovery()) ?? [:]
+        try await client.start()
+        let states = client.connectionStates
+        tasks.append(
+            Task { [weak self] in
+                for await connectionState in states {
+                    guard let self else { return }
+                    await self.connectionChanged(connectionState)
+                }
+            })
+        await publisher.start()
+        tasks.append(
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    guard let interval = self?.options.healthInterval else { return }
+                    try? await Task.sleep(for: interval)
+                    await self?.publishHealth()
+                }
+            })
+        // Passive and on-demand devices go offline when they stop advertising (no event marks it).
+        tasks.append(
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    await self?.refreshAvailability()
+                }
+            })
+        let link = BLELink(gateway: self, configuration: model.configuration, busAddress: options.busAddress)
+        ble = link
+        await link.start()
+    }
+
+    /// SIGTERM: stop taking commands, let in-flight commands and unacknowledged readings finish
+    /// (up to `drainTimeout`), publish `offline` (retained) and disconnect cleanly (no will).
+    /// The outbox keeps whatever was not acknowledged.
+    public func stop() async {
+        guard !stopping else { return }
+        stopping = true
+        logger.info("stopping: draining in-flight work")
+        let deadline = ContinuousClock.now + options.drainTimeout
+        while commandsInFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for id in pendingCommands.keys.sorted() { failCommands(id) }
+        await ble?.stop()
+        // Let the backlog go out while the broker is there, then wait for what is in flight.
+        while client.connectionState.isConnected, ContinuousClock.now < deadline,
+            let depth = try? await store.stats().depth, depth > 0
+        {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
+        for task in tasks { task.cancel() }
+        discoveryResend?.cancel()
+        if client.connectionState.isConnected {
+            for id in devices.keys.sorted() {
+                try? await publishRetained(model.topics.availability(id), Array("offline".utf8))
+            }
+            try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
+        }
+        await client.disconnect()
+        await store.close()
+        logger.info("stopped")
+    }
+
+    /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;
+    /// changed devices reconnect with their new settings; removed ones are disconnected and their
+    /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
+    public func reload(_ configuration: BridgeConfiguration) async {
+        let old = model.configuration
+        let diff = GatewayModel.changes(from: old, to: configuration)
+        if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
+            || old.outbox != configuration.outbox
+        {
+            logger.warning("reload: mqtt, bluetooth and outbox settings apply only after a restart")
+        }
+        let newModel = GatewayModel(configuration: configuration)
+        model = newModel
+        gate.update(policy: newModel.commandPolicy)
+        router.update(devices: newModel.discoveryDevices)
+        var actions: [ConnectionScheduler.Action] = []
+        if !diff.changed.isEmpty {
+            let unchanged = newModel.schedulerSpecs.filter { !diff.changed.contains($0.id) }
+            actions += scheduler.handle(.reconfigure(unchanged), at: .now)
+        }
+        actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: .now)
+        for id in diff.removed {
+            devices[id] = nil
+            await removeDiscovery(of: id)
+            try? await state.forget(deviceID: id)
+            try? await publishRetained(model.topics.availability(id), [])
+        }
+        for device in configuration.devices where devices[device.id] == nil || diff.changed.contains(device.id) {
+            var status = devices[device.id] ?? DeviceStatus()
+            status.address = device.match.address?.string ?? status.address
+            devices[device.id] = status
+        }
+        // Devices already seen stay known to the pool (changed ones were re-added above).
+        for device in configuration.devices where devices[device.id]?.lastSeen != nil {
+            actions += scheduler.handle(.discovered(device.id), at: .now)
+        }
+        logger.info(
+            "configuration reloaded",
+            [
+                ("changed", diff.changed.sorted().joined(separator: ",")),
+                ("removed", diff.removed.sorted().joined(separator: ",")),
+                ("added", diff.added.sorted().joined(separator: ",")),
+            ])
+        await perform(actions)
+        await ble?.update(configuration: configuration)
+        if client.connectionState.isConnected { await announceBridge() }
+    }
+
+    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping.
+    public func isHealthy() -> Bool { !stopping }
+
+    // MARK: MQTT connection
+
+    func connectionChanged(_ connectionState: MQTTConnectionState) async {
+        switch connectionState {
+        case .connected:
+            logger.info("broker connected")
+            await subscribeCommands()
+            await announceBridge()
+        case .disconnected(let reason?):
+            logger.warning("broker disconnected; readings are kept in the outbox", [("reason", reason.message)])
+        case .disconnected(nil), .connecting:
+            break
+        }
+    }
+
+    var commandStreamsStarted = false
+
+    func subscribeCommands() async {
+        guard !commandStreamsStarted else { return }
+        var filters = model.topics.commandFilters
+        if model.configuration.homeAssistant.enabled { filters.append(model.topics.homeAssistantStatus) }
+        do {
+            for filter in filters {
+                let stream = try await client.subscribe(filter, qos: .atLeastOnce)
+                tasks.append(
+                    Task { [weak self] in
+                        for await message in stream {
+                            guard let self else { return }
+                            await self.received(message)
+                        }
+                    })
+            }
+            commandStreamsStarted = true
+        } catch {
+            logger.error(
+                "could not subscribe to command topics; retrying at the next connection", [("error", "\(error)")])
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Run-time overrides and timings that are not part of `config.json` (set by `blebridge run`
+/// flags, `blebridge demo` and tests).
+public struct GatewayOptions: Sendable {
+    /// D-Bus address to use instead of `bluetooth.bus` (e.g. a private bus with the simulator).
+    public var busAddress: String?
+    /// Broker URL instead of `mqtt.url`.
+    public var brokerURL: String?
+    /// Outbox database path instead of `outbox.path`.
+    public var outboxPath: String?
+    /// How often `bridge/health` is published.
+    public var healthInterval: Duration
+    /// Delay between Home Assistant announcing `online` and discovery being re-sent.
+    public var discoveryDelay: Duration
+    /// How long SIGTERM waits for in-flight commands and unacknowledged readings.
+    public var drainTimeout: Duration
+
+    public init(
+        busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,
+        healthInterval: Duration = .seconds(30), discoveryDelay: Duration = .seconds(5),
+        drainTimeout: Duration = .seconds(5)
+    ) {
+        self.busAddress = busAddress
+        self.brokerURL = brokerURL
+        self.outboxPath = outboxPath
+        self.healthInterval = healthInterval
+        self.discoveryDelay = discoveryDelay
+        self.drainTimeout = drainTimeout
+    }
+}

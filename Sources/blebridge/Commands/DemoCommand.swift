@@ -1,0 +1,77 @@
+import BlueZSimulator
+import Configuration
+import Foundation
+import Gateway
+import Logging
+import MQTT
+
+/// `blebridge demo`: the whole product on a machine without Bluetooth.
+enum DemoCommand: CLICommand {
+    static let name = "demo"
+    static let summary = "Run the gateway against the simulator and a local broker"
+    static let usage = """
+        Usage: blebridge demo [--config PATH] [--quiet]
+
+        Starts a private dbus-daemon, the BlueZ simulator with the demo scenario (heart-rate strap,
+        thermometer, BTHome sensor, iBeacon, lamp), a mosquitto broker on a free loopback port, and
+        the gateway with the configuration (default ./config.json) pointed at them. Prints the
+        topics and payloads as they flow and the mosquitto_pub line that switches the simulated
+        lamp. Runs until Ctrl-C, then stops and removes everything it started.
+
+        Options:
+          -c, --config PATH   Configuration file (default config.json)
+          --quiet             Do not print the messages, only the instructions
+        """
+
+    static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {
+        let path = try arguments.option("config", short: "c") ?? "config.json"
+        let quiet = arguments.flag("quiet")
+        try arguments.finish()
+        let configuration = try loadConfiguration(path: path)
+        let logger = Logger(label: "demo")
+
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blebridge-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+
+        let bus: PrivateBus
+        do {
+            bus = try await PrivateBus.start()
+        } catch {
+            throw CommandLineError.failure("could not start dbus-daemon: \(error)", status: .unavailable)
+        }
+        defer { bus.stop() }
+        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
+        try await simulator.start(busAddress: bus.address)
+        let broker = try await DemoBroker.start(directory: workspace.path)
+        defer { broker.stop() }
+        logger.notice("demo started", [("bus", bus.address), ("broker", broker.url)])
+
+        let printer = try await DemoPrinter.start(url: broker.url, quiet: quiet)
+        StandardStreams.out(
+            """
+
+            BLEBridge demo: simulated devices on a private D-Bus, broker \(broker.url)
+              watch:   mosquitto_sub -h 127.0.0.1 -p \(broker.port) -t 'blebridge/#' -v
+              lamp on: mosquitto_pub -h 127.0.0.1 -p \(broker.port) -t blebridge/lamp/set -m '{"power":true,"brightness":80,"transaction":"demo-1"}'
+              answer:  blebridge/bridge/response/lamp/set   (the lamp's state follows on blebridge/lamp)
+            Ctrl-C stops everything.
+
+
+            """)
+        var options = GatewayOptions()
+        options.busAddress = bus.address
+        options.brokerURL = broker.url
+        options.outboxPath = workspace.appendingPathComponent("outbox.sqlite").path
+        options.healthInterval = .seconds(10)
+        let status = try await RunCommand.runGateway(
+            configuration: configuration, configurationPath: path, options: options)
+        logger.debug("stopping the printer")
+        await printer.stop()
+        logger.debug("stopping the simulator")
+        await simulator.stop()
+        logger.debug("stopping the broker and the bus")
+        return status
+    }
+}

@@ -1,0 +1,96 @@
+import Configuration
+import Gateway
+import Logging
+import SystemdNotify
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `blebridge run --config PATH`: runs the gateway until SIGTERM/SIGINT; SIGHUP reloads.
+enum RunCommand: CLICommand {
+    static let name = "run"
+    static let summary = "Run the gateway (BLE -> MQTT, commands back)"
+    static let usage = """
+        Usage: blebridge run [--config PATH] [--bus ADDRESS] [--broker URL] [--outbox PATH]
+
+        Runs the gateway described by the configuration (default ./config.json): scans and
+        connects through BlueZ, publishes decoded readings through the SQLite outbox to the MQTT
+        broker, and executes the commands the configuration allows. The topics are described in
+        docs/mqtt.md.
+
+        Options:
+          -c, --config PATH     Configuration file (default config.json)
+          --bus ADDRESS         D-Bus address instead of bluetooth.bus (e.g. unix:path=/run/x)
+          --broker URL          Broker URL instead of mqtt.url
+          --outbox PATH         Outbox database instead of outbox.path
+          --health-interval D   How often bridge/health is published (default 30s)
+
+        Signals: SIGTERM or SIGINT drain in-flight work, publish the offline state and exit 0;
+        SIGHUP reloads the configuration (device changes apply without touching other devices).
+        """
+
+    static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {
+        let path = try arguments.option("config", short: "c") ?? "config.json"
+        var options = GatewayOptions()
+        options.busAddress = try arguments.option("bus")
+        options.brokerURL = try arguments.option("broker")
+        options.outboxPath = try arguments.option("outbox")
+        if let interval = try arguments.option(
+            "health-interval", expected: DurationParser.acceptedForms, parse: DurationParser.parse)
+        {
+            options.healthInterval = interval
+        }
+        try arguments.finish()
+        let configuration = try loadConfiguration(path: path)
+        return try await runGateway(configuration: configuration, configurationPath: path, options: options)
+    }
+
+    /// Runs until SIGTERM/SIGINT; shared with `demo`.
+    static func runGateway(
+        configuration: BridgeConfiguration, configurationPath: String, options: GatewayOptions
+    ) async throws -> ExitStatus {
+        let logger = Logger(label: "run")
+        for warning in configuration.warnings { logger.warning(warning) }
+        let signals = SignalEvents.stream([SIGTERM, SIGINT, SIGHUP])
+        let gateway: Gateway
+        do {
+            gateway = try await Gateway(configuration: configuration, options: options)
+            try await gateway.start()
+        } catch {
+            throw CommandLineError.failure("could not start the gateway: \(error)", status: .unavailable)
+        }
+        logger.notice("gateway running", [("config", configurationPath)])
+        // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
+        let notifier: SystemdNotifier?
+        do {
+            notifier = try SystemdNotifier.fromEnvironment()
+        } catch {
+            logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
+            notifier = nil
+        }
+        try? notifier?.notify(.ready, .status("running \(configuration.devices.count) devices"))
+        let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+        for await signal in signals {
+            if signal == SIGHUP {
+                try? notifier?.notify(.reloading)
+                do {
+                    let reloaded = try ConfigurationLoader().load(path: configurationPath)
+                    await gateway.reload(reloaded)
+                } catch {
+                    logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
+                }
+                try? notifier?.notify(.ready)
+                continue
+            }
+            logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+            break
+        }
+        try? notifier?.notify(.stopping)
+        watchdog?.cancel()
+        await gateway.stop()
+        return .success
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// The gateway's MQTT contract that needs no Bluetooth traffic: bridge state with last will,
+/// clean shutdown, and commands refused with the documented error codes.
+@Suite(.serialized) struct BridgeLifecycleTests {
+    @Test func onlineRetainedThenOfflineOnSIGTERMWithoutTheWill() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/#")
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        let online = await recorder.first(on: "blebridge/bridge/state") { $0.text == #"{"state":"online"}"# }
+        #expect(online != nil, "no online state; log: \(gateway.log)")
+        #expect(await recorder.first(on: "blebridge/bridge/info") != nil)
+        #expect(await recorder.first(on: "blebridge/bridge/devices") != nil)
+        gateway.process.signal(SIGTERM)
+        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(await recorder.first(on: "blebridge/bridge/state") { $0.text == #"{"state":"offline"}"# } != nil)
+        // The retained state a newcomer sees is offline.
+        let late = try await MQTTRecorder(url: broker.url)
+        try await late.subscribe("blebridge/bridge/state")
+        let retained = await late.first(on: "blebridge/bridge/state")
+        #expect(retained?.text == #"{"state":"offline"}"#)
+        #expect(retained?.retain == true)
+        await late.close()
+        await recorder.close()
+        await broker.stop()
+    }
+
+    @Test func lastWillSaysOfflineWhenTheGatewayIsKilled() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/bridge/state")
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        #expect(await recorder.first(on: "blebridge/bridge/state") { $0.text.contains("online") } != nil)
+        gateway.process.signal(SIGKILL)
+        await gateway.process.waitForExit()
+        #expect(
+            await recorder.first(on: "blebridge/bridge/state", timeout: .seconds(10)) { $0.text.contains("offline") }
+                != nil)
+        await recorder.close()
+        await broker.stop()
+    }
+
+    @Test func malformedCommandsAreAnsweredWithDocumentedCodesAndNothingCrashes() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/bridge/response/#")
+        try await recorder.subscribe("e2e/replies")
+        try await recorder.subscribe("blebridge/bridge/state")
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        #expect(await recorder.first(on: "blebridge/bridge/state") { $0.text.contains("online") } != nil)
+        try await Task.sleep(for: .milliseconds(300))  // the gateway subscribes right after going online
+
+        func code(_ message: MQTTMessage?) -> String? {
+            guard let message, let object = recorder.json(message), let error = object["error"] as? [String: Any] else {
+                return nil
+            }
+            return error["code"] as? String
+        }
+        let cases: [(topic: String, payload: String, code: String)] = [
+            ("blebridge/lamp/set", "{not json", "invalid_json"),
+            ("blebridge/lamp/set", "[1,2]", "invalid_json"),
+            ("blebridge/lamp/set", #"{"brightness":"high","transaction":"t-type"}"#, "invalid_value"),
+            ("blebridge/lamp/set", #"{"brightness":101}"#, "invalid_value"),
+            ("blebridge/oven/set", #"{"power":true}"#, "unknown_device"),
+            ("blebridge/lamp/set", #"{"colour":"red"}"#, "not_allowed"),
+            ("blebridge/hr_strap/set", #"{"heart_rate":1}"#, "not_allowed"),
+            (
+                "blebridge/bridge/request/gatt/write", #"{"device":"lamp","characteristic":"2a06","value":"01"}"#,
+                "not_allowed"
+            ),
+            ("blebridge/bridge/request/reboot", "{}", "invalid_request"),
+            (
+                "blebridge/lamp/set", "{\"power\":\"" + String(repeating: "x", count: 100_000) + "\"}",
+                "payload_too_large"
+            ),
+        ]
+        for (index, item) in cases.enumerated() {
+            var properties = MQTTProperties()
+            properties.responseTopic = "e2e/replies"
+            properties.correlationData = Array("case-\(index)".utf8)
+            try await recorder.publish(item.topic, item.payload, properties: properties)
+            let reply = await recorder.first(on: "e2e/replies") {
+                $0.properties.correlationData == Array("case-\(index)".utf8)
+            }
+            #expect(code(reply) == item.code, "\(item.topic) \(item.payload.prefix(60)) → \(reply?.text ?? "no reply")")
+        }
+        // Without a response topic, answers go to bridge/response/<device>/set, with the transaction.
+        try await recorder.publish("blebridge/lamp/set", #"{"colour":1,"transaction":"abc"}"#)
+        let plain = await recorder.first(on: "blebridge/bridge/response/lamp/set") { $0.text.contains("abc") }
+        #expect(plain.flatMap(recorder.json)?["transaction"] as? String == "abc")
+
+        // 1,000 commands in about a second (half invalid, half valid): every one answered, the
+        // valid ones beyond the lamp's 5/s rate-limited, no crash.
+        recorder.clear()
+        let start = ContinuousClock.now
+        for index in 0..<1000 {
+            let body = index % 2 == 0 ? #""brightness":"x""# : #""power":true"#
+            try await recorder.publish("blebridge/lamp/set", "{\(body),\"transaction\":\(index)}")
+        }
+        let sent = ContinuousClock.now - start
+        let answered = await recorder.wait(timeout: .seconds(20)) {
+            $0.filter { $0.topic == "blebridge/bridge/response/lamp/set" }.count >= 1000
+        }
+        let replies = recorder.on("blebridge/bridge/response/lamp/set")
+        #expect(answered, "\(replies.count) of 1000 answered (sent in \(sent))")
+        let codes = replies.map { code($0) ?? "ok" }
+        #expect(Set(codes).isSubset(of: ["invalid_value", "rate_limited", "device_unavailable", "timeout", "ok"]))
+        #expect(codes.filter { $0 == "invalid_value" }.count == 500)
+        #expect(codes.filter { $0 == "rate_limited" }.count >= 400)
+        #expect(gateway.process.isRunning)
+        // Still responsive afterwards.
+        try await Task.sleep(for: .seconds(1))
+        try await recorder.publish("blebridge/bridge/request/devices", #"{"transaction":"after"}"#)
+        let devices = await recorder.first(on: "blebridge/bridge/response/devices") { $0.text.contains("after") }
+        #expect(devices.flatMap(recorder.json)?["status"] as? String == "ok")
+        gateway.process.signal(SIGTERM)
+        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        await recorder.close()
+        await broker.stop()
+    }
+}

@@ -1,0 +1,108 @@
+import BlueZSimulator
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// Faults of issue 8: link loss, adapter power cycle, bluetoothd restart, connect aborts,
+/// broker outage, gateway SIGKILL, pool rotation.
+@Suite(.serialized) struct FaultTests {
+    /// Injects a heart-rate value the test can recognise: 16-bit format, above anything the
+    /// simulator's generator produces (it stays below 200 bpm).
+    static func beat(_ world: SimulatedWorld, _ bpm: UInt16) async throws {
+        try await world.simulator.setCharacteristicValue(
+            address: SimulatedWorld.strap, uuid: "2a37", value: [0x01, UInt8(bpm & 0xFF), UInt8(bpm >> 8)], notify: true
+        )
+    }
+
+    static func sawBeat(_ world: SimulatedWorld, _ bpm: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await world.state("hr_strap", timeout: timeout) { ($0["heart_rate"] as? Int) == bpm } != nil
+    }
+
+    /// Keeps injecting `bpm` until the gateway publishes it (notifications resumed), or times out.
+    static func resumes(_ world: SimulatedWorld, _ bpm: UInt16, timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            try? await beat(world, bpm)
+            if await sawBeat(world, Int(bpm), timeout: .milliseconds(500)) { return true }
+        }
+        return false
+    }
+
+    @Test func notificationsResumeAfterLinkLossPowerCycleAndBluetoothdRestart() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await Self.resumes(world, 1201), "never subscribed; log: \(world.gateway.log.suffix(3000))")
+
+        try await world.simulator.disconnect(address: SimulatedWorld.strap)
+        #expect(await world.recorder.first(on: "blebridge/hr_strap/availability") { $0.text == "offline" } != nil)
+        #expect(
+            try await Self.resumes(world, 1202), "no resume after link loss; log: \(world.gateway.log.suffix(3000))"
+        )
+        let snapshot = try await world.simulator.snapshot(address: SimulatedWorld.strap)
+        #expect(snapshot.notifying.contains { $0.hasPrefix("00002a37") })
+
+        await world.simulator.setPowered(false)
+        try await Task.sleep(for: .seconds(1))
+        await world.simulator.setPowered(true)
+        #expect(
+            try await Self.resumes(world, 1203),
+            "no resume after power cycle; log: \(world.gateway.log.suffix(3000))")
+
+        try await world.simulator.restartBluez(downtime: .seconds(1))
+        #expect(try await Self.resumes(world, 1204, timeout: .seconds(45)), "no resume after bluetoothd restart")
+        #expect(world.gateway.process.isRunning)
+        await world.shutdown()
+    }
+
+    @Test func connectAbortsAreRetried() async throws {
+        let world = try await SimulatedWorld(edit: { configuration in
+            // Only the strap, so its connect is the first one the simulator sees.
+            configuration["devices"] = (configuration["devices"] as? [[String: Any]])?.filter {
+                $0["id"] as? String == "hr_strap"
+            }
+            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
+        })
+        try await world.simulator.injectConnectFailure(address: SimulatedWorld.strap, .abortByLocal, count: 2)
+        #expect(try await Self.resumes(world, 1190, timeout: .seconds(40)), "log: \(world.gateway.log.suffix(3000))")
+        await world.shutdown()
+    }
+
+    @Test func brokerDownThirtySecondsLosesNothingAndKeepsOrderAndTimestamps() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await Self.resumes(world, 1150), "log: \(world.gateway.log.suffix(3000))")
+        await world.broker.stop()
+        let outageStart = Date()
+        // 30 distinct readings, one a second, while the broker is gone.
+        var sent: [Int] = []
+        for index in 0..<30 {
+            let bpm = 1000 + index
+            try await Self.beat(world, UInt16(bpm))
+            sent.append(bpm)
+            try await Task.sleep(for: .seconds(1))
+        }
+        try await world.broker.start()
+        // The world's recorder has a persistent session: the broker queues what the gateway
+        // delivers before the recorder is back.
+        let recorder = world.recorder
+        let delivered = await recorder.wait(timeout: .seconds(30)) { messages in
+            let rates = messages.compactMap { recorder.json($0)?["heart_rate"] as? Int }
+            return Set(sent).isSubset(of: Set(rates))
+        }
+        let states = recorder.all.compactMap(recorder.json)
+        let outage = states.filter { ($0["heart_rate"] as? Int).map(sent.contains) == true }
+        #expect(delivered, "delivered \(outage.count) of 30; log: \(world.gateway.log.suffix(3000))")
+        // In order, each with the time it was taken (during the outage, a second apart).
+        let order = outage.compactMap { $0["heart_rate"] as? Int }
+        #expect(order.filter(sent.contains) == sent.filter(order.contains))
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stamps = outage.compactMap { ($0["ts"] as? String).flatMap(formatter.date) }
+        #expect(stamps.count == outage.count)
+        #expect(
+            stamps.allSatisfy {
+                $0 >= outageStart.addingTimeInterval(-1) && $0 <= outageStart.addingTimeInterval(35)
+            })
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
+        await world.shutdown()
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// SIGHUP reload and Home Assistant discovery life cycle, against real mosquitto and the binary.
+@Suite(.serialized) struct ReloadAndDiscoveryTests {
+    static let lampPower = "homeassistant/switch/blebridge_lamp/power/config"
+
+    @Test func discoveryIsResentAFewSecondsAfterHomeAssistantComesOnline() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("homeassistant/#")
+        try await recorder.subscribe("blebridge/bridge/state")
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        #expect(await recorder.first(on: Self.lampPower) != nil, "no discovery; log: \(gateway.log)")
+        let first = try #require(recorder.on(Self.lampPower).first)
+        let config = try #require(recorder.json(first))
+        #expect(config["command_topic"] as? String == "blebridge/lamp/set")
+        #expect(config["availability_mode"] as? String == "all")
+        #expect((config["availability"] as? [[String: Any]])?.count == 2)
+        try await Task.sleep(for: .milliseconds(300))
+        recorder.clear()
+        let announced = ContinuousClock.now
+        try await recorder.client.publish(MQTTMessage(topic: "homeassistant/status", text: "online", qos: .atLeastOnce))
+        let resent = await recorder.first(on: Self.lampPower, timeout: .seconds(15))
+        let delay = ContinuousClock.now - announced
+        #expect(resent != nil)
+        #expect(delay >= .seconds(4), "discovery re-sent after \(delay); Home Assistant needs a few seconds")
+        gateway.process.signal(SIGTERM)
+        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        await recorder.close()
+        await broker.stop()
+    }
+
+    @Test func sighupRemovesDevicesLeavingTheConfigurationAndKeepsRunning() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("homeassistant/#")
+        try await recorder.subscribe("blebridge/bridge/#")
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        #expect(await recorder.first(on: Self.lampPower) { !$0.payload.isEmpty } != nil, "log: \(gateway.log)")
+        try gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            devices.removeAll { $0["id"] as? String == "lamp" }
+            configuration["devices"] = devices
+            if var commands = configuration["commands"] as? [String: Any] {
+                commands["raw_gatt"] = ["enabled": false, "allow": [Any]()]
+                configuration["commands"] = commands
+            }
+        }
+        gateway.process.signal(SIGHUP)
+        // The lamp's entities are deleted (empty retained config) and bridge/info no longer lists it.
+        #expect(await recorder.first(on: Self.lampPower) { $0.payload.isEmpty } != nil, "log: \(gateway.log)")
+        let info = await recorder.first(on: "blebridge/bridge/info") { !$0.text.contains("\"lamp\"") }
+        #expect(info != nil)
+        // The lamp is now unknown to the command gate.
+        try await recorder.publish("blebridge/lamp/set", #"{"power":true,"transaction":"gone"}"#)
+        let reply = await recorder.first(on: "blebridge/bridge/response/lamp/set") { $0.text.contains("gone") }
+        #expect(reply?.text.contains("unknown_device") == true)
+        #expect(gateway.process.isRunning)
+        gateway.process.signal(SIGTERM)
+        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        await recorder.close()
+        await broker.stop()
+    }
+}

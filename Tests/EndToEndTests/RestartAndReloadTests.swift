@@ -1,0 +1,140 @@
+import BlueZSimulator
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// Nothing accepted is lost across SIGKILL and SIGTERM; SIGHUP leaves unchanged devices alone;
+/// 50 on-demand devices rotate through 5 connection slots.
+@Suite(.serialized) struct RestartAndReloadTests {
+    static func heartRates(_ world: SimulatedWorld) -> [Int] {
+        world.states("hr_strap").compactMap { $0["heart_rate"] as? Int }
+    }
+
+    @Test func readingsInTheOutboxSurviveSIGKILLAndSIGTERM() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await FaultTests.resumes(world, 1300), "log: \(world.gateway.log.suffix(3000))")
+        await world.broker.stop()
+        // Accepted while the broker is away, then the gateway is killed outright.
+        let killed = Array(1400..<1410)
+        for bpm in killed {
+            try await FaultTests.beat(world, UInt16(bpm))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try await Task.sleep(for: .seconds(1))
+        world.gateway.process.signal(SIGKILL)
+        await world.gateway.process.waitForExit()
+        // A second run, stopped with SIGTERM while the broker is still away.
+        let second = try GatewayProcess(restarting: world.gateway)
+        #expect(try await Self.waitUntilSubscribed(world, second))
+        let terminated = Array(1500..<1505)
+        for bpm in terminated {
+            try await FaultTests.beat(world, UInt16(bpm))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try await Task.sleep(for: .seconds(1))
+        second.process.signal(SIGTERM)
+        #expect(await second.process.waitForExit(timeout: .seconds(15)) == 0)
+        // Broker back, third run: everything accepted before is delivered, in order.
+        try await world.broker.start()
+        let third = try GatewayProcess(restarting: world.gateway)
+        let expected = killed + terminated
+        let delivered = await world.recorder.wait(timeout: .seconds(30)) { _ in
+            Set(expected).isSubset(of: Set(Self.heartRates(world)))
+        }
+        let seen = Self.heartRates(world).filter(expected.contains)
+        #expect(delivered, "delivered \(Set(seen).count) of \(expected.count); log: \(third.log.suffix(2000))")
+        #expect(seen == expected.filter(seen.contains), "out of order: \(seen)")
+        await third.process.stop(grace: .seconds(10))
+        await world.shutdown()
+    }
+
+    /// The strap notifies again (the gateway is connected and subscribed) through `gateway`.
+    static func waitUntilSubscribed(_ world: SimulatedWorld, _ gateway: GatewayProcess) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let snapshot = try await world.simulator.snapshot(address: SimulatedWorld.strap)
+            if snapshot.connected, snapshot.notifying.contains(where: { $0.hasPrefix("00002a37") }) {
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func sighupAppliesDeviceChangesWithoutDroppingOtherConnections() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await FaultTests.resumes(world, 1600), "log: \(world.gateway.log.suffix(3000))")
+        #expect(
+            await world.recorder.first(on: "blebridge/lamp/availability", timeout: .seconds(30)) { $0.text == "online" }
+                != nil)
+        let before = world.recorder.all.count
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            for index in devices.indices where devices[index]["id"] as? String == "lamp" {
+                devices[index]["name"] = "Renamed lamp"
+            }
+            configuration["devices"] = devices
+        }
+        world.gateway.process.signal(SIGHUP)
+        let info = await world.recorder.first(on: "blebridge/bridge/devices", timeout: .seconds(20)) {
+            $0.text.contains("Renamed lamp")
+        }
+        #expect(info != nil, "log: \(world.gateway.log.suffix(2000))")
+        // The strap kept its connection: no offline, still notifying, readings continue.
+        #expect(try await FaultTests.resumes(world, 1601))
+        let afterwards = world.recorder.all.dropFirst(before)
+        #expect(!afterwards.contains { $0.topic == "blebridge/hr_strap/availability" && $0.text == "offline" })
+        #expect(try await world.simulator.snapshot(address: SimulatedWorld.strap).connected)
+        // The changed lamp reconnects with its new settings.
+        #expect(
+            await world.recorder.wait(timeout: .seconds(30)) { messages in
+                messages.dropFirst(before).contains { $0.topic == "blebridge/lamp/availability" && $0.text == "online" }
+            })
+        await world.shutdown()
+    }
+
+    @Test func fiftyOnDemandDevicesRotateThroughFiveSlotsAndAllArePolled() async throws {
+        let devices = (0..<50).map { index in
+            [
+                "id": String(format: "load%02d", index),
+                "match": ["address": String(format: "C0:FF:EE:10:00:%02X", index)],
+                "connection": "connect_on_demand",
+                "subscribe": [
+                    ["characteristic": "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "mode": "read", "interval": "2m"]
+                ],
+            ] as [String: Any]
+        }
+        let world = try await SimulatedWorld(scenario: "load") { configuration in
+            configuration["devices"] = devices
+            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
+            configuration["homeassistant"] = ["enabled": false]
+            if var bluetooth = configuration["bluetooth"] as? [String: Any] {
+                bluetooth["max_connections"] = 5
+                configuration["bluetooth"] = bluetooth
+            }
+        }
+        try await world.simulator.setLoad(devices: 50, rate: 1)
+        // Until every device has been polled, sample how many the simulator sees connected at once.
+        var maximumConnected = 0
+        var polled = false
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !polled, ContinuousClock.now < deadline {
+            var connected = 0
+            for index in 0..<50 {
+                let address = String(format: "C0:FF:EE:10:00:%02X", index)
+                if (try? await world.simulator.snapshot(address: address).connected) == true { connected += 1 }
+            }
+            maximumConnected = max(maximumConnected, connected)
+            let topics = Set(world.recorder.all.map(\.topic))
+            polled = (0..<50).allSatisfy { topics.contains(String(format: "blebridge/load%02d", $0)) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let seen = Set(
+            world.recorder.all.map(\.topic).filter { $0.hasPrefix("blebridge/load") && !$0.hasSuffix("availability") })
+        #expect(polled, "\(seen.count) of 50 polled; log: \(world.gateway.log.suffix(2000))")
+        #expect(maximumConnected <= 5)
+        #expect(!world.gateway.log.contains("Limited Resources"))
+        await world.shutdown()
+    }
+}

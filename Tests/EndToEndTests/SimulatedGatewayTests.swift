@@ -1,0 +1,106 @@
+import BlueZSimulator
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// The bars of issue 8 against the simulator, real mosquitto and the blebridge binary.
+@Suite(.serialized) struct SimulatedGatewayTests {
+    @Test func readingsArriveDecodedAndDiscoveryIsComplete() async throws {
+        let world = try await SimulatedWorld()
+        // A known heart-rate measurement: flags 0x10 (RR present), 72 bpm, RR 1024/1024 s.
+        let strap = await world.state("hr_strap") { $0["heart_rate"] != nil }
+        #expect(strap != nil, "no heart rate; log: \(world.gateway.log.suffix(3000))")
+        try await world.simulator.setCharacteristicValue(
+            address: SimulatedWorld.strap, uuid: "2a37", value: [0x10, 72, 0x00, 0x04], notify: true)
+        let exact = await world.state("hr_strap") { ($0["heart_rate"] as? Int) == 72 && $0["rr_intervals"] != nil }
+        #expect((exact?["rr_intervals"] as? [Double]) == [1.0])
+        #expect((exact?["ts"] as? String)?.hasSuffix("Z") == true)
+        // Battery read at connect, equal to the simulator's value.
+        let battery = Int(
+            try await world.simulator.characteristicValue(address: SimulatedWorld.strap, uuid: "2a19")[0])
+        let withBattery = await world.state("hr_strap") { $0["battery_level"] != nil || $0["battery"] != nil }
+        let published = (withBattery?["battery_level"] ?? withBattery?["battery"]) as? Int
+        #expect(
+            published.map { abs($0 - battery) <= 1 } == true,
+            "published \(String(describing: published)), simulator \(battery)")
+        // Thermometer and the passive BTHome sensor.
+        #expect(await world.state("thermometer") { $0["temperature"] != nil } != nil)
+        #expect(await world.state("bthome") { $0["temperature"] != nil && $0["rssi"] != nil } != nil)
+        #expect(await world.recorder.first(on: "blebridge/hr_strap/availability") { $0.text == "online" } != nil)
+        // Discovery: valid JSON, unique ids, state topics and availability on bridge and device.
+        let heartRate = await world.recorder.first(on: "homeassistant/sensor/blebridge_hr_strap/heart_rate/config")
+        let config = try #require(heartRate.flatMap(world.recorder.json))
+        #expect(config["unit_of_measurement"] as? String == "bpm")
+        #expect(config["state_topic"] as? String == "blebridge/hr_strap")
+        #expect(config["availability_mode"] as? String == "all")
+        let temperature = await world.recorder.first(
+            on: "homeassistant/sensor/blebridge_thermometer/temperature/config")
+        let temperatureConfig = try #require(temperature.flatMap(world.recorder.json))
+        #expect(temperatureConfig["device_class"] as? String == "temperature")
+        #expect(temperatureConfig["unit_of_measurement"] as? String == "°C")
+        let ids = world.recorder.all.filter { $0.topic.hasPrefix("homeassistant/") && !$0.payload.isEmpty }
+            .compactMap { world.recorder.json($0)?["unique_id"] as? String }
+        #expect(
+            Set(ids).count
+                == Set(
+                    world.recorder.all.filter { $0.topic.hasPrefix("homeassistant/") && !$0.payload.isEmpty }.map(
+                        \.topic)
+                ).count)
+        await world.shutdown()
+    }
+
+    @Test func setChangesTheLampAndDisallowedWritesNeverReachIt() async throws {
+        let world = try await SimulatedWorld()
+        #expect(
+            await world.recorder.first(on: "blebridge/lamp/availability", timeout: .seconds(30)) {
+                $0.text == "online"
+            } != nil,
+            "lamp never online; log: \(world.gateway.log.suffix(3000))")
+        try await world.simulator.clearWrites(address: SimulatedWorld.lamp)
+        var properties = MQTTProperties()
+        properties.responseTopic = "e2e/lamp"
+        properties.correlationData = [1, 2, 3]
+        try await world.recorder.subscribe("e2e/lamp")
+        try await world.recorder.publish(
+            "blebridge/lamp/set", #"{"power":true,"brightness":40,"transaction":"t-1"}"#, properties: properties)
+        let reply = await world.recorder.first(on: "e2e/lamp", timeout: .seconds(20))
+        let body = try #require(
+            reply.flatMap(world.recorder.json), "no reply; log: \(world.gateway.log.suffix(3000))")
+        #expect(body["status"] as? String == "ok")
+        #expect(body["transaction"] as? String == "t-1")
+        #expect(reply?.properties.correlationData == [1, 2, 3])
+        #expect(
+            try await world.simulator.characteristicValue(address: SimulatedWorld.lamp, uuid: SimulatedWorld.power)
+                == [1])
+        #expect(
+            try await world.simulator.characteristicValue(
+                address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness) == [40])
+        // A write the configuration does not allow: refused with not_allowed, nothing reaches the lamp.
+        let before = try await world.simulator.writes(address: SimulatedWorld.lamp).count
+        let replies = try await MQTTRecorder(url: world.broker.url)
+        try await replies.subscribe("e2e/raw")
+        var rawProperties = MQTTProperties()
+        rawProperties.responseTopic = "e2e/raw"
+        rawProperties.correlationData = [4, 5, 6]
+        try await replies.publish(
+            "blebridge/bridge/request/gatt/write",
+            #"{"device":"lamp","characteristic":"6b1e0002-3c4d-4e5f-8a9b-0c1d2e3f4a5b","value":"00","transaction":"raw"}"#,
+            properties: rawProperties)
+        let refused = await replies.first(on: "e2e/raw", timeout: .seconds(20))
+        #expect(refused?.properties.correlationData == [4, 5, 6])
+        #expect(refused?.text.contains("\"not_allowed\"") == true, "log: \(world.gateway.log.suffix(2000))")
+        rawProperties.correlationData = [7]
+        try await replies.publish(
+            "blebridge/lamp/set", #"{"brightness":250,"transaction":"big"}"#, properties: rawProperties)
+        let invalid = await replies.first(on: "e2e/raw") { $0.properties.correlationData == [7] }
+        #expect(invalid?.text.contains("\"invalid_value\"") == true)
+        await replies.close()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await world.simulator.writes(address: SimulatedWorld.lamp).count == before)
+        #expect(
+            try await world.simulator.characteristicValue(address: SimulatedWorld.lamp, uuid: SimulatedWorld.power)
+                == [1])
+        await world.shutdown()
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import MQTT
+import Synchronization
+import TestSupport
+
+/// A real MQTT client that records every message on the filters it subscribes to, for
+/// end-to-end assertions with time-bounded waits.
+final class MQTTRecorder: Sendable {
+    let client: MQTTClient
+    private let messages = Mutex<[MQTTMessage]>([])
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// With `cleanSession` false the broker keeps the subscriptions and queues messages while
+    /// the recorder is away (e.g. across a broker restart).
+    init(url: String, clientID: String = "e2e-\(UUID().uuidString.prefix(8))", cleanSession: Bool = true) async throws {
+        client = MQTTClient(
+            configuration: try MQTTConfiguration(
+                url: url, clientID: clientID, protocolVersion: .v5, cleanSession: cleanSession,
+                minimumReconnectDelay: .milliseconds(100), maximumReconnectDelay: .seconds(1)))
+        try await client.connect()
+    }
+
+    func subscribe(_ filter: String) async throws {
+        let stream = try await client.subscribe(filter, qos: .atLeastOnce)
+        let task = Task { [self] in
+            for await message in stream { record(message) }
+        }
+        tasks.withLock { $0.append(task) }
+    }
+
+    private func record(_ message: MQTTMessage) { messages.withLock { $0.append(message) } }
+
+    var all: [MQTTMessage] { messages.withLock { $0 } }
+
+    func on(_ topic: String) -> [MQTTMessage] { all.filter { $0.topic == topic } }
+
+    func json(_ message: MQTTMessage) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any]
+    }
+
+    /// Waits until `predicate` holds for the recorded messages; returns whether it did.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(10), _ predicate: ([MQTTMessage]) -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if predicate(all) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return predicate(all)
+    }
+
+    /// The first message on `topic` whose payload satisfies `predicate`, waiting for it.
+    func first(
+        on topic: String, timeout: Duration = .seconds(10),
+        where predicate: @escaping (MQTTMessage) -> Bool = { _ in true }
+    ) async -> MQTTMessage? {
+        await wait(timeout: timeout) { $0.contains { $0.topic == topic && predicate($0) } }
+        return all.first { $0.topic == topic && predicate($0) }
+    }
+
+    func publish(_ topic: String, _ text: String, properties: MQTTProperties = MQTTProperties()) async throws {
+        try await client.publish(MQTTMessage(topic: topic, text: text, qos: .atLeastOnce, properties: properties))
+    }
+
+    func clear() { messages.withLock { $0.removeAll() } }
+
+    func close() async {
+        tasks.withLock { $0.forEach { $0.cancel() } }
+        await client.disconnect()
+    }
+}
