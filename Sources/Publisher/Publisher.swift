@@ -206,7 +206,13 @@ public actor Publisher {
             case .fetch(let after, let limit, let read):
                 Task { await self.fetch(after: after, limit: limit, read: read) }
             case .publish(let records, let generation):
-                for record in records { send(record, generation: generation) }
+                // A publish that fails at once (not connected) restarts the generation inside
+                // `send`; the rest of this batch must not go out, or a record sent after a quick
+                // reconnect would reach the broker ahead of the failed one's replay.
+                for record in records {
+                    guard generation == window.generation else { break }
+                    send(record, generation: generation)
+                }
             case .remove(let ids):
                 Task { await self.remove(ids) }
             case .discard(let ids):

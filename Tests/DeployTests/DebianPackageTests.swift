@@ -30,6 +30,9 @@ struct DebianPackageTests {
 
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
+    /// `setpriv` arguments that run a command as the `blebridge` user with its groups (exec, no fork).
+    private static let asServiceUser = ["--reuid=blebridge", "--regid=blebridge", "--init-groups", "--"]
+
     @Test func buildsInstallsRemovesAndPurges() async throws {
         let lock = try await MachineLock(name: "blebridge-deb-test")
         defer { lock.release() }
@@ -86,12 +89,23 @@ struct DebianPackageTests {
 
         // The service's own ExecStartPre, as the service user.
         let check = try await ChildProcess.run(
-            "runuser", ["-u", "blebridge", "--", "/usr/bin/blebridge", "check-config", "/etc/blebridge/config.json"],
+            "setpriv", Self.asServiceUser + ["/usr/bin/blebridge", "check-config", "/etc/blebridge/config.json"],
             timeout: .seconds(30))
         #expect(check.status == 0, "\(check.stderr)")
 
-        // Data written by the service, to see that remove keeps it.
-        try await run("runuser", ["-u", "blebridge", "--", "touch", "/var/lib/blebridge/blebridge.sqlite"])
+        // ExecStart as the unit runs it (service user, state directory as working directory), under a
+        // harness that provides the notify socket. The outbox it writes stays there for the remove check.
+        let broker = try await MosquittoFixture()
+        let systemd = try NotifySocketFixture()
+        let gateway = try ChildProcess(
+            "setpriv",
+            Self.asServiceUser + [
+                "/usr/bin/blebridge", "run", "--config", "/etc/blebridge/config.json", "--broker", broker.url,
+            ],
+            environment: systemd.environment(watchdog: .seconds(1)), currentDirectory: "/var/lib/blebridge")
+        try await ServiceNotifyTests.expectServiceProtocol(gateway, systemd)
+        await broker.stop()
+        #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "the outbox lands in the state directory")
     }
 
     private func removeAndCheck() async throws {

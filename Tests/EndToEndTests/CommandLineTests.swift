@@ -89,6 +89,10 @@ import Testing
             "devices[0].subscribe[0].characteristic: \"2a37x\" is not a UUID"
         ),
         (
+            #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "advertisement": {"decoder": "bthom"}}]}"#,
+            "devices[0].advertisement.decoder: unknown decoder \"bthom\" (did you mean \"bthome\"?)"
+        ),
+        (
             "{\n  \"mqtt\": {\n    \"qos\": 1\n  \n}\n",
             "bad.json:6:1: invalid JSON: unexpected end of file; expected ',' or '}'"
         ),

@@ -53,6 +53,14 @@ public final class ChildProcess: Sendable {
                 errBuffer.append(chunk)
             }
         }
+        // The child inherits the spawning thread's signal mask, and Swift's worker threads block
+        // most signals (SIGTERM included), so a child spawned from one would ignore `stop()`'s
+        // SIGTERM until the SIGKILL fallback. Spawn with an empty mask, then restore ours.
+        var empty = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try process.run()
     }
 

@@ -37,6 +37,9 @@ public final class NotifySocketFixture: Sendable {
             close(descriptor)
             throw FixtureError("bind(\(path)) failed: errno \(errno)")
         }
+        // Like systemd's own notify socket, writable by the service whatever user it runs as.
+        chmod(path, 0o777)
+        chmod(directory.path, 0o755)
         self.descriptor = descriptor
     }
 

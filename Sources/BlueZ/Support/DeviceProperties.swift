@@ -13,8 +13,11 @@ enum DeviceProperties {
         properties["Name"]?.asString
     }
 
+    /// The RSSI in dBm; nil when absent or 127, the HCI value for "not available" (which
+    /// bluetoothd passes through, e.g. for btvirt's virtual controllers in the VM tier).
     static func rssi(_ properties: [String: DBusValue]) -> Int? {
-        properties["RSSI"]?.asInt16.map(Int.init)
+        guard let value = properties["RSSI"]?.asInt16, value != 127 else { return nil }
+        return Int(value)
     }
 
     /// The advertisement fields present in `properties` (a full set or a `PropertiesChanged` subset).

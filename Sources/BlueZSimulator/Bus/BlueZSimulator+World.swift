@@ -58,14 +58,13 @@ extension BlueZSimulator {
 
     /// Discovery runs a scan right away when it starts or its filter changes, as a controller does.
     func scheduleAdvertisingSoon() {
+        // One-shot and short: not kept (it checks the generation, so a stop or restart voids it).
         let generation = self.generation
-        worldTasks.removeAll { $0.isCancelled }
-        worldTasks.append(
-            Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(20))
-                guard let self, await self.generation == generation else { return }
-                await self.advertisingTick()
-            })
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(20))
+            guard let self, await self.generation == generation else { return }
+            await self.advertisingTick()
+        }
     }
 
     /// One round of advertisements: every device in range that is not connected advertises once;

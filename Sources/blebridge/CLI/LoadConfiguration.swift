@@ -1,9 +1,12 @@
 import Configuration
+import Decoders
 
 /// Loads the configuration at `path`, turning a ``ConfigurationError`` into a one-line failure with
 /// exit status 66 (missing or unreadable file) or 78 (invalid content). Every command that reads a
-/// configuration uses this.
-func loadConfiguration(path: String, knownDecoders: Set<String>? = nil) throws -> BridgeConfiguration {
+/// configuration uses this. Decoder names are checked against the built-in decoders.
+func loadConfiguration(
+    path: String, knownDecoders: Set<String>? = DecoderRegistry.standard.knownNames
+) throws -> BridgeConfiguration {
     do {
         return try ConfigurationLoader(knownDecoders: knownDecoders).load(path: path)
     } catch {

@@ -191,6 +191,12 @@ def discovery():
     check(LAMP not in objects() and BTHOME not in objects(), "filter by UUID")
     adapter.StopDiscovery()
     adapter.SetDiscoveryFilter(dbus.Dictionary({}, signature="sv"))
+    # A discovery session belongs to its D-Bus client: it ends when the client leaves the bus.
+    other = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+    dbus.Interface(other.get_object(BLUEZ, ADAPTER), "org.bluez.Adapter1").StartDiscovery()
+    wait_for(lambda: get(ADAPTER, "org.bluez.Adapter1", "Discovering") == True, what="other client's discovery")
+    other.close()
+    wait_for(lambda: get(ADAPTER, "org.bluez.Adapter1", "Discovering") == False, what="discovery ends with its client")
     print("discovery ok")
 
 
