@@ -1,5 +1,6 @@
 import Decoders
 import Foundation
+import Outbox
 
 /// Performs the connection pool's actions and feeds it Bluetooth events.
 extension Gateway {
@@ -101,14 +102,33 @@ extension Gateway {
         devices[id]?.lastSeen = sampleTime
         if let rssi { devices[id]?.rssi = rssi }
         let output = router.route(device: id, fields: fields, raw: raw, rssi: rssi, sampleTime: sampleTime)
-        do {
-            try await publisher.submit(output.entries)
-        } catch {
-            logger.error("outbox append failed; reading lost", [("device", id), ("error", "\(error)")])
-        }
+        enqueue(output.entries)
         if !output.discovery.isEmpty, client.connectionState.isConnected {
             await publish(discovery: output.discovery)
         }
+    }
+
+    /// Readings wait here only until the flusher commits them to the outbox: one transaction
+    /// for whatever arrived meanwhile (group commit under load), in arrival order.
+    func enqueue(_ entries: [OutboxEntry]) {
+        pendingEntries += entries
+        guard !flushing else { return }
+        flushing = true
+        Task { await self.flushPending() }
+    }
+
+    func flushPending() async {
+        while !pendingEntries.isEmpty {
+            let batch = pendingEntries
+            pendingEntries = []
+            do {
+                try await publisher.submit(batch)
+            } catch {
+                logger.error(
+                    "outbox append failed; readings lost", [("count", "\(batch.count)"), ("error", "\(error)")])
+            }
+        }
+        flushing = false
     }
 
     /// Notifications keep the silence watchdog quiet.

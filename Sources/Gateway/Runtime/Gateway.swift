@@ -40,6 +40,9 @@ public actor Gateway {
     var stopping = false
     var commandsInFlight = 0
     var pendingCommands: [String: [PendingCommand]] = [:]
+    /// Readings not yet committed to the outbox (see `enqueue`).
+    var pendingEntries: [OutboxEntry] = []
+    var flushing = false
     var nextCommandID = 0
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
@@ -159,6 +162,9 @@ public actor Gateway {
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         await ble?.stop()
+        while flushing || !pendingEntries.isEmpty {
+            if !flushing { await flushPending() } else { try? await Task.sleep(for: .milliseconds(5)) }
+        }
         // Let the backlog go out while the broker is there, then wait for what is in flight.
         while client.connectionState.isConnected, ContinuousClock.now < deadline,
             let depth = try? await store.stats().depth, depth > 0
