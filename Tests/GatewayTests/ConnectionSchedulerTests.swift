@@ -79,6 +79,8 @@ import Testing
         _ = scheduler.handle(.discovered("hr"), at: start)
         _ = scheduler.handle(.connected("hr"), at: start)
         #expect(scheduler.handle(.activity("hr"), at: start + .seconds(20)) == [])
+        // Activity never plans (hot path): even a due watchdog waits for the next tick.
+        #expect(scheduler.handle(.activity("other"), at: start + .seconds(20)) == [])
         #expect(scheduler.nextDeadline() == start + .seconds(50))
         #expect(scheduler.handle(.tick, at: start + .seconds(50)) == [])
         #expect(scheduler.handle(.tick, at: start + .seconds(51)) == [.disconnect("hr", .silent)])

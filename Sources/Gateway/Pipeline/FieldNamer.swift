@@ -15,11 +15,10 @@ public struct FieldNamer: Sendable {
     public mutating func name(_ fields: [DecodedField], device: String, rank: Int, suffix: String) -> [DecodedField] {
         fields.map { field in
             var field = field
-            let owner = owners[device]?[field.name]
-            if owner == nil || owner! >= rank {
-                owners[device, default: [:]][field.name] = rank
-            } else {
+            if let owner = owners[device]?[field.name], owner < rank {
                 field.name = "\(field.name)_\(suffix)"
+            } else {
+                owners[device, default: [:]][field.name] = rank
             }
             return field
         }

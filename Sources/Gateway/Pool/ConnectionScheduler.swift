@@ -211,8 +211,11 @@ public struct ConnectionScheduler: Sendable {
             records[id]?.busy = false
             records[id]?.pendingCommands = 0
         case .activity(let id):
+            // Hot path (every notification): only moves the watchdog's deadline forward, which
+            // never creates work, so no planning.
             records[id]?.lastActivity = now
             records[id]?.known = true
+            return actions
         case .adapterPowered(let powered):
             adapterPowered = powered
             if !powered {

@@ -112,7 +112,7 @@ extension Gateway {
     }
 
     /// Notifications keep the silence watchdog quiet.
-    func activity(_ id: String) async {
-        await poolEvent(.activity(id))
+    func activity(_ id: String) {
+        _ = scheduler.handle(.activity(id), at: .now)
     }
 }

@@ -13,7 +13,8 @@ final class GatewayProcess: Sendable {
     /// `edit` may change the parsed configuration object before it is written.
     init(
         brokerURL: String, busAddress: String? = nil, directory: TemporaryDirectory? = nil,
-        healthInterval: String = "30s", edit: (inout [String: Any]) -> Void = { _ in }
+        healthInterval: String = "30s", environment: [String: String] = [:],
+        edit: (inout [String: Any]) -> Void = { _ in }
     ) throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "gateway-e2e")
         var configuration = try Self.repositoryConfiguration()
@@ -31,7 +32,8 @@ final class GatewayProcess: Sendable {
         if let busAddress { arguments += ["--bus", busAddress] }
         self.arguments = arguments
         self.process = try ChildProcess(
-            try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "info"])
+            try BinaryLocator.blebridge(), arguments,
+            environment: environment.merging(["BLEBRIDGE_LOG": "info"]) { given, _ in given })
     }
 
     /// A second gateway process on the same directory, configuration and outbox (restart).
