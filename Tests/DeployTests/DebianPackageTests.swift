@@ -56,6 +56,7 @@ struct DebianPackageTests {
 
         do {
             try await installAndCheck(deb)
+            try await upgradeAndCheck(output: output)
             try await removeAndCheck()
             try await purgeAndCheck()
         } catch {
@@ -106,6 +107,27 @@ struct DebianPackageTests {
         try await ServiceNotifyTests.expectServiceProtocol(gateway, systemd)
         await broker.stop()
         #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "the outbox lands in the state directory")
+    }
+
+    /// A newer package keeps the edited configuration (a conffile) and the data.
+    private func upgradeAndCheck(output: TemporaryDirectory) async throws {
+        let config = "/etc/blebridge/config.json"
+        let edited = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+            of: #""gateway_id": "blebridge""#, with: #""gateway_id": "attic""#)
+        #expect(edited.contains("attic"))
+        try edited.write(toFile: config, atomically: false, encoding: .utf8)
+        let built = try await run(
+            RepositoryPaths.file("deploy/package"),
+            ["--binary", try BinaryLocator.blebridge(), "--version", "99.0.0", "--output", output.path],
+            timeout: .seconds(50))
+        let newer = try #require(built.split(separator: "\n").last.map(String.init))
+        try await run("dpkg", ["--install", newer])
+        #expect(try await run("dpkg-query", ["-W", "-f=${Version}", "blebridge"]) == "99.0.0")
+        #expect(
+            try String(contentsOfFile: config, encoding: .utf8) == edited, "the upgrade kept the edited configuration")
+        #expect(!exists(config + ".dpkg-new") && !exists(config + ".dpkg-dist"))
+        #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "the upgrade kept the data")
+        #expect(try await run("stat", ["-c", "%U:%G %a", "/etc/blebridge/config.json"]) == "root:blebridge 640\n")
     }
 
     private func removeAndCheck() async throws {

@@ -310,6 +310,27 @@ public actor CentralManager {
             throw BluetoothError(.unknownDevice, "BlueZ does not know \(peripheral.identifier); scan for it first")
         }
         try await peripheral.connect(timeout: timeout)
+        await resynchroniseGATT(of: peripheral)
+    }
+
+    /// bluetoothd emits `ServicesResolved` and the GATT objects' `InterfacesAdded` from separate
+    /// deferred callbacks, so `ServicesResolved` can arrive before the last services are announced
+    /// (seen with real bluetoothd 5.66 in the VM tier: a connect returned with only 1801 known).
+    /// The objects themselves exist in bluetoothd by then, so a fresh `GetManagedObjects` after the
+    /// connect closes the gap.
+    private func resynchroniseGATT(of peripheral: Peripheral) async {
+        guard
+            let reply = try? await connection.call(
+                destination: BlueZNames.service, path: "/", interface: BlueZNames.objectManager,
+                method: "GetManagedObjects", timeout: options.callTimeout),
+            let all = reply.first?.asObjectPathDictionary
+        else { return }
+        for (path, value) in all where path.isDescendant(of: peripheral.path, orEqual: false) {
+            let interfaces = ManagedObjects.interfaces(value)
+            guard objects.descendants(of: peripheral.path)[path] == nil else { continue }
+            objects.add(path, interfaces)
+            await peripheral.gattAdded(path, interfaces)
+        }
     }
 
     /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).

@@ -8,7 +8,7 @@ import Foundation
 /// Thermometer, advertising the strap's name and Heart Rate service.
 struct ConformancePeripheral {
     var adapter: String
-    var name: String
+    var advertisement: LocalAdvertisement
     var refreshAdvertising: Duration?
 
     func run() async throws -> Never {
@@ -50,9 +50,10 @@ struct ConformancePeripheral {
         try await manager.updateValue([87], for: P.batteryLevel)
         try await manager.updateValue([0], for: P.lampPower)
         try await manager.updateValue([100], for: P.lampBrightness)
-        try await manager.startAdvertising(
-            LocalAdvertisement(localName: name, serviceUUIDs: [P.heartRateService]), refreshEvery: refreshAdvertising)
-        say("peripheral: serving on \(adapter) as \(name)")
+        var advertisement = advertisement
+        advertisement.serviceUUIDs = [P.heartRateService]
+        try await manager.startAdvertising(advertisement, refreshEvery: refreshAdvertising)
+        say("peripheral: serving on \(adapter) as \(advertisement.localName ?? "")")
 
         // Lamp writes become notifications of its new state.
         Task {

@@ -1,3 +1,5 @@
+import BlueZ
+import Bluetooth
 import Foundation
 import Logging
 
@@ -6,11 +8,13 @@ import Logging
 //
 //   ble-conformance central [--adapter hci0] [--strap NAME] [--lamp NAME] [--thermometer NAME]
 //   ble-conformance peripheral [--adapter hci1] [--name NAME] [--refresh-advertising-ms N]
+//                              [--manufacturer-data CCCC:HEX] [--service-data UUID:HEX]
 //
 // The central prints one JSON line per step and exits 1 when any step failed.
 let usage = """
     usage: ble-conformance central [--adapter hci0] [--strap NAME] [--lamp NAME] [--thermometer NAME]
            ble-conformance peripheral [--adapter hci1] [--name NAME] [--refresh-advertising-ms N]
+                                      [--manufacturer-data CCCC:HEX] [--service-data UUID:HEX]
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let role = arguments.first else {
@@ -43,8 +47,23 @@ case "central":
     }
     exit(transcript.failureCount == 0 ? 0 : 1)
 case "peripheral":
+    var advertisement = LocalAdvertisement(localName: options["name"] ?? "BLEBridge Conformance")
+    if let text = options["manufacturer-data"] {
+        guard let (company, bytes) = keyAndBytes(text), let id = UInt16(company, radix: 16) else {
+            FileHandle.standardError.write(Data("ble-conformance: --manufacturer-data wants CCCC:HEX\n".utf8))
+            exit(64)
+        }
+        advertisement.manufacturerData[id] = bytes
+    }
+    if let text = options["service-data"] {
+        guard let (key, bytes) = keyAndBytes(text), let uuid = BluetoothUUID(key) else {
+            FileHandle.standardError.write(Data("ble-conformance: --service-data wants UUID:HEX\n".utf8))
+            exit(64)
+        }
+        advertisement.serviceData[uuid] = bytes
+    }
     let peripheral = ConformancePeripheral(
-        adapter: options["adapter"] ?? "hci1", name: options["name"] ?? "BLEBridge Conformance",
+        adapter: options["adapter"] ?? "hci1", advertisement: advertisement,
         refreshAdvertising: options["refresh-advertising-ms"].flatMap(Int.init).map { .milliseconds($0) })
     do {
         try await peripheral.run()
@@ -55,4 +74,19 @@ case "peripheral":
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(64)
+}
+
+/// Splits `KEY:HEX` into the key and the bytes.
+func keyAndBytes(_ text: String) -> (String, [UInt8])? {
+    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+    guard parts.count == 2, parts[1].count % 2 == 0 else { return nil }
+    var bytes: [UInt8] = []
+    var index = parts[1].startIndex
+    while index < parts[1].endIndex {
+        let next = parts[1].index(index, offsetBy: 2)
+        guard let byte = UInt8(parts[1][index..<next], radix: 16) else { return nil }
+        bytes.append(byte)
+        index = next
+    }
+    return (parts[0], bytes)
 }
