@@ -45,6 +45,8 @@ import Testing
         let seen = Self.heartRates(world).filter(expected.contains)
         #expect(delivered, "delivered \(Set(seen).count) of \(expected.count); log: \(third.log.suffix(2000))")
         #expect(seen == expected.filter(seen.contains), "out of order: \(seen)")
+        // State restoration: the strap known from the earlier runs is used without a scan.
+        #expect(third.log.contains("restored known peripheral device=hr_strap"), "log: \(third.log.suffix(2000))")
         await third.process.stop(grace: .seconds(10))
         await world.shutdown()
     }
