@@ -44,7 +44,11 @@ import Testing
         }
         let seen = Self.heartRates(world).filter(expected.contains)
         #expect(delivered, "delivered \(Set(seen).count) of \(expected.count); log: \(third.log.suffix(2000))")
-        #expect(seen == expected.filter(seen.contains), "out of order: \(seen)")
+        // At least once: a reading published just before the SIGKILL, whose row was not yet
+        // deleted, comes again after the restart. Order is judged on first arrivals.
+        var firstArrivals: [Int] = []
+        for rate in seen where !firstArrivals.contains(rate) { firstArrivals.append(rate) }
+        #expect(firstArrivals == expected.filter(firstArrivals.contains), "out of order: \(seen)")
         // State restoration: the strap known from the earlier runs is used without a scan.
         #expect(third.log.contains("restored known peripheral device=hr_strap"), "log: \(third.log.suffix(2000))")
         await third.process.stop(grace: .seconds(10))

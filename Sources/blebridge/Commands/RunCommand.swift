@@ -1,4 +1,5 @@
 import Configuration
+import Decoders
 import Gateway
 import Logging
 import SystemdNotify
@@ -77,7 +78,8 @@ enum RunCommand: CLICommand {
             if signal == SIGHUP {
                 try? notifier?.notify(.reloading)
                 do {
-                    let reloaded = try ConfigurationLoader().load(path: configurationPath)
+                    let reloaded = try ConfigurationLoader(knownDecoders: DecoderRegistry.standard.knownNames)
+                        .load(path: configurationPath)
                     await gateway.reload(reloaded)
                 } catch {
                     logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
