@@ -30,6 +30,7 @@ let package = Package(
 
         // Small leaf modules.
         .target(name: "Logging"),
+        .target(name: "JSON"),
         .target(name: "Bluetooth"),
         .target(name: "Configuration", dependencies: ["Bluetooth"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
@@ -43,13 +44,14 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
         .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
-        .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto"]),
+        .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto", "JSON"]),
 
         // The product.
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "MQTT", "Outbox", "Publisher", "Logging", "Bluetooth",
+                "Configuration", "BlueZ", "Decoders", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
+                "Bluetooth",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -95,7 +97,8 @@ let package = Package(
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "Configuration", "BlueZSimulator", "TestSupport"]),
+            dependencies: ["Gateway", "JSON", "Configuration", "BlueZSimulator", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]

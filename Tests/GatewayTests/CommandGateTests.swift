@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Gateway
+import JSON
 import Testing
 
 @Suite struct CommandGateTests {

@@ -2,6 +2,7 @@ import Bluetooth
 import Configuration
 import Decoders
 import Gateway
+import JSON
 import Testing
 
 @Suite struct DiscoveryBuilderTests {

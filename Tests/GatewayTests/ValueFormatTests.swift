@@ -1,4 +1,5 @@
 import Gateway
+import JSON
 import Testing
 
 @Suite struct ValueFormatTests {

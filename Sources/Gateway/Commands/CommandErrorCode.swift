@@ -1,3 +1,5 @@
+import JSON
+
 /// The fixed set of error codes in command responses (`"error":{"code":…}`), documented in
 /// docs/mqtt.md. Clients may switch on these strings; new codes are only ever added.
 public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {

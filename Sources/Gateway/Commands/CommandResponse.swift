@@ -1,3 +1,5 @@
+import JSON
+
 /// The JSON answer to a command: `{"transaction":…,"status":"ok","data":{…}}` or
 /// `{"transaction":…,"status":"error","error":{"code":"not_allowed","message":"…"}}`.
 public enum CommandResponse {

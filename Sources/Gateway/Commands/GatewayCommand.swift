@@ -1,4 +1,5 @@
 public import Bluetooth
+import JSON
 
 /// One validated step to execute against BlueZ.
 public enum GatewayCommand: Sendable, Hashable {

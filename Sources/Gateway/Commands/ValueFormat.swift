@@ -1,3 +1,5 @@
+import JSON
+
 /// How a command value given in JSON becomes the bytes written to a characteristic, with its
 /// bounds. Configured per command (`"format": "uint8", "min": 0, "max": 100`).
 public struct ValueFormat: Sendable, Hashable {

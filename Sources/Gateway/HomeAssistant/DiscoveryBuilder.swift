@@ -1,4 +1,5 @@
 public import Decoders
+import JSON
 
 /// Builds Home Assistant MQTT discovery messages for the gateway's devices.
 ///

@@ -1,4 +1,5 @@
 public import Decoders
+import JSON
 
 /// How a decoded field appears in Home Assistant: component, device class, unit, state class.
 public struct FieldClassification: Sendable, Hashable {

@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// Payloads of the `<base>/bridge/…` topics.
 public enum BridgePayloads {

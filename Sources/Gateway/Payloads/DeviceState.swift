@@ -1,5 +1,6 @@
 import Decoders
 public import Foundation
+import JSON
 
 /// A device's merged state: the latest value of every decoded field, the RSSI and the time
 /// of the sample that last changed it. Published on `<base>/<device>` as one JSON object,
@@ -36,20 +37,5 @@ public struct DeviceState: Sendable, Hashable {
         if let rssi { members.append(JSONMember("rssi", .int(Int64(rssi)))) }
         if let sampleTime { members.append(JSONMember("ts", .string(Timestamp.iso8601(sampleTime)))) }
         return .object(members)
-    }
-}
-
-extension JSONValue {
-    /// A decoded value as JSON: objects keep their field order; units are not part of the value.
-    public init(_ value: DecodedValue) {
-        switch value {
-        case .null: self = .null
-        case .int(let number): self = .int(number)
-        case .double(let number): self = .double(number)
-        case .bool(let flag): self = .bool(flag)
-        case .string(let text): self = .string(text)
-        case .array(let elements): self = .array(elements.map(JSONValue.init))
-        case .object(let fields): self = .object(fields.map { JSONMember($0.name, JSONValue($0.value)) })
-        }
     }
 }

@@ -1,5 +1,6 @@
 public import Decoders
 public import Foundation
+import JSON
 public import Outbox
 
 /// Turns decoded readings into what gets published: the device's merged state for the outbox,

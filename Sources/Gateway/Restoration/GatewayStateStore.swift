@@ -1,3 +1,4 @@
+import JSON
 public import Outbox
 
 /// The gateway's persistent state, kept in the outbox database next to the queue: known

@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// What the gateway remembers about a device across restarts (the Linux counterpart of Core
 /// Bluetooth's state restoration): its address, resolved services, active subscriptions and

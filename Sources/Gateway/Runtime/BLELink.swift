@@ -4,6 +4,7 @@ import Configuration
 import DBus
 import Decoders
 import Foundation
+import JSON
 import Logging
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import MQTT
 
 /// Commands from MQTT: validate, queue for the device, execute through the pool, answer.

@@ -36,7 +36,7 @@ extension JSONValue {
     }
 
     /// Shortest round-tripping form; whole numbers without a fraction; non-finite as null.
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"

@@ -1,4 +1,4 @@
-import Gateway
+import JSON
 import Testing
 
 @Suite struct JSONTests {
