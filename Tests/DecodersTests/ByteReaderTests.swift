@@ -92,13 +92,4 @@ import Testing
         #expect(error?.code == .invalidValue)
         #expect(error?.field == "model_number")
     }
-
-    @Test func hexParsingAcceptsCommonSpellingsAndRejectsGarbage() {
-        #expect(Hex.bytes("0x1648") == [0x16, 0x48])
-        #expect(Hex.bytes("16:48 0A-0b") == [0x16, 0x48, 0x0A, 0x0B])
-        #expect(Hex.bytes("") == [])
-        #expect(Hex.bytes("164") == nil)
-        #expect(Hex.bytes("zz") == nil)
-        #expect(Hex.string([0x00, 0xAB]) == "00ab")
-    }
 }

@@ -1,3 +1,4 @@
+import Bluetooth
 import Decoders
 import Testing
 

@@ -8,20 +8,7 @@ enum ScenarioParsing {
     static let addressForm = "an address such as \"C0:FF:EE:00:00:01\""
     static let durationForm = "seconds as a number, or " + DurationParser.acceptedForms
 
-    static func hex(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != " " && $0 != ":" }
-        guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
-    }
+    static func hex(_ text: String) -> [UInt8]? { Hex.bytes(text) }
 
     static func uuid(_ text: String) -> BluetoothUUID? { BluetoothUUID(text) }
 

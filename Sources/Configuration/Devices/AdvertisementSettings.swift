@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// `devices[].advertisement`: decode what the device advertises (no connection needed).
 public struct AdvertisementSettings: Sendable, Equatable {
     /// Decoder name, e.g. `bthome`, `ibeacon`.
@@ -20,7 +22,7 @@ extension AdvertisementSettings: Decodable {
             try reader.decoderName("decoder"), "decoder", accepted: "a decoder name such as \"bthome\"")
         let keyAccepted = "32 hex digits (the 16-byte key)"
         if let text = try reader.string("bind_key", expected: keyAccepted) {
-            guard text.count == 32, let bytes = HexBytes.parse(text) else {
+            guard text.count == 32, let bytes = Hex.bytes(text) else {
                 throw reader.error("bind_key", .invalidValue, "not a key; expected \(keyAccepted)")
             }
             bindKey = bytes

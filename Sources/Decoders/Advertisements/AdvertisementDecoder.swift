@@ -1,3 +1,4 @@
+import Bluetooth
 public import Bluetooth
 
 /// Where in an advertisement a format lives.

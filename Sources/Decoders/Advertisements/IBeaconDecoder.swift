@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// Apple iBeacon: manufacturer data of company 0x004C starting `02 15`, then the proximity UUID
 /// (16 bytes), major and minor (big-endian uint16) and the measured power at 1 m (int8, dBm).
 public struct IBeaconDecoder: AdvertisementDecoder {

@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// RuuviTag data format 5 ("RAWv2", https://docs.ruuvi.com/communication/bluetooth-advertisements/data-format-5-rawv2):
 /// manufacturer data of company 0x0499, 24 bytes, big-endian. Each field's "not available" value
 /// decodes as `null`.

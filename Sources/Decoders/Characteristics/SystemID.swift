@@ -1,3 +1,4 @@
+import Bluetooth
 public import Bluetooth
 
 /// System ID (0x2A23), Device Information Service 1.1 §3.8: a 40-bit manufacturer-defined

@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// The result of decoding one value: the decoder's name, the fields in order, and the raw bytes.
 ///
 /// When decoding failed, `fields` is empty, `error` says why and which field, and the raw bytes

@@ -1,3 +1,5 @@
+import Bluetooth
+
 extension ByteLayout: ValueDecoder {
     /// Checks the layout itself: names present and unique, lengths where needed, bits inside their
     /// container, open-ended fields last. Call it when loading the configuration.

@@ -1,3 +1,5 @@
+import Bluetooth
+
 extension ByteLayout {
     /// The inverse of decoding: builds the bytes from named values (numbers as JSON numbers,
     /// `bytes` as hex text, `utf8` as text, one-bit fields as booleans or 0/1). Numbers are

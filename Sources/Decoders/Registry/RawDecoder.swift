@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// The fallback for values no decoder knows: the bytes as lowercase hex in `raw_hex`.
 public struct RawDecoder: ValueDecoder {
     public let name = "raw"

@@ -1,3 +1,4 @@
+import Bluetooth
 import JSON
 
 /// How a command value given in JSON becomes the bytes written to a characteristic, with its
@@ -144,27 +145,6 @@ public struct ValueFormat: Sendable, Hashable {
         return .success(bytes)
     }
 
-    /// `"01ff"` → `[0x01, 0xff]`; nil unless an even number of hex digits.
-    public static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    /// `"01ff"` → `[0x01, 0xff]`; nil unless an even number of hex digits (see `Hex.bytes`).
+    public static func hexBytes(_ text: String) -> [UInt8]? { Hex.bytes(text) }
 }

@@ -79,14 +79,6 @@ default:
 /// Splits `KEY:HEX` into the key and the bytes.
 func keyAndBytes(_ text: String) -> (String, [UInt8])? {
     let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-    guard parts.count == 2, parts[1].count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    var index = parts[1].startIndex
-    while index < parts[1].endIndex {
-        let next = parts[1].index(index, offsetBy: 2)
-        guard let byte = UInt8(parts[1][index..<next], radix: 16) else { return nil }
-        bytes.append(byte)
-        index = next
-    }
+    guard parts.count == 2, let bytes = Hex.bytes(parts[1]) else { return nil }
     return (parts[0], bytes)
 }
