@@ -17,12 +17,17 @@ if ((${#missing[@]} > 0)); then
         echo "The VM tier needs: ${missing[*]} (sudo apt-get install -y ${missing[*]})" >&2
         exit 1
     fi
+    apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if [[ ! -f "$out/vmlinuz" ]]; then
     # The newest Debian 12 kernel image package, downloaded and unpacked (never installed on the host).
     pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+    if [[ -z "$pkg" && $(id -u) -eq 0 ]]; then
+        apt-get update -qq
+        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+    fi
     [[ -n "$pkg" ]] || { echo "cannot find the kernel package behind linux-image-amd64 (run apt-get update)" >&2; exit 1; }
     rm -rf "$out/kernel" && mkdir -p "$out/kernel"
     (cd "$out/kernel" && apt-get download -qq "$pkg" 2>/dev/null && dpkg-deb -x ./*.deb root)
