@@ -16,7 +16,7 @@ import Testing
         #expect(await recorder.first(on: "blebridge/bridge/info") != nil)
         #expect(await recorder.first(on: "blebridge/bridge/devices") != nil)
         gateway.process.signal(SIGTERM)
-        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(await gateway.process.waitForExit(timeout: .seconds(30)) == 0)
         #expect(await recorder.first(on: "blebridge/bridge/state") { $0.text == #"{"state":"offline"}"# } != nil)
         // The retained state a newcomer sees is offline.
         let late = try await MQTTRecorder(url: broker.url)

@@ -10,7 +10,9 @@ import Testing
 @Suite(.serialized) struct PublisherNoLossTests {
     @Test(.timeLimit(.minutes(2)))
     func tenThousandReadingsSurviveThreeBrokerKillsInOrderWithTheirTimestamps() async throws {
-        let broker = try await MosquittoFixture()
+        // SIGKILL loses what the broker acknowledged but had not saved yet: save on every change, so
+        // the test measures the publisher, not mosquitto's autosave window.
+        let broker = try await MosquittoFixture(extraConfiguration: "autosave_on_changes true")
         let directory = try TemporaryDirectory(prefix: "publisher")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path)
         let (subscriberClient, received) = try await PublisherTestSupport.subscriber(
@@ -69,7 +71,9 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func everyReadingAcceptedBeforeASIGKILLIsDeliveredAfterTheRestart() async throws {
         let probe = try BinaryLocator.product("outbox-probe")
-        let broker = try await MosquittoFixture()
+        // SIGKILL loses what the broker acknowledged but had not saved yet: save on every change, so
+        // the test measures the publisher, not mosquitto's autosave window.
+        let broker = try await MosquittoFixture(extraConfiguration: "autosave_on_changes true")
         let directory = try TemporaryDirectory(prefix: "publisher")
         let database = directory.file("probe.sqlite").path
         let (subscriberClient, received) = try await PublisherTestSupport.subscriber(

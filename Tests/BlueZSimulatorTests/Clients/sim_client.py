@@ -184,6 +184,9 @@ def discovery():
     expect_error(lambda: adapter.SetDiscoveryFilter({"Transport": "bogus"}), "org.bluez.Error.InvalidArguments",
                  "Invalid arguments in method call")
     expect_error(lambda: adapter.SetDiscoveryFilter({"Nope": True}), "org.bluez.Error.InvalidArguments")
+    # Devices seen by the unfiltered discovery must have gone stale first, or the filter check
+    # below would see them (they are removed one stale timeout after their last advertisement).
+    wait_for(lambda: LAMP not in objects() and BTHOME not in objects(), what="every stale device removed")
     adapter.SetDiscoveryFilter({"UUIDs": dbus.Array(["180d"], signature="s"), "Transport": "le"})
     adapter.StartDiscovery()
     wait_for(lambda: STRAP in objects(), what="filtered discovery")

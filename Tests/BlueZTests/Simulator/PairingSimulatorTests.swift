@@ -189,7 +189,8 @@ import Testing
             } catch let error as BluetoothError {
                 #expect(error.code == .authenticationTimeout)
             }
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // Well short of the provider's 30 s: the 500 ms time-out ended the pairing (slack for a loaded CI machine).
+            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(await !lock.isPaired)
         } catch {
             Issue.record(error)
