@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 
 /// A private `dbus-daemon` on a Unix socket in a temporary directory, for tests.
@@ -12,26 +13,7 @@ public final class DBusDaemonFixture: Sendable {
     public init() async throws {
         let directory = try TemporaryDirectory(prefix: "dbus")
         let socket = directory.file("bus").path
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-              <limit name="max_replies_per_connection">50000</limit>
-              <limit name="max_incoming_bytes">1000000000</limit>
-              <limit name="max_outgoing_bytes">1000000000</limit>
-              <limit name="max_message_size">134217728</limit>
-              <limit name="max_connections_per_user">10000</limit>
-              <limit name="max_match_rules_per_connection">50000</limit>
-            </busconfig>
-            """
+        let config = PrivateBusConfiguration.text(socketPath: socket)
         let configFile = try directory.write("bus.conf", config)
         let process = try ChildProcess(
             "dbus-daemon", ["--config-file=\(configFile.path)", "--nofork", "--nopidfile", "--print-address=1"])

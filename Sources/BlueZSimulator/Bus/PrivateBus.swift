@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 
 #if canImport(Glibc)
@@ -20,24 +21,7 @@ public final class PrivateBus: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
         let config = directory.appendingPathComponent("bus.conf")
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:path=\(socket)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-          <limit name="max_replies_per_connection">50000</limit>
-          <limit name="max_incoming_bytes">1000000000</limit>
-          <limit name="max_outgoing_bytes">1000000000</limit>
-          <limit name="max_match_rules_per_connection">50000</limit>
-        </busconfig>
-        """.write(to: config, atomically: true, encoding: .utf8)
+        try PrivateBusConfiguration.text(socketPath: socket).write(to: config, atomically: true, encoding: .utf8)
         guard
             let executable = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon", "/usr/local/bin/dbus-daemon"].first(where: {
                 FileManager.default.isExecutableFile(atPath: $0)
