@@ -9,8 +9,7 @@ import Testing
 /// The central against the BlueZ simulator on a private dbus-daemon.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct CentralSimulatorTests {
     @Test func poweredOnAndScanWithServiceFilter() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.state == .poweredOn)
             let stream = try await bluez.manager.scan(services: [SimulatedBlueZ.heartRateService])
             let seen = try await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
@@ -28,15 +27,11 @@ import Testing
             }
             #expect(seen == [SimulatedBlueZ.strap])
             #expect(await bluez.manager.isScanning)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func scanEndsDiscoveryWhenTheLastScannerStops() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             // Two scanners, each ending after its first discovery.
             async let first = firstDiscovery(bluez.manager, services: [])
             async let second = firstDiscovery(bluez.manager, services: [SimulatedBlueZ.heartRateService])
@@ -51,15 +46,11 @@ import Testing
             let again = try await bluez.manager.scan()
             var iterator = again.makeAsyncIterator()
             #expect(await iterator.next() != nil)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func connectDiscoverReadNotifyWrite() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let strap = try await bluez.connected(SimulatedBlueZ.strap)
             #expect(await strap.state == .connected)
             #expect(await strap.name == "Polar H10 SIM")
@@ -97,15 +88,11 @@ import Testing
             for descriptor in try await lamp.discoverDescriptors(for: power) {
                 _ = try await lamp.readValue(for: descriptor)
             }
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func typedErrorsForBadOperations() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let lamp = try await bluez.connected(SimulatedBlueZ.lamp)
             let power = try await lamp.characteristic(SimulatedBlueZ.lampPower)
             let tooLong = Data(repeating: 1, count: 245)
@@ -129,15 +116,11 @@ import Testing
                 try await self.code { _ = try await strap.readValue(for: location) }
             }
             #expect(BluetoothUUID("not-a-uuid") == nil)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func connectRetriesAbortByLocalAndCuresInProgress() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let strap = try await bluez.discover(SimulatedBlueZ.strap)
             try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .abortByLocal, count: 1)
             try await bluez.manager.connect(strap)
@@ -159,15 +142,11 @@ import Testing
                 #expect(error.code == .connectionFailed)
                 #expect(error.bluezError?.message == "le-connection-abort-by-local")
             }
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func connectTimeoutAndCancel() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let strap = try await bluez.discover(SimulatedBlueZ.strap)
             try await bluez.simulator.injectConnectFailure(address: "C0:FF:EE:00:00:01", .timeout, count: 1)
             let start = ContinuousClock.now
@@ -184,15 +163,11 @@ import Testing
             await #expect(throws: BluetoothError.Code.operationCancelled) {
                 try await self.code { try await connecting.value }
             }
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func disconnectDuringReadsAndNotificationsAfterReconnect() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let disconnections = bluez.manager.disconnections
             let strap = try await bluez.connected(SimulatedBlueZ.strap)
             let battery = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
@@ -234,15 +209,11 @@ import Testing
             let again = try await strap.notifications(
                 for: try await strap.characteristic(SimulatedBlueZ.heartRateMeasurement))
             #expect(try await next(2, of: again).count == 2)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func adapterPowerCycle() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let states = bluez.manager.stateUpdates
             var stateIterator = states.makeAsyncIterator()
             #expect(await stateIterator.next() == .poweredOn)
@@ -262,15 +233,11 @@ import Testing
                 return false
             }
             #expect(seen == true)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func bluetoothdRestart() async throws {
-        let bluez = try await SimulatedBlueZ.start()
-        do {
+        try await SimulatedBlueZ.run { bluez in
             let states = bluez.manager.stateUpdates
             var stateIterator = states.makeAsyncIterator()
             #expect(await stateIterator.next() == .poweredOn)
@@ -285,10 +252,7 @@ import Testing
             try await bluez.manager.connect(again)
             let battery = try await again.characteristic(SimulatedBlueZ.batteryLevel)
             #expect(try await again.readValue(for: battery).count == 1)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func noBlueZIsUnsupported() async throws {

@@ -16,8 +16,7 @@ import Testing
     static let temperature = BluetoothUUID(UInt16(0x2A6E))
 
     @Test func justWorksPairingUnlocksTheProtectedCharacteristic() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let sensor = try await bluez.connected(Self.sensor)
             let temperature = try await sensor.characteristic(Self.temperature)
             await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
@@ -33,15 +32,11 @@ import Testing
             #expect(!value.isEmpty)
             // Pairing a paired peripheral returns at once.
             try await bluez.manager.pair(sensor)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func passkeyWrongThenRight() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let lock = try await bluez.connected(Self.lock)
             let asked = Mutex<[BluetoothAddress]>([])
             do {
@@ -65,15 +60,11 @@ import Testing
             let state = try await lock.characteristic(Self.lockState)
             try await lock.writeValue(Data([0]), for: state, type: .withResponse)
             #expect(try await lock.readValue(for: state) == Data([0]))
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func passkeyDeviceWithoutProviderOrDeclinedFails() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let lock = try await bluez.connected(Self.lock)
             // No provider: the agent registers NoInputNoOutput and BlueZ cannot do passkey entry.
             do {
@@ -95,10 +86,7 @@ import Testing
             await #expect(throws: BluetoothError.Code.notConnected) {
                 try await code { try await bluez.manager.pair(disconnected) }
             }
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func pairsOnInsufficientAuthenticationAndRetries() async throws {
@@ -108,8 +96,7 @@ import Testing
                 asked.withLock { $0 += 1 }
                 return 123_456
             }), pairOnInsufficientAuthentication: true)
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing", options: options)
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing", options: options) { bluez in
             let lock = try await bluez.connected(Self.lock)
             let state = try await lock.characteristic(Self.lockState)
             #expect(try await lock.readValue(for: state) == Data([1]))
@@ -122,10 +109,7 @@ import Testing
             #expect(await sensor.isPaired)
             #expect(try await next(1, of: values).count == 1)
             #expect(asked.withLock { $0 } == 1)  // Just Works: no passkey asked
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func concurrentOperationsPairEachDeviceOnce() async throws {
@@ -135,8 +119,7 @@ import Testing
                 asked.withLock { $0 += 1 }
                 return 123_456
             }), pairOnInsufficientAuthentication: true)
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing", options: options)
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing", options: options) { bluez in
             let lock = try await bluez.connected(Self.lock)
             let sensor = try await bluez.connected(Self.sensor)
             let state = try await lock.characteristic(Self.lockState)
@@ -150,15 +133,11 @@ import Testing
             #expect(await lock.isPaired)
             #expect(await sensor.isPaired)
             #expect(asked.withLock { $0 } == 1)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func withoutTheOptionInsufficientAuthenticationIsReported() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let sensor = try await bluez.connected(Self.sensor)
             let temperature = try await sensor.characteristic(Self.temperature)
             await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
@@ -166,15 +145,11 @@ import Testing
             }
             #expect(await !sensor.isPaired)
             #expect(await bluez.manager.agent.registeredCapability == nil)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func pairingTimesOutWhenThePasskeyNeverComes() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let lock = try await bluez.connected(Self.lock)
             let start = ContinuousClock.now
             do {
@@ -192,10 +167,7 @@ import Testing
             // Well short of the provider's 30 s: the 500 ms time-out ended the pairing (slack for a loaded CI machine).
             #expect(ContinuousClock.now - start < .seconds(10))
             #expect(await !lock.isPaired)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     @Test func agentAnswersWithBlueZErrorNamesAndIsUnregisteredOnClose() async throws {

@@ -48,6 +48,21 @@ struct SimulatedBlueZ {
         return SimulatedBlueZ(bus: bus, simulator: simulator, connection: connection, manager: manager)
     }
 
+    /// Starts a private bus, the simulator and a central, runs `body`, records any error it
+    /// throws as a test issue, and always tears everything down.
+    static func run(
+        scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
+        _ body: (SimulatedBlueZ) async throws -> Void
+    ) async throws {
+        let bluez = try await start(scenario: scenario, options: options)
+        do {
+            try await body(bluez)
+        } catch {
+            Issue.record(error)
+        }
+        await bluez.stop()
+    }
+
     func stop() async {
         await manager.close()
         connection.close()
