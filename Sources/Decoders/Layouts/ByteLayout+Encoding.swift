@@ -1,11 +1,12 @@
 import Bluetooth
+import ByteLayouts
 
 extension ByteLayout {
     /// The inverse of decoding: builds the bytes from named values (numbers as JSON numbers,
     /// `bytes` as hex text, `utf8` as text, one-bit fields as booleans or 0/1). Numbers are
     /// converted back as `(value − offset) / scale`, rounded, and range-checked for their type.
     public func encode(_ values: [String: DecodedValue]) throws(DecoderError) -> [UInt8] {
-        try validate()
+        try checked()
         var output: [UInt8] = []
         for field in fields {
             let label = field.name ?? field.type.rawValue
