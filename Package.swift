@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
+                "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
                 "Bluetooth",
             ]),
         .executableTarget(
@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "JSON", "Configuration", "BlueZSimulator", "TestSupport"]),
+            dependencies: ["Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
     ],

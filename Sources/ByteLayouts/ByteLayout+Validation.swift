@@ -32,7 +32,8 @@ extension ByteLayout {
                     let bitPath = path + ".bits[\(bitIndex)]"
                     try claim(bit.name, bitPath)
                     guard bit.shift >= 0, bit.width >= 1, bit.shift + bit.width <= length * 8, bit.width <= 63 else {
-                        throw ByteLayoutError(path: bitPath,
+                        throw ByteLayoutError(
+                            path: bitPath,
                             message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
                     }
                 }

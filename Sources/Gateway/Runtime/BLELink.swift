@@ -169,10 +169,21 @@ extension BLELink {
         peripherals[id] = discovery.peripheral
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
-        let readings = registry.decodeAdvertisement(
-            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
-            decoder: settings.decoder)
+        let readings: [DecodedReading]
+        if let layout = settings.layout {
+            let payload: [UInt8]? =
+                switch settings.layoutSource {
+                case .manufacturerData(let company)?: advertisement.manufacturerData[company]
+                case .serviceData(let service)?: advertisement.serviceData[service]
+                case nil: nil
+                }
+            readings = payload.map { [layout.reading($0)] } ?? []
+        } else {
+            readings = registry.decodeAdvertisement(
+                serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+                context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+                decoder: settings.decoder)
+        }
         for reading in readings where reading.isSuccess {
             await gateway?.reading(device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time)
         }
@@ -284,11 +295,12 @@ extension BLELink {
 
     private func received(_ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?) async {
         let time = Date()
-        let reading = registry.decode(bytes, uuid: characteristic, decoder: decoder)
+        let subscriptions = configuration.device(id: id)?.subscribe ?? []
+        let layout = subscriptions.first { $0.characteristic == characteristic }?.layout
+        let reading = layout?.reading(bytes) ?? registry.decode(bytes, uuid: characteristic, decoder: decoder)
         if !reading.isSuccess {
             logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
         }
-        let subscriptions = configuration.device(id: id)?.subscribe ?? []
         let rank = subscriptions.firstIndex { $0.characteristic == characteristic } ?? subscriptions.count
         let suffix = AssignedNumbers.characteristicName(for: characteristic) ?? characteristic.shortString
         let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, rank: rank, suffix: suffix)
