@@ -203,7 +203,8 @@ public actor BlueZSimulator {
         guard let busAddress else { throw SimulatorError(.notRunning, "the simulator is not running") }
         let connection = try await DBusConnection(address: busAddress)
         bluez = connection
-        try await connection.addObjectManager(at: .root)
+        // bluetoothd's gdbus matches a method by name and signature: a wrong signature is UnknownMethod.
+        try await connection.addObjectManager(at: .root, signatureMismatch: .unknownMethod)
         guard try await connection.requestName(SimulatorNames.bluez) == .primaryOwner else {
             connection.close()
             bluez = nil

@@ -43,6 +43,9 @@ import Testing
             "the remote server rejects this value with ATT 0x13 (Client Supported Features semantics)"
     ]
 
+    /// Successful calls whose reply text is compared too (others: success only).
+    static let repliesCompared: Set<String> = ["GetDiscoveryFilters"]
+
     struct Answer: Equatable, CustomStringConvertible {
         var outcome: String
         var description: String { outcome }
@@ -58,7 +61,11 @@ import Testing
                 outcome = "\(error): \(object["message"] as? String ?? "")"
             } else if object["client_error"] != nil {
                 outcome = "client-side error"
-            } else if label == "GetDiscoveryFilters" {
+            } else if label == "Introspect wrong signature" {
+                // libdbus's own document: child nodes (numbered by handle, which differ) but no interfaces.
+                let reply = object["reply"] as? String ?? ""
+                outcome = reply.contains("<interface") ? "ok, with interfaces" : "ok, child nodes only"
+            } else if Self.repliesCompared.contains(label) {
                 outcome = "ok \(object["reply"] as? String ?? "")"
             } else {
                 outcome = "ok"

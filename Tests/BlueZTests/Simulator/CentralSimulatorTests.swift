@@ -273,15 +273,14 @@ import Testing
     }
 
     @Test func missingAdapterIsUnsupported() async throws {
-        let bluez = try await SimulatedBlueZ.start(options: CentralManager.Options(adapter: "hci7"))
-        #expect(await bluez.manager.state == .unsupported)
-        await bluez.stop()
+        try await SimulatedBlueZ.run(options: CentralManager.Options(adapter: "hci7")) { bluez in
+            #expect(await bluez.manager.state == .unsupported)
+        }
     }
 
     @Test func retrievePeripheralsAndBoundedCache() async throws {
-        let bluez = try await SimulatedBlueZ.start(
-            options: CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600)))
-        do {
+        let options = CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600))
+        try await SimulatedBlueZ.run(options: options) { bluez in
             let strap = try await bluez.connected(SimulatedBlueZ.strap)
             let retrieved = await bluez.manager.retrievePeripherals(withIdentifiers: [
                 SimulatedBlueZ.strap, BluetoothAddress("11:22:33:44:55:66")!,
@@ -294,10 +293,7 @@ import Testing
             await bluez.manager.sweepDeviceCache()
             try await waitFor { await bluez.manager.cachedDeviceCount == 1 }
             #expect(await strap.state == .connected)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     /// Scans until the first discovery; the stream ends when this returns.

@@ -171,9 +171,9 @@ import Testing
     }
 
     @Test func agentAnswersWithBlueZErrorNamesAndIsUnregisteredOnClose() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        let client = try await DBusConnection(address: bluez.bus.address)
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
+            let client = try await DBusConnection(address: bluez.bus.address)
+            defer { client.close() }
             let displayed = Mutex<[PairingPolicy.Display]>([])
             let releaseProvider = Mutex<CheckedContinuation<Void, Never>?>(nil)
             let policy = PairingPolicy(
@@ -232,11 +232,7 @@ import Testing
             // Unregistered and unexported after close.
             try await registerAgent(bluez.connection, "/io/blebridge/other")
             await #expect(throws: DBusError.self) { _ = try await call("Release", []) }
-        } catch {
-            Issue.record(error)
         }
-        client.close()
-        await bluez.stop()
     }
 
     @Test func pairTimeoutMapsToAuthenticationTimeout() {
