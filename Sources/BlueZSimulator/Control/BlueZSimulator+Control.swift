@@ -41,6 +41,9 @@ extension BlueZSimulator {
     }
 
     /// Every write clients made to the device, oldest first.
+    /// The pairing agents clients registered through `AgentManager1` (forgotten on a bluetoothd restart).
+    public var pairingAgents: AgentRegistry { agents }
+
     public func writes(address: String) throws(SimulatorError) -> [RecordedWrite] {
         writes[try device(address)] ?? []
     }
