@@ -49,7 +49,7 @@ public struct GatewayModel: Sendable {
         let kind = ValueFormat.Kind(rawValue: command.format.rawValue) ?? .hex
         let format = ValueFormat(
             kind, minimum: command.minimum.map(Int64.init), maximum: command.maximum.map(Int64.init),
-            maximumLength: command.maximumLength, minimumLength: command.minimumLength)
+            maximumLength: command.maximumLength, minimumLength: command.minimumLength, layout: command.layout)
         return NamedCommand(
             name: command.name, characteristic: command.characteristic, service: command.service,
             operations: Set(command.operations),

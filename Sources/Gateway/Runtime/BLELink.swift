@@ -172,10 +172,21 @@ extension BLELink {
         peripherals[id] = discovery.peripheral
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
-        let readings = registry.decodeAdvertisement(
-            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
-            decoder: settings.decoder)
+        let readings: [DecodedReading]
+        if let layout = settings.layout {
+            let payload: [UInt8]? =
+                switch settings.layoutSource {
+                case .manufacturerData(let company)?: advertisement.manufacturerData[company]
+                case .serviceData(let service)?: advertisement.serviceData[service]
+                case nil: nil
+                }
+            readings = payload.map { [layout.reading($0)] } ?? []
+        } else {
+            readings = registry.decodeAdvertisement(
+                serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+                context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+                decoder: settings.decoder)
+        }
         for reading in readings where reading.isSuccess {
             await gateway?.reading(device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time)
         }
@@ -304,7 +315,9 @@ extension BLELink {
         source: FieldNamer.Source
     ) async {
         let time = Date()
-        let reading = registry.decode(bytes, uuid: characteristic, decoder: decoder)
+        let subscriptions = configuration.device(id: id)?.subscribe ?? []
+        let layout = subscriptions.indices.contains(source.rank) ? subscriptions[source.rank].layout : nil
+        let reading = layout?.reading(bytes) ?? registry.decode(bytes, uuid: characteristic, decoder: decoder)
         if !reading.isSuccess {
             logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
         }
