@@ -100,13 +100,7 @@ public final class ChildProcess: Sendable {
         timeout: Duration = .seconds(10), stream: KeyPath<ChildProcess, String> = \.standardOutput,
         _ predicate: (String) -> Bool
     ) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if predicate(self[keyPath: stream]) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return predicate(self[keyPath: stream])
+        await waitUntil(timeout: timeout) { predicate(self[keyPath: stream]) }
     }
 
     /// Terminates (SIGTERM, then SIGKILL after `grace`) and waits.
