@@ -1,4 +1,5 @@
 import Bluetooth
+import ByteLayouts
 import Decoders
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 public import Bluetooth
+import ByteLayouts
 
 /// Chooses the decoder for a characteristic UUID or an advertisement, by default or by name.
 ///
