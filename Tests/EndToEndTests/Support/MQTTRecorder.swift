@@ -39,13 +39,22 @@ final class MQTTRecorder: Sendable {
     }
 
     /// Waits until `predicate` holds for the recorded messages; returns whether it did.
+    ///
+    /// `timeout` counts the time this test process could run, not wall time: messages reach
+    /// `all` through tasks on Swift's cooperative pool (one thread per core, 2 here), which other
+    /// tests of the same process can hold with synchronous work for seconds. A 10 ms nap that took
+    /// longer than 50 ms means the pool was starved, and counts as 50 ms, so a starved recorder
+    /// is not mistaken for a silent gateway (which still fails after `timeout`).
     @discardableResult
     func wait(timeout: Duration = .seconds(10), _ predicate: ([MQTTMessage]) -> Bool) async -> Bool {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
+        let nap = Duration.milliseconds(10)
+        var remaining = timeout
+        while remaining > .zero {
             if predicate(all) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            let start = clock.now
+            try? await Task.sleep(for: nap)
+            remaining -= min(clock.now - start, nap * 5)
         }
         return predicate(all)
     }
