@@ -45,7 +45,8 @@ public struct RuuviTagDecoder: AdvertisementDecoder {
         ]
         for axis in ["x", "y", "z"] {
             let raw = try reader.int16BE("acceleration_\(axis)")
-            fields.append(field("acceleration_\(axis)", false, Scale.decimal(Int64(raw), exponent: -3), "g", .measurement))
+            fields.append(
+                field("acceleration_\(axis)", false, Scale.decimal(Int64(raw), exponent: -3), "g", .measurement))
         }
         let millivolts = try reader.uint16BE("battery_voltage")
         fields.append(field("battery_voltage", false, Scale.decimal(Int64(millivolts), exponent: -3), "V", .voltage))
