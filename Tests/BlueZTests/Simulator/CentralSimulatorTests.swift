@@ -12,7 +12,7 @@ import Testing
         try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.state == .poweredOn)
             let stream = try await bluez.manager.scan(services: [SimulatedBlueZ.heartRateService])
-            let seen = try await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
+            let seen = await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
                 var seen: Set<BluetoothAddress> = []
                 for await discovery in stream {
                     seen.insert(discovery.identifier)
@@ -228,7 +228,7 @@ import Testing
             await bluez.simulator.setPowered(true)
             #expect(await stateIterator.next() == .poweredOn)
             // Scanning resumed by itself: the existing scan stream sees devices again.
-            let seen = try await withDeadline(.seconds(5)) { () -> Bool? in
+            let seen = await withDeadline(.seconds(5)) { () -> Bool? in
                 for await discovery in scan where discovery.identifier == SimulatedBlueZ.strap { return true }
                 return false
             }
@@ -299,7 +299,7 @@ import Testing
     /// Scans until the first discovery; the stream ends when this returns.
     func firstDiscovery(_ manager: CentralManager, services: [BluetoothUUID]) async -> Discovery? {
         guard let stream = try? await manager.scan(services: services) else { return nil }
-        return try? await withDeadline(.seconds(5)) {
+        return await withDeadline(.seconds(5)) {
             for await discovery in stream { return discovery }
             return nil
         }
@@ -311,13 +311,8 @@ import Testing
     }
 
     func waitFor(timeout: Duration = .seconds(5), _ condition: @escaping @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within \(timeout)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if !(await waitUntil(timeout: timeout, interval: .milliseconds(20), condition)) {
+            Issue.record("condition not met within \(timeout)")
         }
     }
 }

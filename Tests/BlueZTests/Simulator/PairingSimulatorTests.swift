@@ -149,13 +149,10 @@ import Testing
             #expect(await bluez.simulator.pairingAgents.defaultOwner == owner)
             try await bluez.simulator.restartBluez(downtime: .milliseconds(200))
             // No pair call: the agent registers again (as the default agent) when AgentManager1 is back.
-            let registered = try await withDeadline(.seconds(5)) { () -> Bool? in
-                while await bluez.simulator.pairingAgents.defaultOwner != owner {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                return true
+            let registered = await waitUntil(timeout: .seconds(5)) {
+                await bluez.simulator.pairingAgents.defaultOwner == owner
             }
-            #expect(registered == true, "the agent was not registered again after the restart")
+            #expect(registered, "the agent was not registered again after the restart")
             #expect(await bluez.simulator.pairingAgents.agents[owner]?.capability == "KeyboardDisplay")
             #expect(await bluez.manager.agent.registeredCapability == .keyboardDisplay)
 
