@@ -6,14 +6,59 @@ import Bluetooth
 /// and data, bits 5–7 the data format (0 unsigned and 1 signed little-endian integer of any width,
 /// 2 IEEE float of 2, 4 or 8 bytes, 3 UTF-8 text, 4 raw bytes, 5 timestamp). Object ids mean what
 /// they mean in v2 (``BTHomeObject``: name, unit, scale); the width comes from the length. Repeated
-/// ids are numbered as in v2. Encrypted v1 (service data 0x181E) is not decoded.
+/// ids are numbered as in v2.
+///
+/// Encrypted v1 uses service data 0x181E (``encrypted``, decoder `bthome_v1_encrypted`): the
+/// objects encrypted with AES-128-CCM, then the counter (4 bytes) and the MIC (4 bytes); nonce
+/// `address (6) · 1e 18 · counter`, associated data `0x11`.
 public struct BTHomeV1Decoder: AdvertisementDecoder {
-    public let name = "bthome_v1"
-    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181C)))
+    public let name: String
+    public let source: AdvertisementSource
+    let isEncrypted: Bool
 
-    public init() {}
+    /// Unencrypted BTHome v1, service data 0x181C.
+    public init() {
+        name = "bthome_v1"
+        source = .serviceData(BluetoothUUID(UInt16(0x181C)))
+        isEncrypted = false
+    }
+
+    /// Encrypted BTHome v1, service data 0x181E (needs the bind key and the address).
+    public static let encrypted = BTHomeV1Decoder(encrypted: ())
+
+    private init(encrypted: Void) {
+        name = "bthome_v1_encrypted"
+        source = .serviceData(BluetoothUUID(UInt16(0x181E)))
+        isEncrypted = true
+    }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+        guard isEncrypted else { return try Self.objects(payload) + [.bool("encrypted", false)] }
+        guard let key = context.bindKey else {
+            throw DecoderError(
+                .missingKey, field: "bind_key", offset: 0, message: "the payload is encrypted; configure the bind key")
+        }
+        guard let address = context.address?.bytes else {
+            throw DecoderError(.missingKey, field: "address", offset: 0, message: "decryption needs the device address")
+        }
+        var reader = ByteReader(payload)
+        guard reader.remaining >= 8 else {
+            throw DecoderError(
+                .truncated, field: "encrypted_payload", offset: 0,
+                message: "needs a 4-byte counter and a 4-byte MIC, \(reader.remaining) byte(s) left")
+        }
+        let ciphertext = try reader.bytes(reader.remaining - 8, "encrypted_payload")
+        let counterBytes = try reader.bytes(4, "counter")
+        let mic = try reader.bytes(4, "mic")
+        var counterReader = ByteReader(counterBytes)
+        let counter = try counterReader.uint32("counter")
+        let plaintext = try AESCCM.open(
+            ciphertext: ciphertext, tag: mic, key: key, nonce: address + [0x1E, 0x18] + counterBytes,
+            associatedData: [0x11])
+        return try Self.objects(plaintext) + [.bool("encrypted", true), .int("encryption_counter", counter)]
+    }
+
+    static func objects(_ payload: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         var fields: [DecodedField] = []
         var index = 0
@@ -36,7 +81,7 @@ public struct BTHomeV1Decoder: AdvertisementDecoder {
             fields += try Self.value(object, format: control >> 5, data: data, label: label, offset: start + 2)
             index += 1
         }
-        return BTHomeDecoder.numberingRepeats(fields) + [.bool("encrypted", false)]
+        return BTHomeDecoder.numberingRepeats(fields)
     }
 
     static func value(_ object: BTHomeObject, format: UInt8, data: [UInt8], label: String, offset: Int)

@@ -26,7 +26,8 @@ public struct DecoderRegistry: Sendable {
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        BTHomeDecoder(), BTHomeV1Decoder(), IBeaconDecoder(), EddystoneDecoder(), RuuviTagDecoder(),
+        BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
+        RuuviTagDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
     ]
