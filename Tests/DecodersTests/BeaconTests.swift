@@ -53,6 +53,20 @@ import Testing
             "ruuvi", "058000FFFFFFFF800080008000FFFFFFFFFFFFFFFFFFFFFF",
             #"{"temperature":null,"humidity":null,"pressure":null,"acceleration_x":null,"acceleration_y":null,"acceleration_z":null,"battery_voltage":null,"tx_power":null,"movement_counter":null,"measurement_sequence":null,"mac":null}"#,
             source: "Ruuvi RAWv2 invalid values"),
+        // docs.ruuvi.com data format 3 test vectors (ruuvi/docs communication/bluetooth-advertisements/
+        // data-format-3-rawv1.md, "Test vectors": valid, maximum, minimum; pressure there in Pa).
+        Vector(
+            "ruuvi", "03291A1ECE1EFC18F94202CA0B53",
+            #"{"humidity":20.5,"temperature":26.3,"pressure":1027.66,"acceleration_x":-1,"acceleration_y":-1.726,"acceleration_z":0.714,"battery_voltage":2.899}"#,
+            source: "Ruuvi RAWv1 valid data: 26.3 C, 102766 Pa, 20.5 %, -1.000/-1.726/0.714 G, 2.899 V"),
+        Vector(
+            "ruuvi", "03FF7F63FFFF7FFF7FFF7FFFFFFF",
+            #"{"humidity":127.5,"temperature":127.99,"pressure":1155.35,"acceleration_x":32.767,"acceleration_y":32.767,"acceleration_z":32.767,"battery_voltage":65.535}"#,
+            source: "Ruuvi RAWv1 maximum values: 127.99 C, 115535 Pa, 127.5 %, 32.767 G, 65.535 V"),
+        Vector(
+            "ruuvi", "0300FF6300008001800180010000",
+            #"{"humidity":0,"temperature":-127.99,"pressure":500,"acceleration_x":-32.767,"acceleration_y":-32.767,"acceleration_z":-32.767,"battery_voltage":0}"#,
+            source: "Ruuvi RAWv1 minimum values: -127.99 C, 50000 Pa, 0.0 %, -32.767 G, 0.000 V"),
         // theengs/decoder test_ble.cpp, LYWSD03MMC with custom firmware (real captures).
         Vector(
             "atc1441", "a4c138d5d49801453e510b7b62",
@@ -93,7 +107,9 @@ import Testing
             (EddystoneDecoder(), "20 01 0000", .unsupported, "version"),
             (EddystoneDecoder(), "20 00 0bb8 1980 0000", .truncated, "advertisement_count"),
             (RuuviTagDecoder(), "0512FC", .truncated, "humidity"),
-            (RuuviTagDecoder(), "03", .unsupported, "data_format"),
+            (RuuviTagDecoder(), "04", .unsupported, "data_format"),
+            (RuuviTagDecoder(), "03 29 1A", .truncated, "temperature_fraction"),
+            (RuuviTagDecoder(), "03 29 1A 64 CE1E FC18 F942 02CA 0B53", .invalidValue, "temperature_fraction"),
             (ATCThermometerDecoder(), "a4c138d5d498ffd33e510b7b", .truncated, "frame_counter"),
             (PVVXThermometerDecoder(), "5601cf38c1a44008bd13470c64cc0f00", .trailingBytes, "pvvx"),
         ]

@@ -26,7 +26,9 @@ public struct DecoderRegistry: Sendable {
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        BTHomeDecoder(), IBeaconDecoder(), EddystoneDecoder(), RuuviTagDecoder(), PVVXThermometerDecoder(),
+        BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
+        RuuviTagDecoder(),
+        PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
     ]
 
