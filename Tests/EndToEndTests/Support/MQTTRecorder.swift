@@ -38,25 +38,11 @@ final class MQTTRecorder: Sendable {
         (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any]
     }
 
-    /// Waits until `predicate` holds for the recorded messages; returns whether it did.
-    ///
-    /// `timeout` counts the time this test process could run, not wall time: messages reach
-    /// `all` through tasks on Swift's cooperative pool (one thread per core, 2 here), which other
-    /// tests of the same process can hold with synchronous work for seconds. A 10 ms nap that took
-    /// longer than 50 ms means the pool was starved, and counts as 50 ms, so a starved recorder
-    /// is not mistaken for a silent gateway (which still fails after `timeout`).
+    /// Waits until `predicate` holds for the recorded messages; returns whether it did
+    /// (`timeout` counts the time this process could run, see `waitUntil`).
     @discardableResult
     func wait(timeout: Duration = .seconds(10), _ predicate: ([MQTTMessage]) -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let nap = Duration.milliseconds(10)
-        var remaining = timeout
-        while remaining > .zero {
-            if predicate(all) { return true }
-            let start = clock.now
-            try? await Task.sleep(for: nap)
-            remaining -= min(clock.now - start, nap * 5)
-        }
-        return predicate(all)
+        await waitUntil(timeout: timeout) { predicate(all) }
     }
 
     /// The first message on `topic` whose payload satisfies `predicate`, waiting for it.
