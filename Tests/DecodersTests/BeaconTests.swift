@@ -36,6 +36,25 @@ import Testing
         Vector(
             "eddystone", "30 f0 0102030405060708",
             #"{"frame":"eid","tx_power":-16,"ephemeral_id":"0102030405060708"}"#, source: "Eddystone-EID"),
+        // Published Eddystone frames: frawau/aioblescan tests/test_eddystone.py (HCI captures of a
+        // BBC micro:bit MakeCode beacon, f1:55:90:65:29:dc) and Scrin/RuuviCollector
+        // src/test/java/fi/tkgwf/ruuvi/TestFixture.java with EddystoneUIDTest / EddystoneTLMTest.
+        Vector(
+            "eddystone", "10 f6 03 6d616b65636f6465 00 2361626f7574",
+            #"{"frame":"url","tx_power":-10,"url":"https://makecode.com/#about"}"#,
+            source: "aioblescan test_eddystone_url: tx_power -10, https://makecode.com/#about"),
+        Vector(
+            "eddystone", "00 f6 00000000000000000063 000000000058",
+            #"{"frame":"uid","tx_power":-10,"namespace":"00000000000000000063","instance":"000000000058"}"#,
+            source: "aioblescan test_eddystone_uid: tx_power -10, namespace 0x63, instance 0x58 (no RFU bytes)"),
+        Vector(
+            "eddystone", "00 93 9E5D61E66621DA7CA630 0ED145673A89 0000",
+            #"{"frame":"uid","tx_power":-109,"namespace":"9e5d61e66621da7ca630","instance":"0ed145673a89"}"#,
+            source: "RuuviCollector EddystoneUIDTest: namespace 9E5D61E66621DA7CA630, instance 0ED145673A89, -109"),
+        Vector(
+            "eddystone", "20 00 0BB8 1900 000003E8 00002710",
+            #"{"frame":"tlm","battery_voltage":3,"temperature":25,"advertisement_count":1000,"uptime":1000}"#,
+            source: "RuuviCollector EddystoneTLMTest: 3.0 V, 25.0 °C, 1000 advertisements, 1000 s"),
         // docs.ruuvi.com data format 5 test vectors (valid, maximum, minimum, invalid).
         Vector(
             "ruuvi", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C884F",
