@@ -115,6 +115,38 @@ import Testing
         expectGolden(decoder.reading(bytes(vector.hex)), vector)
     }
 
+    /// Bluetooth-Devices/atc-ble tests/test_parser.py: test_atc_pvvx_with_encryption (23.45 °C,
+    /// 41.73 %, 61 %) and test_atc1441_with_encryption (26.5 °C, 47.0 %, 100 %), ATC_8D18B2
+    /// A4:C1:38:8D:18:B2, bind key b9ea895fac7eea6d30532432a516f3a3.
+    @Test func encryptedCustomFirmwareFormatsDecryptWithTheBindKey() {
+        let context = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        let pvvx = DecoderRegistry.standard.decodeAdvertisement(
+            serviceData: [BluetoothUUID(UInt16(0x181A)): bytes("11d603fbfa7b6dfb1e26fd")], manufacturerData: [:],
+            context: context)
+        #expect(pvvx.map(\.decoder) == ["pvvx"])
+        #expect(
+            pvvx.first?.jsonString()
+                == #"{"temperature":23.45,"humidity":41.73,"battery":61,"counter":17,"reed_switch":false,"gpio_trigger":false,"output_by_thresholds":true,"temperature_trigger":false,"humidity_trigger":false,"encrypted":true}"#
+        )
+        let atc = ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: context)
+        #expect(
+            atc.jsonString()
+                == #"{"temperature":26.5,"humidity":47,"battery":100,"trigger":true,"frame_counter":88,"encrypted":true}"#
+        )
+        let wrongKey = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("231d39c1d7cc1ab1aee224cd096db932"))
+        #expect(
+            PVVXThermometerDecoder().reading(bytes("11d603fbfa7b6dfb1e26fd"), context: wrongKey).error?.code
+                == .decryptionFailed)
+        let otherAddress = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B3"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        #expect(
+            ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: otherAddress).error?.code
+                == .decryptionFailed)
+        #expect(ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9")).error?.field == "bind_key")
+    }
+
     @Test func badPayloadsAreTypedErrorsNamingTheField() {
         let cases: [(any AdvertisementDecoder, String, DecoderError.Code, String)] = [
             (IBeaconDecoder(), "0215426c", .truncated, "uuid"),
