@@ -190,6 +190,15 @@ import Testing
 
     static let deviceInformation: [Vector] = [
         Vector(
+            "software_revision_string", "30303030303030303030303030313034",
+            #"{"software_revision":"0000000000000104"}"#,
+            source:
+                "Omron HEM-6232T read, github.com/userx14/omblepy/issues/58 (2a28 hex=3030…3034 ascii=\"0000000000000104\")"
+        ),
+        Vector(
+            "manufacturer_name_string", "4F4D524F4E4845414C544843415245", #"{"manufacturer_name":"OMRONHEALTHCARE"}"#,
+            source: "Omron HEM-6232T read, github.com/userx14/omblepy/issues/58 (2a29 ascii=\"OMRONHEALTHCARE\")"),
+        Vector(
             "pnp_id", "01 0203 0405 0607",
             #"{"vendor_id_source":"bluetooth_sig","vendor_id":770,"product_id":1284,"product_version":1798}"#,
             source:
