@@ -235,6 +235,12 @@ import Testing
             answered,
             "\(replies.count) of 2000 answered; missing \(missing.prefix(10)); log: \(world.gateway.log.split(separator: "\n").filter { $0.contains("WARN") || $0.contains("\(missing.first ?? -1)") }.prefix(20))"
         )
+        // Answers leave in the order they were decided: refusals (decided on arrival) and
+        // executed writes (run in arrival order) each come in transaction order.
+        for status in ["invalid_value", "rate_limited", "ok"] {
+            let order = replies.filter { Self.code($0) == status }.compactMap { $0["transaction"] as? Int }
+            #expect(order == order.sorted(), "\(status) answers out of order")
+        }
         let quiet = Self.readings(world, from: beforeStart, to: floodStart)
         let flooded = Self.readings(world, from: floodStart, to: floodEnd)
         let before = Double(quiet.count) / floodStart.timeIntervalSince(beforeStart)
