@@ -36,6 +36,25 @@ import Testing
         Vector(
             "eddystone", "30 f0 0102030405060708",
             #"{"frame":"eid","tx_power":-16,"ephemeral_id":"0102030405060708"}"#, source: "Eddystone-EID"),
+        // Published Eddystone frames: frawau/aioblescan tests/test_eddystone.py (HCI captures of a
+        // BBC micro:bit MakeCode beacon, f1:55:90:65:29:dc) and Scrin/RuuviCollector
+        // src/test/java/fi/tkgwf/ruuvi/TestFixture.java with EddystoneUIDTest / EddystoneTLMTest.
+        Vector(
+            "eddystone", "10 f6 03 6d616b65636f6465 00 2361626f7574",
+            #"{"frame":"url","tx_power":-10,"url":"https://makecode.com/#about"}"#,
+            source: "aioblescan test_eddystone_url: tx_power -10, https://makecode.com/#about"),
+        Vector(
+            "eddystone", "00 f6 00000000000000000063 000000000058",
+            #"{"frame":"uid","tx_power":-10,"namespace":"00000000000000000063","instance":"000000000058"}"#,
+            source: "aioblescan test_eddystone_uid: tx_power -10, namespace 0x63, instance 0x58 (no RFU bytes)"),
+        Vector(
+            "eddystone", "00 93 9E5D61E66621DA7CA630 0ED145673A89 0000",
+            #"{"frame":"uid","tx_power":-109,"namespace":"9e5d61e66621da7ca630","instance":"0ed145673a89"}"#,
+            source: "RuuviCollector EddystoneUIDTest: namespace 9E5D61E66621DA7CA630, instance 0ED145673A89, -109"),
+        Vector(
+            "eddystone", "20 00 0BB8 1900 000003E8 00002710",
+            #"{"frame":"tlm","battery_voltage":3,"temperature":25,"advertisement_count":1000,"uptime":1000}"#,
+            source: "RuuviCollector EddystoneTLMTest: 3.0 V, 25.0 °C, 1000 advertisements, 1000 s"),
         // docs.ruuvi.com data format 5 test vectors (valid, maximum, minimum, invalid).
         Vector(
             "ruuvi", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C884F",
@@ -94,6 +113,38 @@ import Testing
     func decodesToGoldenJSON(_ vector: Vector) throws {
         let decoder = try #require(DecoderRegistry.standard.advertisementDecoder(named: vector.decoder))
         expectGolden(decoder.reading(bytes(vector.hex)), vector)
+    }
+
+    /// Bluetooth-Devices/atc-ble tests/test_parser.py: test_atc_pvvx_with_encryption (23.45 °C,
+    /// 41.73 %, 61 %) and test_atc1441_with_encryption (26.5 °C, 47.0 %, 100 %), ATC_8D18B2
+    /// A4:C1:38:8D:18:B2, bind key b9ea895fac7eea6d30532432a516f3a3.
+    @Test func encryptedCustomFirmwareFormatsDecryptWithTheBindKey() {
+        let context = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        let pvvx = DecoderRegistry.standard.decodeAdvertisement(
+            serviceData: [BluetoothUUID(UInt16(0x181A)): bytes("11d603fbfa7b6dfb1e26fd")], manufacturerData: [:],
+            context: context)
+        #expect(pvvx.map(\.decoder) == ["pvvx"])
+        #expect(
+            pvvx.first?.jsonString()
+                == #"{"temperature":23.45,"humidity":41.73,"battery":61,"counter":17,"reed_switch":false,"gpio_trigger":false,"output_by_thresholds":true,"temperature_trigger":false,"humidity_trigger":false,"encrypted":true}"#
+        )
+        let atc = ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: context)
+        #expect(
+            atc.jsonString()
+                == #"{"temperature":26.5,"humidity":47,"battery":100,"trigger":true,"frame_counter":88,"encrypted":true}"#
+        )
+        let wrongKey = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("231d39c1d7cc1ab1aee224cd096db932"))
+        #expect(
+            PVVXThermometerDecoder().reading(bytes("11d603fbfa7b6dfb1e26fd"), context: wrongKey).error?.code
+                == .decryptionFailed)
+        let otherAddress = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B3"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        #expect(
+            ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: otherAddress).error?.code
+                == .decryptionFailed)
+        #expect(ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9")).error?.field == "bind_key")
     }
 
     @Test func badPayloadsAreTypedErrorsNamingTheField() {

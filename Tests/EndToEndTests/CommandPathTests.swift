@@ -156,12 +156,21 @@ import Testing
         await world.shutdown()
     }
 
-    /// Sample times (`ts`) of the strap's readings between `start` and `end`.
-    static func readings(_ world: SimulatedWorld, from start: Date, to end: Date) -> Int {
+    /// The strap's readings sampled (`ts`) between `start` and `end`, each with how long it took
+    /// from the sample to the recorder (BLE → decode → outbox → broker → subscriber).
+    static func readings(_ world: SimulatedWorld, from start: Date, to end: Date) -> [Duration] {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return world.states("hr_strap").compactMap { ($0["ts"] as? String).flatMap(formatter.date) }
-            .filter { $0 >= start && $0 < end }.count
+        return world.recorder.arrivals(on: "blebridge/hr_strap").compactMap { message, arrival in
+            guard let sampled = world.recorder.json(message)?["ts"].flatMap({ $0 as? String }).flatMap(formatter.date),
+                sampled >= start, sampled < end
+            else { return nil }
+            return .microseconds(Int(arrival.timeIntervalSince(sampled) * 1_000_000))
+        }
+    }
+
+    static func median(_ durations: [Duration]) -> Duration {
+        durations.isEmpty ? .zero : durations.sorted()[durations.count / 2]
     }
 
     @Test func bridgeRequestsAndACommandFloodWhileTheStrapStreams() async throws {
@@ -226,14 +235,24 @@ import Testing
             answered,
             "\(replies.count) of 2000 answered; missing \(missing.prefix(10)); log: \(world.gateway.log.split(separator: "\n").filter { $0.contains("WARN") || $0.contains("\(missing.first ?? -1)") }.prefix(20))"
         )
-        let before = Double(Self.readings(world, from: beforeStart, to: floodStart)) / 2
-        let during =
-            Double(Self.readings(world, from: floodStart, to: floodEnd)) / floodEnd.timeIntervalSince(floodStart)
+        // Answers leave in the order they were decided: refusals (decided on arrival) and
+        // executed writes (run in arrival order) each come in transaction order.
+        for status in ["invalid_value", "rate_limited", "ok"] {
+            let order = replies.filter { Self.code($0) == status }.compactMap { $0["transaction"] as? Int }
+            #expect(order == order.sorted(), "\(status) answers out of order")
+        }
+        let quiet = Self.readings(world, from: beforeStart, to: floodStart)
+        let flooded = Self.readings(world, from: floodStart, to: floodEnd)
+        let before = Double(quiet.count) / floodStart.timeIntervalSince(beforeStart)
+        let during = Double(flooded.count) / floodEnd.timeIntervalSince(floodStart)
+        let slowest = (quiet.max() ?? .zero, flooded.max() ?? .zero)
         print(
-            "strap readings/s: \(before) before, \(during) during a flood of 2000 commands in \(floodEnd.timeIntervalSince(floodStart)) s"
-        )
+            "strap readings/s: \(before) before, \(during) during 2000 commands in \(floodEnd.timeIntervalSince(floodStart)) s;"
+                + " sample→subscriber median \(Self.median(quiet)) / \(Self.median(flooded)),"
+                + " max \(slowest.0) / \(slowest.1)")
         #expect(before >= 10, "the strap notifies 20/s; saw \(before)/s before the flood")
         #expect(during >= before * 0.5, "\(during)/s during the flood vs \(before)/s before")
+        #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
         #expect(world.gateway.process.isRunning)
         await world.shutdown()
     }

@@ -34,13 +34,7 @@ public struct BTHomeV1Decoder: AdvertisementDecoder {
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         guard isEncrypted else { return try Self.objects(payload) + [.bool("encrypted", false)] }
-        guard let key = context.bindKey else {
-            throw DecoderError(
-                .missingKey, field: "bind_key", offset: 0, message: "the payload is encrypted; configure the bind key")
-        }
-        guard let address = context.address?.bytes else {
-            throw DecoderError(.missingKey, field: "address", offset: 0, message: "decryption needs the device address")
-        }
+        let (key, address) = try context.encryptionInputs()
         var reader = ByteReader(payload)
         guard reader.remaining >= 8 else {
             throw DecoderError(
