@@ -6,9 +6,11 @@ import Testing
 enum MQTTTestHelpers {
     /// Collects up to `count` elements, or what arrived before `timeout`. On a time-out the
     /// consuming task is cancelled, which ends the stream: call it once per stream unless it
-    /// returns all `count` elements.
+    /// returns all `count` elements. `timeout` counts only time this process could run (see
+    /// `waitUntil`): in a full parallel run a queued message reached its stream after more than
+    /// 5 s of wall time while the test alone takes 0.5 s.
     static func collect<Element: Sendable>(
-        _ stream: AsyncStream<Element>, count: Int, timeout: Duration = .seconds(5)
+        _ stream: AsyncStream<Element>, count: Int, timeout: Duration = .seconds(10)
     ) async -> [Element] {
         await withTaskGroup(of: [Element]?.self) { group in
             group.addTask {
@@ -20,7 +22,7 @@ enum MQTTTestHelpers {
                 return received
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                await sleepRunnable(for: timeout, interval: .milliseconds(20))
                 return nil
             }
             var result: [Element] = []

@@ -24,14 +24,22 @@ public func waitUntil(
     return try await condition()
 }
 
+/// Sleeps for `duration` of the time this process could run (as `waitUntil` counts it): a nap
+/// that took more than 5 × `interval` counts as 5 × `interval`. Returns early when cancelled.
+public func sleepRunnable(for duration: Duration, interval: Duration = .milliseconds(10)) async {
+    _ = await waitUntil(timeout: duration, interval: interval) { Task.isCancelled }
+}
+
 /// Runs `body`, giving up with nil after `timeout` (`body` is then cancelled); its errors are rethrown.
+/// `timeout` counts only time this process could run (see `waitUntil`).
 public func withDeadline<T: Sendable>(
     _ timeout: Duration, _ body: @escaping @Sendable () async throws -> T?
 ) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
-            try await Task.sleep(for: timeout)
+            await sleepRunnable(for: timeout)
+            try Task.checkCancellation()
             return nil
         }
         let first = try await group.next() ?? nil
@@ -41,11 +49,12 @@ public func withDeadline<T: Sendable>(
 }
 
 /// Runs `body`, giving up with nil after `timeout` (`body` is then cancelled).
+/// `timeout` counts only time this process could run (see `waitUntil`).
 public func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T?) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {
-            try? await Task.sleep(for: timeout)
+            await sleepRunnable(for: timeout)
             return nil
         }
         let first = await group.next() ?? nil

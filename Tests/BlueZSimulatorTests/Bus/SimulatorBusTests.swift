@@ -22,7 +22,7 @@ import Testing
         customize(&world)
         try await SimulatorOnBus.run(world, seed: 3) { _, bus in
             let result = try await ChildProcess.run(
-                "/usr/bin/python3", [Self.client, check], environment: bus.environment, timeout: .seconds(60))
+                "/usr/bin/python3", [Self.client, check], environment: bus.environment, timeout: .seconds(120))
             #expect(result.status == 0, "\(check) failed:\n\(result.stdout)\(result.stderr)")
             #expect(result.stdout.contains("\(check) ok"))
         }
