@@ -118,14 +118,15 @@ public actor Publisher {
         // Nobody is committing: commit inline (no extra hop for a lone producer).
         committing = true
         let result: Result<Void, OutboxError>
+        var appended: [OutboxRecord] = []
         do {
-            try await store.append(entries)
+            appended = Self.records(try await store.append(entries), entries)
             result = .success(())
         } catch {
             result = .failure(error)
         }
         noteStoreResult(result)
-        perform(window.appended())
+        perform(window.appended(appended, now: clock.now))
         if pendingSubmits.isEmpty {
             committing = false
         } else {
@@ -143,8 +144,10 @@ public actor Publisher {
         while !pendingSubmits.isEmpty {
             let group = pendingSubmits
             pendingSubmits = []
+            var appended: [OutboxRecord] = []
             do {
-                try await store.append(group.flatMap(\.entries))
+                let entries = group.flatMap(\.entries)
+                appended = Self.records(try await store.append(entries), entries)
                 noteStoreResult(.success(()))
                 for submit in group { submit.continuation.resume(returning: .success(())) }
             } catch {
@@ -154,7 +157,7 @@ public actor Publisher {
                 } else {
                     for submit in group {
                         do {
-                            try await store.append(submit.entries)
+                            appended += Self.records(try await store.append(submit.entries), submit.entries)
                             submit.continuation.resume(returning: .success(()))
                         } catch {
                             submit.continuation.resume(returning: .failure(error))
@@ -162,9 +165,16 @@ public actor Publisher {
                     }
                 }
             }
-            perform(window.appended())
+            perform(window.appended(appended, now: clock.now))
         }
         committing = false
+    }
+
+    /// The rows just appended, as the window hands them out (without reading them back).
+    private static func records(_ ids: [Int64], _ entries: [OutboxEntry]) -> [OutboxRecord] {
+        guard ids.count == entries.count else { return [] }
+        let now = Date()
+        return zip(ids, entries).map { OutboxRecord(id: $0, entry: $1, enqueuedAt: now) }
     }
 
     public func stats() async throws(OutboxError) -> PublisherStats {
@@ -222,6 +232,12 @@ public actor Publisher {
                 Task {
                     try? await Task.sleep(for: delay)
                     self.perform(self.window.resume())
+                }
+            case .removeLater:
+                let delay = options.removalDelay
+                Task {
+                    try? await Task.sleep(for: delay)
+                    self.perform(self.window.removalDue())
                 }
             }
         }

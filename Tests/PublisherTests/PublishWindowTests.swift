@@ -51,14 +51,47 @@ import Testing
         #expect(window.acknowledged(2, generation: 0, now: t0) == [.remove([1, 2])])
         // One removal at a time; the last acknowledgement empties the window and waits for it.
         #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
-        #expect(window.removed([1, 2]) == [.remove([3])])
+        // Less than a quarter window left once the window is empty: deleted a moment later.
+        #expect(window.removed([1, 2]) == [.removeLater])
+        #expect(!window.isIdle)
+        #expect(window.removalDue() == [.remove([3])])
         #expect(window.removed([3]).isEmpty)
         #expect(window.isIdle)
     }
 
-    @Test func anIdleWindowDeletesAtOnce() {
+    @Test func anIdleWindowDeletesAMomentLaterWithWhatElseWasAcknowledged() {
         var window = connected(capacity: 64, publishing: 1...1)
-        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
+        #expect(window.appended(records(2...2), now: t0) == [.publish(records(2...2), generation: 0)])
+        #expect(window.acknowledged(2, generation: 0, now: t0).isEmpty)  // already scheduled
+        #expect(window.removalDue() == [.remove([1, 2])])
+    }
+
+    @Test func aDisconnectDeletesWhatWasAcknowledgedAtOnce() {
+        var window = connected(capacity: 64, publishing: 1...2)
+        #expect(window.acknowledged(1, generation: 0, now: t0).isEmpty)
+        #expect(window.connectionChanged(connected: false, now: t0) == [.remove([1])])
+    }
+
+    @Test func appendedRowsAreHandedOutWithoutReadingThemBack() {
+        var window = connected(capacity: 4, publishing: 1...2)  // a short read: every row seen
+        #expect(window.appended(records(3...3), now: t0) == [.publish(records(3...3), generation: 0)])
+        // More than fits: the rest stays in the outbox and is read once there is room.
+        #expect(window.appended(records(4...6), now: t0) == [.publish(records(4...4), generation: 0)])
+        #expect(window.inFlight == [1, 2, 3, 4])
+        #expect(window.appended(records(7...7), now: t0).isEmpty)  // full, and rows 5–6 come first
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
+    }
+
+    @Test func appendedRowsWaitForAnOutstandingRead() {
+        var window = PublishWindow(capacity: 8)
+        _ = window.connectionChanged(connected: true, now: t0)  // read 1 outstanding
+        #expect(window.appended(records(1...1), now: t0).isEmpty)
+        #expect(
+            window.fetched(records(1...1), limit: 8, read: 1, now: t0) == [
+                .publish(records(1...1), generation: 0), .fetch(after: 1, limit: 7, read: 2),
+            ])
+        #expect(window.inFlight == [1])
     }
 
     @Test func aShortReadStopsReadingUntilSomethingIsAppended() {

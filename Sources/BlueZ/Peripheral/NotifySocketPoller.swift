@@ -133,10 +133,23 @@ final class NotifySocketPoller: Sendable {
     }
 
     private func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = threadName
+        let thread = Thread { [self] in
+            Self.nameCurrentThread(threadName)
+            run()
+        }
         thread.stackSize = 256 * 1024
         thread.start()
+    }
+
+    /// Names the calling thread for `ps`, `top -H` and `/proc/<pid>/task/*/comm` (Foundation's
+    /// `Thread.name` does not reach the kernel on Linux); at most 15 bytes are kept.
+    private static func nameCurrentThread(_ name: String) {
+        Thread.current.name = name
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     // MARK: The thread

@@ -162,18 +162,18 @@ extension BlueZSimulator {
         load.task = Task { [weak self] in
             let clock = ContinuousClock()
             let start = clock.now
-            // Real devices are not phase-locked: device i's n-th value falls due (n + i / count) / rate after
-            // the start, so `count` devices at `rate` each send one value every 1 / (rate · count) s, spread
-            // evenly, not all in the same tick. One tick every millisecond at most; a tick sends what fell due.
+            // Each device has its own phase (LoadSchedule). One tick every millisecond at most; a tick
+            // sends what fell due since the last one.
+            let schedule = LoadSchedule(devices: count, rate: rate)
             let tick = max(Duration.milliseconds(1), .nanoseconds(Int64(1e9 / (rate * Double(count)))))
             var emitted = [Int](repeating: 0, count: count)
             var due: [(index: Int, count: Int)] = []
             while !Task.isCancelled {
                 try? await Task.sleep(for: tick)
-                let periods = (clock.now - start).seconds * rate
+                let elapsed = (clock.now - start).seconds
                 due.removeAll(keepingCapacity: true)
                 for index in 0..<count {
-                    let target = Int(periods + Double(index) / Double(count))
+                    let target = schedule.due(device: index, after: elapsed)
                     guard target > emitted[index] else { continue }
                     due.append((index, min(target - emitted[index], 1000)))
                     emitted[index] = target

@@ -292,9 +292,9 @@ extension BLELink {
         let rank = subscriptions.firstIndex { $0.characteristic == characteristic } ?? subscriptions.count
         let suffix = AssignedNumbers.characteristicName(for: characteristic) ?? characteristic.shortString
         let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, rank: rank, suffix: suffix)
-        await gateway?.activity(id)
         await gateway?.reading(
-            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time)
+            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time,
+            fromConnection: true)
     }
 
     private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {
