@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "Logging"),
         .target(name: "JSON"),
         .target(name: "Bluetooth"),
-        .target(name: "Configuration", dependencies: ["Bluetooth"]),
+        .target(name: "ByteLayouts"),  // the user-defined layout description, shared by Configuration and Decoders
+        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
 
         // Wrappers of C libraries.
@@ -44,19 +45,19 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
         .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
-        .target(name: "Decoders", dependencies: ["Bluetooth", "CCrypto", "JSON"]),
+        .target(name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON"]),
 
         // The product.
         .target(
             name: "Gateway",
             dependencies: [
-                "Configuration", "BlueZ", "Decoders", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
+                "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
                 "Bluetooth",
             ]),
         .executableTarget(
             name: "blebridge",
             dependencies: [
-                "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "Logging",
+                "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
                 "Bluetooth", "SystemdNotify", "MQTT",
             ]),
 
@@ -83,7 +84,7 @@ let package = Package(
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "TestSupport"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -94,10 +95,10 @@ let package = Package(
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
-        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Bluetooth"]),
+        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "JSON", "Configuration", "BlueZSimulator", "TestSupport"]),
+            dependencies: ["Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
     ],

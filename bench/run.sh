@@ -94,62 +94,8 @@ if [ -n "${BENCH_NICE:-}" ]; then
 fi
 
 # ---------------------------------------------------------------- helpers
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# wait_for FILE PATTERN SECONDS
-wait_for() {
-    local deadline=$((SECONDS + $3))
-    while ! grep -q "$2" "$1" 2>/dev/null; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.05
-    done
-}
-
-start_dbus() {
-    local dir="$work/$1"
-    mkdir -p "$dir"
-    cat >"$dir/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$dir/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <limit name="max_replies_per_connection">50000</limit>
-  <limit name="max_match_rules_per_connection">50000</limit>
-</busconfig>
-EOF
-    dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile --print-address=1 >"$dir/address" 2>"$dir/dbus.log" &
-    pids+=($!)
-    wait_for "$dir/address" unix 10 || { echo "dbus-daemon did not start" >&2; exit 1; }
-    bus_address=$(head -1 "$dir/address")
-}
-
-start_mosquitto() {
-    local dir="$work/$1"
-    mkdir -p "$dir"
-    mqtt_port=$(free_port)
-    cat >"$dir/mosquitto.conf" <<EOF
-listener $mqtt_port 127.0.0.1
-allow_anonymous true
-max_queued_messages 0
-max_inflight_messages 0
-persistence false
-log_dest stderr
-log_type error
-log_type warning
-EOF
-    mosquitto -c "$dir/mosquitto.conf" 2>"$dir/mosquitto.log" &
-    pids+=($!)
-    local deadline=$((SECONDS + 10))
-    until (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null; do
-        [ $SECONDS -lt $deadline ] || { echo "mosquitto did not start" >&2; exit 1; }
-        sleep 0.05
-    done
-}
+# free_port, wait_for, start_dbus, start_mosquitto
+. "$root/bench/lib.sh"
 
 # CPU time of a process (all threads) in clock ticks: utime + stime from /proc/<pid>/stat.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
@@ -324,10 +270,12 @@ stop_pid() {
 }
 
 environment_start() {
-    start_dbus "$1-bus"
-    suite_pids=("${pids[-1]}")
-    start_mosquitto "$1-mqtt"
-    suite_pids+=("${pids[-1]}")
+    start_dbus "$work/$1-bus" || exit 1
+    pids+=("$bus_pid")
+    suite_pids=("$bus_pid")
+    start_mosquitto "$work/$1-mqtt" || exit 1
+    pids+=("$mosquitto_pid")
+    suite_pids+=("$mosquitto_pid")
 }
 
 environment_stop() {

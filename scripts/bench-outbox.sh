@@ -21,20 +21,9 @@ if [ -f bench/mqtt/baseline_publisher.c ]; then
   cc -O2 -Wall -o "$work/baseline_publisher" bench/mqtt/baseline_publisher.c -lmosquitto -lpthread
   baseline=(--baseline "$work/baseline_publisher")
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat > "$work/mosquitto.conf" <<CONF
-listener $port 127.0.0.1
-allow_anonymous true
-max_queued_messages 0
-max_inflight_messages 0
-persistence false
-log_dest none
-CONF
-mosquitto -c "$work/mosquitto.conf" &
-broker_pid=$!
-for _ in $(seq 100); do
-  if python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null; then break; fi
-  sleep 0.05
-done
+. bench/lib.sh
+start_mosquitto "$work/mosquitto"
+broker_pid=$mosquitto_pid
+port=$mqtt_port
 "$bin" publisher --port "$port" --count "${OUTBOX_BENCH_COUNT:-50000}" --rounds "${OUTBOX_BENCH_ROUNDS:-3}" \
   --window "${OUTBOX_BENCH_WINDOW:-64}" "${baseline[@]}"

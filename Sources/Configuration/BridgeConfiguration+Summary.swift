@@ -1,4 +1,5 @@
 import Bluetooth
+import ByteLayouts
 
 extension BridgeConfiguration {
     /// A one-screen description of what the gateway will do, for `blebridge check-config` and logs.
@@ -51,21 +52,45 @@ extension BridgeConfiguration {
                         subscription.mode == .read
                         ? "read every \(DurationParser.format(subscription.interval ?? .zero))"
                         : subscription.mode.rawValue
-                    return "\(name) (\(mode))"
+                    return "\(name) (\(mode))" + (subscription.layout.map { " " + Self.summary($0) } ?? "")
                 }
                 lines.append("    subscribe: " + items.joined(separator: ", "))
             }
             if let advertisement = device.advertisement {
-                lines.append(
-                    "    advertisement: \(advertisement.decoder)\(advertisement.bindKey == nil ? "" : " (encrypted)")")
+                var text = advertisement.decoder ?? ""
+                if let layout = advertisement.layout {
+                    text = Self.summary(layout)
+                    switch advertisement.layoutSource {
+                    case .manufacturerData(let company)?: text += " on manufacturer data \(Self.hex4(company))"
+                    case .serviceData(let service)?: text += " on service data \(service)"
+                    case nil: break
+                    }
+                }
+                lines.append("    advertisement: \(text)\(advertisement.bindKey == nil ? "" : " (encrypted)")")
             }
             if !device.commands.isEmpty {
                 let items = device.commands.map { command in
                     "\(command.name) [\(command.operations.map(\.rawValue).joined(separator: ","))]"
+                        + (command.layout.map { " " + Self.summary($0) } ?? "")
                 }
                 lines.append("    commands: " + items.joined(separator: ", "))
             }
         }
         return lines
+    }
+
+    /// `layout lamp_status (power, temperature °C, on, mode, label)`.
+    static func summary(_ layout: ByteLayout) -> String {
+        let names = layout.fields.flatMap { field -> [String] in
+            if let bits = field.bits, field.type == .bits { return bits.map(\.name) }
+            guard let name = field.name else { return [] }
+            return [name + (field.unit.map { " " + $0 } ?? "")]
+        }
+        return "layout \(layout.name) (\(names.joined(separator: ", ")))"
+    }
+
+    static func hex4(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

@@ -1,18 +1,6 @@
 import Bluetooth
 import Testing
 
-/// A deterministic generator (SplitMix64) so delays are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Always returns the same word: all zeros gives the bottom of every range, all ones the top.
 struct ConstantGenerator: RandomNumberGenerator {
     let value: UInt64
@@ -23,7 +11,7 @@ struct ConstantGenerator: RandomNumberGenerator {
     let timeout = BluetoothError(.connectionTimeout)
 
     @Test func firstRetryIsBetweenOneAndFiveSeconds() {
-        var generator = SeededGenerator(state: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         for _ in 0..<200 {
             let delay = ReconnectPolicy.default.decision(after: timeout, attempt: 1, using: &generator).delay
             #expect(delay.map { $0 >= .seconds(1) && $0 <= .seconds(5) } == true)
@@ -43,7 +31,7 @@ struct ConstantGenerator: RandomNumberGenerator {
         let policy = ReconnectPolicy.default
         let delays = (2...8).map { policy.delay(attempt: $0, using: &top) }
         #expect(delays == [10, 20, 40, 60, 60, 60, 60].map { Duration.seconds($0) })
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         for attempt in 1...40 {
             let delay = policy.delay(attempt: attempt, using: &generator)
             #expect(delay >= .seconds(1) && delay <= .seconds(60))
@@ -51,7 +39,7 @@ struct ConstantGenerator: RandomNumberGenerator {
     }
 
     @Test func jitterSpreadsDelays() {
-        var generator = SeededGenerator(state: 1)
+        var generator = SeededRandomNumberGenerator(seed: 1)
         let delays = Set((0..<20).map { _ in ReconnectPolicy.default.delay(attempt: 3, using: &generator) })
         #expect(delays.count > 10)
         #expect(delays.allSatisfy { $0 >= .seconds(15) && $0 <= .seconds(20) })
@@ -62,7 +50,7 @@ struct ConstantGenerator: RandomNumberGenerator {
         .notConnected,
     ])
     func retriesTransientErrors(_ code: BluetoothError.Code) {
-        var generator = SeededGenerator(state: 3)
+        var generator = SeededRandomNumberGenerator(seed: 3)
         #expect(
             ReconnectPolicy.default.decision(after: BluetoothError(code), attempt: 1, using: &generator).delay != nil)
     }
@@ -72,7 +60,7 @@ struct ConstantGenerator: RandomNumberGenerator {
         .operationCancelled, .writeNotPermitted,
     ])
     func doesNotRetryPermanentErrors(_ code: BluetoothError.Code) {
-        var generator = SeededGenerator(state: 3)
+        var generator = SeededRandomNumberGenerator(seed: 3)
         let decision = ReconnectPolicy.default.decision(after: BluetoothError(code), attempt: 1, using: &generator)
         #expect(decision == .giveUp(code))
     }

@@ -167,7 +167,7 @@ import Testing
         Case(json: "[]", code: .wrongType, keyPath: "(top level)", mentions: "found a list"),
     ]
 
-    @Test(arguments: cases)
+    @Test(arguments: cases + LayoutConfigurationTests.mistakes)
     func rejects(_ example: Case) throws {
         let error = try #require(throws: ConfigurationError.self) {
             try ConfigurationLoader().decode(Data(example.json.utf8), file: "bad.json")

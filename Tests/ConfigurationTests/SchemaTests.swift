@@ -40,6 +40,9 @@ import Testing
         #"{"devices": [{"id": "a", "match": {}}]}"#,
         #"{"mqtt": {"url": "http://broker"}}"#,
         #"{"commands": {"rate_limit": "fast"}}"#,
+        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "subscribe": [{"characteristic": "ff01", "layout": {"fields": [{"name": "v", "type": "uint12"}]}}]}]}"#,
+        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "advertisement": {"layout": {"fields": [{"name": "v", "type": "uint8"}]}}}]}"#,
+        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "commands": [{"name": "x", "characteristic": "ff02", "layout": {"fields": [{"name": "v", "type": "uint8", "scale": 0}]}}]}]}"#,
     ])
     func mistakesFailBothTheLoaderAndTheSchema(_ json: String) async throws {
         let directory = try TemporaryDirectory()
@@ -47,5 +50,23 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader().load(path: file.path) }
         let result = try await schemaStatus(file.path)
         #expect(result.status == 1, "\(result.output)")
+    }
+
+    /// Layouts on a subscription, an advertisement and a command pass both.
+    @Test func layoutsPassTheLoaderAndTheSchema() async throws {
+        let layout =
+            #"{"name": "lamp", "fields": [{"name": "power", "type": "uint8"}, {"type": "bits", "length": 1, "bits": [{"name": "on", "shift": 0}]}, {"type": "skip", "length": 1}, {"name": "label", "type": "utf8"}]}"#
+        let json = #"""
+            {"devices": [
+              {"id": "lamp", "match": {"name_prefix": "Lamp"},
+               "subscribe": [{"characteristic": "ff01", "layout": \#(layout)}],
+               "commands": [{"name": "lamp", "characteristic": "ff02", "operations": ["read", "write"], "layout": \#(layout)}]},
+              {"id": "tag", "match": {"name_prefix": "Tag"}, "advertisement": {"layout": \#(layout), "manufacturer_id": 1177}}]}
+            """#
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("layouts.json", json)
+        #expect(throws: Never.self) { try ConfigurationLoader().load(path: file.path) }
+        let result = try await schemaStatus(file.path)
+        #expect(result.status == 0, "\(result.output)")
     }
 }

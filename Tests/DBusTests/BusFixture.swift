@@ -35,17 +35,8 @@ func withBus(_ body: (BusFixture) async throws -> Void) async throws {
 func next<Element: Sendable>(
     _ stream: AsyncStream<Element>, timeout: Duration = .seconds(5)
 ) async -> Element? {
-    await withTaskGroup(of: Element?.self) { group in
-        group.addTask {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+    await withDeadline(timeout) {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next()
     }
 }

@@ -36,6 +36,25 @@ import Testing
         Vector(
             "eddystone", "30 f0 0102030405060708",
             #"{"frame":"eid","tx_power":-16,"ephemeral_id":"0102030405060708"}"#, source: "Eddystone-EID"),
+        // Published Eddystone frames: frawau/aioblescan tests/test_eddystone.py (HCI captures of a
+        // BBC micro:bit MakeCode beacon, f1:55:90:65:29:dc) and Scrin/RuuviCollector
+        // src/test/java/fi/tkgwf/ruuvi/TestFixture.java with EddystoneUIDTest / EddystoneTLMTest.
+        Vector(
+            "eddystone", "10 f6 03 6d616b65636f6465 00 2361626f7574",
+            #"{"frame":"url","tx_power":-10,"url":"https://makecode.com/#about"}"#,
+            source: "aioblescan test_eddystone_url: tx_power -10, https://makecode.com/#about"),
+        Vector(
+            "eddystone", "00 f6 00000000000000000063 000000000058",
+            #"{"frame":"uid","tx_power":-10,"namespace":"00000000000000000063","instance":"000000000058"}"#,
+            source: "aioblescan test_eddystone_uid: tx_power -10, namespace 0x63, instance 0x58 (no RFU bytes)"),
+        Vector(
+            "eddystone", "00 93 9E5D61E66621DA7CA630 0ED145673A89 0000",
+            #"{"frame":"uid","tx_power":-109,"namespace":"9e5d61e66621da7ca630","instance":"0ed145673a89"}"#,
+            source: "RuuviCollector EddystoneUIDTest: namespace 9E5D61E66621DA7CA630, instance 0ED145673A89, -109"),
+        Vector(
+            "eddystone", "20 00 0BB8 1900 000003E8 00002710",
+            #"{"frame":"tlm","battery_voltage":3,"temperature":25,"advertisement_count":1000,"uptime":1000}"#,
+            source: "RuuviCollector EddystoneTLMTest: 3.0 V, 25.0 °C, 1000 advertisements, 1000 s"),
         // docs.ruuvi.com data format 5 test vectors (valid, maximum, minimum, invalid).
         Vector(
             "ruuvi", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C884F",
@@ -53,6 +72,20 @@ import Testing
             "ruuvi", "058000FFFFFFFF800080008000FFFFFFFFFFFFFFFFFFFFFF",
             #"{"temperature":null,"humidity":null,"pressure":null,"acceleration_x":null,"acceleration_y":null,"acceleration_z":null,"battery_voltage":null,"tx_power":null,"movement_counter":null,"measurement_sequence":null,"mac":null}"#,
             source: "Ruuvi RAWv2 invalid values"),
+        // docs.ruuvi.com data format 3 test vectors (ruuvi/docs communication/bluetooth-advertisements/
+        // data-format-3-rawv1.md, "Test vectors": valid, maximum, minimum; pressure there in Pa).
+        Vector(
+            "ruuvi", "03291A1ECE1EFC18F94202CA0B53",
+            #"{"humidity":20.5,"temperature":26.3,"pressure":1027.66,"acceleration_x":-1,"acceleration_y":-1.726,"acceleration_z":0.714,"battery_voltage":2.899}"#,
+            source: "Ruuvi RAWv1 valid data: 26.3 C, 102766 Pa, 20.5 %, -1.000/-1.726/0.714 G, 2.899 V"),
+        Vector(
+            "ruuvi", "03FF7F63FFFF7FFF7FFF7FFFFFFF",
+            #"{"humidity":127.5,"temperature":127.99,"pressure":1155.35,"acceleration_x":32.767,"acceleration_y":32.767,"acceleration_z":32.767,"battery_voltage":65.535}"#,
+            source: "Ruuvi RAWv1 maximum values: 127.99 C, 115535 Pa, 127.5 %, 32.767 G, 65.535 V"),
+        Vector(
+            "ruuvi", "0300FF6300008001800180010000",
+            #"{"humidity":0,"temperature":-127.99,"pressure":500,"acceleration_x":-32.767,"acceleration_y":-32.767,"acceleration_z":-32.767,"battery_voltage":0}"#,
+            source: "Ruuvi RAWv1 minimum values: -127.99 C, 50000 Pa, 0.0 %, -32.767 G, 0.000 V"),
         // theengs/decoder test_ble.cpp, LYWSD03MMC with custom firmware (real captures).
         Vector(
             "atc1441", "a4c138d5d49801453e510b7b62",
@@ -79,9 +112,39 @@ import Testing
     @Test(arguments: vectors)
     func decodesToGoldenJSON(_ vector: Vector) throws {
         let decoder = try #require(DecoderRegistry.standard.advertisementDecoder(named: vector.decoder))
-        let reading = decoder.reading(bytes(vector.hex))
-        #expect(reading.error == nil, "\(vector.source)")
-        #expect(reading.jsonString() == vector.json, "\(vector.source)")
+        expectGolden(decoder.reading(bytes(vector.hex)), vector)
+    }
+
+    /// Bluetooth-Devices/atc-ble tests/test_parser.py: test_atc_pvvx_with_encryption (23.45 °C,
+    /// 41.73 %, 61 %) and test_atc1441_with_encryption (26.5 °C, 47.0 %, 100 %), ATC_8D18B2
+    /// A4:C1:38:8D:18:B2, bind key b9ea895fac7eea6d30532432a516f3a3.
+    @Test func encryptedCustomFirmwareFormatsDecryptWithTheBindKey() {
+        let context = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        let pvvx = DecoderRegistry.standard.decodeAdvertisement(
+            serviceData: [BluetoothUUID(UInt16(0x181A)): bytes("11d603fbfa7b6dfb1e26fd")], manufacturerData: [:],
+            context: context)
+        #expect(pvvx.map(\.decoder) == ["pvvx"])
+        #expect(
+            pvvx.first?.jsonString()
+                == #"{"temperature":23.45,"humidity":41.73,"battery":61,"counter":17,"reed_switch":false,"gpio_trigger":false,"output_by_thresholds":true,"temperature_trigger":false,"humidity_trigger":false,"encrypted":true}"#
+        )
+        let atc = ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: context)
+        #expect(
+            atc.jsonString()
+                == #"{"temperature":26.5,"humidity":47,"battery":100,"trigger":true,"frame_counter":88,"encrypted":true}"#
+        )
+        let wrongKey = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B2"), bindKey: bytes("231d39c1d7cc1ab1aee224cd096db932"))
+        #expect(
+            PVVXThermometerDecoder().reading(bytes("11d603fbfa7b6dfb1e26fd"), context: wrongKey).error?.code
+                == .decryptionFailed)
+        let otherAddress = AdvertisementContext(
+            address: BluetoothAddress("A4:C1:38:8D:18:B3"), bindKey: bytes("b9ea895fac7eea6d30532432a516f3a3"))
+        #expect(
+            ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9"), context: otherAddress).error?.code
+                == .decryptionFailed)
+        #expect(ATCThermometerDecoder().reading(bytes("58e9e6556581b3f9")).error?.field == "bind_key")
     }
 
     @Test func badPayloadsAreTypedErrorsNamingTheField() {
@@ -95,7 +158,9 @@ import Testing
             (EddystoneDecoder(), "20 01 0000", .unsupported, "version"),
             (EddystoneDecoder(), "20 00 0bb8 1980 0000", .truncated, "advertisement_count"),
             (RuuviTagDecoder(), "0512FC", .truncated, "humidity"),
-            (RuuviTagDecoder(), "03", .unsupported, "data_format"),
+            (RuuviTagDecoder(), "04", .unsupported, "data_format"),
+            (RuuviTagDecoder(), "03 29 1A", .truncated, "temperature_fraction"),
+            (RuuviTagDecoder(), "03 29 1A 64 CE1E FC18 F942 02CA 0B53", .invalidValue, "temperature_fraction"),
             (ATCThermometerDecoder(), "a4c138d5d498ffd33e510b7b", .truncated, "frame_counter"),
             (PVVXThermometerDecoder(), "5601cf38c1a44008bd13470c64cc0f00", .trailingBytes, "pvvx"),
         ]

@@ -1,3 +1,4 @@
+import ByteLayouts
 import Decoders
 import Foundation
 import Testing
@@ -120,9 +121,10 @@ import Testing
             (ByteLayout(fields: [.init(name: "a", type: .uint8, scale: 0)]), "fields[0].scale"),
         ]
         for (layout, path) in cases {
-            let error = decoderError { () throws(DecoderError) in try layout.validate() }
+            #expect(throws: ByteLayoutError.self, "\(path)") { try layout.validate() }
+            let error = decoderError { () throws(DecoderError) in _ = try layout.decode([]) }
             #expect(error?.code == .invalidLayout, "\(path)")
-            #expect(error?.field == path)
+            #expect(error?.field == path, "decoding reports the layout's own error")
         }
     }
 

@@ -37,3 +37,11 @@ func decoderError(_ body: () throws(DecoderError) -> Void) -> DecoderError? {
         return error
     }
 }
+
+/// Checks a reading against a golden vector: no error, and exactly the vector's JSON.
+func expectGolden(
+    _ reading: DecodedReading, _ vector: Vector, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(reading.error == nil, "\(vector.source)", sourceLocation: sourceLocation)
+    #expect(reading.jsonString() == vector.json, "\(vector.source)", sourceLocation: sourceLocation)
+}

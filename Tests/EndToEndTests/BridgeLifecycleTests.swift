@@ -72,6 +72,16 @@ import Testing
                 "blebridge/bridge/request/gatt/write", #"{"device":"lamp","characteristic":"2a06","value":"01"}"#,
                 "not_allowed"
             ),
+            // Raw GATT is off in the sample configuration, even for its allowlisted characteristic.
+            (
+                "blebridge/bridge/request/gatt/read",
+                #"{"device":"lamp","characteristic":"6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b"}"#, "not_allowed"
+            ),
+            (
+                "blebridge/bridge/request/gatt/notify",
+                #"{"device":"lamp","characteristic":"6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b","enable":true}"#,
+                "not_allowed"
+            ),
             ("blebridge/bridge/request/reboot", "{}", "invalid_request"),
             (
                 "blebridge/lamp/set", "{\"power\":\"" + String(repeating: "x", count: 100_000) + "\"}",

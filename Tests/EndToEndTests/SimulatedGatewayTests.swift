@@ -26,6 +26,16 @@ import Testing
             "published \(String(describing: published)), simulator \(battery)")
         // Thermometer and the passive BTHome sensor.
         #expect(await world.state("thermometer") { $0["temperature"] != nil } != nil)
+        // Its three temperatures under readable names, never the old `temperature_<characteristic>`.
+        let thermometer = await world.state("thermometer") {
+            $0["intermediate_temperature"] != nil && $0["environmental_sensing_temperature"] != nil
+        }
+        #expect(thermometer != nil, "thermometer states: \(world.states("thermometer").suffix(3))")
+        #expect(world.states("thermometer").allSatisfy { !$0.keys.contains { $0.hasPrefix("temperature_") } })
+        #expect(
+            await world.recorder.first(on: "homeassistant/sensor/blebridge_thermometer/intermediate_temperature/config")
+                .flatMap(world.recorder.json)?["unique_id"] as? String
+                == "blebridge_thermometer_intermediate_temperature")
         #expect(await world.state("bthome") { $0["temperature"] != nil && $0["rssi"] != nil } != nil)
         #expect(await world.recorder.first(on: "blebridge/hr_strap/availability") { $0.text == "online" } != nil)
         // Discovery: valid JSON, unique ids, state topics and availability on bridge and device.

@@ -29,9 +29,9 @@ import Testing
                         NamedCommand(
                             name: "state", characteristic: battery, operations: [.read], format: ValueFormat(.hex)),
                     ],
-                    readTargets: ["battery": battery],
+                    readTargets: ["battery": CharacteristicTarget(battery)],
                     rawAllow: [power: [.read, .write]], rate: rate),
-                DeviceCommandPolicy(deviceID: "hr_strap", readTargets: ["battery": battery]),
+                DeviceCommandPolicy(deviceID: "hr_strap", readTargets: ["battery": CharacteristicTarget(battery)]),
             ], rawGATTEnabled: raw)
     }
 

@@ -72,6 +72,18 @@ import Testing
         #expect(scheduler.handle(.connectFailed("lamp"), at: start) == [.failCommands("lamp")])
     }
 
+    @Test func commandsQueuedWhileABatchRunsRunNext() {
+        var scheduler = Scheduler(devices: [.init(id: "lamp", mode: .keepConnected)], now: start, backoff: Self.backoff)
+        #expect(scheduler.handle(.discovered("lamp"), at: start) == [.connect("lamp")])
+        #expect(scheduler.handle(.connected("lamp"), at: start) == [])
+        #expect(scheduler.handle(.commandQueued("lamp"), at: start) == [.runCommands("lamp")])
+        // Two more arrive while the first batch runs: they wait for it, then run (were stranded).
+        #expect(scheduler.handle(.commandQueued("lamp"), at: start) == [])
+        #expect(scheduler.handle(.commandQueued("lamp"), at: start) == [])
+        #expect(scheduler.handle(.commandsFinished("lamp"), at: start) == [.runCommands("lamp")])
+        #expect(scheduler.handle(.commandsFinished("lamp"), at: start) == [])
+    }
+
     @Test func silentDevicesAreReconnectedByTheWatchdog() {
         var scheduler = Scheduler(
             devices: [.init(id: "hr", mode: .keepConnected, silenceTimeout: .seconds(30))], now: start,

@@ -22,8 +22,8 @@ import Testing
             lamp.command(named: "brightness")?.format
                 == ValueFormat(.uint8, minimum: 0, maximum: 100, maximumLength: 512))
         #expect(lamp.command(named: "alert_level")?.writeType == .withoutResponse)
-        #expect(lamp.readTargets["battery"] == BluetoothUUID(UInt16(0x2A19)))
-        #expect(lamp.readTargets["battery_level"] == BluetoothUUID(UInt16(0x2A19)))
+        #expect(lamp.readTargets["battery"] == CharacteristicTarget(BluetoothUUID(UInt16(0x2A19))))
+        #expect(lamp.readTargets["battery_level"] == CharacteristicTarget(BluetoothUUID(UInt16(0x2A19))))
         #expect(lamp.rawAllow.isEmpty == false)
         let specs = Dictionary(uniqueKeysWithValues: model.schedulerSpecs.map { ($0.id, $0) })
         #expect(

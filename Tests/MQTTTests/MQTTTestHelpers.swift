@@ -42,19 +42,10 @@ enum MQTTTestHelpers {
         _ predicate: @escaping @Sendable (MQTTConnectionState) -> Bool
     ) async -> Bool {
         let states = client.connectionStates
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await state in states where predicate(state) { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let result = await group.next() ?? false
-            group.cancelAll()
-            return result
-        }
+        return await withDeadline(timeout) {
+            for await state in states where predicate(state) { return true }
+            return false
+        } ?? false
     }
 
     static func configuration(

@@ -63,20 +63,17 @@ import Testing
 
         healthy.store(false, ordering: .sequentiallyConsistent)
         // The loop is sequential: once it has seen "unhealthy", any earlier ping has been sent.
-        #expect(await Self.waitUntil { unhealthyChecks.load(ordering: .sequentiallyConsistent) >= 1 })
+        #expect(
+            await waitUntil(timeout: .seconds(30), interval: .milliseconds(5)) {
+                unhealthyChecks.load(ordering: .sequentiallyConsistent) >= 1
+            })
         let countWhenUnhealthy = systemd.messages.count
         // Several more checks (the loop keeps running) and not one more ping.
-        #expect(await Self.waitUntil { unhealthyChecks.load(ordering: .sequentiallyConsistent) >= 5 })
+        #expect(
+            await waitUntil(timeout: .seconds(30), interval: .milliseconds(5)) {
+                unhealthyChecks.load(ordering: .sequentiallyConsistent) >= 5
+            })
         #expect(systemd.messages.count == countWhenUnhealthy)
-    }
-
-    private static func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
     }
 
     @Test func watchdogIsOffWithoutWatchdogUsec() throws {

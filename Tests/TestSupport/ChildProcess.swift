@@ -33,26 +33,8 @@ public final class ChildProcess: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         self.process = Mutex(process)
-        let outBuffer = stdoutBuffer
-        let errBuffer = stderrBuffer
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                outBuffer.finish()
-            } else {
-                outBuffer.append(chunk)
-            }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                errBuffer.finish()
-            } else {
-                errBuffer.append(chunk)
-            }
-        }
+        stdoutBuffer.collect(out)
+        stderrBuffer.collect(err)
         // The child inherits the spawning thread's signal mask, and Swift's worker threads block
         // most signals (SIGTERM included), so a child spawned from one would ignore `stop()`'s
         // SIGTERM until the SIGKILL fallback. Spawn with an empty mask, then restore ours.
@@ -100,13 +82,7 @@ public final class ChildProcess: Sendable {
         timeout: Duration = .seconds(10), stream: KeyPath<ChildProcess, String> = \.standardOutput,
         _ predicate: (String) -> Bool
     ) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if predicate(self[keyPath: stream]) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return predicate(self[keyPath: stream])
+        await waitUntil(timeout: timeout) { predicate(self[keyPath: stream]) }
     }
 
     /// Terminates (SIGTERM, then SIGKILL after `grace`) and waits.
@@ -154,6 +130,18 @@ final class OutputBuffer: Sendable {
     private let data = Mutex(Data())
     private let finished = Atomic<Bool>(false)
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    /// Appends what arrives on `pipe` until its end of file.
+    func collect(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                finish()
+            } else {
+                append(chunk)
+            }
+        }
+    }
     /// Called when the pipe reached end of file.
     func finish() { finished.store(true, ordering: .releasing) }
     var isFinished: Bool { finished.load(ordering: .acquiring) }

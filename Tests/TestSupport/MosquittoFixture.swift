@@ -52,13 +52,11 @@ public final class MosquittoFixture: Sendable {
     public func start() async throws {
         let process = try ChildProcess("mosquitto", ["-c", configFile.path])
         current.withLock { $0 = process }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        while clock.now < deadline {
-            if FreePort.isAccepting(port) { return }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
+        let port = self.port
+        let settled = await waitUntil(interval: .milliseconds(20)) {
+            FreePort.isAccepting(port) || !process.isRunning
         }
+        if settled && FreePort.isAccepting(port) { return }
         throw FixtureError("mosquitto did not start on port \(port): \(process.standardError)")
     }
 

@@ -65,13 +65,7 @@ public final class NotifySocketFixture: Sendable {
 
     /// Waits until some datagram satisfies `predicate`; false on time-out.
     public func waitForMessage(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        repeat {
-            if messages.contains(where: predicate) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        } while clock.now < deadline
-        return messages.contains(where: predicate)
+        await waitUntil(timeout: timeout, interval: .milliseconds(5)) { messages.contains(where: predicate) }
     }
 
     private func drain() {

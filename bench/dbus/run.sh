@@ -24,23 +24,10 @@ cc -O2 -o "$work/emitter" "$root/bench/dbus/emitter.c" $flags
 (cd "$root" && swift build -c release --product dbus-bench >&2)
 swift_receiver="$(cd "$root" && swift build -c release --show-bin-path)/dbus-bench"
 
-cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$work/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <limit name="max_message_size">134217728</limit>
-</busconfig>
-CONF
-dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile --print-address=1 >"$work/address" 2>/dev/null &
-daemon=$!
-for _ in $(seq 100); do [[ -s "$work/address" ]] && break; sleep 0.05; done
-address=$(head -n1 "$work/address")
+. "$root/bench/lib.sh"
+start_dbus "$work/bus"
+daemon=$bus_pid
+address=$bus_address
 
 # run <receiver command…>: starts the receiver, waits for READY, emits, prints its result line.
 run() {
@@ -48,7 +35,7 @@ run() {
     shift
     "$program" "$address" "$count" "$@" >"$work/out" &
     local receiver=$!
-    for _ in $(seq 200); do grep -q READY "$work/out" 2>/dev/null && break; sleep 0.05; done
+    wait_for "$work/out" READY 10 || { echo "receiver $program did not start" >&2; exit 1; }
     "$work/emitter" "$address" "$count"
     wait "$receiver"
     grep -v READY "$work/out"

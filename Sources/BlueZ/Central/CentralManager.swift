@@ -375,6 +375,12 @@ public actor CentralManager {
         for action in tracker.handle(.bluezPresent(present)) { await perform(action) }
     }
 
+    /// bluetoothd (re)exported `AgentManager1`: the agent registers again, off this actor (it calls BlueZ).
+    private func agentManagerAppeared() {
+        let agent = self.agent
+        Task { await agent.agentManagerAppeared() }
+    }
+
     private func perform(_ action: AdapterStateTracker.Action) async {
         switch action {
         case .stateChanged(let state): stateBroadcaster.yield(state)
@@ -413,6 +419,7 @@ public actor CentralManager {
                 await peripheral.gattAdded(gattPath, interfaces)
             }
         }
+        if objects.properties(PairingAgent.managerPath, BlueZNames.agentManager) != nil { agentManagerAppeared() }
         let adapter = objects.properties(adapterPath, BlueZNames.adapter)
         let powered = adapter?["Powered"]?.asBool ?? false
         await track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
@@ -456,6 +463,9 @@ public actor CentralManager {
 
     private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) async {
         objects.add(path, interfaces)
+        if path == PairingAgent.managerPath, interfaces[BlueZNames.agentManager] != nil {
+            agentManagerAppeared()
+        }
         if path == adapterPath, let adapter = interfaces[BlueZNames.adapter] {
             let powered = adapter["Powered"]?.asBool ?? false
             await track(.adapterAdded(powered: powered))

@@ -26,6 +26,9 @@ public actor PairingAgent {
 
     /// The capability BlueZ holds for the agent, nil while not registered.
     public private(set) var registeredCapability: AgentCapability?
+    /// The registration last completed (kept across a bluetoothd restart, cleared by `unregister`), restored
+    /// when `org.bluez.AgentManager1` comes back.
+    private var wanted: (capability: AgentCapability, asDefault: Bool)?
 
     private struct Session {
         let id: Int
@@ -86,6 +89,7 @@ public actor PairingAgent {
             }
             isDefault = true
         }
+        wanted = (capability, isDefault)
     }
 
     /// Unregisters the agent from BlueZ, cancels pending questions and removes the exported object.
@@ -94,6 +98,7 @@ public actor PairingAgent {
     }
 
     private func unregisterNow() async {
+        wanted = nil
         if registeredCapability != nil { await callManager("UnregisterAgent", [.objectPath(path)]) }
         registeredCapability = nil
         isDefault = false
@@ -107,11 +112,28 @@ public actor PairingAgent {
     /// The policy for questions about devices no `pair` call is running for.
     public func setDefaultPolicy(_ policy: PairingPolicy) { defaultPolicy = policy }
 
-    /// bluetoothd left the bus: its registrations are gone; the next `register` registers again.
+    /// bluetoothd left the bus: its registrations are gone until ``agentManagerAppeared()`` restores them.
     func bluezVanished() {
         registeredCapability = nil
         isDefault = false
         cancelRequests()
+    }
+
+    /// `org.bluez.AgentManager1` is (again) on the bus, e.g. after a bluetoothd restart: registers the agent
+    /// again as it was (capability, default agent), so pairings the peer starts keep reaching it. Nothing
+    /// happens when it was never registered, was unregistered, or is still registered.
+    func agentManagerAppeared() async {
+        try? await exclusively {
+            guard let wanted, registeredCapability == nil else { return }
+            do {
+                try await registerNow(capability: wanted.capability, asDefault: wanted.asDefault)
+                logger.info("pairing agent registered again after bluetoothd came back", [("path", path.rawValue)])
+            } catch {
+                logger.warning(
+                    "pairing agent could not be registered again; the next pair retries",
+                    [("path", path.rawValue), ("error", "\(error)")])
+            }
+        }
     }
 
     private func exclusively(_ body: () async throws -> Void) async throws {

@@ -32,7 +32,7 @@ extension BlueZSimulator {
                     return []
                 },
             ], properties: [], signals: [])
-        try await connection.export(path: "/org/bluez", interfaces: [manager])
+        try await connection.export(path: "/org/bluez", interfaces: [manager], signatureMismatch: .unknownMethod)
     }
 
     // MARK: Adapter1
@@ -70,7 +70,8 @@ extension BlueZSimulator {
                 },
             ],
             properties: Self.adapterProperties.map(adapterProperty), signals: [])
-        try await connection.export(path: try DBusObjectPath(adapterPath), interfaces: [interface])
+        try await connection.export(
+            path: try DBusObjectPath(adapterPath), interfaces: [interface], signatureMismatch: .unknownMethod)
     }
 
     func adapterProperty(_ row: PropertyRow) -> DBusProperty {
@@ -163,7 +164,8 @@ extension BlueZSimulator {
                 },
             ],
             properties: Self.deviceProperties.map { deviceProperty(key, $0) }, signals: [])
-        try await connection.export(path: try DBusObjectPath(devices[key]!.path), interfaces: [interface])
+        try await connection.export(
+            path: try DBusObjectPath(devices[key]!.path), interfaces: [interface], signatureMismatch: .unknownMethod)
         if devices[key]!.gattExported { try await exportGatt(key, on: connection) }
     }
 
@@ -223,21 +225,24 @@ extension BlueZSimulator {
                     DBusProperty(name: "Primary", signature: "b", get: { .boolean(service.primary) }),
                     DBusProperty(name: "Includes", signature: "ao", get: { .objectPaths([]) }),
                 ], signals: [])
-            try await connection.export(path: try DBusObjectPath(servicePath), interfaces: [serviceInterface])
+            try await connection.export(
+                path: try DBusObjectPath(servicePath), interfaces: [serviceInterface], signatureMismatch: .unknownMethod
+            )
             for (characteristicIndex, characteristic) in service.characteristics.enumerated() {
                 let id = GattDatabase.CharacteristicID(service: serviceIndex, characteristic: characteristicIndex)
                 let characteristicKey = CharacteristicKey(address: key, id: id)
                 let characteristicPath = servicePath + "/" + characteristic.pathComponent
                 try await connection.export(
                     path: try DBusObjectPath(characteristicPath),
-                    interfaces: [characteristicInterface(characteristicKey, servicePath: servicePath)])
+                    interfaces: [characteristicInterface(characteristicKey, servicePath: servicePath)],
+                    signatureMismatch: .unknownMethod)
                 for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
                     try await connection.export(
                         path: try DBusObjectPath(characteristicPath + "/" + descriptor.pathComponent),
                         interfaces: [
                             descriptorInterface(
                                 characteristicKey, index: descriptorIndex, characteristicPath: characteristicPath)
-                        ])
+                        ], signatureMismatch: .unknownMethod)
                 }
             }
         }

@@ -203,7 +203,8 @@ public actor BlueZSimulator {
         guard let busAddress else { throw SimulatorError(.notRunning, "the simulator is not running") }
         let connection = try await DBusConnection(address: busAddress)
         bluez = connection
-        try await connection.addObjectManager(at: .root)
+        // bluetoothd's gdbus matches a method by name and signature: a wrong signature is UnknownMethod.
+        try await connection.addObjectManager(at: .root, signatureMismatch: .unknownMethod)
         guard try await connection.requestName(SimulatorNames.bluez) == .primaryOwner else {
             connection.close()
             bluez = nil
@@ -286,10 +287,17 @@ public actor BlueZSimulator {
         return parsed.string
     }
 
-    func characteristic(_ address: String, _ uuid: String) throws(SimulatorError) -> CharacteristicKey {
+    func characteristic(_ address: String, _ uuid: String, service: String? = nil) throws(SimulatorError)
+        -> CharacteristicKey
+    {
         let key = try device(address)
-        guard let parsed = BluetoothUUID(uuid), let id = devices[key]!.gatt.characteristic(uuid: parsed) else {
-            throw SimulatorError(.unknownCharacteristic, "device \(key) has no characteristic \(uuid)")
+        let serviceUUID = service.flatMap(BluetoothUUID.init)
+        guard service == nil || serviceUUID != nil, let parsed = BluetoothUUID(uuid),
+            let id = devices[key]!.gatt.characteristic(uuid: parsed, service: serviceUUID)
+        else {
+            throw SimulatorError(
+                .unknownCharacteristic,
+                "device \(key) has no characteristic \(uuid)" + (service.map { " in service \($0)" } ?? ""))
         }
         return CharacteristicKey(address: key, id: id)
     }

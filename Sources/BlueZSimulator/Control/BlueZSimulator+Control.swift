@@ -41,6 +41,9 @@ extension BlueZSimulator {
     }
 
     /// Every write clients made to the device, oldest first.
+    /// The pairing agents clients registered through `AgentManager1` (forgotten on a bluetoothd restart).
+    public var pairingAgents: AgentRegistry { agents }
+
     public func writes(address: String) throws(SimulatorError) -> [RecordedWrite] {
         writes[try device(address)] ?? []
     }
@@ -49,17 +52,20 @@ extension BlueZSimulator {
         writes[try device(address)] = []
     }
 
-    /// The peer's current value of a characteristic (what a read would return).
-    public func characteristicValue(address: String, uuid: String) throws(SimulatorError) -> [UInt8] {
-        let key = try characteristic(address, uuid)
+    /// The peer's current value of a characteristic (what a read would return); `service` picks
+    /// between characteristics with the same UUID (default: the first).
+    public func characteristicValue(address: String, uuid: String, service: String? = nil) throws(SimulatorError)
+        -> [UInt8]
+    {
+        let key = try characteristic(address, uuid, service: service)
         return devices[key.address]!.characteristics[key.id]!.value
     }
 
     /// Sets the peer's value; with `notify`, subscribers receive it (when connected and notifying).
-    public func setCharacteristicValue(address: String, uuid: String, value: [UInt8], notify: Bool)
-        throws(SimulatorError)
-    {
-        let key = try characteristic(address, uuid)
+    public func setCharacteristicValue(
+        address: String, uuid: String, service: String? = nil, value: [UInt8], notify: Bool
+    ) throws(SimulatorError) {
+        let key = try characteristic(address, uuid, service: service)
         updateValue(key, value, notify: notify)
     }
 

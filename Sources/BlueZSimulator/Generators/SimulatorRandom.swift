@@ -1,17 +1,9 @@
-/// A small seeded generator (SplitMix64), so scenarios and tests are reproducible.
-public struct SimulatorRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import Bluetooth
 
-    public init(seed: UInt64) { state = seed }
+/// The simulator's seeded generator, so scenarios and tests are reproducible.
+public typealias SimulatorRandom = SeededRandomNumberGenerator
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandomNumberGenerator {
     /// A value in `range` (uniform).
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
 }

@@ -95,8 +95,11 @@ public struct GattDatabase: Sendable, Equatable {
     }
 
     /// The first characteristic with `uuid` (scenarios address characteristics by UUID in the control channel).
-    public func characteristic(uuid: BluetoothUUID) -> CharacteristicID? {
-        allCharacteristics.first { $0.characteristic.uuid == uuid }?.id
+    /// With `service`, the one in that service (a UUID can appear in several services).
+    public func characteristic(uuid: BluetoothUUID, service: BluetoothUUID? = nil) -> CharacteristicID? {
+        allCharacteristics.first {
+            $0.characteristic.uuid == uuid && (service == nil || services[$0.id.service].uuid == service)
+        }?.id
     }
 
     public subscript(id: CharacteristicID) -> Characteristic { services[id.service].characteristics[id.characteristic] }

@@ -18,6 +18,47 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "commands": #"""
+        {
+          "name": "commands",
+          "description": "Command paths: a panel with the same characteristic UUID in two services and a 512-byte writable label, next to a chest strap notifying 20 times a second and a beacon advertising twice a second.",
+          "devices": [
+            {
+              "id": "hr_strap", "address": "C0:FF:EE:00:00:01", "name": "Polar H10 SIM", "rssi": -58,
+              "advertisement": {"service_uuids": ["180d", "180f"]},
+              "services": [
+                {"uuid": "180d", "characteristics": [
+                  {"uuid": "2a37", "flags": ["notify"], "generator": {"kind": "heart_rate", "resting": 62, "maximum": 178}, "interval": "50ms"}
+                ]},
+                {"uuid": "180f", "characteristics": [
+                  {"uuid": "2a19", "flags": ["read", "notify"], "value": "5a"}
+                ]}
+              ]
+            },
+            {
+              "id": "panel", "address": "C0:FF:EE:00:00:06", "name": "Panel SIM", "rssi": -50,
+              "advertisement": {"service_uuids": ["6b1e0101-3c4d-4e5f-8a9b-0c1d2e3f4a5b"]},
+              "services": [
+                {"uuid": "6b1e0101-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "characteristics": [
+                  {"uuid": "6b1e0102-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "flags": ["read", "write", "write-without-response", "notify"],
+                   "text": "front", "max_length": 512, "descriptors": [{"uuid": "2901", "text": "Front label"}]}
+                ]},
+                {"uuid": "6b1e0201-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "characteristics": [
+                  {"uuid": "6b1e0102-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "flags": ["read", "write", "notify"],
+                   "text": "back", "max_length": 512, "descriptors": [{"uuid": "2901", "text": "Back label"}]}
+                ]}
+              ]
+            },
+            {
+              "id": "beacon", "address": "C0:FF:EE:00:00:07", "connectable": false, "rssi": -70,
+              "advertisement": {
+                "manufacturer_data": [{"company": 76, "generator": {"kind": "ibeacon", "uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 2, "minor": 7, "measured_power": -59}}],
+                "update_interval": "500ms"
+              }
+            }
+          ]
+        }
+        """#,
         "demo": #"""
         {
           "name": "demo",

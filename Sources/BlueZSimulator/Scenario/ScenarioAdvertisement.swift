@@ -21,8 +21,7 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             company = try container.decode(UInt16.self, forKey: .company)
             value =
-                try container.decodeParsedIfPresent(
-                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+                try container.decodeHexIfPresent(forKey: .value) ?? []
             generator = try container.decodeIfPresent(ScenarioGenerator.self, forKey: .generator)
         }
     }
@@ -44,11 +43,9 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            uuid = try container.decodeParsed(
-                String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+            uuid = try container.decodeUUID(forKey: .uuid)
             value =
-                try container.decodeParsedIfPresent(
-                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+                try container.decodeHexIfPresent(forKey: .value) ?? []
             generator = try container.decodeIfPresent(ScenarioGenerator.self, forKey: .generator)
         }
     }

@@ -150,8 +150,7 @@ public struct ScenarioGenerator: Sendable, Equatable, Decodable {
         guard drainPerHour >= 0 else { throw container.invalid(.drainPerHour, "must not be negative") }
         humidity = try container.decodeIfPresent(Double.self, forKey: .humidity) ?? humidity
         proximityUUID =
-            try container.decodeParsedIfPresent(
-                String.self, forKey: .proximityUUID, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+            try container.decodeUUIDIfPresent(forKey: .proximityUUID)
             ?? proximityUUID
         major = try container.decodeIfPresent(UInt16.self, forKey: .major) ?? major
         minor = try container.decodeIfPresent(UInt16.self, forKey: .minor) ?? minor

@@ -17,8 +17,7 @@ public struct ScenarioService: Sendable, Equatable, Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        uuid = try container.decodeParsed(
-            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        uuid = try container.decodeUUID(forKey: .uuid)
         primary = try container.decodeIfPresent(Bool.self, forKey: .primary) ?? true
         characteristics = try container.decodeIfPresent([ScenarioCharacteristic].self, forKey: .characteristics) ?? []
     }
@@ -74,8 +73,7 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        uuid = try container.decodeParsed(
-            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        uuid = try container.decodeUUID(forKey: .uuid)
         let accepted =
             "a list of BlueZ flags: " + CharacteristicProperty.allCases.map(\.rawValue).joined(separator: ", ")
         properties = try container.decodeParsed([String].self, forKey: .flags, accepted: accepted) { names in
@@ -89,8 +87,7 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
             value = Array(text.utf8)
         } else {
             value =
-                try container.decodeParsedIfPresent(
-                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+                try container.decodeHexIfPresent(forKey: .value) ?? []
         }
         generator = try container.decodeIfPresent(ScenarioGenerator.self, forKey: .generator)
         interval = try container.decodeIfPresent(ScenarioDuration.self, forKey: .interval)?.duration ?? .seconds(1)
@@ -131,14 +128,12 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        uuid = try container.decodeParsed(
-            String.self, forKey: .uuid, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+        uuid = try container.decodeUUID(forKey: .uuid)
         if let text = try container.decodeIfPresent(String.self, forKey: .text) {
             value = Array(text.utf8)
         } else {
             value =
-                try container.decodeParsedIfPresent(
-                    String.self, forKey: .value, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex) ?? []
+                try container.decodeHexIfPresent(forKey: .value) ?? []
         }
     }
 }

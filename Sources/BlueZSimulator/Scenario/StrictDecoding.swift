@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 
 /// A coding key for any string or index, used to find keys a type does not know.
@@ -44,6 +45,20 @@ extension KeyedDecodingContainer {
     ) throws -> Value? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         return try decodeParsed(raw, forKey: key, accepted: accepted, parse)
+    }
+
+    /// A UUID: `"180d"`, `"0x2a37"` or the 128-bit form.
+    func decodeUUID(forKey key: Key) throws -> BluetoothUUID {
+        try decodeParsed(String.self, forKey: key, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+    }
+
+    func decodeUUIDIfPresent(forKey key: Key) throws -> BluetoothUUID? {
+        try decodeParsedIfPresent(String.self, forKey: key, accepted: ScenarioParsing.uuidForm, ScenarioParsing.uuid)
+    }
+
+    /// Hex bytes (`"0a1b"`, spaces and `:` allowed).
+    func decodeHexIfPresent(forKey key: Key) throws -> [UInt8]? {
+        try decodeParsedIfPresent(String.self, forKey: key, accepted: ScenarioParsing.hexForm, ScenarioParsing.hex)
     }
 
     func invalid(_ key: Key, _ message: String) -> DecodingError {

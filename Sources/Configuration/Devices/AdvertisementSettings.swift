@@ -1,25 +1,71 @@
 import Bluetooth
+import ByteLayouts
 
-/// `devices[].advertisement`: decode what the device advertises (no connection needed).
+/// `devices[].advertisement`: decode what the device advertises (no connection needed), with a
+/// built-in decoder or a user-defined layout applied to one service-data or manufacturer-data entry.
 public struct AdvertisementSettings: Sendable, Equatable {
-    /// Decoder name, e.g. `bthome`, `ibeacon`.
-    public var decoder: String
-    /// AES key for encrypted advertisements (BTHome v2), 16 bytes.
-    public var bindKey: [UInt8]?
-
-    public init(decoder: String, bindKey: [UInt8]? = nil) {
-        self.decoder = decoder
-        self.bindKey = bindKey
+    /// Where a layout finds its bytes in the advertisement.
+    public enum LayoutSource: Sendable, Hashable {
+        /// Manufacturer data of this company id (the bytes after the two id bytes).
+        case manufacturerData(UInt16)
+        /// Service data of this service UUID.
+        case serviceData(BluetoothUUID)
     }
 
-    static let keys = ["decoder", "bind_key"]
+    /// Decoder name, e.g. `bthome`, `ibeacon`; nil when `layout` decodes instead.
+    public var decoder: String?
+    /// AES key for encrypted advertisements (BTHome v2), 16 bytes.
+    public var bindKey: [UInt8]?
+    /// A user-defined layout and the advertisement entry it reads.
+    public var layout: ByteLayout?
+    public var layoutSource: LayoutSource?
+
+    public init(
+        decoder: String?, bindKey: [UInt8]? = nil, layout: ByteLayout? = nil, layoutSource: LayoutSource? = nil
+    ) {
+        self.decoder = decoder
+        self.bindKey = bindKey
+        self.layout = layout
+        self.layoutSource = layoutSource
+    }
+
+    static let keys = ["decoder", "bind_key", "layout", "manufacturer_id", "service_data"]
 }
 
 extension AdvertisementSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
-        self.decoder = try reader.required(
-            try reader.decoderName("decoder"), "decoder", accepted: "a decoder name such as \"bthome\"")
+        let name = try reader.decoderName("decoder")
+        layout = try reader.layout("layout")
+        let company = try reader.integer("manufacturer_id", in: 0...0xFFFF)
+        let service = try reader.uuid("service_data", kind: .service)
+        if layout != nil {
+            if name != nil { throw reader.error("layout", .conflict, "give either decoder or layout, not both") }
+            switch (company, service) {
+            case (let company?, nil): layoutSource = .manufacturerData(UInt16(company))
+            case (nil, let service?): layoutSource = .serviceData(service)
+            case (nil, nil):
+                throw reader.error(
+                    "layout", .missingKey,
+                    "a layout needs the entry it reads: \"manufacturer_id\" (company id, e.g. 1177 for 0x0499) or \"service_data\" (a service UUID)"
+                )
+            case (_?, _?):
+                throw reader.error("service_data", .conflict, "give either manufacturer_id or service_data, not both")
+            }
+        } else {
+            if company != nil || service != nil {
+                throw reader.error(
+                    company != nil ? "manufacturer_id" : "service_data", .conflict,
+                    "applies to a \"layout\"; built-in decoders find their own data")
+            }
+            layoutSource = nil
+        }
+        if layout == nil {
+            self.decoder = try reader.required(
+                name, "decoder", accepted: "a decoder name such as \"bthome\", or a \"layout\"")
+        } else {
+            self.decoder = nil
+        }
         let keyAccepted = "32 hex digits (the 16-byte key)"
         if let text = try reader.string("bind_key", expected: keyAccepted) {
             guard text.count == 32, let bytes = Hex.bytes(text) else {

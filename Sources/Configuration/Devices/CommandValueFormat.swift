@@ -15,6 +15,8 @@ public enum CommandValueFormat: String, ConfigurationEnum {
     case hex
     /// A string sent as UTF-8.
     case utf8
+    /// A JSON object encoded by the command's user-defined `layout` (and read back through it).
+    case layout
 
     /// The values an integer format can hold; nil for `hex` and `utf8`.
     public var integerRange: ClosedRange<Int>? {
@@ -27,20 +29,20 @@ public enum CommandValueFormat: String, ConfigurationEnum {
         case .int16: -32768...32767
         case .int32: -2_147_483_648...2_147_483_647
         case .alertLevel: 0...2
-        case .hex, .utf8: nil
+        case .hex, .utf8, .layout: nil
         }
     }
 
-    /// Encoded size in bytes for fixed-size formats; nil for `hex` and `utf8`.
+    /// Encoded size in bytes for fixed-size formats; nil for `hex`, `utf8` and `layout`.
     public var byteCount: Int? {
         switch self {
         case .bool, .uint8, .int8, .alertLevel: 1
         case .uint16, .int16: 2
         case .uint32, .int32: 4
-        case .hex, .utf8: nil
+        case .hex, .utf8, .layout: nil
         }
     }
 
     /// Whether values are byte strings of variable length (`min_length`/`max_length` apply).
-    public var isVariableLength: Bool { byteCount == nil }
+    public var isVariableLength: Bool { self == .hex || self == .utf8 }
 }

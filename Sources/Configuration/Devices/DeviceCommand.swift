@@ -1,4 +1,5 @@
 import Bluetooth
+import ByteLayouts
 
 /// `devices[].commands[]`: one named command clients may send on `<base>/<device>/set` (write),
 /// `<base>/<device>/get` (read), or subscribe to (notify). Nothing else on the device is reachable.
@@ -22,12 +23,15 @@ public struct DeviceCommand: Sendable, Equatable {
     public var minimumLength: Int
     public var maximumLength: Int
     public var writeType: WriteType
+    /// For format `layout`: the user-defined layout that encodes written values (a JSON object of
+    /// its fields) and decodes read ones.
+    public var layout: ByteLayout?
 
     public init(
         name: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil,
         operations: [GATTOperation] = [.write],
         format: CommandValueFormat = .hex, minimum: Int? = nil, maximum: Int? = nil, minimumLength: Int = 0,
-        maximumLength: Int = 512, writeType: WriteType = .withResponse
+        maximumLength: Int = 512, writeType: WriteType = .withResponse, layout: ByteLayout? = nil
     ) {
         self.name = name
         self.characteristic = characteristic
@@ -39,6 +43,7 @@ public struct DeviceCommand: Sendable, Equatable {
         self.minimumLength = minimumLength
         self.maximumLength = maximumLength
         self.writeType = writeType
+        self.layout = layout
     }
 
     /// The integer values a write may carry: `min`…`max` within the format's range; nil for byte formats.
@@ -49,7 +54,7 @@ public struct DeviceCommand: Sendable, Equatable {
 
     static let keys = [
         "name", "characteristic", "service", "operations", "format", "min", "max", "min_length", "max_length",
-        "write_type",
+        "write_type", "layout",
     ]
 }
 
@@ -66,7 +71,23 @@ extension DeviceCommand: Decodable {
             accepted: ObjectReader.UUIDKind.characteristic.accepted)
         service = try reader.uuid("service", kind: .service)
         operations = try reader.enumerations(GATTOperation.self, "operations") ?? [.write]
-        format = try reader.enumeration(CommandValueFormat.self, "format") ?? .hex
+        let formatValue = try reader.enumeration(CommandValueFormat.self, "format")
+        layout = try reader.layout("layout")
+        if layout != nil {
+            if let formatValue, formatValue != .layout {
+                throw reader.error(
+                    "format", .conflict,
+                    "a command with a layout has format \"layout\" (or none); \"\(formatValue.rawValue)\" contradicts it"
+                )
+            }
+            format = .layout
+        } else {
+            if formatValue == .layout {
+                throw reader.error(
+                    "layout", .missingKey, "format \"layout\" needs a \"layout\" object describing the fields")
+            }
+            format = formatValue ?? .hex
+        }
 
         let wide = Int(Int32.min)...Int(UInt32.max)
         minimum = try reader.integer("min", in: wide)
@@ -95,7 +116,7 @@ extension DeviceCommand: Decodable {
         if minimumLengthValue != nil || maximumLengthValue != nil, !format.isVariableLength {
             throw reader.error(
                 minimumLengthValue != nil ? "min_length" : "max_length", .conflict,
-                "min_length and max_length apply to formats \"hex\" and \"utf8\"; \"\(format.rawValue)\" has a fixed size"
+                "min_length and max_length apply to formats \"hex\" and \"utf8\"; \"\(format.rawValue)\" \(format == .layout ? "sets its own size" : "has a fixed size")"
             )
         }
         minimumLength = minimumLengthValue ?? 0

@@ -1,4 +1,5 @@
 import Bluetooth
+import ByteLayouts
 
 /// `devices[].subscribe[]`: one characteristic the gateway follows on a connected device.
 public struct Subscription: Sendable, Equatable {
@@ -21,10 +22,12 @@ public struct Subscription: Sendable, Equatable {
     public var silenceTimeout: Duration?
     /// A decoder name overriding the one chosen by UUID.
     public var decoder: String?
+    /// A user-defined layout decoding the value (instead of `decoder`).
+    public var layout: ByteLayout?
 
     public init(
         characteristic: BluetoothUUID, service: BluetoothUUID? = nil, mode: Mode = .notify, interval: Duration? = nil,
-        silenceTimeout: Duration? = nil, decoder: String? = nil
+        silenceTimeout: Duration? = nil, decoder: String? = nil, layout: ByteLayout? = nil
     ) {
         self.characteristic = characteristic
         self.service = service
@@ -32,9 +35,10 @@ public struct Subscription: Sendable, Equatable {
         self.interval = interval
         self.silenceTimeout = silenceTimeout
         self.decoder = decoder
+        self.layout = layout
     }
 
-    static let keys = ["characteristic", "service", "mode", "interval", "silence_timeout", "decoder"]
+    static let keys = ["characteristic", "service", "mode", "interval", "silence_timeout", "decoder", "layout"]
 }
 
 extension Subscription: Decodable {
@@ -48,6 +52,10 @@ extension Subscription: Decodable {
         interval = try reader.duration("interval", minimum: .seconds(1))
         silenceTimeout = try reader.duration("silence_timeout", minimum: .seconds(1))
         self.decoder = try reader.decoderName("decoder")
+        layout = try reader.layout("layout")
+        if self.decoder != nil, layout != nil {
+            throw reader.error("layout", .conflict, "give either decoder or layout, not both")
+        }
         switch mode {
         case .read:
             guard interval != nil else {

@@ -13,7 +13,8 @@ public struct ConfigurationLoader: Sendable {
         self.knownDecoders = knownDecoders
     }
 
-    /// Reads and validates the file at `path`.
+    /// Reads and validates the file at `path`: a regular file, or a pipe or FIFO (`/dev/stdin`,
+    /// `<(…)`), read to its end.
     public func load(path: String) throws(ConfigurationError) -> BridgeConfiguration {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -25,12 +26,23 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(
                 code: .unreadable, file: path, message: "is a directory; pass the path of a JSON file")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // FileManager.contents(atPath:) refuses pipes; a file handle reads anything to its end.
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
             throw ConfigurationError(
                 code: .unreadable, file: path,
                 message: "cannot be read (permission denied?); make it readable by the user blebridge runs as")
         }
+        try? handle.close()
         return try decode(data, file: path)
+    }
+
+    /// Reads and validates a configuration from standard input (`check-config -`); errors name
+    /// the file `-`.
+    public func loadStandardInput() throws(ConfigurationError) -> BridgeConfiguration {
+        guard let data = try? FileHandle.standardInput.readToEnd() ?? Data() else {
+            throw ConfigurationError(code: .unreadable, file: "-", message: "standard input cannot be read")
+        }
+        return try decode(data, file: "-")
     }
 
     /// Validates JSON bytes; `file` is used in error messages.

@@ -271,8 +271,11 @@ public final class DBusConnection: Sendable {
 
     /// Exports `interfaces` at `path` (adding to interfaces already there). Object managers above
     /// the path emit `InterfacesAdded` with the current property values. Calls are served as
-    /// soon as this returns.
-    public func export(path: DBusObjectPath, interfaces: [DBusInterface]) async throws {
+    /// soon as this returns. `signatureMismatch` says how calls on this object with a wrong
+    /// argument signature are answered (one way per path; BlueZ's is `.unknownMethod`).
+    public func export(
+        path: DBusObjectPath, interfaces: [DBusInterface], signatureMismatch: DBusSignatureMismatch = .invalidArgs
+    ) async throws {
         var properties: [DBusValue] = []
         for interface in interfaces {
             properties.append(
@@ -281,12 +284,13 @@ public final class DBusConnection: Sendable {
         }
         let values = properties
         try await loop.perform { state throws(DBusError) in
-            try state.export(path: path, interfaces: interfaces, properties: values)
+            try state.export(
+                path: path, interfaces: interfaces, properties: values, signatureMismatch: signatureMismatch)
         }
     }
 
     public func export(_ object: DBusExportedObject) async throws {
-        try await export(path: object.path, interfaces: object.interfaces)
+        try await export(path: object.path, interfaces: object.interfaces, signatureMismatch: object.signatureMismatch)
     }
 
     /// Removes the named interfaces (all when nil) from `path`; object managers above it emit
@@ -298,10 +302,13 @@ public final class DBusConnection: Sendable {
     }
 
     /// Serves `org.freedesktop.DBus.ObjectManager` at `path` for every object below it
-    /// (BlueZ has one at `/`).
-    public func addObjectManager(at path: DBusObjectPath = .root) async throws {
+    /// (BlueZ has one at `/`). `signatureMismatch` as for `export(path:interfaces:signatureMismatch:)`.
+    public func addObjectManager(
+        at path: DBusObjectPath = .root, signatureMismatch: DBusSignatureMismatch = .invalidArgs
+    ) async throws {
         try await loop.perform { state throws(DBusError) in
             _ = try state.requireConnection()
+            try state.setSignatureMismatch(signatureMismatch, at: path)
             state.objectManagers.insert(path)
         }
     }

@@ -23,6 +23,8 @@ final class LoopState {
     var trackedNames: [String: OwnerCell] = [:]
     var objects: [DBusObjectPath: [DBusInterface]] = [:]
     var objectManagers: Set<DBusObjectPath> = []
+    /// How each exported path (object or object manager) answers a wrong argument signature.
+    var signatureMismatch: [DBusObjectPath: DBusSignatureMismatch] = [:]
     let recentStrings = RecentStrings()
     var roundSubscriptions: [Subscription] = []
 

@@ -2,7 +2,8 @@
 ///
 /// Each incoming call runs its handler in a task of its own, so a slow handler never delays
 /// other calls. Arguments are checked against `inSignature` before the handler runs
-/// (`InvalidArgs` otherwise); the returned values must match `outSignature`. Throw a
+/// (`InvalidArgs` otherwise, or `UnknownMethod` on objects exported with
+/// `signatureMismatch: .unknownMethod`); the returned values must match `outSignature`. Throw a
 /// `DBusError` to reply with that error name (`org.bluez.Error.InProgress`); any other error
 /// becomes `org.freedesktop.DBus.Error.Failed`.
 public struct DBusMethod: Sendable {

@@ -1,21 +1,31 @@
 /// Generates `org.freedesktop.DBus.Introspectable` data for an exported path.
 enum IntrospectionXML {
+    static let doctype = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+        "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+
+        """
+
+    /// libdbus's own answer when no handler took an Introspect call: the child nodes only.
+    static func childNodesOnly(_ children: [String]) -> String {
+        doctype + "<node>\n" + children.map { "  <node name=\"\(escape($0))\"/>\n" }.joined() + "</node>\n"
+    }
+
     static func document(
         interfaces: [DBusInterface]?, isObjectManager: Bool, children: [String]
     ) -> String {
-        var xml = """
-            <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-            "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-            <node>
-              <interface name="org.freedesktop.DBus.Introspectable">
-                <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
-              </interface>
-              <interface name="org.freedesktop.DBus.Peer">
-                <method name="Ping"/>
-                <method name="GetMachineId"><arg name="machine_uuid" type="s" direction="out"/></method>
-              </interface>
+        var xml =
+            doctype + """
+                <node>
+                  <interface name="org.freedesktop.DBus.Introspectable">
+                    <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+                  </interface>
+                  <interface name="org.freedesktop.DBus.Peer">
+                    <method name="Ping"/>
+                    <method name="GetMachineId"><arg name="machine_uuid" type="s" direction="out"/></method>
+                  </interface>
 
-            """
+                """
         if interfaces != nil {
             xml += """
                   <interface name="org.freedesktop.DBus.Properties">

@@ -24,7 +24,12 @@ extension LoopState {
         func unknownMethod() { fail(.unknownMethod, missingMethodText) }
         func requireSignature(_ expected: String) -> Bool {
             guard signature == expected else {
-                fail(.invalidArgs, "Invalid arguments: expected signature '\(expected)', got '\(signature)'")
+                switch signatureMismatch[path] ?? .invalidArgs {
+                case .invalidArgs:
+                    fail(.invalidArgs, "Invalid arguments: expected signature '\(expected)', got '\(signature)'")
+                case .unknownMethod:
+                    unknownMethod()
+                }
                 return false
             }
             return true
@@ -35,6 +40,11 @@ extension LoopState {
             let children = childNodes(of: path)
             guard interfaces != nil || !children.isEmpty || objectManagers.contains(path) || path == .root else {
                 fail(.unknownObject, "No such object path '\(path)'")
+                return
+            }
+            if signature != "", signatureMismatch[path] == .unknownMethod {
+                // gdbus declines it, and libdbus answers with its own document (as bluetoothd does).
+                replyNow(.success([.string(IntrospectionXML.childNodesOnly(children))]))
                 return
             }
             guard requireSignature("") else { return }
@@ -139,7 +149,10 @@ extension LoopState {
     // MARK: Export
 
     /// Adds interfaces at `path`; emits InterfacesAdded from every object manager above it.
-    func export(path: DBusObjectPath, interfaces: [DBusInterface], properties: [DBusValue]) throws(DBusError) {
+    func export(
+        path: DBusObjectPath, interfaces: [DBusInterface], properties: [DBusValue],
+        signatureMismatch mismatch: DBusSignatureMismatch
+    ) throws(DBusError) {
         _ = try requireConnection()
         let existing = objects[path] ?? []
         var names = Set(existing.map(\.name))
@@ -153,6 +166,7 @@ extension LoopState {
             }
             for method in interface.methods { try WireNames.validateMember(method.name) }
         }
+        try setSignatureMismatch(mismatch, at: path)
         objects[path] = existing + interfaces
         let isNew = existing.isEmpty
         var entries: [DBusDictEntry] = []
@@ -177,11 +191,21 @@ extension LoopState {
         let removed = existing.filter { removing.contains($0.name) }.map(\.name)
         guard !removed.isEmpty else { return }
         objects[path] = remaining.isEmpty ? nil : remaining
+        if remaining.isEmpty && !objectManagers.contains(path) { signatureMismatch[path] = nil }
         var listed = removed
         if remaining.isEmpty {
             listed = [StandardInterfaces.introspectable] + removed + [StandardInterfaces.properties]
         }
         emitFromManagers(above: path, member: "InterfacesRemoved", arguments: [.objectPath(path), .strings(listed)])
+    }
+
+    /// Records how calls at `path` answer a wrong argument signature; an object keeps one way.
+    func setSignatureMismatch(_ mismatch: DBusSignatureMismatch, at path: DBusObjectPath) throws(DBusError) {
+        if let current = signatureMismatch[path], current != mismatch {
+            throw DBusError(
+                .invalidArgs, "\(path) already answers a wrong signature with \(current), not \(mismatch)")
+        }
+        signatureMismatch[path] = mismatch
     }
 
     private func emitFromManagers(above path: DBusObjectPath, member: String, arguments: [DBusValue]) {

@@ -4,15 +4,20 @@ import Bluetooth
 /// thermometers (https://github.com/atc1441/ATC_MiThermometer): service data 0x181A, 13 bytes,
 /// big-endian: MAC (6), temperature int16 in 0.1 °C, humidity uint8 %, battery uint8 %,
 /// battery uint16 mV, frame counter uint8.
+///
+/// The encrypted variant (8 bytes, ``ThermometerCipher``) carries temperature in 0.5 °C from
+/// −40 °C, humidity in 0.5 %, and battery % (bits 0–6; above 100 reported as 100, as the format's
+/// reference parser does) with the trigger in bit 7; it needs the bind key and the address.
 public struct ATCThermometerDecoder: AdvertisementDecoder {
     public let name = "atc1441"
     public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181A)))
 
     public init() {}
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 13 }
+    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 13 || payload.count == 8 }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+        if payload.count == 8 { return try decrypted(payload, context: context) }
         var reader = ByteReader(payload)
         let mac = try reader.bytes(6, "mac")
         let temperature = try reader.int16BE("temperature")
@@ -28,5 +33,24 @@ public struct ATCThermometerDecoder: AdvertisementDecoder {
         ]
         try reader.expectEnd(name)
         return fields
+    }
+
+    private func decrypted(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+        let (counter, plaintext) = try ThermometerCipher.open(payload, context: context)
+        var reader = ByteReader(plaintext)
+        let temperature = try reader.uint8("temperature")
+        let humidity = try reader.uint8("humidity")
+        let battery = try reader.uint8("battery")
+        try reader.expectEnd(name)
+        return [
+            .double(
+                "temperature", Scale.decimal(Int64(temperature) * 5 - 400, exponent: -1), unit: "°C", kind: .temperature
+            ),
+            .double("humidity", Scale.decimal(Int64(humidity) * 5, exponent: -1), unit: "%", kind: .humidity),
+            .int("battery", min(battery & 0x7F, 100), unit: "%", kind: .battery),
+            .bool("trigger", battery & 0x80 != 0),
+            .int("frame_counter", counter),
+            .bool("encrypted", true),
+        ]
     }
 }

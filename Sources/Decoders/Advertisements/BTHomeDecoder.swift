@@ -66,6 +66,15 @@ public struct BTHomeDecoder: AdvertisementDecoder {
         return fields
     }
 
+    /// An unknown object id: its length is unknown, so parsing stops; the rest is kept as hex.
+    static func undecoded(_ id: UInt8, _ reader: inout ByteReader, from start: Int) -> [DecodedField] {
+        defer { _ = reader.rest() }
+        return [
+            .string("undecoded_object_id", "0x" + Hex.string([id])),
+            .string("undecoded_hex", Hex.string(reader.bytes[start...])),
+        ]
+    }
+
     static func decodeObjects(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
         var fields: [DecodedField] = []
         var index = 0
@@ -73,9 +82,7 @@ public struct BTHomeDecoder: AdvertisementDecoder {
             let start = reader.offset
             let id = try reader.uint8("object[\(index)].id")
             guard let object = BTHomeObject.byID[id] else {
-                fields.append(.string("undecoded_object_id", "0x" + Hex.string([id])))
-                fields.append(.string("undecoded_hex", Hex.string(reader.bytes[start...])))
-                _ = reader.rest()
+                fields += BTHomeDecoder.undecoded(id, &reader, from: start)
                 break
             }
             let label = "object[\(index)].\(object.name)"

@@ -1,24 +1,61 @@
 import Bluetooth
 
-/// RuuviTag data format 5 ("RAWv2", https://docs.ruuvi.com/communication/bluetooth-advertisements/data-format-5-rawv2):
-/// manufacturer data of company 0x0499, 24 bytes, big-endian. Each field's "not available" value
-/// decodes as `null`.
+/// RuuviTag data formats 5 ("RAWv2", https://docs.ruuvi.com/communication/bluetooth-advertisements/data-format-5-rawv2)
+/// and 3 ("RAWv1", .../data-format-3-rawv1): manufacturer data of company 0x0499, big-endian.
+/// In format 5 each field's "not available" value decodes as `null`; format 3 has no such value.
 public struct RuuviTagDecoder: AdvertisementDecoder {
     public let name = "ruuvi"
     public let source = AdvertisementSource.manufacturerData(0x0499)
 
     public init() {}
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.first == 0x05 }
+    public func accepts(_ payload: [UInt8]) -> Bool { payload.first == 0x05 || payload.first == 0x03 }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let format = try reader.uint8("data_format")
-        guard format == 5 else {
+        switch format {
+        case 3: return try rawV1(&reader)
+        case 5: return try rawV2(&reader)
+        default:
             throw DecoderError(
-                .unsupported, field: "data_format", offset: 0, message: "Ruuvi data format \(format), only 5 is decoded"
-            )
+                .unsupported, field: "data_format", offset: 0,
+                message: "Ruuvi data format \(format), only 3 and 5 are decoded")
         }
+    }
+
+    /// Format 3: humidity in 0.5 %, temperature as sign and magnitude with a 1/100 fraction byte,
+    /// pressure − 50 kPa, accelerations in mG, battery in mV; 14 bytes.
+    private func rawV1(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
+        let humidity = try reader.uint8("humidity")
+        let whole = try reader.uint8("temperature")
+        let fraction = try reader.uint8("temperature_fraction")
+        guard fraction <= 99 else {
+            throw DecoderError(
+                .invalidValue, field: "temperature_fraction", offset: 3, message: "\(fraction) is above 99 hundredths")
+        }
+        let hundredths = Int64(whole & 0x7F) * 100 + Int64(fraction)
+        let pressure = try reader.uint16BE("pressure")
+        var fields: [DecodedField] = [
+            field("humidity", false, Scale.decimal(Int64(humidity), multiplier: 5, exponent: -1), "%", .humidity),
+            field(
+                "temperature", false, Scale.decimal(whole & 0x80 == 0 ? hundredths : -hundredths, exponent: -2), "°C",
+                .temperature),
+            field("pressure", false, Scale.decimal(Int64(pressure) + 50_000, exponent: -2), "hPa", .pressure),
+        ]
+        for axis in ["x", "y", "z"] {
+            let raw = try reader.int16BE("acceleration_\(axis)")
+            fields.append(
+                field("acceleration_\(axis)", false, Scale.decimal(Int64(raw), exponent: -3), "g", .measurement))
+        }
+        let millivolts = try reader.uint16BE("battery_voltage")
+        fields.append(field("battery_voltage", false, Scale.decimal(Int64(millivolts), exponent: -3), "V", .voltage))
+        try reader.expectEnd(name)
+        return fields
+    }
+
+    /// Format 5: 24 bytes; every field has a "not available" value.
+    private func rawV2(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
         let temperature = try reader.int16BE("temperature")
         let humidity = try reader.uint16BE("humidity")
         let pressure = try reader.uint16BE("pressure")

@@ -1,12 +1,12 @@
 internal import CCrypto
 
-/// AES-128-CCM through OpenSSL's libcrypto (EVP), as BTHome encryption uses it: 13-byte nonce,
-/// 4-byte tag, no associated data. The only code in the project that calls libcrypto; every
+/// AES-128-CCM through OpenSSL's libcrypto (EVP), as BTHome encryption uses it: 13-byte nonce
+/// (12 in BTHome v1), 4-byte tag, associated data only in v1 (one byte, 0x11). The only code in the project that calls libcrypto; every
 /// OpenSSL failure goes through ``CipherContext/check(_:_:)``.
 public enum AESCCM {
     /// Decrypts and authenticates. Throws `decryptionFailed` when the tag does not match.
     public static func open(
-        ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8]
+        ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8] = []
     ) throws(DecoderError) -> [UInt8] {
         try validate(key: key, nonce: nonce, tagCount: tag.count)
         let context = try CipherContext()
@@ -19,6 +19,11 @@ public enum AESCCM {
         try context.check(EVP_DecryptInit_ex(context.handle, nil, nil, key, nonce), "set key")
         var length: Int32 = 0
         try context.check(EVP_DecryptUpdate(context.handle, nil, &length, nil, Int32(ciphertext.count)), "set length")
+        if !associatedData.isEmpty {
+            try context.check(
+                EVP_DecryptUpdate(context.handle, nil, &length, associatedData, Int32(associatedData.count)),
+                "associated data")
+        }
         var output = [UInt8](repeating: 0, count: max(ciphertext.count, 1))
         let result = EVP_DecryptUpdate(context.handle, &output, &length, ciphertext, Int32(ciphertext.count))
         guard result > 0 else {
@@ -32,7 +37,7 @@ public enum AESCCM {
 
     /// Encrypts and returns the ciphertext and the tag (used by tests and simulated advertisers).
     public static func seal(
-        plaintext: [UInt8], key: [UInt8], nonce: [UInt8], tagCount: Int = 4
+        plaintext: [UInt8], key: [UInt8], nonce: [UInt8], tagCount: Int = 4, associatedData: [UInt8] = []
     ) throws(DecoderError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         try validate(key: key, nonce: nonce, tagCount: tagCount)
         let context = try CipherContext()
@@ -44,6 +49,11 @@ public enum AESCCM {
         try context.check(EVP_EncryptInit_ex(context.handle, nil, nil, key, nonce), "set key")
         var length: Int32 = 0
         try context.check(EVP_EncryptUpdate(context.handle, nil, &length, nil, Int32(plaintext.count)), "set length")
+        if !associatedData.isEmpty {
+            try context.check(
+                EVP_EncryptUpdate(context.handle, nil, &length, associatedData, Int32(associatedData.count)),
+                "associated data")
+        }
         var output = [UInt8](repeating: 0, count: max(plaintext.count, 1))
         try context.check(
             EVP_EncryptUpdate(context.handle, &output, &length, plaintext, Int32(plaintext.count)), "encrypt")

@@ -1,64 +1,18 @@
 import Bluetooth
+import ByteLayouts
 
 extension ByteLayout: ValueDecoder {
-    /// Checks the layout itself: names present and unique, lengths where needed, bits inside their
-    /// container, open-ended fields last. Call it when loading the configuration.
-    public func validate() throws(DecoderError) {
-        var names: Set<String> = []
-        func claim(_ name: String?, _ path: String) throws(DecoderError) {
-            guard let name, !name.isEmpty else {
-                throw DecoderError(.invalidLayout, field: path, message: "needs a name")
-            }
-            guard names.insert(name).inserted else {
-                throw DecoderError(.invalidLayout, field: path, message: "duplicate name '\(name)'")
-            }
-        }
-        for (index, field) in fields.enumerated() {
-            let path = "fields[\(index)]"
-            if let scale = field.scale, scale == 0 || !scale.isFinite {
-                throw DecoderError(.invalidLayout, field: path + ".scale", message: "must be a non-zero number")
-            }
-            switch field.type {
-            case .skip:
-                guard let length = field.length, length > 0 else {
-                    throw DecoderError(.invalidLayout, field: path + ".length", message: "skip needs a positive length")
-                }
-            case .bits:
-                guard let length = field.length, (1...8).contains(length) else {
-                    throw DecoderError(
-                        .invalidLayout, field: path + ".length", message: "bits needs a length of 1 to 8 bytes")
-                }
-                guard let bits = field.bits, !bits.isEmpty else {
-                    throw DecoderError(
-                        .invalidLayout, field: path + ".bits", message: "bits needs at least one bit field")
-                }
-                for (bitIndex, bit) in bits.enumerated() {
-                    let bitPath = path + ".bits[\(bitIndex)]"
-                    try claim(bit.name, bitPath)
-                    guard bit.shift >= 0, bit.width >= 1, bit.shift + bit.width <= length * 8, bit.width <= 63 else {
-                        throw DecoderError(
-                            .invalidLayout, field: bitPath,
-                            message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
-                    }
-                }
-            case .bytes, .utf8:
-                try claim(field.name, path)
-                if let length = field.length {
-                    guard length >= 0 else {
-                        throw DecoderError(.invalidLayout, field: path + ".length", message: "must not be negative")
-                    }
-                } else if index != fields.count - 1 {
-                    throw DecoderError(
-                        .invalidLayout, field: path + ".length", message: "only the last field may omit its length")
-                }
-            default:
-                try claim(field.name, path)
-            }
+    /// ``ByteLayout/validate()`` as a `DecoderError` (`invalid_layout`, the path as its field).
+    func checked() throws(DecoderError) {
+        do {
+            try validate()
+        } catch {
+            throw DecoderError(.invalidLayout, field: error.path, message: error.message)
         }
     }
 
     public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
-        try validate()
+        try checked()
         var reader = ByteReader(bytes)
         var output: [DecodedField] = []
         for field in fields {

@@ -1,11 +1,33 @@
 import Bluetooth
+import ByteLayouts
+import JSON
 
 extension ByteLayout {
+    /// Encodes a JSON object of the layout's fields, as an MQTT `set` command carries it
+    /// (`{"power": 1, "temperature": 23.5}`). Members the layout does not name are refused.
+    public func encode(json: JSONValue) throws(DecoderError) -> [UInt8] {
+        guard let members = json.objectMembers else {
+            throw DecoderError(
+                .invalidInput, field: name, message: "expects an object of the layout's fields, got \(json.typeName)")
+        }
+        let known = Set(fields.compactMap(\.name) + fields.flatMap { $0.bits?.map(\.name) ?? [] })
+        var values: [String: DecodedValue] = [:]
+        for member in members {
+            guard known.contains(member.key) else {
+                throw DecoderError(
+                    .invalidInput, field: member.key,
+                    message: "not a field of layout '\(name)'; fields: \(known.sorted().joined(separator: ", "))")
+            }
+            values[member.key] = DecodedValue(member.value)
+        }
+        return try encode(values)
+    }
+
     /// The inverse of decoding: builds the bytes from named values (numbers as JSON numbers,
     /// `bytes` as hex text, `utf8` as text, one-bit fields as booleans or 0/1). Numbers are
     /// converted back as `(value − offset) / scale`, rounded, and range-checked for their type.
     public func encode(_ values: [String: DecodedValue]) throws(DecoderError) -> [UInt8] {
-        try validate()
+        try checked()
         var output: [UInt8] = []
         for field in fields {
             let label = field.name ?? field.type.rawValue

@@ -1,4 +1,5 @@
 public import Bluetooth
+import ByteLayouts
 
 /// Chooses the decoder for a characteristic UUID or an advertisement, by default or by name.
 ///
@@ -25,7 +26,9 @@ public struct DecoderRegistry: Sendable {
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        BTHomeDecoder(), IBeaconDecoder(), EddystoneDecoder(), RuuviTagDecoder(), PVVXThermometerDecoder(),
+        BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
+        RuuviTagDecoder(),
+        PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
     ]
 

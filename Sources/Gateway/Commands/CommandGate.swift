@@ -123,16 +123,22 @@ public struct CommandGate: Sendable {
                     steps.append(
                         .write(
                             device: device, characteristic: command.characteristic, value: bytes,
-                            type: command.writeType, name: command.name))
+                            type: command.writeType, name: command.name, service: command.service))
                 }
             case .get:
                 if let command = rules.command(named: member.key) {
                     guard command.operations.contains(.read) else {
                         return .failure(CommandFailure(.notAllowed, "'\(member.key)' of \(device) does not allow read"))
                     }
-                    steps.append(.read(device: device, characteristic: command.characteristic, name: command.name))
-                } else if let characteristic = rules.readTargets[member.key] {
-                    steps.append(.read(device: device, characteristic: characteristic, name: member.key))
+                    steps.append(
+                        .read(
+                            device: device, characteristic: command.characteristic, name: command.name,
+                            service: command.service))
+                } else if let target = rules.readTargets[member.key] {
+                    steps.append(
+                        .read(
+                            device: device, characteristic: target.characteristic, name: member.key,
+                            service: target.service))
                 } else {
                     return .failure(CommandFailure(.notAllowed, "'\(member.key)' is not readable on \(device)"))
                 }

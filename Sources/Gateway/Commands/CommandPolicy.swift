@@ -30,15 +30,16 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
     /// Named commands for `<device>/set` (and `get` when they allow `read`).
     public var commands: [NamedCommand]
     /// Extra names `<device>/get` accepts (the subscribed characteristics, by the name the
-    /// configuration used and by UUID), each mapped to its characteristic.
-    public var readTargets: [String: BluetoothUUID]
+    /// configuration used and by UUID), each mapped to its characteristic (and service, when
+    /// the subscription names one).
+    public var readTargets: [String: CharacteristicTarget]
     /// Raw GATT allowlist for this device: characteristic → operations.
     public var rawAllow: [BluetoothUUID: Set<GATTOperation>]
     /// Commands per second for this device; nil = the policy's default.
     public var rate: Double?
 
     public init(
-        deviceID: String, commands: [NamedCommand] = [], readTargets: [String: BluetoothUUID] = [:],
+        deviceID: String, commands: [NamedCommand] = [], readTargets: [String: CharacteristicTarget] = [:],
         rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:], rate: Double? = nil
     ) {
         self.deviceID = deviceID
@@ -58,16 +59,19 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
 public struct NamedCommand: Sendable, Hashable {
     public var name: String
     public var characteristic: BluetoothUUID
+    /// The service holding it, when the configuration names one (`devices[].commands[].service`).
+    public var service: BluetoothUUID?
     public var operations: Set<GATTOperation>
     public var format: ValueFormat
     public var writeType: WriteType
 
     public init(
-        name: String, characteristic: BluetoothUUID, operations: Set<GATTOperation>, format: ValueFormat,
-        writeType: WriteType = .withResponse
+        name: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil, operations: Set<GATTOperation>,
+        format: ValueFormat, writeType: WriteType = .withResponse
     ) {
         self.name = name
         self.characteristic = characteristic
+        self.service = service
         self.operations = operations
         self.format = format
         self.writeType = writeType

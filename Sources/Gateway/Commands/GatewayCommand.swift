@@ -3,10 +3,13 @@ import JSON
 
 /// One validated step to execute against BlueZ.
 public enum GatewayCommand: Sendable, Hashable {
-    /// `name` is the configured command name (nil for raw GATT writes).
-    case write(device: String, characteristic: BluetoothUUID, value: [UInt8], type: WriteType, name: String?)
-    case read(device: String, characteristic: BluetoothUUID, name: String?)
-    case notify(device: String, characteristic: BluetoothUUID, enable: Bool)
+    /// `name` is the configured command name (nil for raw GATT writes); `service` picks the
+    /// characteristic within that service when the configuration names one.
+    case write(
+        device: String, characteristic: BluetoothUUID, value: [UInt8], type: WriteType, name: String?,
+        service: BluetoothUUID? = nil)
+    case read(device: String, characteristic: BluetoothUUID, name: String?, service: BluetoothUUID? = nil)
+    case notify(device: String, characteristic: BluetoothUUID, enable: Bool, service: BluetoothUUID? = nil)
     case scan(duration: Duration)
     case connect(device: String)
     case disconnect(device: String)
@@ -14,7 +17,7 @@ public enum GatewayCommand: Sendable, Hashable {
 
     public var device: String? {
         switch self {
-        case .write(let device, _, _, _, _), .read(let device, _, _), .notify(let device, _, _),
+        case .write(let device, _, _, _, _, _), .read(let device, _, _, _), .notify(let device, _, _, _),
             .connect(let device), .disconnect(let device):
             device
         case .scan, .listDevices: nil

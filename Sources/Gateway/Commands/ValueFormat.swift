@@ -1,4 +1,6 @@
 import Bluetooth
+import ByteLayouts
+import Decoders
 import JSON
 
 /// How a command value given in JSON becomes the bytes written to a characteristic, with its
@@ -14,6 +16,8 @@ public struct ValueFormat: Sendable, Hashable {
         case hex
         /// A string → its UTF-8 bytes.
         case utf8
+        /// A JSON object of a user-defined layout's fields → the layout's bytes (and back).
+        case layout
     }
 
     public var kind: Kind
@@ -23,18 +27,22 @@ public struct ValueFormat: Sendable, Hashable {
     public var maximumLength: Int?
     /// For `hex` and `utf8`: fewest bytes accepted.
     public var minimumLength: Int
+    /// For `layout`: the configured layout.
+    public var layout: ByteLayout?
 
     /// The longest attribute value ATT allows.
     public static let attributeValueLimit = 512
 
     public init(
-        _ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil, minimumLength: Int = 0
+        _ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil, minimumLength: Int = 0,
+        layout: ByteLayout? = nil
     ) {
         self.kind = kind
         self.minimum = minimum
         self.maximum = maximum
         self.maximumLength = maximumLength
         self.minimumLength = minimumLength
+        self.layout = layout
     }
 
     /// Parses the configuration's format name (`"uint8"`, `"alert_level"`, …).
@@ -91,6 +99,13 @@ public struct ValueFormat: Sendable, Hashable {
                 return .failure(CommandFailure(.invalidValue, "expected a string, got \(value.typeName)"))
             }
             return checkLength(Array(text.utf8))
+        case .layout:
+            guard let layout else { return .failure(CommandFailure(.internal, "format layout without a layout")) }
+            do {
+                return checkLength(try layout.encode(json: value))
+            } catch {
+                return .failure(CommandFailure(.invalidValue, "\(error.field): \(error.message)"))
+            }
         case .uint8, .uint16, .uint32, .int8, .int16, .int32:
             guard let range = integerRange else { return .failure(CommandFailure(.internal, "no integer range")) }
             guard let number = value.intValue else {
@@ -121,6 +136,9 @@ public struct ValueFormat: Sendable, Hashable {
             return .string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
         case .utf8:
             return String(validating: bytes, as: UTF8.self).map(JSONValue.string)
+        case .layout:
+            guard let fields = try? layout?.decode(bytes) else { return nil }
+            return JSONValue(DecodedValue.object(fields))
         case .uint8, .uint16, .uint32, .int8, .int16, .int32:
             guard let width = integerRange?.width, bytes.count == width else { return nil }
             var value: UInt64 = 0

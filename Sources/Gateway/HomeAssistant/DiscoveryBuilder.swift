@@ -127,7 +127,7 @@ public struct DiscoveryBuilder: Sendable {
                 JSONMember("options", ["none", "mild", "high"]),
                 JSONMember("command_template", .string("{\"\(name)\": \"{{ value }}\"}")),
             ]
-        case .hex, .utf8:
+        case .hex, .utf8, .layout:
             return nil
         }
         var members: [JSONMember] = [

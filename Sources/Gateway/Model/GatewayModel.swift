@@ -24,12 +24,13 @@ public struct GatewayModel: Sendable {
     public var commandPolicy: CommandPolicy {
         let raw = configuration.commands.rawGATT
         let devices = configuration.devices.map { device in
-            var readTargets: [String: BluetoothUUID] = [:]
+            var readTargets: [String: CharacteristicTarget] = [:]
             for subscription in device.subscribe {
                 let uuid = subscription.characteristic
-                readTargets[uuid.shortString] = uuid
-                if let name = AssignedNumbers.characteristicName(for: uuid) { readTargets[name] = uuid }
-                if uuid == BluetoothUUID(UInt16(0x2A19)) { readTargets["battery"] = uuid }
+                let target = CharacteristicTarget(uuid, service: subscription.service)
+                readTargets[uuid.shortString] = target
+                if let name = AssignedNumbers.characteristicName(for: uuid) { readTargets[name] = target }
+                if uuid == BluetoothUUID(UInt16(0x2A19)) { readTargets["battery"] = target }
             }
             var rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:]
             for rule in raw.allow where rule.device == device.id {
@@ -48,9 +49,10 @@ public struct GatewayModel: Sendable {
         let kind = ValueFormat.Kind(rawValue: command.format.rawValue) ?? .hex
         let format = ValueFormat(
             kind, minimum: command.minimum.map(Int64.init), maximum: command.maximum.map(Int64.init),
-            maximumLength: command.maximumLength, minimumLength: command.minimumLength)
+            maximumLength: command.maximumLength, minimumLength: command.minimumLength, layout: command.layout)
         return NamedCommand(
-            name: command.name, characteristic: command.characteristic, operations: Set(command.operations),
+            name: command.name, characteristic: command.characteristic, service: command.service,
+            operations: Set(command.operations),
             format: format, writeType: command.writeType == .withoutResponse ? .withoutResponse : .withResponse)
     }
 

@@ -1,30 +1,110 @@
+public import Bluetooth
+public import Configuration
 public import Decoders
 
-/// Keeps field names unique within a device's merged state when two characteristics decode to
-/// the same name (a Health Thermometer's `temperature` and Environmental Sensing's
-/// `temperature`): the subscription listed first in the configuration keeps the plain name,
-/// the others get `<field>_<characteristic>` (e.g. `temperature_intermediate_temperature`).
+/// Keeps field names unique within a device's merged state when two subscribed characteristics
+/// decode to the same name (Temperature Measurement, Intermediate Temperature and Environmental
+/// Sensing's Temperature all decode to `temperature`), with names that read well and do not
+/// depend on which value happened to arrive first.
+///
+/// Who keeps the plain name: the characteristic the name belongs to (its characteristic name is
+/// the field name, or the field name plus `_measurement`), the one listed first in the
+/// configuration when several do; when none does, the one listed first among those that
+/// produced it. Every other characteristic's field gets a qualified name:
+/// 1. its characteristic name when that ends with `_<field>` (`intermediate_temperature`),
+/// 2. else `<service name>_<field>` when its service has a name (`environmental_sensing_temperature`),
+/// 3. else `<field>_<characteristic name or UUID>`.
+///
+/// The owner is known from the configuration in every case but one (two characteristics that
+/// both do not own the name): there, the first arrival holds the plain name until one listed
+/// before it reports.
 public struct FieldNamer: Sendable {
-    /// Per device: field name → rank of the subscription that owns it.
-    private var owners: [String: [String: Int]] = [:]
+    /// One subscribed characteristic of a device, as a reading names it.
+    public struct Source: Sendable, Hashable {
+        /// Position in the device's `subscribe` list.
+        public var rank: Int
+        /// The characteristic's name (`intermediate_temperature`), or its short UUID.
+        public var characteristic: String
+        /// The name of the service holding it (`environmental_sensing`), when known.
+        public var service: String?
 
-    public init() {}
+        public init(rank: Int, characteristic: String, service: String? = nil) {
+            self.rank = rank
+            self.characteristic = characteristic
+            self.service = service
+        }
+    }
 
-    /// `rank` is the subscription's position in the device's configuration; `suffix` names its
-    /// characteristic.
-    public mutating func name(_ fields: [DecodedField], device: String, rank: Int, suffix: String) -> [DecodedField] {
+    /// Per device: the characteristic names of its subscriptions, in configured order.
+    private let characteristics: [String: [String]]
+    /// Per device and field: the ranks that produced it so far.
+    private var producers: [String: [String: Set<Int>]] = [:]
+    /// Per device, field and rank: the published name (recomputed when a new producer appears).
+    private var names: [String: [String: [Int: String]]] = [:]
+
+    /// `characteristics`: per device id, the characteristic names of its subscriptions in the
+    /// configuration's order (the same names ``Source/characteristic`` carries).
+    public init(characteristics: [String: [String]] = [:]) {
+        self.characteristics = characteristics
+    }
+
+    /// Names from the devices' `subscribe` lists.
+    public init(configuration: BridgeConfiguration) {
+        var characteristics: [String: [String]] = [:]
+        for device in configuration.devices {
+            characteristics[device.id] = device.subscribe.map { Self.characteristicName($0.characteristic) }
+        }
+        self.init(characteristics: characteristics)
+    }
+
+    /// The name a characteristic goes by here: its assigned name, else its short UUID.
+    public static func characteristicName(_ uuid: BluetoothUUID) -> String {
+        AssignedNumbers.characteristicName(for: uuid) ?? uuid.shortString
+    }
+
+    public mutating func name(_ fields: [DecodedField], device: String, source: Source) -> [DecodedField] {
         fields.map { field in
             var field = field
-            if let owner = owners[device]?[field.name], owner < rank {
-                field.name = "\(field.name)_\(suffix)"
-            } else {
-                owners[device, default: [:]][field.name] = rank
-            }
+            field.name = name(of: field.name, device: device, source: source)
             return field
         }
     }
 
+    private mutating func name(of field: String, device: String, source: Source) -> String {
+        if let known = names[device]?[field]?[source.rank] { return known }
+        if producers[device]?[field]?.insert(source.rank).inserted == true {
+            names[device]?[field] = nil  // a new producer can change who owns the name
+        } else if producers[device]?[field] == nil {
+            producers[device, default: [:]][field] = [source.rank]
+        }
+        let published = owner(of: field, device: device) == source.rank ? field : Self.qualified(field, source)
+        names[device, default: [:]][field, default: [:]][source.rank] = published
+        return published
+    }
+
+    /// The rank that keeps the plain name `field`.
+    private func owner(of field: String, device: String) -> Int? {
+        let configured = characteristics[device] ?? []
+        if let natural = configured.indices.first(where: { Self.owns(configured[$0], field) }) { return natural }
+        return producers[device]?[field]?.min()
+    }
+
+    /// A characteristic owns the field named like it (`temperature`) or like its measurement
+    /// (`temperature_measurement` → `temperature`).
+    static func owns(_ characteristic: String, _ field: String) -> Bool {
+        characteristic == field || characteristic == field + "_measurement"
+    }
+
+    static func qualified(_ field: String, _ source: Source) -> String {
+        if source.characteristic.hasSuffix("_" + field), !owns(source.characteristic, field) {
+            return source.characteristic
+        }
+        if let service = source.service, !service.isEmpty { return "\(service)_\(field)" }
+        return "\(field)_\(source.characteristic)"
+    }
+
     public mutating func forget(device: String) {
-        owners[device] = nil
+        producers[device] = nil
+        names[device] = nil
     }
 }

@@ -208,8 +208,8 @@ public struct ConnectionScheduler: Sendable {
             if record.waitingSince == nil { record.waitingSince = now }
             records[id] = record
         case .commandsFinished(let id):
+            // Commands queued while the batch ran are still pending: the plan runs them next.
             records[id]?.busy = false
-            records[id]?.pendingCommands = 0
         case .activity(let id):
             // Hot path (every notification): only moves the watchdog's deadline forward, which
             // never creates work, so no planning.
@@ -275,6 +275,7 @@ public struct ConnectionScheduler: Sendable {
             if record.pendingCommands > 0 {
                 record.busy = true
                 record.waitingSince = nil
+                record.pendingCommands = 0  // the batch takes every queued command
                 actions.append(.runCommands(id))
             } else if wantsPoll(record, now) {
                 record.busy = true

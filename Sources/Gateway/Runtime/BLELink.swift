@@ -18,8 +18,10 @@ actor BLELink {
     private let registry = DecoderRegistry.standard
     private var central: CentralManager?
     private var peripherals: [String: Peripheral] = [:]
-    private var characteristics: [String: [BluetoothUUID: GATTCharacteristic]] = [:]
-    private var notifyTasks: [String: [BluetoothUUID: Task<Void, Never>]] = [:]
+    private var gatt: [String: ResolvedGATT] = [:]
+    /// Per device: one task per notifying characteristic (keyed by its attribute id, since a
+    /// characteristic UUID can appear in two services).
+    private var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
     private var expectedDisconnects: Set<String> = []
     private var tasks: [Task<Void, Never>] = []
     private var scanTask: Task<Void, Never>?
@@ -27,11 +29,12 @@ actor BLELink {
     private var powered = false
     /// Recently seen advertisers (for `bridge/request/scan`): address → (name, rssi, time).
     private var seen: [String: (name: String?, rssi: Int?, time: Date)] = [:]
-    private var namer = FieldNamer()
+    private var namer: FieldNamer
 
     init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?) {
         self.gateway = gateway
         self.configuration = configuration
+        self.namer = FieldNamer(configuration: configuration)
         self.busAddress = busAddress
     }
 }
@@ -86,7 +89,7 @@ extension BLELink {
     /// match still accepts it.
     func update(configuration: BridgeConfiguration) {
         self.configuration = configuration
-        namer = FieldNamer()
+        namer = FieldNamer(configuration: configuration)
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
                 device.match.matches(address: peripheral.identifier, name: nil, services: [])
@@ -169,10 +172,21 @@ extension BLELink {
         peripherals[id] = discovery.peripheral
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
-        let readings = registry.decodeAdvertisement(
-            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
-            decoder: settings.decoder)
+        let readings: [DecodedReading]
+        if let layout = settings.layout {
+            let payload: [UInt8]? =
+                switch settings.layoutSource {
+                case .manufacturerData(let company)?: advertisement.manufacturerData[company]
+                case .serviceData(let service)?: advertisement.serviceData[service]
+                case nil: nil
+                }
+            readings = payload.map { [layout.reading($0)] } ?? []
+        } else {
+            readings = registry.decodeAdvertisement(
+                serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+                context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+                decoder: settings.decoder)
+        }
         for reading in readings where reading.isSuccess {
             await gateway?.reading(device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time)
         }
@@ -240,35 +254,49 @@ extension BLELink {
     }
 
     private func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
-        var found: [BluetoothUUID: GATTCharacteristic] = [:]
+        var found: [(uuid: BluetoothUUID, characteristics: [GATTCharacteristic])] = []
         let services = try await peripheral.discoverServices()
         for service in services {
-            for characteristic in try await peripheral.discoverCharacteristics(for: service) {
-                found[characteristic.uuid] = characteristic
-            }
+            found.append((service.uuid, try await peripheral.discoverCharacteristics(for: service)))
         }
-        characteristics[id] = found
+        gatt[id] = ResolvedGATT(device: id, services: found)
         return services.map(\.uuid)
     }
 
-    private func characteristic(_ uuid: BluetoothUUID, of id: String) throws(CommandFailure) -> GATTCharacteristic {
-        guard let characteristic = characteristics[id]?[uuid] else {
-            throw CommandFailure(.bleError, "\(id) has no characteristic \(uuid)")
-        }
-        return characteristic
+    /// The characteristic a subscription or command means (within its service when it names one).
+    private func characteristic(_ target: CharacteristicTarget, of id: String) throws(CommandFailure)
+        -> ResolvedGATT.Entry
+    {
+        guard let gatt = gatt[id] else { throw CommandFailure(.deviceUnavailable, "\(id) is not connected") }
+        return try gatt.find(target)
+    }
+
+    /// How readings of `entry` are named: its subscription's rank, characteristic and service names.
+    private func source(_ entry: ResolvedGATT.Entry, device: DeviceConfiguration?) -> FieldNamer.Source {
+        let subscriptions = device?.subscribe ?? []
+        let uuid = entry.characteristic.uuid
+        let rank =
+            subscriptions.firstIndex { $0.characteristic == uuid && ($0.service == nil || $0.service == entry.service) }
+            ?? subscriptions.count
+        return FieldNamer.Source(
+            rank: rank, characteristic: FieldNamer.characteristicName(uuid),
+            service: AssignedNumbers.serviceName(for: entry.service))
     }
 
     private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
         cancelSubscriptions(id)
         for subscription in device.subscribe where subscription.mode != .read {
-            let characteristic = try characteristic(subscription.characteristic, of: id)
-            let stream = try await peripheral.notifications(for: characteristic)
+            let entry = try characteristic(
+                CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
+            let stream = try await peripheral.notifications(for: entry.characteristic)
             let decoder = subscription.decoder
             let uuid = subscription.characteristic
-            notifyTasks[id, default: [:]][uuid] = Task { [weak self] in
+            let source = source(entry, device: device)
+            notifyTasks[id, default: [:]][entry.characteristic.id] = Task { [weak self] in
                 do {
                     for try await value in stream {
-                        await self?.received(Array(value), device: id, characteristic: uuid, decoder: decoder)
+                        await self?.received(
+                            Array(value), device: id, characteristic: uuid, decoder: decoder, source: source)
                     }
                 } catch {
                     // The stream ends with the connection; the disconnection event reconnects.
@@ -282,16 +310,18 @@ extension BLELink {
         notifyTasks[id] = nil
     }
 
-    private func received(_ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?) async {
+    private func received(
+        _ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?,
+        source: FieldNamer.Source
+    ) async {
         let time = Date()
-        let reading = registry.decode(bytes, uuid: characteristic, decoder: decoder)
+        let subscriptions = configuration.device(id: id)?.subscribe ?? []
+        let layout = subscriptions.indices.contains(source.rank) ? subscriptions[source.rank].layout : nil
+        let reading = layout?.reading(bytes) ?? registry.decode(bytes, uuid: characteristic, decoder: decoder)
         if !reading.isSuccess {
             logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
         }
-        let subscriptions = configuration.device(id: id)?.subscribe ?? []
-        let rank = subscriptions.firstIndex { $0.characteristic == characteristic } ?? subscriptions.count
-        let suffix = AssignedNumbers.characteristicName(for: characteristic) ?? characteristic.shortString
-        let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, rank: rank, suffix: suffix)
+        let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, source: source)
         await gateway?.reading(
             device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time,
             fromConnection: true)
@@ -299,11 +329,18 @@ extension BLELink {
 
     private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {
         for subscription in device.subscribe where subscription.mode == .read {
-            guard let characteristic = try? characteristic(subscription.characteristic, of: id),
-                let value = try? await peripheral.readValue(for: characteristic)
-            else { continue }
+            let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
+            let entry: ResolvedGATT.Entry
+            do {
+                entry = try characteristic(target, of: id)
+            } catch {
+                logger.warning("polled characteristic not found", [("device", id), ("reason", error.message)])
+                continue
+            }
+            guard let value = try? await peripheral.readValue(for: entry.characteristic) else { continue }
             await received(
-                Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder)
+                Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder,
+                source: source(entry, device: device))
         }
     }
 
@@ -375,6 +412,18 @@ extension BLELink {
         return .success(data.isEmpty ? nil : .object(data))
     }
 
+    /// The `value_too_long` message: names the limit and, for writes without response, the way out.
+    static func tooLong(_ length: Int, limit: Int, type: WriteType) -> String {
+        switch type {
+        case .withoutResponse:
+            "\(length) bytes; a write without response carries at most \(limit) bytes on this connection "
+                + "(ATT MTU \(limit + ATTLimits.headerLength) − 3); a write with response takes up to "
+                + "\(ATTLimits.maximumAttributeValueLength)"
+        case .withResponse:
+            "\(length) bytes; a write with response carries at most \(limit) bytes (the ATT attribute limit)"
+        }
+    }
+
     static func failure(_ error: BluetoothError) -> CommandFailure {
         switch error.code {
         case .timeout, .connectionTimeout: CommandFailure(.timeout, error.description)
@@ -390,49 +439,52 @@ extension BLELink {
             throw CommandFailure(.deviceUnavailable, "\(id) is not connected")
         }
         switch step {
-        case .write(_, let uuid, let value, let type, let name):
-            let characteristic = try characteristic(uuid, of: id)
+        case .write(_, let uuid, let value, let type, let name, let service):
+            let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
             let limit = await peripheral.maximumWriteValueLength(for: type)
             guard value.count <= limit else {
-                throw CommandFailure(
-                    .valueTooLong, "\(value.count) bytes; this connection's MTU allows \(limit) for \(type.rawValue)")
+                throw CommandFailure(.valueTooLong, Self.tooLong(value.count, limit: limit, type: type))
             }
-            try await peripheral.writeValue(Data(value), for: characteristic, type: type)
+            try await peripheral.writeValue(Data(value), for: entry.characteristic, type: type)
             let command = configuration.device(id: id)?.command(named: name ?? "")
             let echoed =
                 command.flatMap { GatewayModel.namedCommand($0).format.decode(value) }
                 ?? .string(ReadingRouter.hex(value))
             return JSONMember(name ?? uuid.shortString, echoed)
-        case .read(_, let uuid, let name):
-            let characteristic = try characteristic(uuid, of: id)
-            let bytes = Array(try await peripheral.readValue(for: characteristic))
+        case .read(_, let uuid, let name, let service):
+            let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
+            let bytes = Array(try await peripheral.readValue(for: entry.characteristic))
             if let name, let command = configuration.device(id: id)?.command(named: name),
                 let value = GatewayModel.namedCommand(command).format.decode(bytes)
             {
                 return JSONMember(name, value)
             }
-            await received(bytes, device: id, characteristic: uuid, decoder: nil)
+            let device = configuration.device(id: id)
+            await received(bytes, device: id, characteristic: uuid, decoder: nil, source: source(entry, device: device))
             let reading = registry.decode(bytes, uuid: uuid)
             if let name, reading.isSuccess {
                 let fields = reading.fields.map { JSONMember($0.name, JSONValue($0.value)) }
                 return JSONMember(name, fields.count == 1 ? fields[0].value : .object(fields))
             }
             return JSONMember(name ?? "value", .string(ReadingRouter.hex(bytes)))
-        case .notify(_, let uuid, let enable):
-            let characteristic = try characteristic(uuid, of: id)
+        case .notify(_, let uuid, let enable, let service):
+            let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
+            let key = entry.characteristic.id
             if enable {
-                let stream = try await peripheral.notifications(for: characteristic)
-                notifyTasks[id, default: [:]][uuid]?.cancel()
-                notifyTasks[id, default: [:]][uuid] = Task { [weak self] in
+                let stream = try await peripheral.notifications(for: entry.characteristic)
+                let source = source(entry, device: configuration.device(id: id))
+                notifyTasks[id, default: [:]][key]?.cancel()
+                notifyTasks[id, default: [:]][key] = Task { [weak self] in
                     do {
                         for try await value in stream {
-                            await self?.received(Array(value), device: id, characteristic: uuid, decoder: "raw")
+                            await self?.received(
+                                Array(value), device: id, characteristic: uuid, decoder: "raw", source: source)
                         }
                     } catch {}
                 }
             } else {
-                notifyTasks[id]?[uuid]?.cancel()
-                notifyTasks[id]?[uuid] = nil
+                notifyTasks[id]?[key]?.cancel()
+                notifyTasks[id]?[key] = nil
             }
             return nil
         case .connect:

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MQTT
 
 /// The `bridge/…` topics, availability and Home Assistant discovery.
@@ -7,16 +8,24 @@ extension Gateway {
         try await client.publish(MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: true))
     }
 
-    /// Publishes without waiting for the acknowledgement (responses, health): a slow broker
-    /// never holds up the gateway.
-    func publishDetached(_ message: MQTTMessage) {
-        let client = self.client
-        let logger = self.logger
-        Task {
+    /// Queues a response or health message for ``publishOutgoing(_:client:logger:)``, which
+    /// publishes them one at a time, in order. Never waits: a slow broker holds up only the queue.
+    func send(_ message: MQTTMessage) {
+        if case .dropped = outgoing.yield(message) {
+            logger.warning(
+                "response queue full (\(Self.outgoingCapacity) waiting); not sent", [("topic", message.topic)])
+        }
+    }
+
+    /// The one task that publishes responses and health: each publish is awaited before the next
+    /// starts, so answers leave in the order they were decided and none is lost silently; a
+    /// failure (broker gone, refused) is logged at warning with the topic.
+    static func publishOutgoing(_ messages: AsyncStream<MQTTMessage>, client: MQTTClient, logger: Logger) async {
+        for await message in messages {
             do {
                 try await client.publish(message)
             } catch {
-                logger.debug("publish failed", [("topic", message.topic), ("error", "\(error)")])
+                logger.warning("response not published", [("topic", message.topic), ("error", "\(error)")])
             }
         }
     }
@@ -162,6 +171,6 @@ extension Gateway {
             oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: Date())
-        publishDetached(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
+        send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }

@@ -74,8 +74,7 @@ extension Gateway {
             properties.correlationData = reply.correlationData
             properties.contentType = "application/json"
         }
-        publishDetached(
-            MQTTMessage(topic: reply.topic, payload: payload.bytes, qos: .atLeastOnce, properties: properties))
+        send(MQTTMessage(topic: reply.topic, payload: payload.bytes, qos: .atLeastOnce, properties: properties))
     }
 
     func dispatch(_ pending: PendingCommand) async {

@@ -47,6 +47,12 @@ public actor Gateway {
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
     var ble: BLELink?
+    /// Responses and health, in order, for the one task that publishes them (`send`).
+    let outgoing: AsyncStream<MQTTMessage>.Continuation
+    private let outgoingMessages: AsyncStream<MQTTMessage>
+    private var outgoingTask: Task<Void, Never>?
+    /// Messages that may wait for the broker before `send` drops (and logs) new ones.
+    static let outgoingCapacity = 10_000
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -69,6 +75,8 @@ public actor Gateway {
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
         self.publisher = Publisher(
             store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
+        (outgoingMessages, outgoing) = AsyncStream.makeStream(
+            of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         for device in configuration.devices {
             devices[device.id] = DeviceStatus(address: device.match.address?.string)
         }
@@ -118,6 +126,8 @@ public actor Gateway {
         logger.info(
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
+        let (messages, client, logger) = (outgoingMessages, client, logger)
+        outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
         try await client.start()
         let states = client.connectionStates
         tasks.append(
@@ -174,6 +184,7 @@ public actor Gateway {
         await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
+        await drainOutgoing(until: deadline)
         if client.connectionState.isConnected {
             for id in devices.keys.sorted() {
                 try? await publishRetained(model.topics.availability(id), Array("offline".utf8))
@@ -183,6 +194,18 @@ public actor Gateway {
         await client.disconnect()
         await store.close()
         logger.info("stopped")
+    }
+
+    /// Lets the queued responses go out (until `deadline`) before the connection closes.
+    private func drainOutgoing(until deadline: ContinuousClock.Instant) async {
+        outgoing.finish()
+        guard let outgoingTask else { return }
+        let timer = Task {
+            try? await Task.sleep(until: max(deadline, .now + .milliseconds(500)))
+            outgoingTask.cancel()
+        }
+        await outgoingTask.value
+        timer.cancel()
     }
 
     /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;

@@ -7,8 +7,9 @@ enum CheckConfigCommand: CLICommand {
     static let usage = """
         Usage: blebridge check-config [PATH]
 
-        Validates the configuration at PATH (default ./config.json; --config PATH works too) and
-        prints a one-screen summary of what the gateway will do. Exits 0 when it is valid, 78 when
+        Validates the configuration at PATH (default ./config.json; --config PATH works too; - or
+        /dev/stdin reads standard input, e.g. a pipe) and prints a one-screen summary of what the
+        gateway will do. Exits 0 when it is valid, 78 when
         it is not (66 when the file is missing or unreadable), with one line naming the file, the
         key path and what is accepted there.
         """
@@ -21,7 +22,7 @@ enum CheckConfigCommand: CLICommand {
             throw CommandLineError.usage("give the configuration path once (PATH or --config PATH)")
         }
         let path = option ?? positional ?? "config.json"
-        let configuration = try loadConfiguration(path: path)
+        let configuration = try loadConfiguration(path: path, dashReadsStandardInput: true)
         StandardStreams.out("\(path): OK\n")
         StandardStreams.out(configuration.summaryLines.map { "  \($0)\n" }.joined())
         for warning in configuration.warnings {

@@ -1,4 +1,5 @@
 import Bluetooth
+import ByteLayouts
 import Decoders
 import Foundation
 
@@ -134,7 +135,7 @@ struct DecodeCommand: CLICommand {
             let layout = try JSONDecoder().decode(ByteLayout.self, from: data)
             try layout.validate()
             return layout
-        } catch let error as DecoderError {
+        } catch let error as ByteLayoutError {
             throw CommandLineError.failure("\(path): \(error)", status: .dataError)
         } catch {
             throw CommandLineError.failure("\(path): not a valid layout: \(error)", status: .dataError)

@@ -11,42 +11,21 @@ import Testing
 
     /// A built-in scenario with fast timing so the checks run in seconds.
     static func fastScenario(_ name: String) throws -> Scenario {
-        var scenario = try Scenario.load(name)
-        scenario.timing = ScenarioTiming(
-            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(1), connectDelay: .milliseconds(20),
-            resolveDelay: .milliseconds(20), connectTimeout: .seconds(3), mtu: 247)
-        for device in scenario.devices.indices {
-            if scenario.devices[device].advertisement.updateInterval != nil {
-                scenario.devices[device].advertisement.updateInterval = .milliseconds(150)
-            }
-            for service in scenario.devices[device].services.indices {
-                for characteristic in scenario.devices[device].services[service].characteristics.indices
-                where scenario.devices[device].services[service].characteristics[characteristic].generator != nil {
-                    scenario.devices[device].services[service].characteristics[characteristic].interval = .milliseconds(
-                        200)
-                }
-            }
-        }
-        return scenario
+        try Scenario.load(name).accelerated(
+            generatorInterval: .milliseconds(200), advertisementUpdateInterval: .milliseconds(150),
+            staleTimeout: .seconds(1))
     }
 
     /// Starts a bus and the simulator, runs `check` of the Python client, and tears both down.
     func run(_ check: String, scenario: String, customize: (inout Scenario) -> Void = { _ in }) async throws {
-        let bus = try await DBusDaemonFixture()
         var world = try Self.fastScenario(scenario)
         customize(&world)
-        let simulator = BlueZSimulator(scenario: world, options: .init(seed: 3, disconnectDelay: .milliseconds(100)))
-        do {
-            try await simulator.start(busAddress: bus.address)
+        try await SimulatorOnBus.run(world, seed: 3) { _, bus in
             let result = try await ChildProcess.run(
                 "/usr/bin/python3", [Self.client, check], environment: bus.environment, timeout: .seconds(60))
             #expect(result.status == 0, "\(check) failed:\n\(result.stdout)\(result.stderr)")
             #expect(result.stdout.contains("\(check) ok"))
-        } catch {
-            Issue.record(error)
         }
-        await simulator.stop()
-        await bus.stop()
     }
 
     @Test func discoveryAddsUpdatesAndRemovesDevices() async throws { try await run("discovery", scenario: "demo") }
@@ -70,12 +49,9 @@ import Testing
             Issue.record("bleak is not installed: run scripts/setup.sh (it creates .build/venv with bleak)")
             return
         }
-        let bus = try await DBusDaemonFixture()
         var scenario = try SimulatorBusTests.fastScenario("demo")
         scenario.timing.staleTimeout = .seconds(30)  // bleak connects well after its scan ended
-        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 5, disconnectDelay: .milliseconds(100)))
-        do {
-            try await simulator.start(busAddress: bus.address)
+        try await SimulatorOnBus.run(scenario, seed: 5) { simulator, bus in
             let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
             let result = try await ChildProcess.run(
                 python, [script], environment: bus.environment, timeout: .seconds(60))
@@ -85,11 +61,7 @@ import Testing
                 ($0.characteristic.shortString, $0.value)
             }
             #expect(writes.contains { $0.0 == "2a06" && $0.1 == [2] }, "the write without response reached the lamp")
-        } catch {
-            Issue.record(error)
         }
-        await simulator.stop()
-        await bus.stop()
     }
 }
 

@@ -546,7 +546,10 @@ def reference_errors():
         nonlocal compared
         proxy = dbus.Interface(bus.get_object(BLUEZ, path, introspect=False), entry["interface"])
         try:
-            getattr(proxy, method)(*args)
+            if "signature" in entry:  # sent raw with exactly this (wrong) signature
+                bus.call_blocking(BLUEZ, path, entry["interface"], method, entry["signature"], args)
+            else:
+                getattr(proxy, method)(*args)
             got = ("reply", None)
         except dbus.exceptions.DBusException as error:
             got = (error.get_dbus_name(), error.get_dbus_message())
@@ -579,7 +582,11 @@ def reference_errors():
                 skipped.append(label)  # not sendable / pairing not modelled on this device / no equivalent characteristic
                 continue
             path = entry["path"].replace(real_device, STRAP)
-            if label.startswith("char "):
+            if "signature" in entry and label.startswith("char "):
+                replay(entry, paths[label.split(" flags=")[1].split(" ")[0]], entry["method"], ["x"])
+            elif "signature" in entry:
+                replay(entry, path, entry["method"], ["x"])
+            elif label.startswith("char "):
                 flags = label.split(" flags=")[1].split(" ")[0]
                 operation = label.split(" flags=" + flags + " ")[1]
                 method = entry["method"]

@@ -43,6 +43,9 @@ import Testing
             "the remote server rejects this value with ATT 0x13 (Client Supported Features semantics)"
     ]
 
+    /// Successful calls whose reply text is compared too (others: success only).
+    static let repliesCompared: Set<String> = ["GetDiscoveryFilters"]
+
     struct Answer: Equatable, CustomStringConvertible {
         var outcome: String
         var description: String { outcome }
@@ -58,7 +61,11 @@ import Testing
                 outcome = "\(error): \(object["message"] as? String ?? "")"
             } else if object["client_error"] != nil {
                 outcome = "client-side error"
-            } else if label == "GetDiscoveryFilters" {
+            } else if label == "Introspect wrong signature" {
+                // libdbus's own document: child nodes (numbered by handle, which differ) but no interfaces.
+                let reply = object["reply"] as? String ?? ""
+                outcome = reply.contains("<interface") ? "ok, with interfaces" : "ok, child nodes only"
+            } else if Self.repliesCompared.contains(label) {
                 outcome = "ok \(object["reply"] as? String ?? "")"
             } else {
                 outcome = "ok"
@@ -71,25 +78,15 @@ import Testing
         let expected = try Self.answers(String(contentsOf: Self.reference, encoding: .utf8))
         #expect(expected.count > 80, "the reference holds \(expected.count) answers")
 
-        let bus = try await DBusDaemonFixture()
-        var scenario = try Scenario.decode(Data(Self.scenario.utf8))
-        scenario.timing = ScenarioTiming(
-            advertisingInterval: .milliseconds(50), staleTimeout: .seconds(30), connectDelay: .milliseconds(20),
-            resolveDelay: .milliseconds(20), connectTimeout: .seconds(3), mtu: 247)
-        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 1, disconnectDelay: .milliseconds(100)))
+        let scenario = try Scenario.decode(Data(Self.scenario.utf8)).accelerated()
         let output = try TemporaryDirectory(prefix: "fidelity")
         let outFile = output.file("simulator.jsonl").path
-        do {
-            try await simulator.start(busAddress: bus.address)
+        try await SimulatorOnBus.run(scenario, seed: 1) { _, bus in
             let run = try await ChildProcess.run(
                 "/usr/bin/python3", [Self.driver.path, Self.probe.path, outFile, "BlueZ 5.66"],
                 environment: bus.environment, timeout: .seconds(90))
             #expect(run.status == 0, "probe driver failed:\n\(run.stdout)\(run.stderr)")
-        } catch {
-            Issue.record(error)
         }
-        await simulator.stop()
-        await bus.stop()
 
         let actual = try Self.answers(String(contentsOfFile: outFile, encoding: .utf8))
         var actualByLabel: [String: Answer] = [:]

@@ -11,7 +11,8 @@ import Testing
     @Test func everyBuiltInScenarioDecodes() throws {
         #expect(
             BuiltInScenarios.names == [
-                "bthome", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "pairing", "thermometer",
+                "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "pairing",
+                "thermometer",
             ])
         for name in BuiltInScenarios.names {
             let scenario = try Scenario.load(name)

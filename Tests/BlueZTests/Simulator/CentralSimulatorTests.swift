@@ -12,7 +12,7 @@ import Testing
         try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.state == .poweredOn)
             let stream = try await bluez.manager.scan(services: [SimulatedBlueZ.heartRateService])
-            let seen = try await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
+            let seen = await withDeadline(.seconds(5)) { () -> Set<BluetoothAddress>? in
                 var seen: Set<BluetoothAddress> = []
                 for await discovery in stream {
                     seen.insert(discovery.identifier)
@@ -228,7 +228,7 @@ import Testing
             await bluez.simulator.setPowered(true)
             #expect(await stateIterator.next() == .poweredOn)
             // Scanning resumed by itself: the existing scan stream sees devices again.
-            let seen = try await withDeadline(.seconds(5)) { () -> Bool? in
+            let seen = await withDeadline(.seconds(5)) { () -> Bool? in
                 for await discovery in scan where discovery.identifier == SimulatedBlueZ.strap { return true }
                 return false
             }
@@ -273,15 +273,14 @@ import Testing
     }
 
     @Test func missingAdapterIsUnsupported() async throws {
-        let bluez = try await SimulatedBlueZ.start(options: CentralManager.Options(adapter: "hci7"))
-        #expect(await bluez.manager.state == .unsupported)
-        await bluez.stop()
+        try await SimulatedBlueZ.run(options: CentralManager.Options(adapter: "hci7")) { bluez in
+            #expect(await bluez.manager.state == .unsupported)
+        }
     }
 
     @Test func retrievePeripheralsAndBoundedCache() async throws {
-        let bluez = try await SimulatedBlueZ.start(
-            options: CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600)))
-        do {
+        let options = CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600))
+        try await SimulatedBlueZ.run(options: options) { bluez in
             let strap = try await bluez.connected(SimulatedBlueZ.strap)
             let retrieved = await bluez.manager.retrievePeripherals(withIdentifiers: [
                 SimulatedBlueZ.strap, BluetoothAddress("11:22:33:44:55:66")!,
@@ -294,16 +293,13 @@ import Testing
             await bluez.manager.sweepDeviceCache()
             try await waitFor { await bluez.manager.cachedDeviceCount == 1 }
             #expect(await strap.state == .connected)
-        } catch {
-            Issue.record(error)
         }
-        await bluez.stop()
     }
 
     /// Scans until the first discovery; the stream ends when this returns.
     func firstDiscovery(_ manager: CentralManager, services: [BluetoothUUID]) async -> Discovery? {
         guard let stream = try? await manager.scan(services: services) else { return nil }
-        return try? await withDeadline(.seconds(5)) {
+        return await withDeadline(.seconds(5)) {
             for await discovery in stream { return discovery }
             return nil
         }
@@ -315,13 +311,8 @@ import Testing
     }
 
     func waitFor(timeout: Duration = .seconds(5), _ condition: @escaping @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within \(timeout)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if !(await waitUntil(timeout: timeout, interval: .milliseconds(20), condition)) {
+            Issue.record("condition not met within \(timeout)")
         }
     }
 }

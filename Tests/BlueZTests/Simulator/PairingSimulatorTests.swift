@@ -89,37 +89,42 @@ import Testing
         }
     }
 
-    @Test func pairsOnInsufficientAuthenticationAndRetries() async throws {
+    /// Counts the passkeys the agent was asked for.
+    final class PasskeyCounter: Sendable {
         let asked = Mutex(0)
-        let options = CentralManager.Options(
-            pairing: PairingPolicy(passkeyProvider: { _ in
-                asked.withLock { $0 += 1 }
-                return 123_456
-            }), pairOnInsufficientAuthentication: true)
-        try await SimulatedBlueZ.run(scenario: "pairing", options: options) { bluez in
+        var count: Int { asked.withLock { $0 } }
+
+        /// Options whose agent answers the lock's passkey, counting, and pairing on insufficient authentication.
+        var options: CentralManager.Options {
+            CentralManager.Options(
+                pairing: PairingPolicy(passkeyProvider: { [self] _ in
+                    asked.withLock { $0 += 1 }
+                    return 123_456
+                }), pairOnInsufficientAuthentication: true)
+        }
+    }
+
+    @Test func pairsOnInsufficientAuthenticationAndRetries() async throws {
+        let passkeys = PasskeyCounter()
+        try await SimulatedBlueZ.run(scenario: "pairing", options: passkeys.options) { bluez in
             let lock = try await bluez.connected(Self.lock)
             let state = try await lock.characteristic(Self.lockState)
             #expect(try await lock.readValue(for: state) == Data([1]))
             #expect(await lock.isPaired)
-            #expect(asked.withLock { $0 } == 1)
+            #expect(passkeys.count == 1)
 
             let sensor = try await bluez.connected(Self.sensor)
             let temperature = try await sensor.characteristic(Self.temperature)
             let values = try await sensor.notifications(for: temperature)
             #expect(await sensor.isPaired)
             #expect(try await next(1, of: values).count == 1)
-            #expect(asked.withLock { $0 } == 1)  // Just Works: no passkey asked
+            #expect(passkeys.count == 1)  // Just Works: no passkey asked
         }
     }
 
     @Test func concurrentOperationsPairEachDeviceOnce() async throws {
-        let asked = Mutex(0)
-        let options = CentralManager.Options(
-            pairing: PairingPolicy(passkeyProvider: { _ in
-                asked.withLock { $0 += 1 }
-                return 123_456
-            }), pairOnInsufficientAuthentication: true)
-        try await SimulatedBlueZ.run(scenario: "pairing", options: options) { bluez in
+        let passkeys = PasskeyCounter()
+        try await SimulatedBlueZ.run(scenario: "pairing", options: passkeys.options) { bluez in
             let lock = try await bluez.connected(Self.lock)
             let sensor = try await bluez.connected(Self.sensor)
             let state = try await lock.characteristic(Self.lockState)
@@ -132,7 +137,42 @@ import Testing
             #expect(values.allSatisfy { !$0.isEmpty })
             #expect(await lock.isPaired)
             #expect(await sensor.isPaired)
-            #expect(asked.withLock { $0 } == 1)
+            #expect(passkeys.count == 1)
+        }
+    }
+
+    @Test func agentIsRegisteredAgainWhenBluetoothdComesBack() async throws {
+        let passkeys = PasskeyCounter()
+        try await SimulatedBlueZ.run(scenario: "pairing", options: passkeys.options) { bluez in
+            try await bluez.manager.registerAgent()
+            let owner = bluez.connection.uniqueName
+            #expect(await bluez.simulator.pairingAgents.defaultOwner == owner)
+            try await bluez.simulator.restartBluez(downtime: .milliseconds(200))
+            // No pair call: the agent registers again (as the default agent) when AgentManager1 is back.
+            let registered = await waitUntil(timeout: .seconds(5)) {
+                await bluez.simulator.pairingAgents.defaultOwner == owner
+            }
+            #expect(registered, "the agent was not registered again after the restart")
+            #expect(await bluez.simulator.pairingAgents.agents[owner]?.capability == "KeyboardDisplay")
+            #expect(await bluez.manager.agent.registeredCapability == .keyboardDisplay)
+
+            // A pairing another client starts reaches it as the default agent.
+            _ = try await bluez.discover(Self.lock)
+            let other = try await DBusConnection(address: bluez.bus.address)
+            defer { other.close() }
+            _ = try await other.call(
+                destination: "org.bluez", path: "/org/bluez/hci0/dev_C0_FF_EE_00_00_06", interface: "org.bluez.Device1",
+                method: "Pair", timeout: .seconds(10))
+            #expect(passkeys.count == 1)
+            #expect(try await bluez.simulator.snapshot(address: "C0:FF:EE:00:00:06").paired)
+
+            // Unregistered agents stay unregistered across a restart.
+            await bluez.manager.agent.unregister()
+            let states = bluez.manager.stateUpdates  // replays the current .poweredOn first
+            try await bluez.simulator.restartBluez(downtime: .milliseconds(100))
+            #expect(try await next(3, of: states) == [.poweredOn, .resetting, .poweredOn])
+            #expect(await bluez.manager.agent.registeredCapability == nil)
+            #expect(await bluez.simulator.pairingAgents.agents.isEmpty)
         }
     }
 
@@ -171,9 +211,9 @@ import Testing
     }
 
     @Test func agentAnswersWithBlueZErrorNamesAndIsUnregisteredOnClose() async throws {
-        let bluez = try await SimulatedBlueZ.start(scenario: "pairing")
-        let client = try await DBusConnection(address: bluez.bus.address)
-        do {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
+            let client = try await DBusConnection(address: bluez.bus.address)
+            defer { client.close() }
             let displayed = Mutex<[PairingPolicy.Display]>([])
             let releaseProvider = Mutex<CheckedContinuation<Void, Never>?>(nil)
             let policy = PairingPolicy(
@@ -232,11 +272,7 @@ import Testing
             // Unregistered and unexported after close.
             try await registerAgent(bluez.connection, "/io/blebridge/other")
             await #expect(throws: DBusError.self) { _ = try await call("Release", []) }
-        } catch {
-            Issue.record(error)
         }
-        client.close()
-        await bluez.stop()
     }
 
     @Test func pairTimeoutMapsToAuthenticationTimeout() {

@@ -7,7 +7,8 @@ import TestSupport
 /// end-to-end assertions with time-bounded waits.
 final class MQTTRecorder: Sendable {
     let client: MQTTClient
-    private let messages = Mutex<[MQTTMessage]>([])
+    /// Every message recorded, with the time it reached the recorder.
+    private let log = Mutex<[(message: MQTTMessage, arrival: Date)]>([])
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// With `cleanSession` false the broker keeps the subscriptions and queues messages while
@@ -28,9 +29,17 @@ final class MQTTRecorder: Sendable {
         tasks.withLock { $0.append(task) }
     }
 
-    private func record(_ message: MQTTMessage) { messages.withLock { $0.append(message) } }
+    private func record(_ message: MQTTMessage) {
+        let now = Date()
+        log.withLock { $0.append((message, now)) }
+    }
 
-    var all: [MQTTMessage] { messages.withLock { $0 } }
+    var all: [MQTTMessage] { log.withLock { $0.map(\.message) } }
+
+    /// The messages on `topic` with the time each reached the recorder.
+    func arrivals(on topic: String) -> [(message: MQTTMessage, arrival: Date)] {
+        log.withLock { $0.filter { $0.message.topic == topic } }
+    }
 
     func on(_ topic: String) -> [MQTTMessage] { all.filter { $0.topic == topic } }
 
@@ -38,16 +47,11 @@ final class MQTTRecorder: Sendable {
         (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any]
     }
 
-    /// Waits until `predicate` holds for the recorded messages; returns whether it did.
+    /// Waits until `predicate` holds for the recorded messages; returns whether it did
+    /// (`timeout` counts the time this process could run, see `waitUntil`).
     @discardableResult
     func wait(timeout: Duration = .seconds(10), _ predicate: ([MQTTMessage]) -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if predicate(all) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return predicate(all)
+        await waitUntil(timeout: timeout) { predicate(all) }
     }
 
     /// The first message on `topic` whose payload satisfies `predicate`, waiting for it.
@@ -63,7 +67,7 @@ final class MQTTRecorder: Sendable {
         try await client.publish(MQTTMessage(topic: topic, text: text, qos: .atLeastOnce, properties: properties))
     }
 
-    func clear() { messages.withLock { $0.removeAll() } }
+    func clear() { log.withLock { $0.removeAll() } }
 
     func close() async {
         tasks.withLock { $0.forEach { $0.cancel() } }

@@ -31,6 +31,19 @@ def record(label, path, interface, method, *args, **kwargs):
     out.flush()
 
 
+def record_raw(label, path, interface, method, signature, args):
+    """Like record, but sends exactly `signature` (no introspection, so no client-side check)."""
+    entry = {"label": label, "path": path, "interface": interface, "method": method, "signature": signature}
+    try:
+        reply = bus.call_blocking("org.bluez", path, interface, method, signature, args)
+        entry["reply"] = repr(reply)
+    except dbus.exceptions.DBusException as error:
+        entry["error"] = error.get_dbus_name()
+        entry["message"] = error.get_dbus_message()
+    out.write(json.dumps(entry) + "\n")
+    out.flush()
+
+
 def tree():
     manager = dbus.Interface(obj("/"), "org.freedesktop.DBus.ObjectManager")
     return manager.GetManagedObjects()
@@ -59,13 +72,17 @@ if step == "connected":
             record(label + " StopNotify again", path, iface, "StopNotify")
             record(label + " AcquireNotify", path, iface, "AcquireNotify", dbus.Dictionary({}, signature="sv"))
             record(label + " AcquireWrite", path, iface, "AcquireWrite", dbus.Dictionary({}, signature="sv"))
-            record(label + " ReadValue wrong signature", path, iface, "ReadValue", dbus.String("x"))
+            record_raw(label + " ReadValue wrong signature", path, iface, "ReadValue", "s", ["x"])
         if "org.bluez.GattDescriptor1" in objects[path]:
             iface = "org.bluez.GattDescriptor1"
             label = "desc " + str(objects[path][iface]["UUID"])
             record(label + " ReadValue", path, iface, "ReadValue", dbus.Dictionary({}, signature="sv"))
             record(label + " WriteValue", path, iface, "WriteValue", dbus.Array([dbus.Byte(1), dbus.Byte(0)], signature="y"), dbus.Dictionary({}, signature="sv"))
     record("unknown method", device, "org.bluez.Device1", "Frobnicate")
+    record_raw("Connect wrong signature", device, "org.bluez.Device1", "Connect", "s", ["x"])
+    record_raw("Get wrong signature", device, "org.freedesktop.DBus.Properties", "Get", "s", ["org.bluez.Device1"])
+    record_raw("Introspect wrong signature", device, "org.freedesktop.DBus.Introspectable", "Introspect", "s", ["x"])
+    record_raw("GetManagedObjects wrong signature", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "s", ["x"])
     record("Get unknown property", device, "org.freedesktop.DBus.Properties", "Get", "org.bluez.Device1", "Nope")
     record("Set read-only property", device, "org.freedesktop.DBus.Properties", "Set", "org.bluez.Device1", "Address", dbus.String("00:00:00:00:00:00", variant_level=1))
     record("Set Alias", device, "org.freedesktop.DBus.Properties", "Set", "org.bluez.Device1", "Alias", dbus.String("Renamed", variant_level=1))
@@ -82,6 +99,7 @@ elif step == "disconnected":
     record("SetDiscoveryFilter ok", "/org/bluez/hci0", "org.bluez.Adapter1", "SetDiscoveryFilter", dbus.Dictionary({"Transport": "le", "RSSI": dbus.Int16(-90), "DuplicateData": True, "UUIDs": dbus.Array(["180d"], signature="s")}, signature="sv"))
     record("GetDiscoveryFilters", "/org/bluez/hci0", "org.bluez.Adapter1", "GetDiscoveryFilters")
     record("RemoveDevice unknown", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66"))
+    record_raw("SetDiscoveryFilter wrong signature", "/org/bluez/hci0", "org.bluez.Adapter1", "SetDiscoveryFilter", "s", ["le"])
     record("StartDiscovery", "/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
     record("StartDiscovery twice same client", "/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
     record("StopDiscovery", "/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery")

@@ -56,3 +56,18 @@ enum StrictKeys {
         }
     }
 }
+
+extension ByteLayout.FieldType {
+    /// A type name the layout does not know is an error that lists the accepted names.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let type = Self(rawValue: text) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "unknown type \"\(text)\"; accepted: \(Self.allCases.map(\.rawValue).joined(separator: ", "))"))
+        }
+        self = type
+    }
+}

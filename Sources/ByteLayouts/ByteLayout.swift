@@ -13,6 +13,10 @@
 ///
 /// `bytes` and `utf8` without `length` take the rest of the value and must come last. Numbers are
 /// `raw × scale + offset`. Unknown keys are rejected when decoding the JSON.
+///
+/// This module holds only the description and its checks (no decoding, no C), so that the
+/// `Configuration` module can embed layouts without depending on `Decoders` and libcrypto;
+/// `Decoders` adds decoding and encoding.
 public struct ByteLayout: Sendable, Hashable, Codable {
     public enum FieldType: String, Sendable, Hashable, Codable, CaseIterable {
         case uint8, int8
@@ -42,7 +46,7 @@ public struct ByteLayout: Sendable, Hashable, Codable {
         case skip
 
         /// Width in bytes of fixed-size integer and float types.
-        var width: Int? {
+        package var width: Int? {
             switch self {
             case .uint8, .int8: return 1
             case .uint16LE, .uint16BE, .int16LE, .int16BE, .sfloat: return 2
@@ -52,15 +56,15 @@ public struct ByteLayout: Sendable, Hashable, Codable {
             }
         }
 
-        var isSigned: Bool {
+        package var isSigned: Bool {
             [.int8, .int16LE, .int16BE, .int24LE, .int24BE, .int32LE, .int32BE].contains(self)
         }
 
-        var isBigEndian: Bool {
+        package var isBigEndian: Bool {
             [.uint16BE, .int16BE, .uint24BE, .int24BE, .uint32BE, .int32BE, .float32BE].contains(self)
         }
 
-        var isInteger: Bool { width != nil && self != .sfloat && self != .float32LE && self != .float32BE }
+        package var isInteger: Bool { width != nil && self != .sfloat && self != .float32LE && self != .float32BE }
     }
 
     /// A group of bits inside a `bits` field: `width` bits starting at bit `shift` (0 = least

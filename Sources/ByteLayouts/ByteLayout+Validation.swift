@@ -1,0 +1,54 @@
+extension ByteLayout {
+    /// Checks the layout itself: names present and unique, lengths where needed, bits inside their
+    /// container, open-ended fields last. Call it when loading the configuration.
+    public func validate() throws(ByteLayoutError) {
+        var names: Set<String> = []
+        func claim(_ name: String?, _ path: String) throws(ByteLayoutError) {
+            guard let name, !name.isEmpty else {
+                throw ByteLayoutError(path: path, message: "needs a name")
+            }
+            guard names.insert(name).inserted else {
+                throw ByteLayoutError(path: path, message: "duplicate name '\(name)'")
+            }
+        }
+        for (index, field) in fields.enumerated() {
+            let path = "fields[\(index)]"
+            if let scale = field.scale, scale == 0 || !scale.isFinite {
+                throw ByteLayoutError(path: path + ".scale", message: "must be a non-zero number")
+            }
+            switch field.type {
+            case .skip:
+                guard let length = field.length, length > 0 else {
+                    throw ByteLayoutError(path: path + ".length", message: "skip needs a positive length")
+                }
+            case .bits:
+                guard let length = field.length, (1...8).contains(length) else {
+                    throw ByteLayoutError(path: path + ".length", message: "bits needs a length of 1 to 8 bytes")
+                }
+                guard let bits = field.bits, !bits.isEmpty else {
+                    throw ByteLayoutError(path: path + ".bits", message: "bits needs at least one bit field")
+                }
+                for (bitIndex, bit) in bits.enumerated() {
+                    let bitPath = path + ".bits[\(bitIndex)]"
+                    try claim(bit.name, bitPath)
+                    guard bit.shift >= 0, bit.width >= 1, bit.shift + bit.width <= length * 8, bit.width <= 63 else {
+                        throw ByteLayoutError(
+                            path: bitPath,
+                            message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
+                    }
+                }
+            case .bytes, .utf8:
+                try claim(field.name, path)
+                if let length = field.length {
+                    guard length >= 0 else {
+                        throw ByteLayoutError(path: path + ".length", message: "must not be negative")
+                    }
+                } else if index != fields.count - 1 {
+                    throw ByteLayoutError(path: path + ".length", message: "only the last field may omit its length")
+                }
+            default:
+                try claim(field.name, path)
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Bluetooth
+import ByteLayouts
+import Configuration
+import Foundation
+import Testing
+
+/// User-defined layouts inside `config.json`: on subscriptions, advertisements and commands, with
+/// every mistake reported at its full key path when the file is loaded.
+@Suite struct LayoutConfigurationTests {
+    static let device = #""id": "lamp", "match": {"address": "C0:FF:EE:00:00:01"}"#
+    static let layout = #"""
+        {"name": "lamp_status", "fields": [
+          {"name": "power", "type": "uint8"},
+          {"name": "temperature", "type": "int16_le", "scale": 0.01, "unit": "°C", "device_class": "temperature"},
+          {"type": "bits", "length": 1, "bits": [{"name": "on", "shift": 0}, {"name": "mode", "shift": 1, "width": 3}]}]}
+        """#
+
+    static func load(_ json: String) throws -> BridgeConfiguration {
+        try ConfigurationLoader().decode(Data(json.utf8), file: "config.json")
+    }
+
+    @Test func aSubscriptionCarriesItsLayout() throws {
+        let configuration = try Self.load(
+            #"{"devices": [{\#(Self.device), "subscribe": [{"characteristic": "ff01", "layout": \#(Self.layout)}]}]}"#)
+        let layout = try #require(configuration.devices.first?.subscribe.first?.layout)
+        #expect(layout.name == "lamp_status")
+        #expect(layout.fields.map(\.type) == [.uint8, .int16LE, .bits])
+        #expect(layout.fields[1].scale == 0.01)
+        #expect(configuration.devices.first?.subscribe.first?.decoder == nil)
+        #expect(
+            configuration.summaryLines.contains {
+                $0.contains("layout lamp_status (power, temperature °C, on, mode)")
+            }, "check-config shows the layout")
+    }
+
+    @Test func anAdvertisementLayoutNamesTheEntryItReads() throws {
+        let byCompany = try Self.load(
+            #"{"devices": [{\#(Self.device), "advertisement": {"layout": \#(Self.layout), "manufacturer_id": 1177}}]}"#)
+        let settings = try #require(byCompany.devices.first?.advertisement)
+        #expect(settings.layoutSource == .manufacturerData(0x0499))
+        #expect(settings.decoder == nil)
+        #expect(byCompany.summaryLines.contains { $0.contains("on manufacturer data 0x0499") })
+
+        let byService = try Self.load(
+            #"{"devices": [{\#(Self.device), "advertisement": {"layout": \#(Self.layout), "service_data": "fff0"}}]}"#)
+        #expect(byService.devices.first?.advertisement?.layoutSource == .serviceData(BluetoothUUID("fff0")!))
+    }
+
+    @Test func aCommandWithALayoutHasTheLayoutFormat() throws {
+        let configuration = try Self.load(
+            #"{"devices": [{\#(Self.device), "commands": [{"name": "lamp", "characteristic": "ff02", "operations": ["read", "write"], "layout": \#(Self.layout)}]}]}"#
+        )
+        let command = try #require(configuration.devices.first?.commands.first)
+        #expect(command.format == .layout)
+        #expect(command.layout?.name == "lamp_status")
+    }
+
+    typealias Case = ConfigurationErrorTests.Case
+
+    static func subscription(_ layout: String) -> String {
+        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}}, {\#(device), "subscribe": [{"characteristic": "ff01", "layout": \#(layout)}]}]}"#
+    }
+
+    /// Run by ``ConfigurationErrorTests/rejects(_:)`` with the other mistakes.
+    static let mistakes: [Case] = [
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "a", "type": "uint8"}, {"name": "b", "type": "uint8"}, {"name": "c", "type": "uint12"}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[2].type",
+            mentions: "unknown type \"uint12\"; accepted: uint8, int8"),
+        Case(
+            json: subscription(#"{"fields": [{"name": "a", "type": "uint8", "scael": 2}]}"#), code: .unknownKey,
+            keyPath: "devices[1].subscribe[0].layout.fields[0].scael", mentions: "unknown key 'scael'"),
+        Case(
+            json: subscription(#"{"fields": [{"name": "a", "type": "bytes"}, {"name": "b", "type": "uint8"}]}"#),
+            code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].length",
+            mentions: "only the last field may omit its length"),
+        Case(
+            json: subscription(#"{"fields": [{"name": "a", "type": "uint8"}, {"name": "a", "type": "uint8"}]}"#),
+            code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[1]", mentions: "duplicate name 'a'"),
+        Case(
+            json: subscription(#"{"fields": [{"name": "a"}]}"#), code: .missingKey,
+            keyPath: "devices[1].subscribe[0].layout.fields[0].type", mentions: "required key is missing"),
+        Case(
+            json: subscription(#""uint8""#), code: .wrongType, keyPath: "devices[1].subscribe[0].layout",
+            mentions: "a layout value"),
+        Case(
+            json:
+                #"{"devices": [{\#(device), "subscribe": [{"characteristic": "ff01", "decoder": "raw", "layout": {"fields": [{"name": "a", "type": "uint8"}]}}]}]}"#,
+            code: .conflict, keyPath: "devices[0].subscribe[0].layout", mentions: "not both"),
+        Case(
+            json:
+                #"{"devices": [{\#(device), "advertisement": {"layout": {"fields": [{"name": "a", "type": "uint8"}]}}}]}"#,
+            code: .missingKey, keyPath: "devices[0].advertisement.layout", mentions: "manufacturer_id"),
+        Case(
+            json: #"{"devices": [{\#(device), "advertisement": {"decoder": "bthome", "manufacturer_id": 1177}}]}"#,
+            code: .conflict, keyPath: "devices[0].advertisement.manufacturer_id", mentions: "applies to a \"layout\""),
+        Case(
+            json:
+                #"{"devices": [{\#(device), "commands": [{"name": "x", "characteristic": "ff02", "format": "uint8", "layout": {"fields": [{"name": "a", "type": "uint8"}]}}]}]}"#,
+            code: .conflict, keyPath: "devices[0].commands[0].format", mentions: "format \"layout\""),
+        Case(
+            json:
+                #"{"devices": [{\#(device), "commands": [{"name": "x", "characteristic": "ff02", "format": "layout"}]}]}"#,
+            code: .missingKey, keyPath: "devices[0].commands[0].layout", mentions: "needs a \"layout\""),
+        Case(
+            json:
+                #"{"devices": [{\#(device), "commands": [{"name": "x", "characteristic": "ff02", "max_length": 4, "layout": {"fields": [{"name": "a", "type": "uint8"}]}}]}]}"#,
+            code: .conflict, keyPath: "devices[0].commands[0].max_length", mentions: "sets its own size"),
+    ]
+}
