@@ -11,10 +11,6 @@ import Outbox
 /// - Rows are handed out in id order (the outbox's append order), so every stream keeps its
 ///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
 ///   connection.
-/// - Rows just appended are handed out directly, without reading them back, when the window has
-///   seen every older row (no read outstanding, the last one came back short) and has room;
-///   otherwise they are read like any backlog. Rows reach the outbox only through the publisher
-///   while it runs.
 /// - A row is deleted only after its acknowledgement; acknowledgements are batched (a quarter
 ///   window at a time; when the window empties with less, after a short delay, so a trickle of
 ///   readings costs one deletion per batch, not one per reading), one removal at a time.
@@ -101,27 +97,6 @@ struct PublishWindow: Sendable {
         appends += 1
         mayHaveMore = true
         return fill()
-    }
-
-    /// `records` were appended to the outbox (in id order): published at once when every older row
-    /// has been seen and there is room, else read later like any other row.
-    mutating func appended(_ records: [OutboxRecord], now: ContinuousClock.Instant) -> [Action] {
-        guard connected, !paused, outstandingRead == nil, !mayHaveMore, let first = records.first,
-            first.id > cursor
-        else { return appended() }
-        appends += 1
-        var batch: [OutboxRecord] = []
-        for record in records {
-            guard inFlight.count < capacity else {
-                mayHaveMore = true  // the rest waits in the outbox for room
-                break
-            }
-            cursor = record.id
-            inFlight.insert(record.id)
-            batch.append(record)
-        }
-        if !batch.isEmpty && inFlight.count == batch.count { lastProgress = now }
-        return (batch.isEmpty ? [] : [.publish(batch, generation: generation)]) + fill()
     }
 
     mutating func fetched(

@@ -118,15 +118,14 @@ public actor Publisher {
         // Nobody is committing: commit inline (no extra hop for a lone producer).
         committing = true
         let result: Result<Void, OutboxError>
-        var appended: [OutboxRecord] = []
         do {
-            appended = Self.records(try await store.append(entries), entries)
+            try await store.append(entries)
             result = .success(())
         } catch {
             result = .failure(error)
         }
         noteStoreResult(result)
-        perform(window.appended(appended, now: clock.now))
+        perform(window.appended())
         if pendingSubmits.isEmpty {
             committing = false
         } else {
@@ -144,10 +143,8 @@ public actor Publisher {
         while !pendingSubmits.isEmpty {
             let group = pendingSubmits
             pendingSubmits = []
-            var appended: [OutboxRecord] = []
             do {
-                let entries = group.flatMap(\.entries)
-                appended = Self.records(try await store.append(entries), entries)
+                try await store.append(group.flatMap(\.entries))
                 noteStoreResult(.success(()))
                 for submit in group { submit.continuation.resume(returning: .success(())) }
             } catch {
@@ -157,7 +154,7 @@ public actor Publisher {
                 } else {
                     for submit in group {
                         do {
-                            appended += Self.records(try await store.append(submit.entries), submit.entries)
+                            try await store.append(submit.entries)
                             submit.continuation.resume(returning: .success(()))
                         } catch {
                             submit.continuation.resume(returning: .failure(error))
@@ -165,16 +162,9 @@ public actor Publisher {
                     }
                 }
             }
-            perform(window.appended(appended, now: clock.now))
+            perform(window.appended())
         }
         committing = false
-    }
-
-    /// The rows just appended, as the window hands them out (without reading them back).
-    private static func records(_ ids: [Int64], _ entries: [OutboxEntry]) -> [OutboxRecord] {
-        guard ids.count == entries.count else { return [] }
-        let now = Date()
-        return zip(ids, entries).map { OutboxRecord(id: $0, entry: $1, enqueuedAt: now) }
     }
 
     public func stats() async throws(OutboxError) -> PublisherStats {

@@ -62,7 +62,9 @@ import Testing
     @Test func anIdleWindowDeletesAMomentLaterWithWhatElseWasAcknowledged() {
         var window = connected(capacity: 64, publishing: 1...1)
         #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
-        #expect(window.appended(records(2...2), now: t0) == [.publish(records(2...2), generation: 0)])
+        #expect(window.appended() == [.fetch(after: 1, limit: 64, read: 2)])
+        #expect(
+            window.fetched(records(2...2), limit: 64, read: 2, now: t0) == [.publish(records(2...2), generation: 0)])
         #expect(window.acknowledged(2, generation: 0, now: t0).isEmpty)  // already scheduled
         #expect(window.removalDue() == [.remove([1, 2])])
     }
@@ -71,27 +73,6 @@ import Testing
         var window = connected(capacity: 64, publishing: 1...2)
         #expect(window.acknowledged(1, generation: 0, now: t0).isEmpty)
         #expect(window.connectionChanged(connected: false, now: t0) == [.remove([1])])
-    }
-
-    @Test func appendedRowsAreHandedOutWithoutReadingThemBack() {
-        var window = connected(capacity: 4, publishing: 1...2)  // a short read: every row seen
-        #expect(window.appended(records(3...3), now: t0) == [.publish(records(3...3), generation: 0)])
-        // More than fits: the rest stays in the outbox and is read once there is room.
-        #expect(window.appended(records(4...6), now: t0) == [.publish(records(4...4), generation: 0)])
-        #expect(window.inFlight == [1, 2, 3, 4])
-        #expect(window.appended(records(7...7), now: t0).isEmpty)  // full, and rows 5–6 come first
-        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
-    }
-
-    @Test func appendedRowsWaitForAnOutstandingRead() {
-        var window = PublishWindow(capacity: 8)
-        _ = window.connectionChanged(connected: true, now: t0)  // read 1 outstanding
-        #expect(window.appended(records(1...1), now: t0).isEmpty)
-        #expect(
-            window.fetched(records(1...1), limit: 8, read: 1, now: t0) == [
-                .publish(records(1...1), generation: 0), .fetch(after: 1, limit: 7, read: 2),
-            ])
-        #expect(window.inFlight == [1])
     }
 
     @Test func aShortReadStopsReadingUntilSomethingIsAppended() {
