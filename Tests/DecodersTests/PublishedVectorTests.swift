@@ -200,6 +200,11 @@ import Testing
 
     static let deviceInformation: [Vector] = [
         Vector(
+            "hardware_revision_string", "3230323430393038", #"{"hardware_revision":"20240908"}"#,
+            source:
+                "BadgeMagic LED badge, github.com/fossasia/badgemagic-firmware/issues/166 (2A27 reports \"20240908\"; bytes are its UTF-8)"
+        ),
+        Vector(
             "software_revision_string", "30303030303030303030303030313034",
             #"{"software_revision":"0000000000000104"}"#,
             source:
