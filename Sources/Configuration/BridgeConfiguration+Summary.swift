@@ -79,14 +79,16 @@ extension BridgeConfiguration {
         return lines
     }
 
-    /// `layout lamp_status (power, temperature °C, on, mode, label)`.
+    /// `layout lamp_status (power, temperature °C, on, mode, label)`; an unnamed layout is
+    /// `layout (…)`.
     static func summary(_ layout: ByteLayout) -> String {
         let names = layout.fields.flatMap { field -> [String] in
             if let bits = field.bits, field.type == .bits { return bits.map(\.name) }
             guard let name = field.name else { return [] }
             return [name + (field.unit.map { " " + $0 } ?? "")]
         }
-        return "layout \(layout.name) (\(names.joined(separator: ", ")))"
+        let name = layout.name == "layout" ? "" : " " + layout.name
+        return "layout\(name) (\(names.joined(separator: ", ")))"
     }
 
     static func hex4(_ value: UInt16) -> String {

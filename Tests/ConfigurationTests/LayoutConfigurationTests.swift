@@ -53,6 +53,10 @@ import Testing
         let command = try #require(configuration.devices.first?.commands.first)
         #expect(command.format == .layout)
         #expect(command.layout?.name == "lamp_status")
+        let unnamed = try Self.load(
+            #"{"devices": [{\#(Self.device), "commands": [{"name": "dim", "characteristic": "ff02", "layout": {"fields": [{"name": "level", "type": "uint8"}]}}]}]}"#
+        )
+        #expect(unnamed.summaryLines.contains { $0.hasSuffix("commands: dim [write] layout (level)") })
     }
 
     typealias Case = ConfigurationErrorTests.Case

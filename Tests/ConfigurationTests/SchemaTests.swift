@@ -11,16 +11,20 @@ import Testing
         from jsonschema import Draft202012Validator
         schema = json.load(open(sys.argv[1]))
         Draft202012Validator.check_schema(schema)
-        errors = list(Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))
-        for error in errors:
-            print("/".join(str(p) for p in error.absolute_path), error.message)
-        sys.exit(1 if errors else 0)
+        invalid = 0
+        for path in sys.argv[2:]:
+            errors = list(Draft202012Validator(schema).iter_errors(json.load(open(path))))
+            for error in errors:
+                print(path + ":", "/".join(str(p) for p in error.absolute_path), error.message)
+            invalid += 1 if errors else 0
+        sys.exit(1 if invalid else 0)
         """
 
-    /// Exit status of the schema validator for `file` (0: valid).
-    private func schemaStatus(_ file: String) async throws -> (status: Int32, output: String) {
+    /// Exit status of the schema validator for `files` (0: all valid); each problem is printed as
+    /// `<file>: <path> <message>`.
+    private func schemaStatus(_ files: String...) async throws -> (status: Int32, output: String) {
         let result = try await ChildProcess.run(
-            "/usr/bin/python3", ["-c", Self.validator, RepositoryFiles.schema, file], timeout: .seconds(30))
+            "/usr/bin/python3", ["-c", Self.validator, RepositoryFiles.schema] + files, timeout: .seconds(30))
         #expect(!result.stderr.contains("Traceback"), "\(result.stderr)")
         return (result.status, result.stdout + result.stderr)
     }
@@ -40,9 +44,6 @@ import Testing
         #"{"devices": [{"id": "a", "match": {}}]}"#,
         #"{"mqtt": {"url": "http://broker"}}"#,
         #"{"commands": {"rate_limit": "fast"}}"#,
-        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "subscribe": [{"characteristic": "ff01", "layout": {"fields": [{"name": "v", "type": "uint12"}]}}]}]}"#,
-        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "advertisement": {"layout": {"fields": [{"name": "v", "type": "uint8"}]}}}]}"#,
-        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "commands": [{"name": "x", "characteristic": "ff02", "layout": {"fields": [{"name": "v", "type": "uint8", "scale": 0}]}}]}]}"#,
     ])
     func mistakesFailBothTheLoaderAndTheSchema(_ json: String) async throws {
         let directory = try TemporaryDirectory()
@@ -52,21 +53,37 @@ import Testing
         #expect(result.status == 1, "\(result.output)")
     }
 
-    /// Layouts on a subscription, an advertisement and a command pass both.
-    @Test func layoutsPassTheLoaderAndTheSchema() async throws {
+    /// Layouts on a subscription, an advertisement and a command pass both; layout mistakes fail
+    /// both. One validator run for all the files.
+    @Test func layoutsAgreeBetweenTheLoaderAndTheSchema() async throws {
         let layout =
             #"{"name": "lamp", "fields": [{"name": "power", "type": "uint8"}, {"type": "bits", "length": 1, "bits": [{"name": "on", "shift": 0}]}, {"type": "skip", "length": 1}, {"name": "label", "type": "utf8"}]}"#
-        let json = #"""
+        let good = #"""
             {"devices": [
               {"id": "lamp", "match": {"name_prefix": "Lamp"},
                "subscribe": [{"characteristic": "ff01", "layout": \#(layout)}],
                "commands": [{"name": "lamp", "characteristic": "ff02", "operations": ["read", "write"], "layout": \#(layout)}]},
               {"id": "tag", "match": {"name_prefix": "Tag"}, "advertisement": {"layout": \#(layout), "manufacturer_id": 1177}}]}
             """#
+        let mistakes = [
+            #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "subscribe": [{"characteristic": "ff01", "layout": {"fields": [{"name": "v", "type": "uint12"}]}}]}]}"#,
+            #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "advertisement": {"layout": {"fields": [{"name": "v", "type": "uint8"}]}}}]}"#,
+            #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "commands": [{"name": "x", "characteristic": "ff02", "layout": {"fields": [{"name": "v", "type": "uint8", "scale": 0}]}}]}]}"#,
+        ]
         let directory = try TemporaryDirectory()
-        let file = try directory.write("layouts.json", json)
-        #expect(throws: Never.self) { try ConfigurationLoader().load(path: file.path) }
-        let result = try await schemaStatus(file.path)
-        #expect(result.status == 0, "\(result.output)")
+        let goodFile = try directory.write("layouts.json", good).path
+        #expect(throws: Never.self) { try ConfigurationLoader().load(path: goodFile) }
+        var badFiles: [String] = []
+        for (index, json) in mistakes.enumerated() {
+            let file = try directory.write("bad\(index).json", json).path
+            #expect(throws: ConfigurationError.self) { try ConfigurationLoader().load(path: file) }
+            badFiles.append(file)
+        }
+        let result = try await schemaStatus(goodFile, badFiles[0], badFiles[1], badFiles[2])
+        #expect(result.status == 1)
+        #expect(!result.output.contains(goodFile + ":"), "\(result.output)")
+        for file in badFiles {
+            #expect(result.output.contains(file + ":"), "the schema accepts \(file): \(result.output)")
+        }
     }
 }

@@ -175,6 +175,16 @@ import Testing
             "rsc_measurement", "00 8002 50", #"{"speed":2.5,"cadence":80,"running":false}"#,
             source: "NordicSemiconductor/Android-nRF-Toolbox .../rscs/RSCSDataParserTest.kt (mandatory fields, walking)"
         ),
+        // A real 4iiii crank power meter (btsnoop log in github.com/OpenTracksApp/OpenTracks/issues/1352:
+        // "Crank revolutions: 12, Crank event time: 17125" and 43 / 63033); torque follows CPS (1/32 Nm).
+        Vector(
+            "cycling_power_measurement", "2C00 0000 9F00 0C00 E542",
+            #"{"instantaneous_power":0,"accumulated_torque":4.96875,"accumulated_torque_source":"crank","cumulative_crank_revolutions":12,"last_crank_event_time":16.7236328125}"#,
+            source: "4iiii power meter capture, OpenTracks issue 1352 (crank 12 @ 17125/1024 s)"),
+        Vector(
+            "cycling_power_measurement", "2C00 0000 DF00 2B00 39F6",
+            #"{"instantaneous_power":0,"accumulated_torque":6.96875,"accumulated_torque_source":"crank","cumulative_crank_revolutions":43,"last_crank_event_time":61.5556640625}"#,
+            source: "4iiii power meter capture, OpenTracks issue 1352 (crank 43 @ 63033/1024 s)"),
         Vector(
             "cycling_power_measurement", "0000 D204", #"{"instantaneous_power":1234}"#,
             source: "zacharyedwardbull/pycycling test/test_cycling_power_service.py (1234 W)"),
@@ -189,6 +199,20 @@ import Testing
     // MARK: Device Information, GAP, Immediate Alert
 
     static let deviceInformation: [Vector] = [
+        Vector(
+            "hardware_revision_string", "3230323430393038", #"{"hardware_revision":"20240908"}"#,
+            source:
+                "BadgeMagic LED badge, github.com/fossasia/badgemagic-firmware/issues/166 (2A27 reports \"20240908\"; bytes are its UTF-8)"
+        ),
+        Vector(
+            "software_revision_string", "30303030303030303030303030313034",
+            #"{"software_revision":"0000000000000104"}"#,
+            source:
+                "Omron HEM-6232T read, github.com/userx14/omblepy/issues/58 (2a28 hex=3030…3034 ascii=\"0000000000000104\")"
+        ),
+        Vector(
+            "manufacturer_name_string", "4F4D524F4E4845414C544843415245", #"{"manufacturer_name":"OMRONHEALTHCARE"}"#,
+            source: "Omron HEM-6232T read, github.com/userx14/omblepy/issues/58 (2a29 ascii=\"OMRONHEALTHCARE\")"),
         Vector(
             "pnp_id", "01 0203 0405 0607",
             #"{"vendor_id_source":"bluetooth_sig","vendor_id":770,"product_id":1284,"product_version":1798}"#,

@@ -66,6 +66,13 @@ import Testing
             address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness, value: [75], notify: true)
         let notified = await world.state("lamp") { ($0["brightness_fraction"] as? Double) == 0.75 }
         #expect(notified != nil, "no layout-decoded brightness; log: \(world.gateway.log.suffix(3000))")
+        // Home Assistant discovers the layout's field like any decoded field.
+        let discovery = await world.recorder.first(
+            on: "homeassistant/sensor/blebridge_lamp/brightness_fraction/config", timeout: .seconds(20))
+        #expect(
+            discovery.flatMap(world.recorder.json)?["state_topic"] as? String == "blebridge/lamp",
+            "no discovery for the layout field; topics: \(Set(world.recorder.all.map(\.topic)).sorted().filter { $0.contains("lamp") })"
+        )
 
         // A set encoded by the command's layout: 0.4 → 40 written to the lamp.
         try await world.simulator.clearWrites(address: SimulatedWorld.lamp)

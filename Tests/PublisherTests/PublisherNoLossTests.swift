@@ -8,7 +8,7 @@ import Testing
 
 /// The bars: no loss across broker kills, and no loss across a SIGKILL of the publishing process.
 @Suite(.serialized) struct PublisherNoLossTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(3)))
     func tenThousandReadingsSurviveThreeBrokerKillsInOrderWithTheirTimestamps() async throws {
         // SIGKILL loses what the broker acknowledged but had not saved yet: save on every change, so
         // the test measures the publisher, not mosquitto's autosave window.
@@ -44,7 +44,9 @@ import Testing
             if due > clock.now { try await Task.sleep(until: due, clock: clock) }
         }
         try await killer.value
-        let delivered = await PublisherTestSupport.wait(timeout: .seconds(30)) { received.distinct == total }
+        // On a loaded machine the subscriber (in this process) can trail the stream by thousands of
+        // readings when the offered load ends; what counts is that all arrive, in order.
+        let delivered = await PublisherTestSupport.wait(timeout: .seconds(60)) { received.distinct == total }
         #expect(delivered, "received \(received.distinct) of \(total)")
 
         let arrivals = received.firstArrivals()

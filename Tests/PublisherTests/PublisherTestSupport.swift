@@ -37,34 +37,49 @@ struct TestReading: Hashable, Sendable {
 }
 
 /// Everything a subscription delivered, collected by a background task.
+///
+/// Each message is parsed once, as it arrives: the tests poll ``distinct`` every few milliseconds
+/// while thousands of messages come in, and re-parsing all of them on every poll cost more CPU
+/// than the publisher and subscriber together, so under load the test starved the very delivery
+/// it was waiting for (a 10,000-reading run then "missed" its last readings at the deadline).
 final class Received: Sendable {
-    private final class Messages: Sendable {
-        let list = Mutex<[MQTTMessage]>([])
+    private struct State {
+        var all: [MQTTMessage] = []
+        var readings: [TestReading] = []
+        var seen: Set<TestReading> = []
+        /// For each device, the sequence numbers in the order they first arrived.
+        var firstArrivals: [String: [Int]] = [:]
     }
-    private let messages = Messages()
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+    private let shared = Shared()
     private let task: Task<Void, Never>
 
     init(_ stream: AsyncStream<MQTTMessage>) {
-        let messages = self.messages
+        let shared = self.shared
         task = Task {
-            for await message in stream { messages.list.withLock { $0.append(message) } }
+            for await message in stream {
+                let reading = TestReading(message)
+                shared.state.withLock { state in
+                    state.all.append(message)
+                    guard let reading else { return }
+                    state.readings.append(reading)
+                    if state.seen.insert(reading).inserted {
+                        state.firstArrivals[reading.device, default: []].append(reading.seq)
+                    }
+                }
+            }
         }
     }
 
     deinit { task.cancel() }
 
-    var all: [MQTTMessage] { messages.list.withLock { $0 } }
-    var readings: [TestReading] { all.compactMap(TestReading.init) }
+    var all: [MQTTMessage] { shared.state.withLock { $0.all } }
+    var readings: [TestReading] { shared.state.withLock { $0.readings } }
 
     /// For each device, the sequence numbers in the order they first arrived.
-    func firstArrivals() -> [String: [Int]] {
-        var seen: Set<TestReading> = []
-        var order: [String: [Int]] = [:]
-        for reading in readings where seen.insert(reading).inserted {
-            order[reading.device, default: []].append(reading.seq)
-        }
-        return order
-    }
+    func firstArrivals() -> [String: [Int]] { shared.state.withLock { $0.firstArrivals } }
 
     /// Messages whose user property `property` is not exactly the payload's `ts`.
     func unstamped(property: String) -> [MQTTMessage] {
@@ -75,7 +90,7 @@ final class Received: Sendable {
     }
 
     /// Number of distinct readings received.
-    var distinct: Int { Set(readings).count }
+    var distinct: Int { shared.state.withLock { $0.seen.count } }
 }
 
 enum PublisherTestSupport {
@@ -100,15 +115,10 @@ enum PublisherTestSupport {
     }
 
     /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns its last value.
+    /// `timeout` counts only time this process could run (see `waitUntil`).
     static func wait(
         timeout: Duration, _ condition: @Sendable () async throws -> Bool
     ) async rethrows -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
+        try await waitUntil(timeout: timeout, interval: .milliseconds(20), condition)
     }
 }
