@@ -12,8 +12,8 @@ import Outbox
 ///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
 ///   connection.
 /// - A row is deleted only after its acknowledgement; acknowledgements are batched (a quarter
-///   window at a time; when the window empties with less, after a short delay, so a trickle of
-///   readings costs one deletion per batch, not one per reading), one removal at a time.
+///   window at a time while publishes flow, everything as soon as the window is empty), one
+///   removal at a time.
 /// - While disconnected nothing new is handed out. Publishes already in flight stay in the
 ///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
 ///   newer, so the broker still sees every stream in order.
@@ -36,8 +36,6 @@ struct PublishWindow: Sendable {
         case discard([Int64])
         /// Call ``resume()`` after a pause (transient failure while believed connected).
         case resumeLater
-        /// Call ``removalDue()`` a moment later (`PublisherOptions.removalDelay`).
-        case removeLater
     }
 
     let capacity: Int
@@ -53,7 +51,6 @@ struct PublishWindow: Sendable {
     private(set) var acknowledged: Set<Int64> = []
     private var pendingRemoval: [Int64] = []
     private var removing = false
-    private var removalScheduled = false
     /// The number of the outstanding read, if one is outstanding; results of other reads are stale.
     private var outstandingRead: Int?
     private var reads = 0
@@ -80,7 +77,7 @@ struct PublishWindow: Sendable {
         lastProgress = now
         outstandingRead = nil
         mayHaveMore = true
-        return flushRemovals() + fill()
+        return fill()
     }
 
     /// Called periodically: a connected window whose publishes got no acknowledgement for
@@ -171,12 +168,6 @@ struct PublishWindow: Sendable {
         return flushRemovals() + fill()
     }
 
-    /// The delay after ``Action/removeLater`` is over: delete what was acknowledged meanwhile.
-    mutating func removalDue() -> [Action] {
-        removalScheduled = false
-        return flushRemovals(now: true)
-    }
-
     // MARK: - Internals
 
     private mutating func restartGeneration() {
@@ -198,16 +189,11 @@ struct PublishWindow: Sendable {
         return [.fetch(after: cursor, limit: room, read: reads)]
     }
 
-    /// Deletes acknowledged rows in batches: once a quarter window has gathered, at once while
-    /// disconnected, and a moment after the window emptied with less (``Action/removeLater``), so
-    /// a quiet queue is cleaned up soon but a trickle of readings is deleted in batches too.
-    private mutating func flushRemovals(now: Bool = false) -> [Action] {
+    /// Deletes acknowledged rows in batches: once a quarter window has gathered, or whenever
+    /// nothing else is in flight (so a quiet queue is always cleaned up at once).
+    private mutating func flushRemovals() -> [Action] {
         guard !removing, !pendingRemoval.isEmpty else { return [] }
-        guard now || pendingRemoval.count >= max(1, capacity / 4) || !connected else {
-            guard inFlight.isEmpty, !removalScheduled else { return [] }
-            removalScheduled = true
-            return [.removeLater]
-        }
+        guard pendingRemoval.count >= max(1, capacity / 4) || inFlight.isEmpty || !connected else { return [] }
         removing = true
         defer { pendingRemoval.removeAll() }
         return [.remove(pendingRemoval)]

@@ -223,12 +223,6 @@ public actor Publisher {
                     try? await Task.sleep(for: delay)
                     self.perform(self.window.resume())
                 }
-            case .removeLater:
-                let delay = options.removalDelay
-                Task {
-                    try? await Task.sleep(for: delay)
-                    self.perform(self.window.removalDue())
-                }
             }
         }
     }

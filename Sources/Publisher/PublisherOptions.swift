@@ -11,19 +11,14 @@ public struct PublisherOptions: Sendable, Hashable {
     /// While connected, publishes without any acknowledgement for this long are sent again from
     /// the oldest unacknowledged reading (guards against a lost acknowledgement).
     public var stallTimeout: Duration
-    /// How long acknowledged readings may wait to be deleted together when fewer than a quarter
-    /// window were acknowledged (a trickle of readings: one deletion per batch, not per reading).
-    /// A crash in this moment sends them again after the restart (at least once).
-    public var removalDelay: Duration
 
     public init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
-        stallTimeout: Duration = .seconds(30), removalDelay: Duration = .milliseconds(50)
+        stallTimeout: Duration = .seconds(30)
     ) {
         self.window = max(1, window)
         self.sampleTimeProperty = sampleTimeProperty
         self.retryDelay = retryDelay
         self.stallTimeout = stallTimeout
-        self.removalDelay = removalDelay
     }
 }

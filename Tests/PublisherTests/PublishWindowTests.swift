@@ -51,28 +51,14 @@ import Testing
         #expect(window.acknowledged(2, generation: 0, now: t0) == [.remove([1, 2])])
         // One removal at a time; the last acknowledgement empties the window and waits for it.
         #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
-        // Less than a quarter window left once the window is empty: deleted a moment later.
-        #expect(window.removed([1, 2]) == [.removeLater])
-        #expect(!window.isIdle)
-        #expect(window.removalDue() == [.remove([3])])
+        #expect(window.removed([1, 2]) == [.remove([3])])
         #expect(window.removed([3]).isEmpty)
         #expect(window.isIdle)
     }
 
-    @Test func anIdleWindowDeletesAMomentLaterWithWhatElseWasAcknowledged() {
+    @Test func anIdleWindowDeletesAtOnce() {
         var window = connected(capacity: 64, publishing: 1...1)
-        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
-        #expect(window.appended() == [.fetch(after: 1, limit: 64, read: 2)])
-        #expect(
-            window.fetched(records(2...2), limit: 64, read: 2, now: t0) == [.publish(records(2...2), generation: 0)])
-        #expect(window.acknowledged(2, generation: 0, now: t0).isEmpty)  // already scheduled
-        #expect(window.removalDue() == [.remove([1, 2])])
-    }
-
-    @Test func aDisconnectDeletesWhatWasAcknowledgedAtOnce() {
-        var window = connected(capacity: 64, publishing: 1...2)
-        #expect(window.acknowledged(1, generation: 0, now: t0).isEmpty)
-        #expect(window.connectionChanged(connected: false, now: t0) == [.remove([1])])
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])
     }
 
     @Test func aShortReadStopsReadingUntilSomethingIsAppended() {
