@@ -8,20 +8,22 @@ public import Configuration
 /// (`temperature_intermediate_temperature`); ``FieldNamer`` now names it after the
 /// characteristic (`intermediate_temperature`) or its service (`environmental_sensing_temperature`).
 /// Fields appear only once a value was decoded, so "no longer announced" cannot be read off the
-/// fields seen so far. Instead a topic is stale only when the configuration proves that no
-/// current name can equal it; anything else is kept:
+/// fields seen so far. Instead a topic is stale only when the configuration rules out every
+/// current name for it; anything else is kept:
 /// - its object id is `<field>_<characteristic>` for a characteristic the device subscribes to,
-///   and none of the device's subscriptions can still be named that way (``FieldNamer``'s last
-///   resort, `<field>_<characteristic>`, is impossible when the characteristic name ends with
+///   where a subscribed characteristic owns `<field>` (is named `<field>` or
+///   `<field>_measurement`: the collision that earned the old name), and none of the device's
+///   subscriptions can still be named that way (``FieldNamer``'s last resort,
+///   `<field>_<characteristic>`, is impossible when the characteristic name ends with
 ///   `_<field>`, or when the service holding it has an assigned name: the subscription names
 ///   such a service, or every service the device resolved when it last connected has one);
 /// - it is not named like a subscribed characteristic (the first choice for a qualified name)
 ///   nor like `<assigned service name>_…` (the second);
 /// - it is not announced now (controls, bridge entities, fields seen in this run).
 ///
-/// A decoder or layout whose own field name has the exact form `<field>_<characteristic>` of
-/// the same device would be mistaken for an old name; its entity is announced again with its
-/// first value (the topic is no longer remembered as announced, so it counts as new).
+/// Not a proof in one case: a decoder or layout whose own field name is `<field>_<characteristic>`
+/// with both parts subscribed on the same device (`humidity_pressure`) would be taken for an old
+/// name; its entity is announced again with its first value in the run.
 public enum StaleDiscovery {
     /// The topics of `announced` (per device id) to delete. Devices no longer configured are
     /// left to the whole-device removal; `live` holds every topic the gateway announces now;
@@ -65,7 +67,9 @@ public enum StaleDiscovery {
             {
                 return false
             }
-            matched = true
+            // The old name was given only to a field two characteristics produced; one of them
+            // is normally the field's owner (`body_temperature` of a layout is no old name).
+            if names.contains(where: { FieldNamer.owns($0, field) }) { matched = true }
         }
         return matched
     }
