@@ -100,7 +100,8 @@ let package = Package(
             name: "GatewayTests",
             dependencies: ["Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

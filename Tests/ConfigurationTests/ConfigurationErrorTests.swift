@@ -58,7 +58,10 @@ import Testing
             mentions: "\"system\""),
         Case(
             json: #"{"bluetooth": {"max_connections": 0}}"#, code: .invalidValue, keyPath: "bluetooth.max_connections",
-            mentions: "1 to 32"),
+            mentions: "1 to 64"),
+        Case(
+            json: #"{"bluetooth": {"max_connections": 65}}"#, code: .invalidValue,
+            keyPath: "bluetooth.max_connections", mentions: "1 to 64"),
         Case(
             json: #"{"bluetooth": {"scan": {"mode": "loud"}}}"#, code: .invalidValue, keyPath: "bluetooth.scan.mode",
             mentions: "\"active\" or \"passive\""),

@@ -54,6 +54,14 @@ import Testing
         #expect(configuration.warnings.isEmpty)
     }
 
+    @Test func upTo64ConnectionsAreAcceptedWithAWarningAboveSeven() throws {
+        let configuration = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"max_connections": 64}}"#.utf8))
+        #expect(configuration.bluetooth.maxConnections == 64)
+        #expect(configuration.warnings.contains { $0.contains("stall beyond about 7") })
+        let seven = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"max_connections": 7}}"#.utf8))
+        #expect(!seven.warnings.contains { $0.contains("stall") })
+    }
+
     @Test func everyDecoderNameIsCheckedWhenTheLoaderKnowsTheNames() throws {
         #expect(throws: Never.self) {
             try ConfigurationLoader(knownDecoders: ["bthome", "ibeacon"]).load(

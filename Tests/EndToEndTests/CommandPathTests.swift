@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Command paths of issue 8 against the `commands` scenario: the `service` key, long writes,
-/// raw GATT read/notify, the bridge requests, and a command flood while a device streams.
+/// raw GATT read/notify (with and without a service), the bridge requests, and a command flood while a device streams.
 @Suite(.serialized) struct CommandPathTests {
     static let panel = "C0:FF:EE:00:00:06"
     static let label = "6b1e0102-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
@@ -134,6 +134,13 @@ import Testing
         answer = try await Self.request(world, "blebridge/bridge/request/gatt/read", raw + #","transaction":"r1"}"#)
         #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "r1", "\(answer ?? [:])")
         #expect((answer?["data"] as? [String: Any])?["value"] as? String == Self.hex("short"))
+        // With a service: the label in that service.
+        answer = try await Self.request(
+            world, "blebridge/bridge/request/gatt/read", raw + #","service":"\#(Self.back)","transaction":"r2"}"#)
+        #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "r2", "\(answer ?? [:])")
+        #expect((answer?["data"] as? [String: Any])?["value"] as? String == Self.hex("hello back"))
+        answer = try await Self.request(world, "blebridge/bridge/request/gatt/read", raw + #","service":"181a"}"#)
+        #expect(Self.message(answer) == "panel has no service 181a (environmental_sensing)")
         let rawTopic = "blebridge/panel/raw/\(Self.label)"
         answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", raw + #","enable":true}"#)
         #expect(Self.code(answer) == "ok", "\(Self.message(answer))")

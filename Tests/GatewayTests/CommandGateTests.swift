@@ -148,6 +148,35 @@ import Testing
                 == .invalidRequest)
     }
 
+    @Test func rawGATTTakesAnOptionalService() throws {
+        var gate = CommandGate(policy: Self.policy(raw: true))
+        let power = #""device":"lamp","characteristic":"6b1e0002-3c4d-4e5f-8a9b-0c1d2e3f4a5b""#
+        let back = BluetoothUUID("6b1e0201-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+        let service = #","service":"6b1e0201-3c4d-4e5f-8a9b-0c1d2e3f4a5b""#
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/read", "{\(power)\(service)}").get().steps
+                == [.read(device: "lamp", characteristic: Self.power, name: nil, service: back)])
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/write", "{\(power)\(service),\"value\":\"01\"}").get().steps
+                == [
+                    .write(
+                        device: "lamp", characteristic: Self.power, value: [1], type: .withResponse, name: nil,
+                        service: back)
+                ])
+        // Without a service: none is named (the device's first service holding the UUID is used).
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/read", "{\(power)}").get().steps
+                == [.read(device: "lamp", characteristic: Self.power, name: nil, service: nil)])
+        // The allowlist still decides, whatever the service.
+        let notify = "{\(power)\(service),\"enable\":true}"
+        #expect(admit(&gate, "blebridge/bridge/request/gatt/notify", notify).failureCode == .notAllowed)
+        let bad = admit(&gate, "blebridge/bridge/request/gatt/read", "{\(power),\"service\":\"nope\"}")
+        #expect(bad.failureCode == .invalidValue)
+        #expect(
+            admit(&gate, "blebridge/bridge/request/gatt/read", "{\(power),\"service\":6144}").failureCode
+                == .invalidRequest)
+    }
+
     @Test func bridgeRequests() throws {
         var gate = CommandGate(policy: Self.policy())
         #expect(try admit(&gate, "blebridge/bridge/request/devices", "{}").get().steps == [.listDevices])

@@ -35,7 +35,7 @@ public actor Peripheral {
 
     private struct Subscription {
         let channel: NotificationChannel
-        var reader: NotifySocketReader?
+        var reader: NotifySocketPoller.Registration?
         var enabling: Task<Void, any Error>?
     }
 
@@ -214,7 +214,7 @@ public actor Peripheral {
     // MARK: Notifications
 
     /// Values the characteristic notifies or indicates, as a stream. Enables notifications before returning
-    /// (`AcquireNotify` where BlueZ offers it: a socket read on a dedicated thread; else `StartNotify` and
+    /// (`AcquireNotify` where BlueZ offers it: a socket read by the process's one notify thread; else `StartNotify` and
     /// `PropertiesChanged`), shares them between all listeners, and disables them when the last listener stops.
     /// The stream ends with `peripheralDisconnected` when the link drops: subscribe again after reconnecting.
     public func notifications(for characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<
@@ -278,11 +278,14 @@ public actor Peripheral {
                 if let descriptor = reply.first?.asFileDescriptor {
                     let fd = try descriptor.duplicate()
                     if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
-                    let reader = NotifySocketReader(fd: fd)
-                    subscriptions[path]?.reader = reader
-                    reader.start(
-                        onValue: { channel.yield($0) },
+                    let reader = NotifySocketPoller.shared.add(
+                        fd: fd, onValue: { channel.yield($0) },
                         onEnd: { [weak self] in Task { await self?.acquiredSocketEnded(path, channel: channel) } })
+                    if subscriptions[path]?.channel === channel {
+                        subscriptions[path]?.reader = reader
+                    } else {
+                        reader.stop()  // every listener left while BlueZ was answering
+                    }
                     return
                 }
             } catch {

@@ -162,31 +162,38 @@ extension BlueZSimulator {
         load.task = Task { [weak self] in
             let clock = ContinuousClock()
             let start = clock.now
-            // One tick every millisecond at most: each device sends the notifications that fell due.
+            // Each device has its own phase (LoadSchedule). One tick every millisecond at most; a tick
+            // sends what fell due since the last one.
+            let schedule = LoadSchedule(devices: count, rate: rate)
             let tick = max(Duration.milliseconds(1), .nanoseconds(Int64(1e9 / (rate * Double(count)))))
-            var due = 0.0
-            var last = start
+            var emitted = [Int](repeating: 0, count: count)
+            var due: [(index: Int, count: Int)] = []
             while !Task.isCancelled {
                 try? await Task.sleep(for: tick)
-                let now = clock.now
-                due += (now - last).seconds * rate
-                last = now
-                let whole = Int(due)
-                guard whole > 0 else { continue }
-                due -= Double(whole)
+                let elapsed = (clock.now - start).seconds
+                due.removeAll(keepingCapacity: true)
+                for index in 0..<count {
+                    let target = schedule.due(device: index, after: elapsed)
+                    guard target > emitted[index] else { continue }
+                    due.append((index, min(target - emitted[index], 1000)))
+                    emitted[index] = target
+                }
+                guard !due.isEmpty else { continue }
                 guard let self, await self.generation == generation else { return }
-                await self.loadTick(keys, perDevice: min(whole, 1000), run: run)
+                await self.loadTick(keys, due: due, run: run)
             }
         }
     }
 
-    func loadTick(_ keys: [CharacteristicKey], perDevice: Int, run: Int) {
+    /// Sends `count` values from each device in `due` (by index into `keys`) that is connected and notifying.
+    func loadTick(_ keys: [CharacteristicKey], due: [(index: Int, count: Int)], run: Int) {
         guard run == load.run, load.task != nil else { return }
-        for (index, key) in keys.enumerated() {
+        for (index, count) in due {
+            let key = keys[index]
             guard let device = devices[key.address], device.link == .connected, device.servicesResolved,
                 let state = device.characteristics[key.id], state.notifying || state.notifyAcquired
             else { continue }
-            for _ in 0..<perDevice {
+            for _ in 0..<count {
                 load.sequences[index] += 1
                 var now = timespec()
                 clock_gettime(CLOCK_REALTIME, &now)

@@ -45,7 +45,7 @@ extension BluetoothSettings: Decodable {
         } else {
             bus = defaults.bus
         }
-        maxConnections = try reader.integer("max_connections", in: 1...32) ?? defaults.maxConnections
+        maxConnections = try reader.integer("max_connections", in: 1...64) ?? defaults.maxConnections
         connectTimeout =
             try reader.duration("connect_timeout", minimum: .seconds(1), maximum: .seconds(300))
             ?? defaults.connectTimeout

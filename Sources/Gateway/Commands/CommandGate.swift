@@ -152,9 +152,9 @@ public struct CommandGate: Sendable {
     ) -> Result<ValidatedCommand, CommandFailure> {
         let allowedKeys: Set<String>
         switch kind {
-        case .gattRead: allowedKeys = ["transaction", "device", "characteristic"]
-        case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "value", "response"]
-        case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "enable"]
+        case .gattRead: allowedKeys = ["transaction", "device", "characteristic", "service"]
+        case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "service", "value", "response"]
+        case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "service", "enable"]
         case .scan: allowedKeys = ["transaction", "duration"]
         case .connect, .disconnect: allowedKeys = ["transaction", "device"]
         case .devices: allowedKeys = ["transaction"]
@@ -199,6 +199,18 @@ public struct CommandGate: Sendable {
             guard let characteristic = BluetoothUUID(text) else {
                 return .failure(CommandFailure(.invalidValue, "'\(text)' is not a Bluetooth UUID"))
             }
+            let service: BluetoothUUID?
+            switch document["service"] {
+            case nil: service = nil
+            case .some(.string(let text)):
+                guard let uuid = BluetoothUUID(text) else {
+                    return .failure(CommandFailure(.invalidValue, "service '\(text)' is not a Bluetooth UUID"))
+                }
+                service = uuid
+            case .some(let other):
+                return .failure(
+                    CommandFailure(.invalidRequest, "'service' must be a UUID string, got \(other.typeName)"))
+            }
             let operation: GATTOperation = kind == .gattRead ? .read : kind == .gattWrite ? .write : .notify
             guard policy.devices[device]?.rawAllow[characteristic]?.contains(operation) == true else {
                 return .failure(
@@ -209,12 +221,15 @@ public struct CommandGate: Sendable {
             }
             switch kind {
             case .gattRead:
-                return single(.read(device: device, characteristic: characteristic, name: nil), device: device)
+                return single(
+                    .read(device: device, characteristic: characteristic, name: nil, service: service), device: device)
             case .gattNotify:
                 guard let enable = document["enable"]?.boolValue else {
                     return .failure(CommandFailure(.invalidRequest, "'enable' (true/false) is required"))
                 }
-                return single(.notify(device: device, characteristic: characteristic, enable: enable), device: device)
+                return single(
+                    .notify(device: device, characteristic: characteristic, enable: enable, service: service),
+                    device: device)
             default:
                 guard let hex = document["value"]?.stringValue else {
                     return .failure(CommandFailure(.invalidRequest, "'value' (a hex string) is required"))
@@ -233,7 +248,8 @@ public struct CommandGate: Sendable {
                     return single(
                         .write(
                             device: device, characteristic: characteristic, value: bytes,
-                            type: response ? .withResponse : .withoutResponse, name: nil), device: device)
+                            type: response ? .withResponse : .withoutResponse, name: nil, service: service),
+                        device: device)
                 }
             }
         }

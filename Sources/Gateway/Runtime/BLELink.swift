@@ -322,9 +322,9 @@ extension BLELink {
             logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
         }
         let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, source: source)
-        await gateway?.activity(id)
         await gateway?.reading(
-            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time)
+            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time,
+            fromConnection: true)
     }
 
     private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {

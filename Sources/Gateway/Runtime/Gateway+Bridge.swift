@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 import Logging
 import MQTT
@@ -105,6 +106,37 @@ extension Gateway {
         for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {
             await removeDiscovery(of: id)
         }
+        // Entities of configured devices announced under a field name no longer used.
+        var services: [String: [BluetoothUUID]] = [:]
+        for known in (try? await state.knownPeripherals()) ?? [] {
+            services[known.deviceID] = known.services.compactMap { BluetoothUUID($0) }
+        }
+        let stale = StaleDiscovery.topics(
+            announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic)),
+            resolvedServices: services)
+        for (id, topics) in stale.sorted(by: { $0.key < $1.key }) {
+            await removeDiscovery(topics, of: id)
+        }
+    }
+
+    /// Deletes some entities of a configured device; a topic is forgotten only once its empty
+    /// retained payload was published (otherwise it is tried again with the next discovery).
+    func removeDiscovery(_ topics: [String], of id: String) async {
+        var removed: Set<String> = []
+        for topic in topics {
+            do {
+                try await publishRetained(topic, [])
+                removed.insert(topic)
+            } catch {
+                logger.warning("removing a renamed entity failed", [("topic", topic), ("error", "\(error)")])
+            }
+        }
+        guard !removed.isEmpty else { return }
+        announced[id]?.removeAll { removed.contains($0) }
+        try? await state.setAnnouncedDiscovery(announced[id] ?? [], deviceID: id)
+        logger.info(
+            "removed Home Assistant entities under field names no longer used",
+            [("device", id), ("topics", removed.sorted().joined(separator: ","))])
     }
 
     func publish(discovery messages: [DiscoveryMessage]) async {

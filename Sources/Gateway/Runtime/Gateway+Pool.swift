@@ -93,41 +93,53 @@ extension Gateway {
         for id in devices.keys.sorted() { await publishAvailability(id) }
     }
 
-    /// A notification, read or advertisement decoded into fields, stamped when it arrived.
+    /// A notification, read or advertisement decoded into fields, stamped when it arrived;
+    /// `fromConnection` (a notification or read, not an advertisement) also keeps the silence
+    /// watchdog quiet, in the same actor hop.
     func reading(
         device id: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])?, rssi: Int?,
-        sampleTime: Date
+        sampleTime: Date, fromConnection: Bool = false
     ) async {
+        if fromConnection { activity(id) }
         guard devices[id] != nil, !stopping else { return }
         devices[id]?.lastSeen = sampleTime
         if let rssi { devices[id]?.rssi = rssi }
         let output = router.route(device: id, fields: fields, raw: raw, rssi: rssi, sampleTime: sampleTime)
-        enqueue(output.entries)
+        await enqueue(output.entries)
         if !output.discovery.isEmpty, client.connectionState.isConnected {
             await publish(discovery: output.discovery)
         }
     }
 
     /// Readings wait here only until the flusher commits them to the outbox: one transaction
-    /// for whatever arrived meanwhile (group commit under load), in arrival order.
-    func enqueue(_ entries: [OutboxEntry]) {
+    /// for whatever arrived meanwhile (group commit under load), in arrival order. The reading
+    /// that finds no flush running commits inline (no task per lone reading); what arrives
+    /// during that commit is left to a flush task, so no caller waits for more than one round.
+    func enqueue(_ entries: [OutboxEntry]) async {
         pendingEntries += entries
         guard !flushing else { return }
         flushing = true
-        Task { await self.flushPending() }
+        await commitPendingRound()
+        if pendingEntries.isEmpty {
+            flushing = false
+        } else {
+            Task { await self.flushPending() }
+        }
+    }
+
+    private func commitPendingRound() async {
+        let batch = pendingEntries
+        pendingEntries = []
+        do {
+            try await publisher.submit(batch)
+        } catch {
+            logger.error(
+                "outbox append failed; readings lost", [("count", "\(batch.count)"), ("error", "\(error)")])
+        }
     }
 
     func flushPending() async {
-        while !pendingEntries.isEmpty {
-            let batch = pendingEntries
-            pendingEntries = []
-            do {
-                try await publisher.submit(batch)
-            } catch {
-                logger.error(
-                    "outbox append failed; readings lost", [("count", "\(batch.count)"), ("error", "\(error)")])
-            }
-        }
+        while !pendingEntries.isEmpty { await commitPendingRound() }
         flushing = false
     }
 

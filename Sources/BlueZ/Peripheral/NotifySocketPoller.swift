@@ -1,0 +1,241 @@
+import Bluetooth
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads every `AcquireNotify` socket (`SOCK_SEQPACKET`, one notification per packet) of the process on ONE
+/// dedicated thread that waits in `poll(2)` on all of them, so the blocking wait never runs on Swift's
+/// cooperative pool and 50 subscriptions cost one thread, not 50.
+///
+/// ```swift
+/// let registration = NotifySocketPoller.shared.add(fd: fd, onValue: { channel.yield($0) }, onEnd: { … })
+/// …
+/// registration.stop()   // closes our end: BlueZ disables the notifications
+/// ```
+///
+/// Sockets are added and removed through a command queue and a wake-up pipe: only the thread touches the
+/// poll set and closes descriptors, so a descriptor number cannot be reused while a stale event for it is
+/// being handled (entries are keyed by a token that is never reused).
+final class NotifySocketPoller: Sendable {
+    /// The process's poller; its thread starts with the first socket and then stays (it sleeps in `poll`).
+    static let shared = NotifySocketPoller()
+
+    /// One socket's subscription to the poller.
+    struct Registration: Sendable {
+        let token: UInt64
+        let poller: NotifySocketPoller
+
+        /// Stops reading; the poller's thread closes the descriptor (which makes BlueZ stop notifying).
+        /// `onEnd` is not called after `stop()`.
+        func stop() { poller.remove(token) }
+    }
+
+    private struct Entry {
+        let fd: Int32
+        let onValue: @Sendable (Data) -> Void
+        let onEnd: @Sendable () -> Void
+    }
+
+    private enum Command {
+        case add(UInt64, Entry)
+        case remove(UInt64)
+        case shutdown
+    }
+
+    private struct State {
+        var nextToken: UInt64 = 1
+        var commands: [Command] = []
+        var started = false
+        var finished = false
+        /// Sockets the thread has not yet ended or removed (for tests and diagnostics).
+        var open = 0
+    }
+
+    private let state = Mutex(State())
+    /// The wake-up pipe: [read end, write end], non-blocking, close-on-exec.
+    private let wake: (read: Int32, write: Int32)
+    /// Most packets read from one socket per wake-up before the others get their turn.
+    private static let packetsPerTurn = 64
+
+    private let threadName: String
+
+    /// `threadName` names the thread (`/proc/self/task/*/comm` shows its first 15 bytes).
+    init(threadName: String = "blebridge.notify") {
+        self.threadName = threadName
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for fd in ends {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wake = (ends[0], ends[1])
+    }
+
+    /// Sockets being read (added and neither ended nor removed yet).
+    var openSockets: Int { state.withLock { $0.open } }
+
+    /// Starts reading `fd` (taking ownership of it). `onValue` runs on the poller's thread for every packet, in
+    /// order; `onEnd` once when the socket closes by itself (BlueZ closes it when the link drops or
+    /// notifications stop, or at once when the poller was shut down), never after ``Registration/stop()``.
+    /// Keep both short: they hold up every socket.
+    func add(
+        fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
+    ) -> Registration {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        let (token, accepted, startThread) = state.withLock { state -> (UInt64, Bool, Bool) in
+            let token = state.nextToken
+            state.nextToken += 1
+            guard !state.finished else { return (token, false, false) }
+            state.commands.append(.add(token, Entry(fd: fd, onValue: onValue, onEnd: onEnd)))
+            state.open += 1
+            defer { state.started = true }
+            return (token, true, !state.started)
+        }
+        if !accepted {
+            // The poller was shut down: the socket ends at once.
+            close(fd)
+            onEnd()
+        } else if startThread {
+            start()
+        } else {
+            signal()
+        }
+        return Registration(token: token, poller: self)
+    }
+
+    private func remove(_ token: UInt64) {
+        state.withLock { $0.commands.append(.remove(token)) }
+        signal()
+    }
+
+    /// Stops the thread and closes every socket without calling `onEnd` (for pollers other than `shared`).
+    func shutdown() {
+        let started = state.withLock { state -> Bool in
+            state.commands.append(.shutdown)
+            state.finished = true  // later adds close their descriptor at once
+            return state.started
+        }
+        if started {
+            signal()
+        } else {
+            close(wake.read)
+            close(wake.write)
+        }
+    }
+
+    private func signal() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)  // EAGAIN: the pipe is full, the thread is awake anyway
+    }
+
+    private func start() {
+        let thread = Thread { [self] in
+            Self.nameCurrentThread(threadName)
+            run()
+        }
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    /// Names the calling thread for `ps`, `top -H` and `/proc/<pid>/task/*/comm` (Foundation's
+    /// `Thread.name` does not reach the kernel on Linux); at most 15 bytes are kept.
+    private static func nameCurrentThread(_ name: String) {
+        Thread.current.name = name
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        var entries: [UInt64: Entry] = [:]
+        var tokens: [UInt64] = []
+        var watched: [pollfd] = []
+        var buffer = [UInt8](repeating: 0, count: ATTLimits.maximumMTU)
+        var rebuild = true
+        loop: while true {
+            // Commands first: adds, removals (closing the descriptor), shutdown.
+            let commands = state.withLock { state -> [Command] in
+                defer { state.commands.removeAll(keepingCapacity: true) }
+                return state.commands
+            }
+            for command in commands {
+                switch command {
+                case .add(let token, let entry):
+                    entries[token] = entry
+                case .remove(let token):
+                    if let entry = entries.removeValue(forKey: token) { end(entry, notify: false) }
+                case .shutdown:
+                    for entry in entries.values { end(entry, notify: false) }
+                    entries.removeAll()
+                    break loop
+                }
+                rebuild = true
+            }
+            if rebuild {
+                tokens = Array(entries.keys)
+                watched = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+                watched += tokens.map { pollfd(fd: entries[$0]!.fd, events: Int16(POLLIN), revents: 0) }
+                rebuild = false
+            }
+            let ready = poll(&watched, nfds_t(watched.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if watched[0].revents != 0 { drainWake() }
+            for index in 1..<watched.count where watched[index].revents != 0 {
+                watched[index].revents = 0
+                let token = tokens[index - 1]
+                guard let entry = entries[token] else { continue }
+                if !readPackets(entry, into: &buffer) {
+                    entries[token] = nil
+                    end(entry, notify: true)
+                    rebuild = true
+                }
+            }
+            watched[0].revents = 0
+        }
+        // Only a failing poll (not EINTR) gets here with sockets left: their listeners learn it.
+        state.withLock { $0.finished = true }
+        for entry in entries.values { end(entry, notify: true) }
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Reads what is waiting on `entry`'s socket; false when the socket ended (closed by the peer or failed).
+    private func readPackets(_ entry: Entry, into buffer: inout [UInt8]) -> Bool {
+        let size = buffer.count
+        for _ in 0..<Self.packetsPerTurn {
+            let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
+            if count > 0 {
+                entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return true
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private func end(_ entry: Entry, notify: Bool) {
+        close(entry.fd)
+        state.withLock { $0.open -= 1 }
+        if notify { entry.onEnd() }
+    }
+
+    private func drainWake() {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while scratch.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress, 64) }) > 0 {}
+    }
+}

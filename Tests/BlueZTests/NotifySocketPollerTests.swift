@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BlueZ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one thread that reads every `AcquireNotify` socket, on real `SOCK_SEQPACKET` socket pairs (the kind
+/// bluetoothd hands out): our end goes to the poller, the test writes on the peer end like BlueZ does.
+@Suite(.serialized) struct NotifySocketPollerTests {
+    /// What the poller delivered, per socket.
+    final class Recorder: Sendable {
+        private let state = Mutex<(values: [Int: [Data]], ended: Set<Int>, threads: Set<pthread_t>)>(([:], [], []))
+
+        func value(_ socket: Int, _ data: Data) {
+            let thread = pthread_self()
+            state.withLock {
+                $0.values[socket, default: []].append(data)
+                $0.threads.insert(thread)
+            }
+        }
+        /// The threads that delivered values.
+        var threads: Set<pthread_t> { state.withLock { $0.threads } }
+        func end(_ socket: Int) { state.withLock { _ = $0.ended.insert(socket) } }
+        func values(_ socket: Int) -> [Data] { state.withLock { $0.values[socket] ?? [] } }
+        var ended: Set<Int> { state.withLock { $0.ended } }
+
+        /// Waits (up to 10 s) until `condition` holds; false on time-out.
+        func wait(_ condition: (Recorder) -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if condition(self) { return true }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return condition(self)
+        }
+    }
+
+    /// A socket pair: `ours` for the poller, `peer` plays BlueZ.
+    struct Pair {
+        let ours: Int32
+        let peer: Int32
+
+        init() throws {
+            var fds: [Int32] = [-1, -1]
+            let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+                throw PollerTestError("socketpair failed: errno \(errno)")
+            }
+            ours = fds[0]
+            peer = fds[1]
+        }
+
+        func send(_ bytes: [UInt8]) {
+            _ = bytes.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) }
+        }
+
+        /// Whether the poller closed our end (the peer sees end of file).
+        func peerSeesClose() -> Bool {
+            var watched = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            guard poll(&watched, 1, 0) == 1 else { return false }
+            var byte: UInt8 = 0
+            return read(peer, &byte, 1) == 0
+        }
+    }
+
+    struct PollerTestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The threads of this process (`/proc/self/task`) named `name`.
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
+    func add(_ pair: Pair, _ index: Int, to poller: NotifySocketPoller, _ recorder: Recorder)
+        -> NotifySocketPoller.Registration
+    {
+        poller.add(fd: pair.ours, onValue: { recorder.value(index, $0) }, onEnd: { recorder.end(index) })
+    }
+
+    @Test func fortySocketsAreReadByOneThread() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-40")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let pairs = try (0..<40).map { _ in try Pair() }
+        defer { for pair in pairs { close(pair.peer) } }
+        let registrations = pairs.enumerated().map { add($1, $0, to: poller, recorder) }
+        for (index, pair) in pairs.enumerated() { pair.send([UInt8(index), 1]) }
+        #expect(await recorder.wait { r in (0..<40).allSatisfy { r.values($0).count == 1 } })
+        for (index, pair) in pairs.enumerated() { pair.send([UInt8(index), 2]) }
+        #expect(await recorder.wait { r in (0..<40).allSatisfy { r.values($0).count == 2 } })
+        for index in 0..<40 {
+            #expect(recorder.values(index) == [Data([UInt8(index), 1]), Data([UInt8(index), 2])])
+        }
+        // One thread, named, delivered every value of every socket (not a thread per socket).
+        #expect(Self.threads(named: "notify-test-40") == 1)
+        #expect(recorder.threads.count == 1)
+        #expect(poller.openSockets == 40)
+        for registration in registrations { registration.stop() }
+        #expect(await recorder.wait { _ in poller.openSockets == 0 })
+        #expect(recorder.ended.isEmpty)
+    }
+
+    @Test func aSocketClosedByThePeerEndsOnlyItsChannel() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-end")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let pairs = try (0..<3).map { _ in try Pair() }
+        let registrations = pairs.enumerated().map { add($1, $0, to: poller, recorder) }
+        pairs[1].send([7])
+        close(pairs[1].peer)  // BlueZ closes the socket when the link drops
+        #expect(await recorder.wait { $0.ended == [1] })
+        #expect(recorder.values(1) == [Data([7])])  // what was queued before the close still arrives
+        pairs[0].send([1])
+        pairs[2].send([3])
+        #expect(await recorder.wait { $0.values(0) == [Data([1])] && $0.values(2) == [Data([3])] })
+        #expect(recorder.ended == [1])
+        #expect(poller.openSockets == 2)
+        registrations[1].stop()  // stopping an ended socket is harmless
+        registrations[0].stop()
+        registrations[2].stop()
+        #expect(await recorder.wait { _ in poller.openSockets == 0 })
+        #expect(recorder.ended == [1])
+        close(pairs[0].peer)
+        close(pairs[2].peer)
+    }
+
+    @Test func socketsAreAddedAndRemovedWhileOthersStream() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-add")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let first = try Pair()
+        let second = try Pair()
+        defer {
+            close(first.peer)
+            close(second.peer)
+        }
+        let firstRegistration = add(first, 0, to: poller, recorder)
+        for value in 0..<100 { first.send([UInt8(value)]) }
+        #expect(await recorder.wait { $0.values(0).count == 100 })
+        #expect(recorder.values(0) == (0..<100).map { Data([UInt8($0)]) })  // in order
+
+        let secondRegistration = add(second, 1, to: poller, recorder)
+        second.send([42])
+        #expect(await recorder.wait { $0.values(1) == [Data([42])] })
+
+        firstRegistration.stop()
+        #expect(await recorder.wait { _ in first.peerSeesClose() })  // BlueZ learns we stopped
+        first.send([1])
+        second.send([43])
+        #expect(await recorder.wait { $0.values(1) == [Data([42]), Data([43])] })
+        #expect(recorder.values(0).count == 100)
+        #expect(recorder.ended.isEmpty)  // stop() is not an end
+        #expect(poller.openSockets == 1)
+        secondRegistration.stop()
+        #expect(await recorder.wait { _ in poller.openSockets == 0 })
+    }
+
+    @Test func packetsLargerThanTheDefaultMTUArriveWhole() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-mtu")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let pair = try Pair()
+        defer { close(pair.peer) }
+        let registration = add(pair, 0, to: poller, recorder)
+        let long = (0..<512).map { UInt8($0 & 0xFF) }
+        pair.send(long)
+        pair.send([9])
+        #expect(await recorder.wait { $0.values(0).count == 2 })
+        #expect(recorder.values(0) == [Data(long), Data([9])])
+        registration.stop()
+    }
+
+    @Test func shutdownClosesEverySocketWithoutEndingItsChannel() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-down")
+        let recorder = Recorder()
+        let pairs = try (0..<3).map { _ in try Pair() }
+        defer { for pair in pairs { close(pair.peer) } }
+        _ = pairs.enumerated().map { add($1, $0, to: poller, recorder) }
+        pairs[0].send([1])
+        #expect(await recorder.wait { $0.values(0).count == 1 })
+        poller.shutdown()
+        #expect(await recorder.wait { _ in pairs.allSatisfy { $0.peerSeesClose() } })
+        #expect(await recorder.wait { _ in Self.threads(named: "notify-test-down") == 0 })
+        #expect(recorder.ended.isEmpty)
+        // A socket added after shutdown ends at once and is closed.
+        let late = try Pair()
+        defer { close(late.peer) }
+        _ = add(late, 9, to: poller, recorder)
+        #expect(recorder.ended == [9])
+        #expect(late.peerSeesClose())
+    }
+}
