@@ -51,7 +51,10 @@ final class MQTTRecorder: Sendable {
     /// (`timeout` counts the time this process could run, see `waitUntil`).
     @discardableResult
     func wait(timeout: Duration = .seconds(10), _ predicate: ([MQTTMessage]) -> Bool) async -> Bool {
-        await waitUntil(timeout: timeout) { predicate(all) }
+        // Every 50 ms, not 10: predicates parse the JSON of every recorded message on each poll,
+        // and a dozen end-to-end tests polling that often held the cooperative pool the simulator
+        // and the recorders need (see PublisherTests' `Received` for the same effect measured).
+        await waitUntil(timeout: timeout, interval: .milliseconds(50)) { predicate(all) }
     }
 
     /// The first message on `topic` whose payload satisfies `predicate`, waiting for it.
