@@ -33,8 +33,6 @@ public final class ChildProcess: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         self.process = Mutex(process)
-        stdoutBuffer.collect(out)
-        stderrBuffer.collect(err)
         // The child inherits the spawning thread's signal mask, and Swift's worker threads block
         // most signals (SIGTERM included), so a child spawned from one would ignore `stop()`'s
         // SIGTERM until the SIGKILL fallback. Spawn with an empty mask, then restore ours.
@@ -44,6 +42,8 @@ public final class ChildProcess: Sendable {
         pthread_sigmask(SIG_SETMASK, &empty, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try process.run()
+        stdoutBuffer.collect(out, name: "child-stdout")
+        stderrBuffer.collect(err, name: "child-stderr")
     }
 
     public var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
@@ -130,17 +130,33 @@ final class OutputBuffer: Sendable {
     private let data = Mutex(Data())
     private let finished = Atomic<Bool>(false)
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    /// Appends what arrives on `pipe` until its end of file.
-    func collect(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                finish()
-            } else {
-                append(chunk)
+    /// Appends what arrives on `pipe` until its end of file, reading on a thread of its own.
+    ///
+    /// Blocking reads, not `readabilityHandler`: that installs a libdispatch read source per pipe,
+    /// and tearing hundreds of them down concurrently (a full parallel test run) corrupts
+    /// libdispatch's epoll bookkeeping on Linux; the whole test process crashed with SIGSEGV in
+    /// `_dispatch_event_loop_drain` (swiftlang/swift-corelibs-libdispatch#949). A blocking read
+    /// never registers the descriptor with libdispatch.
+    func collect(_ pipe: Pipe, name: String) {
+        let handle = pipe.fileHandleForReading
+        let thread = Thread { [self] in
+            // `handle` stays alive (its descriptor open) until end of file.
+            let descriptor = handle.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    append(Data(buffer[0..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
             }
+            finish()
         }
+        thread.name = name
+        thread.start()
     }
     /// Called when the pipe reached end of file.
     func finish() { finished.store(true, ordering: .releasing) }
