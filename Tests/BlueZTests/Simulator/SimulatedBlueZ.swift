@@ -66,10 +66,11 @@ struct SimulatedBlueZ {
         return try #require(found, "\(address) not discovered")
     }
 
-    /// Discovers and connects.
+    /// Discovers and connects. The connect time-out is generous: it is wall time, and a full
+    /// parallel run once needed more than 10 s to connect and resolve services (0.3 s alone).
     func connected(_ address: BluetoothAddress) async throws -> Peripheral {
         let peripheral = try await discover(address)
-        try await manager.connect(peripheral, timeout: .seconds(10))
+        try await manager.connect(peripheral, timeout: .seconds(30))
         return peripheral
     }
 }
