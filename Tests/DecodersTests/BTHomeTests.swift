@@ -194,7 +194,7 @@ import Testing
     /// Random plaintexts, sealed with the key, reach the encrypted decoder's object parser: every
     /// one decodes or gives a typed error naming a field.
     @Test func versionOneEncryptedRandomPlaintextsNeverCrash() async throws {
-        var generator = RandomInputTests.SeededGenerator(state: 0xB7_4031)
+        var generator = SeededRandomNumberGenerator(seed: 0xB7_4031)
         let context = AdvertisementContext(address: Self.address, bindKey: Self.key)
         var decoded = 0
         for counter in 0..<2_000 {

@@ -10,18 +10,6 @@ import Testing
 @Suite struct RandomInputTests {
     static let total = 1_000_000
 
-    /// SplitMix64: small, fast, good enough to spread bits for fuzzing.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// One target: a name and a function from random bytes to a reading.
     struct Target: Sendable, CustomTestStringConvertible {
         var name: String
@@ -69,7 +57,7 @@ import Testing
     @Test(arguments: targets)
     func randomBytesNeverCrash(_ target: Target) async {
         let count = Self.total / Self.targets.count
-        var generator = SeededGenerator(state: UInt64(truncatingIfNeeded: target.name.hashValueStable))
+        var generator = SeededRandomNumberGenerator(seed: UInt64(truncatingIfNeeded: target.name.hashValueStable))
         var successes = 0
         var failures = 0
         for iteration in 0..<count {

@@ -14,7 +14,7 @@ import Testing
     static let scales: [Double?] = [nil, 1, 0.1, 0.01, 0.5, 2, 0.005]
     static let offsets: [Double?] = [nil, 0, -40, 500]
 
-    private func randomLayout(_ generator: inout RandomInputTests.SeededGenerator, exact: Bool) -> ByteLayout {
+    private func randomLayout(_ generator: inout SeededRandomNumberGenerator, exact: Bool) -> ByteLayout {
         let types = exact ? Self.exactTypes : ByteLayout.FieldType.allCases
         var fields: [ByteLayout.Field] = []
         for index in 0..<Int(generator.next() % 6 + 1) {
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func randomLayoutsAndValuesRoundTrip() async {
-        var generator = RandomInputTests.SeededGenerator(state: 0x5EED)
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED)
         var roundTrips = 0
         for iteration in 0..<20_000 {
             // A CPU-bound loop must not hold a cooperative thread for seconds: other suites'
