@@ -189,15 +189,21 @@ import Testing
         let listed = answer?["data"] as? [[String: Any]] ?? []
         #expect(listed.first { $0["id"] as? String == "panel" }?["connected"] as? Bool == true, "\(listed)")
         #expect(listed.compactMap { $0["id"] as? String }.contains("lamp"))
-        // scan: the advertisers seen during the duration, matched to configured devices.
-        answer = try await Self.request(
-            world, "blebridge/bridge/request/scan", #"{"duration":2,"transaction":"s1"}"#)
-        #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "s1", "\(answer ?? [:])")
-        let seen = ((answer?["data"] as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
-        // The beacon advertises (connected devices do not): seen, and matched to no configured device.
-        #expect(
-            seen.contains { $0["address"] as? String == "C0:FF:EE:00:00:07" && $0["device"] is NSNull }, "\(seen)")
-        #expect(seen.allSatisfy { $0["address"] is String && $0.keys.contains("rssi") })
+        // scan: the advertisers seen during the duration, matched to configured devices. The beacon
+        // advertises (connected devices do not): seen, and matched to no configured device. A scan
+        // on a starved machine can miss it, so scan again until it is seen (60 s of runnable time).
+        var seen: [[String: Any]] = []
+        var scans = 0
+        let beaconSeen = try await waitUntil(timeout: .seconds(60), interval: .milliseconds(100)) {
+            scans += 1
+            let answer = try await Self.request(
+                world, "blebridge/bridge/request/scan", #"{"duration":3,"transaction":"s\#(scans)"}"#)
+            #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "s\(scans)", "\(answer ?? [:])")
+            seen = ((answer?["data"] as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
+            #expect(seen.allSatisfy { $0["address"] is String && $0.keys.contains("rssi") })
+            return seen.contains { $0["address"] as? String == "C0:FF:EE:00:00:07" && $0["device"] is NSNull }
+        }
+        #expect(beaconSeen, "beacon not seen in \(scans) scans; last: \(seen)")
         answer = try await Self.request(world, "blebridge/bridge/request/scan", #"{"duration":0}"#)
         #expect(Self.code(answer) == "invalid_value")
         answer = try await Self.request(world, "blebridge/bridge/request/scan", #"{"seconds":1}"#)
@@ -219,10 +225,13 @@ import Testing
         #expect(Self.code(answer) == "invalid_request" && answer?["transaction"] as? String == "d2")
 
         // The rest keeps its pace: the strap's readings per second before and during 1,000 commands/s.
+        // "Before" lasts 2 s of runnable time of this process (which runs the simulated strap), and
+        // records how long this process and the gateway waited for a CPU meanwhile.
         let clock = ContinuousClock()
-        let window: Duration = .seconds(2)
         let beforeStart = Date()
-        try await Task.sleep(for: window)
+        let delay = RunQueueDelay(processes: [getpid(), world.gateway.process.processIdentifier])
+        await sleepRunnable(for: .seconds(2))
+        let starvation = delay.starvation()
         let floodStart = Date()
         let started = clock.now
         for index in 0..<2000 {
@@ -256,9 +265,21 @@ import Testing
         print(
             "strap readings/s: \(before) before, \(during) during 2000 commands in \(floodEnd.timeIntervalSince(floodStart)) s;"
                 + " sample→subscriber median \(Self.median(quiet)) / \(Self.median(flooded)),"
-                + " max \(slowest.0) / \(slowest.1)")
-        #expect(before >= 10, "the strap notifies 20/s; saw \(before)/s before the flood")
-        #expect(during >= before * 0.5, "\(during)/s during the flood vs \(before)/s before")
+                + " max \(slowest.0) / \(slowest.1); run-queue wait before \(Int(starvation * 100)) %")
+        // The rates are judged unless "before" itself shows a starved machine: under 10 readings/s
+        // while this process or the gateway waited for a CPU a quarter of the window or more.
+        let rates = {
+            #expect(before >= 10, "the strap notifies 20/s; saw \(before)/s before the flood")
+            #expect(during >= before * 0.5, "\(during)/s during the flood vs \(before)/s before")
+        }
+        if before < 10, starvation >= 0.25 {
+            let reason =
+                "machine starved before the flood: \(before) readings/s while a process waited"
+                + " \(Int(starvation * 100)) % of the time for a CPU"
+            withKnownIssue(Comment(rawValue: reason), isIntermittent: true, rates)
+        } else {
+            rates()
+        }
         #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
         #expect(world.gateway.process.isRunning)
         await world.shutdown()

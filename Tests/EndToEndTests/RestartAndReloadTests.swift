@@ -73,6 +73,62 @@ import Testing
         return false
     }
 
+    /// Sends a `set` for the lamp with a response topic (QoS 1); returns the correlation data.
+    static func setLamp(_ world: SimulatedWorld, brightness: Int, transaction: String) async throws -> [UInt8] {
+        var properties = MQTTProperties()
+        properties.responseTopic = "e2e/lamp"
+        properties.correlationData = Array(transaction.utf8)
+        try await world.recorder.publish(
+            "blebridge/lamp/set", #"{"brightness":\#(brightness),"transaction":"\#(transaction)"}"#,
+            properties: properties)
+        return Array(transaction.utf8)
+    }
+
+    /// The lamp's answer to `transaction` is `ok` and the lamp has `brightness`.
+    static func lampAnswered(
+        _ world: SimulatedWorld, _ transaction: String, brightness: Int, timeout: Duration = .seconds(30)
+    ) async throws -> Bool {
+        let id = Array(transaction.utf8)
+        let reply = await world.recorder.first(on: "e2e/lamp", timeout: timeout) { $0.properties.correlationData == id }
+        guard let body = reply.flatMap(world.recorder.json), body["status"] as? String == "ok",
+            body["transaction"] as? String == transaction
+        else { return false }
+        let value = try await world.simulator.characteristicValue(
+            address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness)
+        return value == [UInt8(brightness)]
+    }
+
+    /// Issue 8, nothing lost: a command sent (QoS 1) while the gateway is down after SIGTERM is kept
+    /// by the broker for the persistent session and executed after the restart; SIGHUP keeps the
+    /// command subscriptions.
+    @Test func aCommandSentWhileTheGatewayRestartsIsExecutedAfterwards() async throws {
+        let world = try await SimulatedWorld()
+        try await world.recorder.subscribe("e2e/lamp")
+        #expect(
+            await world.recorder.first(on: "blebridge/lamp/availability", timeout: .seconds(30)) { $0.text == "online" }
+                != nil, "lamp never online; log: \(world.gateway.log.suffix(3000))")
+        // SIGHUP (configuration unchanged) keeps the subscriptions: a command still works.
+        world.gateway.process.signal(SIGHUP)
+        #expect(await waitUntil(timeout: .seconds(20)) { world.gateway.log.contains("configuration reloaded") })
+        _ = try await Self.setLamp(world, brightness: 21, transaction: "after-reload")
+        #expect(
+            try await Self.lampAnswered(world, "after-reload", brightness: 21),
+            "log: \(world.gateway.log.suffix(2000))")
+        // SIGTERM, then a command while nothing runs.
+        world.gateway.process.signal(SIGTERM)
+        #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        _ = try await Self.setLamp(world, brightness: 37, transaction: "while-down")
+        #expect(
+            try await world.simulator.characteristicValue(address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness)
+                == [21])
+        let second = try GatewayProcess(restarting: world.gateway)
+        #expect(
+            try await Self.lampAnswered(world, "while-down", brightness: 37, timeout: .seconds(45)),
+            "log: \(second.log.suffix(3000))")
+        await second.process.stop(grace: .seconds(10))
+        await world.shutdown()
+    }
+
     @Test func sighupAppliesDeviceChangesWithoutDroppingOtherConnections() async throws {
         let world = try await SimulatedWorld()
         #expect(try await FaultTests.resumes(world, 1600), "log: \(world.gateway.log.suffix(3000))")

@@ -35,6 +35,12 @@ public actor Gateway {
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
     var tasks: [Task<Void, Never>] = []
+    /// The tasks reading the command subscriptions; they end with the connection (see `stop`).
+    var commandTasks: [Task<Void, Never>] = []
+    /// Command subscriptions opened but not read yet (Bluetooth not started), and the filters opened.
+    var unreadCommandStreams: [AsyncStream<MQTTMessage>] = []
+    var commandFilters: Set<String> = []
+    var readingCommands = false
     var discoveryResend: Task<Void, Never>?
     var wake: Task<Void, Never>?
     var stopping = false
@@ -128,6 +134,10 @@ public actor Gateway {
         announced = (try? await state.announcedDiscovery()) ?? [:]
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
+        // The command streams exist before the first CONNACK: with a persistent session the broker
+        // sends the commands it queued while the gateway was down right after it, and the client
+        // drops a message that matches no stream.
+        await subscribeCommands()
         try await client.start()
         let states = client.connectionStates
         tasks.append(
@@ -157,6 +167,10 @@ public actor Gateway {
         let link = BLELink(gateway: self, configuration: model.configuration, busAddress: options.busAddress)
         ble = link
         await link.start()
+        // Read commands once Bluetooth has started and known peripherals are restored, so a
+        // command queued by the broker finds its device.
+        readingCommands = true
+        readCommandStreams()
     }
 
     /// SIGTERM: stop taking commands, let in-flight commands and unacknowledged readings finish
@@ -191,7 +205,11 @@ public actor Gateway {
             }
             try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
         }
+        // DISCONNECT first, then the command streams end (the client ends them): ending a
+        // subscription's last stream while connected would UNSUBSCRIBE, and the broker would drop
+        // the commands sent while the gateway is down instead of queueing them for the session.
         await client.disconnect()
+        for task in commandTasks { task.cancel() }
         await store.close()
         logger.info("stopped")
     }
@@ -274,27 +292,36 @@ public actor Gateway {
         }
     }
 
-    var commandStreamsStarted = false
-
+    /// Subscribes to the command filters not subscribed yet (a refused one is retried at the next
+    /// connection). Only reached before the client starts and on `connected`, so a subscription
+    /// stream never ends while the gateway runs.
     func subscribeCommands() async {
-        guard !commandStreamsStarted else { return }
         var filters = model.topics.commandFilters
         if model.configuration.homeAssistant.enabled { filters.append(model.topics.homeAssistantStatus) }
-        do {
-            for filter in filters {
-                let stream = try await client.subscribe(filter, qos: .atLeastOnce)
-                tasks.append(
-                    Task { [weak self] in
-                        for await message in stream {
-                            guard let self else { return }
-                            await self.received(message)
-                        }
-                    })
+        for filter in filters where !commandFilters.contains(filter) {
+            commandFilters.insert(filter)
+            do {
+                unreadCommandStreams.append(try await client.subscribe(filter, qos: .atLeastOnce))
+            } catch {
+                commandFilters.remove(filter)
+                logger.error(
+                    "could not subscribe to a command topic; retrying at the next connection",
+                    [("filter", filter), ("error", "\(error)")])
             }
-            commandStreamsStarted = true
-        } catch {
-            logger.error(
-                "could not subscribe to command topics; retrying at the next connection", [("error", "\(error)")])
         }
+        if readingCommands { readCommandStreams() }
+    }
+
+    func readCommandStreams() {
+        for stream in unreadCommandStreams {
+            commandTasks.append(
+                Task { [weak self] in
+                    for await message in stream {
+                        guard let self else { return }
+                        await self.received(message)
+                    }
+                })
+        }
+        unreadCommandStreams = []
     }
 }
