@@ -292,8 +292,13 @@ import Testing
             let before = await bluez.manager.cachedDeviceCount
             #expect(before >= 2)
             try await Task.sleep(for: .milliseconds(300))
-            await bluez.manager.sweepDeviceCache()
-            try await waitFor { await bluez.manager.cachedDeviceCount == 1 }
+            // A device the simulator reports again (a late advertisement on a loaded machine) is seen
+            // afresh and rightly kept by one sweep; sweeping until only the connected strap remains
+            // still fails if the sweep never removes stale devices.
+            try await waitFor {
+                await bluez.manager.sweepDeviceCache()
+                return await bluez.manager.cachedDeviceCount == 1
+            }
             #expect(await strap.state == .connected)
         }
     }
