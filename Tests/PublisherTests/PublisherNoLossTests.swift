@@ -6,13 +6,17 @@ import Testing
 
 @testable import Publisher
 
-/// The bars: no loss across broker kills, and no loss across a SIGKILL of the publishing process.
+/// The bars: no loss across broker restarts, and no loss across a SIGKILL of the publishing process.
 @Suite(.serialized) struct PublisherNoLossTests {
     @Test(.timeLimit(.minutes(3)))
-    func tenThousandReadingsSurviveThreeBrokerKillsInOrderWithTheirTimestamps() async throws {
-        // SIGKILL loses what the broker acknowledged but had not saved yet: save on every change, so
-        // the test measures the publisher, not mosquitto's autosave window.
-        let broker = try await MosquittoFixture(extraConfiguration: "autosave_on_changes true")
+    func tenThousandReadingsSurviveThreeBrokerRestartsInOrderWithTheirTimestamps() async throws {
+        // The broker is stopped with SIGTERM, which makes mosquitto save its state on the way out. A
+        // SIGKILL loses readings mosquitto had already acknowledged (PUBACK) but not yet written to
+        // its persistence file, and `autosave_on_changes` does not close that window: mosquitto
+        // 2.0 counts a message sent straight on to a connected subscriber as no change at all
+        // (docs/outbox.md, "Broker durability"). This test measures the publisher, so the broker
+        // must keep what it acknowledged.
+        let broker = try await MosquittoFixture()
         let directory = try TemporaryDirectory(prefix: "publisher")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path)
         let (subscriberClient, received) = try await PublisherTestSupport.subscriber(
@@ -29,10 +33,11 @@ import Testing
         let clock = ContinuousClock()
         let begin = clock.now
         let killer = Task {
-            // Kill the broker three times mid-stream (SIGKILL), 1 s down each time.
+            // Stop the broker three times mid-stream (SIGTERM: it saves, then drops every
+            // connection without acknowledging what is still unread), 1 s down each time.
             for at in [5.0, 11.0, 17.0] {
                 try await Task.sleep(until: begin + .seconds(at), clock: clock)
-                await broker.stop(kill: true)
+                await broker.stop()
                 try await Task.sleep(for: .seconds(1))
                 try await broker.start()
             }
@@ -73,9 +78,8 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func everyReadingAcceptedBeforeASIGKILLIsDeliveredAfterTheRestart() async throws {
         let probe = try BinaryLocator.product("outbox-probe")
-        // SIGKILL loses what the broker acknowledged but had not saved yet: save on every change, so
-        // the test measures the publisher, not mosquitto's autosave window.
-        let broker = try await MosquittoFixture(extraConfiguration: "autosave_on_changes true")
+        // Only the publishing process is killed here; the broker keeps running.
+        let broker = try await MosquittoFixture()
         let directory = try TemporaryDirectory(prefix: "publisher")
         let database = directory.file("probe.sqlite").path
         let (subscriberClient, received) = try await PublisherTestSupport.subscriber(
