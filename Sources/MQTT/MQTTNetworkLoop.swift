@@ -173,6 +173,7 @@ final class MQTTNetworkLoop: Sendable {
         while true {
             let rc = mosquitto_loop(mosq, 500, 1)
             let savedErrno = errno
+            context.reportConnect()
             let attempt = context.attempt.withLock { $0 }
             if logging && attempt.connected {
                 MosquittoCallbackContext.setLogging(on: mosq, false)

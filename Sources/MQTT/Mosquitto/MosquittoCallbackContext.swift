@@ -10,6 +10,8 @@ final class MosquittoCallbackContext: Sendable {
     struct Attempt {
         /// CONNACK accepted on the current connection.
         var connected = false
+        /// CONNACK accepted but not yet reported (its session-present flag); see ``reportConnect()``.
+        var unreportedConnect: Bool?
         /// CONNACK refused on the current attempt.
         var refusal: MQTTError?
         /// The last error/warning line libmosquitto logged (e.g. OpenSSL's reason).
@@ -65,6 +67,19 @@ final class MosquittoCallbackContext: Sendable {
         }
     }
 
+    /// Reports an accepted CONNACK; the network thread calls this after `mosquitto_loop` returns.
+    ///
+    /// libmosquitto calls the connect callback *before* it re-sends the QoS 1/2 messages left in
+    /// flight by the previous connection (`handle__connack`: callback, then `message__retry_check`).
+    /// Reported from the callback, a publish made on `connected` could be queued between the two
+    /// and reach the broker ahead of older messages (seen as readings out of order after a broker
+    /// restart). Once `mosquitto_loop` has returned, the re-sends are queued, so anything published
+    /// after the event goes out behind them.
+    func reportConnect() {
+        guard let sessionPresent = attempt.withLock({ $0.unreportedConnect.take() }) else { return }
+        events.yield(.connected(sessionPresent: sessionPresent))
+    }
+
     private static func context(_ userData: UnsafeMutableRawPointer?) -> MosquittoCallbackContext {
         // The handle retains the context for as long as libmosquitto can call back (see MosquittoHandle).
         Unmanaged<MosquittoCallbackContext>.fromOpaque(userData!).takeUnretainedValue()
@@ -72,8 +87,10 @@ final class MosquittoCallbackContext: Sendable {
 
     private func didConnect(reasonCode: Int32, flags: Int32) {
         if reasonCode == 0 {
-            attempt.withLock { $0.connected = true }
-            events.yield(.connected(sessionPresent: flags & 1 != 0))
+            attempt.withLock {
+                $0.connected = true
+                $0.unreportedConnect = flags & 1 != 0
+            }
         } else {
             let error = MosquittoResult.connackError(reasonCode, protocolVersion: protocolVersion)
             attempt.withLock { $0.refusal = error }
