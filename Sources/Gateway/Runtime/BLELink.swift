@@ -1,5 +1,6 @@
 import BlueZ
 import Bluetooth
+import ByteLayouts
 import Configuration
 import DBus
 import Decoders
@@ -283,6 +284,13 @@ extension BLELink {
             service: AssignedNumbers.serviceName(for: entry.service))
     }
 
+    /// The layout of the subscription `source` ranks as, if any (a fresh read or raw notification of a
+    /// subscribed characteristic decodes like its subscription).
+    private static func layout(of source: FieldNamer.Source, device: DeviceConfiguration?) -> ByteLayout? {
+        guard let subscriptions = device?.subscribe, subscriptions.indices.contains(source.rank) else { return nil }
+        return subscriptions[source.rank].layout
+    }
+
     private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
         cancelSubscriptions(id)
         for subscription in device.subscribe where subscription.mode != .read {
@@ -290,13 +298,15 @@ extension BLELink {
                 CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
             let stream = try await peripheral.notifications(for: entry.characteristic)
             let decoder = subscription.decoder
+            let layout = subscription.layout
             let uuid = subscription.characteristic
             let source = source(entry, device: device)
             notifyTasks[id, default: [:]][entry.characteristic.id] = Task { [weak self] in
                 do {
                     for try await value in stream {
                         await self?.received(
-                            Array(value), device: id, characteristic: uuid, decoder: decoder, source: source)
+                            Array(value), device: id, characteristic: uuid, decoder: decoder, layout: layout,
+                            source: source)
                     }
                 } catch {
                     // The stream ends with the connection; the disconnection event reconnects.
@@ -311,12 +321,10 @@ extension BLELink {
     }
 
     private func received(
-        _ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?,
+        _ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?,
         source: FieldNamer.Source
     ) async {
         let time = Date()
-        let subscriptions = configuration.device(id: id)?.subscribe ?? []
-        let layout = subscriptions.indices.contains(source.rank) ? subscriptions[source.rank].layout : nil
         let reading = layout?.reading(bytes) ?? registry.decode(bytes, uuid: characteristic, decoder: decoder)
         if !reading.isSuccess {
             logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
@@ -340,7 +348,7 @@ extension BLELink {
             guard let value = try? await peripheral.readValue(for: entry.characteristic) else { continue }
             await received(
                 Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder,
-                source: source(entry, device: device))
+                layout: subscription.layout, source: source(entry, device: device))
         }
     }
 
@@ -460,7 +468,10 @@ extension BLELink {
                 return JSONMember(name, value)
             }
             let device = configuration.device(id: id)
-            await received(bytes, device: id, characteristic: uuid, decoder: nil, source: source(entry, device: device))
+            let source = source(entry, device: device)
+            await received(
+                bytes, device: id, characteristic: uuid, decoder: nil, layout: Self.layout(of: source, device: device),
+                source: source)
             let reading = registry.decode(bytes, uuid: uuid)
             if let name, reading.isSuccess {
                 let fields = reading.fields.map { JSONMember($0.name, JSONValue($0.value)) }
@@ -472,13 +483,16 @@ extension BLELink {
             let key = entry.characteristic.id
             if enable {
                 let stream = try await peripheral.notifications(for: entry.characteristic)
-                let source = source(entry, device: configuration.device(id: id))
+                let device = configuration.device(id: id)
+                let source = source(entry, device: device)
+                let layout = Self.layout(of: source, device: device)
                 notifyTasks[id, default: [:]][key]?.cancel()
                 notifyTasks[id, default: [:]][key] = Task { [weak self] in
                     do {
                         for try await value in stream {
                             await self?.received(
-                                Array(value), device: id, characteristic: uuid, decoder: "raw", source: source)
+                                Array(value), device: id, characteristic: uuid, decoder: "raw", layout: layout,
+                                source: source)
                         }
                     } catch {}
                 }
