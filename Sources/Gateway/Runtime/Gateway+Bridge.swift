@@ -115,27 +115,28 @@ extension Gateway {
             announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic)),
             resolvedServices: services)
         for (id, topics) in stale.sorted(by: { $0.key < $1.key }) {
-            await removeDiscovery(topics, of: id)
+            await removeDiscovery(topics, of: id, reason: "under field names no longer used")
         }
     }
 
     /// Deletes some entities of a configured device; a topic is forgotten only once its empty
     /// retained payload was published (otherwise it is tried again with the next discovery).
-    func removeDiscovery(_ topics: [String], of id: String) async {
+    func removeDiscovery(_ topics: [String], of id: String, reason: String) async {
         var removed: Set<String> = []
         for topic in topics {
             do {
                 try await publishRetained(topic, [])
                 removed.insert(topic)
             } catch {
-                logger.warning("removing a renamed entity failed", [("topic", topic), ("error", "\(error)")])
+                logger.warning(
+                    "removing a Home Assistant entity failed", [("topic", topic), ("error", "\(error)")])
             }
         }
         guard !removed.isEmpty else { return }
         announced[id]?.removeAll { removed.contains($0) }
         try? await state.setAnnouncedDiscovery(announced[id] ?? [], deviceID: id)
         logger.info(
-            "removed Home Assistant entities under field names no longer used",
+            "removed Home Assistant entities \(reason)",
             [("device", id), ("topics", removed.sorted().joined(separator: ","))])
     }
 
@@ -173,12 +174,11 @@ extension Gateway {
 
     func removeDiscovery(of id: String) async {
         guard let topics = announced[id], !topics.isEmpty else { return }
-        for topic in topics {
-            try? await publishRetained(topic, [])
-        }
+        await removeDiscovery(topics, of: id, reason: "of a device no longer configured")
+        // A topic whose removal failed stays announced and is tried again with the next discovery.
+        guard announced[id]?.isEmpty ?? true else { return }
         announced[id] = nil
         try? await state.forget(deviceID: id)
-        logger.info("removed Home Assistant entities of a device no longer configured", [("device", id)])
     }
 
     /// Home Assistant came online: discovery again, a few seconds later (HA ignores it while starting).
