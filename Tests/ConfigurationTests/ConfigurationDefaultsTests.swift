@@ -56,6 +56,30 @@ import Testing
         #expect(device.advertisement?.bindKey?.last == 0xFF)
     }
 
+    @Test func aRawGATTEntryMayNameAService() throws {
+        let configuration = try load(
+            #"""
+            {"devices": [{"id": "panel", "match": {"name_prefix": "P"}, "connection": "keep_connected"}],
+             "commands": {"raw_gatt": {"enabled": true, "allow": [
+               {"device": "panel", "characteristic": "2a19", "service": "battery", "operations": ["read"]},
+               {"device": "panel", "characteristic": "2a00", "operations": ["read"]}]}}}
+            """#)
+        let raw = configuration.commands.rawGATT
+        let battery = BluetoothUUID(UInt16(0x2A19))
+        #expect(raw.allow.first?.service == BluetoothUUID(UInt16(0x180F)))
+        #expect(raw.allow.last?.service == nil)
+        #expect(
+            raw.allowedOperations(device: "panel", characteristic: battery, service: BluetoothUUID(UInt16(0x180F)))
+                == [.read])
+        #expect(
+            raw.allowedOperations(device: "panel", characteristic: battery, service: BluetoothUUID(UInt16(0x180A)))
+                .isEmpty)
+        #expect(
+            raw.allowedOperations(
+                device: "panel", characteristic: BluetoothUUID(UInt16(0x2A00)), service: BluetoothUUID(UInt16(0x1800)))
+                == [.read])
+    }
+
     @Test func busAcceptsAPrivateAddress() throws {
         let configuration = try load(#"{"bluetooth": {"bus": "unix:path=/tmp/bus"}}"#)
         #expect(configuration.bluetooth.bus == .address("unix:path=/tmp/bus"))

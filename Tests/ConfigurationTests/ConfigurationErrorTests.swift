@@ -84,6 +84,10 @@ import Testing
             json:
                 #"{"commands": {"raw_gatt": {"allow": [{"device": "nope", "characteristic": "2a19", "operations": ["read"]}]}}}"#,
             code: .invalidValue, keyPath: "commands.raw_gatt.allow[0].device", mentions: "no device has id"),
+        Case(
+            json:
+                #"{"commands": {"raw_gatt": {"allow": [{"device": "a", "characteristic": "2a19", "service": "18", "operations": ["read"]}]}}}"#,
+            code: .invalidValue, keyPath: "commands.raw_gatt.allow[0].service", mentions: "service UUID"),
         Case(json: #"{"devices": {}}"#, code: .wrongType, keyPath: "devices", mentions: "a list"),
         Case(
             json: #"{"devices": [{"match": {"address": "C0:FF:EE:00:00:01"}}]}"#, code: .missingKey,

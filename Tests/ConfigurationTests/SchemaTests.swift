@@ -44,6 +44,7 @@ import Testing
         #"{"devices": [{"id": "a", "match": {}}]}"#,
         #"{"mqtt": {"url": "http://broker"}}"#,
         #"{"commands": {"rate_limit": "fast"}}"#,
+        #"{"commands": {"raw_gatt": {"allow": [{"device": "a", "characteristic": "2a19", "service": "18", "operations": ["read"]}]}}}"#,
     ])
     func mistakesFailBothTheLoaderAndTheSchema(_ json: String) async throws {
         let directory = try TemporaryDirectory()

@@ -35,7 +35,10 @@ import Testing
         var commands = configuration["commands"] as? [String: Any] ?? [:]
         commands["raw_gatt"] = [
             "enabled": true,
-            "allow": [["device": "panel", "characteristic": label, "operations": ["read", "notify"]]],
+            "allow": [
+                ["device": "panel", "characteristic": label, "service": front, "operations": ["read", "notify"]],
+                ["device": "panel", "characteristic": label, "service": back, "operations": ["notify"]],
+            ],
         ]
         configuration["commands"] = commands
         var mqtt = configuration["mqtt"] as? [String: Any] ?? [:]
@@ -129,27 +132,46 @@ import Testing
         #expect(Self.code(answer) == "ok", "\(Self.message(answer))")
         #expect(try await value(Self.front) == "short")
 
-        // Raw GATT read and notify, enabled and allowlisted (without a service: the first one, front).
+        // Raw GATT read and notify, enabled and allowlisted per service: read in the front
+        // service only (the one service a read entry names, also when the request names none).
         let raw = #"{"device":"panel","characteristic":"\#(Self.label)""#
         answer = try await Self.request(world, "blebridge/bridge/request/gatt/read", raw + #","transaction":"r1"}"#)
         #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "r1", "\(answer ?? [:])")
         #expect((answer?["data"] as? [String: Any])?["value"] as? String == Self.hex("short"))
-        // With a service: the label in that service.
         answer = try await Self.request(
-            world, "blebridge/bridge/request/gatt/read", raw + #","service":"\#(Self.back)","transaction":"r2"}"#)
+            world, "blebridge/bridge/request/gatt/read", raw + #","service":"\#(Self.front)","transaction":"r2"}"#)
         #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "r2", "\(answer ?? [:])")
-        #expect((answer?["data"] as? [String: Any])?["value"] as? String == Self.hex("hello back"))
+        #expect((answer?["data"] as? [String: Any])?["value"] as? String == Self.hex("short"))
+        // The same characteristic in another service is not reachable.
+        answer = try await Self.request(
+            world, "blebridge/bridge/request/gatt/read", raw + #","service":"\#(Self.back)","transaction":"r3"}"#)
+        #expect(Self.code(answer) == "not_allowed" && answer?["transaction"] as? String == "r3", "\(answer ?? [:])")
         answer = try await Self.request(world, "blebridge/bridge/request/gatt/read", raw + #","service":"181a"}"#)
-        #expect(Self.message(answer) == "panel has no service 181a (environmental_sensing)")
-        let rawTopic = "blebridge/panel/raw/\(Self.label)"
+        #expect(Self.code(answer) == "not_allowed", "\(answer ?? [:])")
+        // Notify is allowed in both services: the request has to name one.
         answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", raw + #","enable":true}"#)
+        #expect(Self.code(answer) == "invalid_request", "\(answer ?? [:])")
+        let front = raw + #","service":"\#(Self.front)""#
+        let rawTopic = "blebridge/panel/raw/\(Self.label)"
+        answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", front + #","enable":true}"#)
         #expect(Self.code(answer) == "ok", "\(Self.message(answer))")
         try await world.simulator.setCharacteristicValue(
             address: Self.panel, uuid: Self.label, service: Self.front, value: Array("ping".utf8), notify: true)
         let pinged = await world.recorder.first(on: rawTopic) { $0.text.contains(Self.hex("ping")) }
         #expect(pinged != nil, "no raw notification; log: \(world.gateway.log.suffix(2000))")
-        answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", raw + #","enable":false}"#)
+        answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", front + #","enable":false}"#)
         #expect(Self.code(answer) == "ok")
+        // Raw notify on and off on the back label, which the panel's configuration subscribes to:
+        // the subscription keeps publishing.
+        let back = raw + #","service":"\#(Self.back)""#
+        answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", back + #","enable":true}"#)
+        #expect(Self.code(answer) == "ok", "\(Self.message(answer))")
+        answer = try await Self.request(world, "blebridge/bridge/request/gatt/notify", back + #","enable":false}"#)
+        #expect(Self.code(answer) == "ok", "\(Self.message(answer))")
+        try await world.simulator.setCharacteristicValue(
+            address: Self.panel, uuid: Self.label, service: Self.back, value: Array("still on".utf8), notify: true)
+        let kept = await world.state("panel") { $0["raw_hex"] as? String == Self.hex("still on") }
+        #expect(kept != nil, "subscription stopped after raw notify off; states: \(world.states("panel").suffix(3))")
         // Not allowlisted: the strap's heart rate, and writes to the panel's label.
         answer = try await Self.request(
             world, "blebridge/bridge/request/gatt/read", #"{"device":"hr_strap","characteristic":"2a37"}"#)

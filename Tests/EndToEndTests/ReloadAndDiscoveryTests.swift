@@ -33,6 +33,28 @@ import Testing
         await broker.stop()
     }
 
+    /// Home Assistant turned on by SIGHUP: discovery at once (fields seen while it was off
+    /// included), and `homeassistant/status` subscribed at once, so Home Assistant's `online`
+    /// brings discovery again without waiting for the next broker connection.
+    @Test func sighupTurningHomeAssistantOnAnnouncesAndSubscribesItsStatusAtOnce() async throws {
+        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
+        let world = try await SimulatedWorld { $0["homeassistant"] = ["enabled": false] }
+        let reading = await world.state("hr_strap", timeout: .seconds(30)) { $0["heart_rate"] != nil }
+        #expect(reading != nil, "no strap reading; log: \(world.gateway.log.suffix(2000))")
+        #expect(world.recorder.on(heartRate).isEmpty)
+        try world.gateway.rewrite { $0["homeassistant"] = ["enabled": true] }
+        world.gateway.process.signal(SIGHUP)
+        let announced = await world.recorder.first(on: heartRate, timeout: .seconds(15)) { !$0.payload.isEmpty }
+        #expect(announced != nil, "no discovery after enabling; log: \(world.gateway.log.suffix(2000))")
+        // The status subscription is in place before the discovery goes out.
+        world.recorder.clear()
+        try await world.recorder.publish("homeassistant/status", "online")
+        let resent = await world.recorder.first(on: heartRate, timeout: .seconds(15)) { !$0.payload.isEmpty }
+        #expect(resent != nil, "discovery not re-sent after homeassistant/status online")
+        #expect(world.gateway.process.isRunning)
+        await world.shutdown()
+    }
+
     @Test func sighupRemovesDevicesLeavingTheConfigurationAndKeepsRunning() async throws {
         let broker = try await MosquittoFixture()
         let recorder = try await MQTTRecorder(url: broker.url)

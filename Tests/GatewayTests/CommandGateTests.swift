@@ -30,7 +30,7 @@ import Testing
                             name: "state", characteristic: battery, operations: [.read], format: ValueFormat(.hex)),
                     ],
                     readTargets: ["battery": CharacteristicTarget(battery)],
-                    rawAllow: [power: [.read, .write]], rate: rate),
+                    rawAllow: [CharacteristicTarget(power): [.read, .write]], rate: rate),
                 DeviceCommandPolicy(deviceID: "hr_strap", readTargets: ["battery": CharacteristicTarget(battery)]),
             ], rawGATTEnabled: raw)
     }
@@ -177,6 +177,50 @@ import Testing
                 == .invalidRequest)
     }
 
+    /// An allowlist entry naming a service reaches the characteristic in that service only.
+    @Test func rawGATTAllowlistEntriesMayNameAService() throws {
+        let front = BluetoothUUID("6b1e0101-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+        let back = BluetoothUUID("6b1e0201-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+        let label = BluetoothUUID("6b1e0102-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+        let panel = DeviceCommandPolicy(
+            deviceID: "panel",
+            rawAllow: [
+                CharacteristicTarget(label, service: front): [.read, .notify],
+                CharacteristicTarget(label, service: back): [.notify],
+            ])
+        var gate = CommandGate(policy: CommandPolicy(devices: [panel], rawGATTEnabled: true))
+        let device = #""device":"panel","characteristic":"6b1e0102-3c4d-4e5f-8a9b-0c1d2e3f4a5b""#
+        func service(_ uuid: BluetoothUUID) -> String { #","service":"\#(uuid)""# }
+        // The named service: reachable there.
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/read", "{\(device)\(service(front))}").get().steps
+                == [.read(device: "panel", characteristic: label, name: nil, service: front)])
+        // Without a service: the one service the read entries name, not the device's first.
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/read", "{\(device)}").get().steps
+                == [.read(device: "panel", characteristic: label, name: nil, service: front)])
+        // The same characteristic in another service: refused.
+        let other = admit(&gate, "blebridge/bridge/request/gatt/read", "{\(device)\(service(back))}")
+        #expect(other.failureCode == .notAllowed)
+        #expect(other.failureMessage?.contains("in service 6b1e0201") == true, "\(other)")
+        #expect(
+            admit(&gate, "blebridge/bridge/request/gatt/read", "{\(device),\"service\":\"180f\"}").failureCode
+                == .notAllowed)
+        // Notify is allowed in both: the request must say which.
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/gatt/notify", "{\(device)\(service(back)),\"enable\":true}")
+                .get().steps == [.notify(device: "panel", characteristic: label, enable: true, service: back)])
+        let ambiguous = admit(&gate, "blebridge/bridge/request/gatt/notify", "{\(device),\"enable\":true}")
+        #expect(ambiguous.failureCode == .invalidRequest)
+        #expect(ambiguous.failureMessage?.contains("'service' is required") == true, "\(ambiguous)")
+        // An entry without a service still reaches every service.
+        var open = CommandGate(policy: Self.policy(raw: true))
+        let anywhere = #""device":"lamp","characteristic":"6b1e0002-3c4d-4e5f-8a9b-0c1d2e3f4a5b""#
+        #expect(
+            try admit(&open, "blebridge/bridge/request/gatt/read", "{\(anywhere)\(service(back))}").get().steps
+                == [.read(device: "lamp", characteristic: Self.power, name: nil, service: back)])
+    }
+
     @Test func bridgeRequests() throws {
         var gate = CommandGate(policy: Self.policy())
         #expect(try admit(&gate, "blebridge/bridge/request/devices", "{}").get().steps == [.listDevices])
@@ -211,5 +255,12 @@ import Testing
             CommandResponse.ok(transaction: "t", data: .object([JSONMember("power", true)])).serialized
                 == #"{"transaction":"t","status":"ok","data":{"power":true}}"#)
         #expect(CommandResponse.ok(transaction: nil).serialized == #"{"status":"ok"}"#)
+    }
+}
+
+extension Result where Failure == CommandFailure {
+    fileprivate var failureMessage: String? {
+        if case .failure(let failure) = self { return failure.message }
+        return nil
     }
 }

@@ -1,7 +1,8 @@
 import Bluetooth
 
 /// `commands.raw_gatt`: requests on `<base>/bridge/request/gatt/…`. Off by default; when on,
-/// only the characteristics in `allow` may be touched, and only with the listed operations.
+/// only the characteristics in `allow` may be touched (within the service an entry names, when it
+/// names one), and only with the listed operations.
 public struct RawGATTSettings: Sendable, Equatable {
     public var enabled: Bool
     public var allow: [RawGATTRule]
@@ -13,11 +14,18 @@ public struct RawGATTSettings: Sendable, Equatable {
 
     static let keys = ["enabled", "allow"]
 
-    /// The operations allowed on `characteristic` of `device` (empty when raw GATT is off).
-    public func allowedOperations(device: String, characteristic: BluetoothUUID) -> Set<GATTOperation> {
+    /// The operations allowed on `characteristic` of `device` in `service` (empty when raw GATT
+    /// is off). An entry without a service allows the characteristic in every service; with
+    /// `service` nil only such entries count.
+    public func allowedOperations(
+        device: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil
+    ) -> Set<GATTOperation> {
         guard enabled else { return [] }
         var operations: Set<GATTOperation> = []
-        for rule in allow where rule.device == device && rule.characteristic == characteristic {
+        for rule in allow
+        where rule.device == device && rule.characteristic == characteristic
+            && (rule.service == nil || rule.service == service)
+        {
             operations.formUnion(rule.operations)
         }
         return operations
@@ -29,15 +37,20 @@ public struct RawGATTRule: Sendable, Equatable {
     /// A device `id` from `devices`.
     public var device: String
     public var characteristic: BluetoothUUID
+    /// The service holding it; nil: the characteristic in any service of the device.
+    public var service: BluetoothUUID?
     public var operations: [GATTOperation]
 
-    public init(device: String, characteristic: BluetoothUUID, operations: [GATTOperation]) {
+    public init(
+        device: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil, operations: [GATTOperation]
+    ) {
         self.device = device
         self.characteristic = characteristic
+        self.service = service
         self.operations = operations
     }
 
-    static let keys = ["device", "characteristic", "operations"]
+    static let keys = ["device", "characteristic", "service", "operations"]
 }
 
 extension RawGATTSettings: Decodable {
@@ -55,6 +68,7 @@ extension RawGATTRule: Decodable {
         characteristic = try reader.required(
             try reader.uuid("characteristic", kind: .characteristic), "characteristic",
             accepted: ObjectReader.UUIDKind.characteristic.accepted)
+        service = try reader.uuid("service", kind: .service)
         operations = try reader.required(
             try reader.enumerations(GATTOperation.self, "operations"), "operations",
             accepted: "a list of \(GATTOperation.acceptedValues)")

@@ -199,25 +199,25 @@ public struct CommandGate: Sendable {
             guard let characteristic = BluetoothUUID(text) else {
                 return .failure(CommandFailure(.invalidValue, "'\(text)' is not a Bluetooth UUID"))
             }
-            let service: BluetoothUUID?
+            let requested: BluetoothUUID?
             switch document["service"] {
-            case nil: service = nil
+            case nil: requested = nil
             case .some(.string(let text)):
                 guard let uuid = BluetoothUUID(text) else {
                     return .failure(CommandFailure(.invalidValue, "service '\(text)' is not a Bluetooth UUID"))
                 }
-                service = uuid
+                requested = uuid
             case .some(let other):
                 return .failure(
                     CommandFailure(.invalidRequest, "'service' must be a UUID string, got \(other.typeName)"))
             }
             let operation: GATTOperation = kind == .gattRead ? .read : kind == .gattWrite ? .write : .notify
-            guard policy.devices[device]?.rawAllow[characteristic]?.contains(operation) == true else {
-                return .failure(
-                    CommandFailure(
-                        .notAllowed,
-                        "\(operation.rawValue) of \(characteristic) on \(device) is not in the raw_gatt allowlist"
-                    ))
+            let allowed = policy.devices[device]?.rawTarget(characteristic, service: requested, operation: operation)
+            let service: BluetoothUUID?
+            switch allowed {
+            case .success(let target): service = target
+            case .failure(let failure): return .failure(failure)
+            case nil: return .failure(CommandFailure(.unknownDevice, "no device '\(device)' in the configuration"))
             }
             switch kind {
             case .gattRead:

@@ -33,14 +33,15 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
     /// configuration used and by UUID), each mapped to its characteristic (and service, when
     /// the subscription names one).
     public var readTargets: [String: CharacteristicTarget]
-    /// Raw GATT allowlist for this device: characteristic → operations.
-    public var rawAllow: [BluetoothUUID: Set<GATTOperation>]
+    /// Raw GATT allowlist for this device: characteristic (within a service, when the entry
+    /// names one; without one, in any service) → operations.
+    public var rawAllow: [CharacteristicTarget: Set<GATTOperation>]
     /// Commands per second for this device; nil = the policy's default.
     public var rate: Double?
 
     public init(
         deviceID: String, commands: [NamedCommand] = [], readTargets: [String: CharacteristicTarget] = [:],
-        rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:], rate: Double? = nil
+        rawAllow: [CharacteristicTarget: Set<GATTOperation>] = [:], rate: Double? = nil
     ) {
         self.deviceID = deviceID
         self.commands = commands
@@ -51,6 +52,36 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
 
     public func command(named name: String) -> NamedCommand? {
         commands.first(where: { $0.name == name })
+    }
+
+    /// The service a raw GATT `operation` on `characteristic` is executed in, when the allowlist
+    /// permits it. A request naming `service` needs an entry for that service or one naming none.
+    /// A request naming none uses an entry naming none (the device's first service holding the
+    /// characteristic), else the one service the entries name; several: the request must choose.
+    public func rawTarget(
+        _ characteristic: BluetoothUUID, service: BluetoothUUID?, operation: GATTOperation
+    ) -> Result<BluetoothUUID?, CommandFailure> {
+        let grants = rawAllow.filter { $0.key.characteristic == characteristic && $0.value.contains(operation) }.keys
+        let refused = CommandFailure(
+            .notAllowed,
+            "\(operation.rawValue) of \(characteristic)\(service.map { " in service \($0)" } ?? "") on \(deviceID)"
+                + " is not in the raw_gatt allowlist")
+        if let service {
+            return grants.contains { $0.service == nil || $0.service == service }
+                ? .success(service) : .failure(refused)
+        }
+        if grants.contains(where: { $0.service == nil }) { return .success(nil) }
+        let services = Set(grants.compactMap(\.service)).sorted { $0.description < $1.description }
+        switch services.count {
+        case 0: return .failure(refused)
+        case 1: return .success(services[0])
+        default:
+            return .failure(
+                CommandFailure(
+                    .invalidRequest,
+                    "'service' is required: \(characteristic) on \(deviceID) is allowlisted in services "
+                        + services.map(\.description).joined(separator: ", ")))
+        }
     }
 }
 

@@ -32,9 +32,10 @@ public struct GatewayModel: Sendable {
                 if let name = AssignedNumbers.characteristicName(for: uuid) { readTargets[name] = target }
                 if uuid == BluetoothUUID(UInt16(0x2A19)) { readTargets["battery"] = target }
             }
-            var rawAllow: [BluetoothUUID: Set<GATTOperation>] = [:]
+            var rawAllow: [CharacteristicTarget: Set<GATTOperation>] = [:]
             for rule in raw.allow where rule.device == device.id {
-                rawAllow[rule.characteristic, default: []].formUnion(rule.operations)
+                rawAllow[CharacteristicTarget(rule.characteristic, service: rule.service), default: []]
+                    .formUnion(rule.operations)
             }
             return DeviceCommandPolicy(
                 deviceID: device.id, commands: device.commands.map(Self.namedCommand), readTargets: readTargets,

@@ -18,7 +18,7 @@ public struct ReadingRouter: Sendable {
     public let qos: OutboxQoS
     public let rawTopics: Bool
     /// Nil when Home Assistant discovery is off.
-    public let discoveryBuilder: DiscoveryBuilder?
+    public private(set) var discoveryBuilder: DiscoveryBuilder?
     private var devices: [String: DiscoveryDevice]
     private var states: [String: DeviceState] = [:]
     /// Per device: field → (last value, unit), for (re-)announcing discovery.
@@ -35,8 +35,11 @@ public struct ReadingRouter: Sendable {
         self.devices = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Replaces the device list (configuration reload); state of removed devices is dropped.
-    public mutating func update(devices: [DiscoveryDevice]) {
+    /// Replaces the device list and the discovery builder (configuration reload; nil: Home
+    /// Assistant off); state of removed devices is dropped. Fields seen so far are announced by
+    /// ``allDiscovery()`` with the new builder.
+    public mutating func update(devices: [DiscoveryDevice], discoveryBuilder: DiscoveryBuilder?) {
+        self.discoveryBuilder = discoveryBuilder
         self.devices = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         states = states.filter { self.devices[$0.key] != nil }
         fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }

@@ -417,6 +417,16 @@ extension BLELink {
         return .success(data.isEmpty ? nil : .object(data))
     }
 
+    /// Whether a `notify`/`indicate` subscription of the device's configuration resolves to `key`.
+    private func isSubscribed(_ key: GATTAttributeID, device id: String) -> Bool {
+        let subscriptions = configuration.device(id: id)?.subscribe ?? []
+        return subscriptions.contains { subscription in
+            guard subscription.mode != .read else { return false }
+            let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
+            return (try? characteristic(target, of: id))?.characteristic.id == key
+        }
+    }
+
     /// The `value_too_long` message: names the limit and, for writes without response, the way out.
     static func tooLong(_ length: Int, limit: Int, type: WriteType) -> String {
         switch type {
@@ -478,6 +488,9 @@ extension BLELink {
         case .notify(_, let uuid, let enable, let service):
             let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
             let key = entry.characteristic.id
+            // A configured subscription already streams it (decoded, and on the raw topic): raw
+            // notify neither replaces nor ends it.
+            guard !isSubscribed(key, device: id) else { return nil }
             if enable {
                 let stream = try await peripheral.notifications(for: entry.characteristic)
                 let device = configuration.device(id: id)

@@ -37,10 +37,11 @@ public actor Gateway {
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
     var tasks: [Task<Void, Never>] = []
-    /// The tasks reading the command subscriptions; they end with the connection (see `stop`).
-    var commandTasks: [Task<Void, Never>] = []
+    /// The tasks reading the command subscriptions, per filter; they end with the connection
+    /// (see `stop`), or when a reload drops their filter (Home Assistant's status topic).
+    var commandTasks: [String: Task<Void, Never>] = [:]
     /// Command subscriptions opened but not read yet (Bluetooth not started), and the filters opened.
-    var unreadCommandStreams: [AsyncStream<MQTTMessage>] = []
+    var unreadCommandStreams: [String: AsyncStream<MQTTMessage>] = [:]
     var commandFilters: Set<String> = []
     var readingCommands = false
     var discoveryResend: Task<Void, Never>?
@@ -219,7 +220,7 @@ public actor Gateway {
         // subscription's last stream while connected would UNSUBSCRIBE, and the broker would drop
         // the commands sent while the gateway is down instead of queueing them for the session.
         await client.disconnect()
-        for task in commandTasks { task.cancel() }
+        for task in commandTasks.values { task.cancel() }
         await store.close()
         logger.info("stopped")
     }
@@ -250,7 +251,10 @@ public actor Gateway {
         let newModel = GatewayModel(configuration: configuration)
         model = newModel
         gate.update(policy: newModel.commandPolicy)
-        pipeline.withRouter { $0.update(devices: newModel.discoveryDevices) }
+        pipeline.withRouter {
+            $0.update(devices: newModel.discoveryDevices, discoveryBuilder: newModel.discoveryBuilder)
+        }
+        await resubscribeHomeAssistantStatus(old: old)
         var actions: [ConnectionScheduler.Action] = []
         if !diff.changed.isEmpty {
             let unchanged = newModel.schedulerSpecs.filter { !diff.changed.contains($0.id) }
@@ -302,16 +306,22 @@ public actor Gateway {
         }
     }
 
-    /// Subscribes to the command filters not subscribed yet (a refused one is retried at the next
-    /// connection). Only reached before the client starts and on `connected`, so a subscription
-    /// stream never ends while the gateway runs.
-    func subscribeCommands() async {
+    /// The filters the gateway subscribes: commands, with Home Assistant's status topic when discovery is on.
+    static func subscribedFilters(_ model: GatewayModel) -> [String] {
         var filters = model.topics.commandFilters
         if model.configuration.homeAssistant.enabled { filters.append(model.topics.homeAssistantStatus) }
-        for filter in filters where !commandFilters.contains(filter) {
+        return filters
+    }
+
+    /// Subscribes to the command filters not subscribed yet (a refused one is retried at the next
+    /// connection). Reached before the client starts, on `connected`, and on a reload that turns
+    /// Home Assistant on (or moves its status topic). The command filters' streams never end
+    /// while the gateway runs.
+    func subscribeCommands() async {
+        for filter in Self.subscribedFilters(model) where !commandFilters.contains(filter) {
             commandFilters.insert(filter)
             do {
-                unreadCommandStreams.append(try await client.subscribe(filter, qos: .atLeastOnce))
+                unreadCommandStreams[filter] = try await client.subscribe(filter, qos: .atLeastOnce)
             } catch {
                 commandFilters.remove(filter)
                 logger.error(
@@ -323,15 +333,31 @@ public actor Gateway {
     }
 
     func readCommandStreams() {
-        for stream in unreadCommandStreams {
-            commandTasks.append(
-                Task { [weak self] in
-                    for await message in stream {
-                        guard let self else { return }
-                        await self.received(message)
-                    }
-                })
+        for (filter, stream) in unreadCommandStreams {
+            commandTasks[filter] = Task { [weak self] in
+                for await message in stream {
+                    guard let self else { return }
+                    await self.received(message)
+                }
+            }
         }
-        unreadCommandStreams = []
+        unreadCommandStreams = [:]
+    }
+
+    /// A reload turned Home Assistant on or off, or moved its status topic: ends the old status
+    /// subscription (its last stream ending unsubscribes) and subscribes the new one at once, so
+    /// Home Assistant's `online` is heard without waiting for the next broker connection.
+    func resubscribeHomeAssistantStatus(old: BridgeConfiguration) async {
+        let previous = GatewayModel(configuration: old)
+        let kept = Set(Self.subscribedFilters(model))
+        for filter in Self.subscribedFilters(previous) where !kept.contains(filter) && commandFilters.contains(filter) {
+            commandFilters.remove(filter)
+            commandTasks.removeValue(forKey: filter)?.cancel()
+            if let unread = unreadCommandStreams.removeValue(forKey: filter) {
+                Task { for await _ in unread {} }.cancel()  // ending the iteration ends the stream
+            }
+            logger.info("unsubscribed", [("filter", filter)])
+        }
+        await subscribeCommands()
     }
 }
