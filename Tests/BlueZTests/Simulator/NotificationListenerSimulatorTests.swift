@@ -64,6 +64,72 @@ import Testing
         }
     }
 
+    /// Load mode sends about ten values per millisecond tick back to back: a handler that hopped
+    /// through tasks or threads would see them reordered.
+    @Test func handlerGetsABurstInOrder() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            try await bluez.simulator.setLoad(devices: 1, rate: 1)  // creates LOAD-0000
+            let device = try await bluez.connected(LoadDevices.address(0))
+            let sequences = Mutex<[UInt64]>([])
+            let listener = try await device.notifications(
+                for: try await device.characteristic(LoadDevices.characteristic),
+                onValue: { data in
+                    if let value = LoadValue(bytes: Array(data)) { sequences.withLock { $0.append(value.sequence) } }
+                })
+            try await bluez.simulator.setLoad(devices: 1, rate: 10_000)
+            let enough = await waitUntil { sequences.withLock { $0.count } >= 2_000 }
+            try await bluez.simulator.setLoad(devices: 0, rate: 0)
+            listener.cancel()
+            #expect(enough)
+            let received = sequences.withLock { $0 }
+            #expect(zip(received, received.dropFirst()).allSatisfy { $0 + 1 == $1 }, "out of order or lost")
+        }
+    }
+
+    /// `cancel()` takes effect when it returns: a handler that cancels itself in the middle of a
+    /// burst gets nothing more, while a stream on the same characteristic keeps receiving.
+    @Test func aHandlerCancelledInTheMiddleOfABurstGetsNothingMore() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            try await bluez.simulator.setLoad(devices: 1, rate: 1)  // creates LOAD-0000
+            let device = try await bluez.connected(LoadDevices.address(0))
+            let characteristic = try await device.characteristic(LoadDevices.characteristic)
+            let stream = try await device.notifications(for: characteristic)
+            let state = Mutex(
+                (listener: NotificationListener?.none, received: [UInt64](), cancelledAfter: UInt64?.none))
+            let listener = try await device.notifications(for: characteristic) { data in
+                guard let value = LoadValue(bytes: Array(data)) else { return }
+                let toCancel = state.withLock { state -> NotificationListener? in
+                    state.received.append(value.sequence)
+                    guard state.received.count >= 50, state.cancelledAfter == nil, let listener = state.listener else {
+                        return nil
+                    }
+                    state.cancelledAfter = value.sequence
+                    return listener
+                }
+                toCancel?.cancel()
+            }
+            state.withLock { $0.listener = listener }
+            try await bluez.simulator.setLoad(devices: 1, rate: 10_000)
+            let cancelled = await waitUntil { state.withLock { $0.cancelledAfter } != nil }
+            let cancelledAfter = try #require(state.withLock { $0.cancelledAfter }, "the handler never cancelled")
+            #expect(cancelled)
+            // The stream sees the burst go on well past the cancel.
+            let later = await withDeadline(.seconds(10)) { () -> UInt64? in
+                do {
+                    for try await data in stream {
+                        if let value = LoadValue(bytes: Array(data)), value.sequence >= cancelledAfter + 200 {
+                            return value.sequence
+                        }
+                    }
+                } catch {}
+                return nil
+            }
+            try await bluez.simulator.setLoad(devices: 0, rate: 0)
+            #expect(later != nil)
+            #expect(state.withLock { $0.received.last } == cancelledAfter)
+        }
+    }
+
     @Test func cancellingTheLastListenerTurnsNotificationsOffWithoutEndingIt() async throws {
         try await SimulatedBlueZ.run { bluez in
             let (lamp, brightness, received, listener) = try await listening(bluez)
