@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),  // imported by Decoders only (BTHome AES-CCM)
+        .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
 
         // Small leaf modules.
         .target(name: "Logging"),
@@ -37,13 +38,13 @@ let package = Package(
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
 
         // Wrappers of C libraries.
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["CDBus", "Logging"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
 
         // BLE.
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll"]),
         .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
         .target(name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON"]),
 

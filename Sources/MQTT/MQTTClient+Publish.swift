@@ -14,6 +14,44 @@ extension MQTTClient {
     /// ``MQTTError/Code/payloadTooLarge`` when the broker's limit is exceeded (MQTT 5 reason code
     /// or the CONNACK maximum packet size), ``MQTTError/Code/unsupported`` for properties over 3.1.1.
     public nonisolated(nonsending) func publish(_ message: MQTTMessage) async throws {
+        let (context, messageID) = try hand(message)
+        if message.qos == .atMostOnce {
+            _ = context.inFlight.withLock { $0.publisherArrived(mid: messageID, waiter: nil) }
+            return
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Self.wait(for: messageID, in: context, waiter: .task(continuation))
+            }
+        } onCancel: {
+            context.inFlight.withLock { $0.cancel(mid: messageID) }?.cancel()
+        }
+    }
+
+    /// Publishes `message` without suspending: the packet is queued with libmosquitto (and written
+    /// when the socket takes it) before this returns, so calls made one after another from one
+    /// thread reach the broker in that order.
+    ///
+    /// `onOutcome` runs exactly once: for QoS 1/2 with the broker's acknowledgement (success, or the
+    /// MQTT 5 failure reason as an error) on the client's network thread, or on the calling thread
+    /// when the acknowledgement came first; with ``MQTTError/Code/noConnection``-class errors only
+    /// when the client stops. For QoS 0 it runs at once, on the calling thread. Keep it short: it
+    /// holds up the network thread. Failures known at once are thrown instead (as by
+    /// ``publish(_:)``), and `onOutcome` is then not called.
+    public nonisolated func publish(
+        _ message: MQTTMessage, onOutcome: @escaping @Sendable (Result<Void, MQTTError>) -> Void
+    ) throws(MQTTError) {
+        let (context, messageID) = try hand(message)
+        if message.qos == .atMostOnce {
+            _ = context.inFlight.withLock { $0.publisherArrived(mid: messageID, waiter: nil) }
+            onOutcome(.success(()))
+            return
+        }
+        Self.wait(for: messageID, in: context, waiter: .callback(onOutcome))
+    }
+
+    /// Validates `message` and queues it with libmosquitto; returns the callback context and message id.
+    private nonisolated func hand(_ message: MQTTMessage) throws(MQTTError) -> (MosquittoCallbackContext, Int32) {
         try MQTTTopic.validateName(message.topic)
         if configuration.protocolVersion == .v311 && !message.properties.isEmpty {
             throw MQTTError(.unsupported, "publishing to \(message.topic): MQTT 5 properties need protocol version 5")
@@ -36,25 +74,21 @@ extension MQTTClient {
         if rc != MosquittoResult.success && !queuedWhileReconnecting {
             throw MosquittoResult.error(rc, "publishing to \(message.topic)", errnoValue: savedErrno)
         }
-        let context = loop.handle.context
-        let messageID = mid
-        if message.qos == .atMostOnce {
-            _ = context.inFlight.withLock { $0.publisherArrived(mid: messageID, waiter: nil) }
-            return
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-                switch context.inFlight.withLock({ $0.publisherArrived(mid: messageID, waiter: waiter) }) {
-                case .wait:
-                    break
-                case .resolved(let reasonCode):
-                    MosquittoCallbackContext.resume(waiter, reasonCode: reasonCode)
-                case .closed:
-                    waiter.resume(throwing: MQTTLifecycle.stoppedError)
-                }
-            }
-        } onCancel: {
-            context.inFlight.withLock { $0.cancel(mid: messageID) }?.resume(throwing: CancellationError())
+        return (loop.handle.context, mid)
+    }
+
+    /// Registers `waiter` for `messageID`, resolving it at once when the acknowledgement came first
+    /// or the client stopped.
+    private nonisolated static func wait(
+        for messageID: Int32, in context: MosquittoCallbackContext, waiter: MQTTPublishWaiter
+    ) {
+        switch context.inFlight.withLock({ $0.publisherArrived(mid: messageID, waiter: waiter) }) {
+        case .wait:
+            break
+        case .resolved(let reasonCode):
+            MosquittoCallbackContext.resume(waiter, reasonCode: reasonCode)
+        case .closed:
+            waiter.resolve(.failure(MQTTLifecycle.stoppedError))
         }
     }
 }

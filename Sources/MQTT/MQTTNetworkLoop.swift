@@ -33,8 +33,10 @@ final class MQTTNetworkLoop: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "mqtt-network"
+        let thread = Thread { [self] in
+            ThreadName.setCurrent("blebridge.mqtt")
+            run()
+        }
         thread.start()
     }
 

@@ -11,9 +11,11 @@ import Outbox
 /// - Rows are handed out in id order (the outbox's append order), so every stream keeps its
 ///   order on the wire; the broker keeps the order of in-flight QoS 1 publishes of one
 ///   connection.
-/// - A row is deleted only after its acknowledgement; acknowledgements are batched (a quarter
-///   window at a time while publishes flow, everything as soon as the window is empty), one
-///   removal at a time.
+/// - Rows just appended are handed out at once, without reading them back, when the window has
+///   published everything before them (the *live tail*); otherwise they are read in order later.
+/// - A row is deleted only after its acknowledgement; deletions are batched: a quarter window at
+///   a time, or whatever gathered once the driver's removal delay passed (``Action/removeLater``),
+///   or at once while disconnected; one removal at a time.
 /// - While disconnected nothing new is handed out. Publishes already in flight stay in the
 ///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
 ///   newer, so the broker still sees every stream in order.
@@ -32,6 +34,8 @@ struct PublishWindow: Sendable {
         case publish([OutboxRecord], generation: Int)
         /// Delete these acknowledged rows.
         case remove([Int64])
+        /// Call ``removalDelayElapsed()`` after the removal delay (acknowledged rows are waiting).
+        case removeLater
         /// Drop these rows the broker refused for good.
         case discard([Int64])
         /// Call ``resume()`` after a pause (transient failure while believed connected).
@@ -51,6 +55,7 @@ struct PublishWindow: Sendable {
     private(set) var acknowledged: Set<Int64> = []
     private var pendingRemoval: [Int64] = []
     private var removing = false
+    private var removalScheduled = false
     /// The number of the outstanding read, if one is outstanding; results of other reads are stale.
     private var outstandingRead: Int?
     private var reads = 0
@@ -67,6 +72,9 @@ struct PublishWindow: Sendable {
         self.stallTimeout = stallTimeout
     }
 
+    /// Rows may wait in the outbox beyond what was handed out (acknowledgements free room for them).
+    var hasBacklog: Bool { connected && !paused && mayHaveMore }
+
     var isIdle: Bool { inFlight.isEmpty && pendingRemoval.isEmpty && !removing && outstandingRead == nil }
 
     // MARK: - Inputs
@@ -77,7 +85,7 @@ struct PublishWindow: Sendable {
         lastProgress = now
         outstandingRead = nil
         mayHaveMore = true
-        return fill()
+        return flushRemovals() + fill()
     }
 
     /// Called periodically: a connected window whose publishes got no acknowledgement for
@@ -89,11 +97,32 @@ struct PublishWindow: Sendable {
         return fill()
     }
 
-    /// Rows were appended to the outbox.
+    /// Rows were appended to the outbox (the driver does not know which).
     mutating func appended() -> [Action] {
         appends += 1
         mayHaveMore = true
         return fill()
+    }
+
+    /// `records` were appended to the outbox (ids increasing). When everything before them was
+    /// handed out, as many as the window has room for are published at once (no read back); the
+    /// rest is read later, in order.
+    mutating func appended(_ records: [OutboxRecord], now: ContinuousClock.Instant) -> [Action] {
+        appends += 1
+        guard connected, !paused, outstandingRead == nil, !mayHaveMore, let first = records.first,
+            first.id > cursor
+        else {
+            mayHaveMore = true
+            return fill()
+        }
+        let batch = Array(records.prefix(capacity - inFlight.count))
+        if batch.count < records.count { mayHaveMore = true }
+        for record in batch {
+            cursor = record.id
+            inFlight.insert(record.id)
+        }
+        if !batch.isEmpty && inFlight.count == batch.count { lastProgress = now }
+        return (batch.isEmpty ? [] : [.publish(batch, generation: generation)]) + fill()
     }
 
     mutating func fetched(
@@ -163,6 +192,12 @@ struct PublishWindow: Sendable {
         return [.resumeLater]
     }
 
+    /// The removal delay asked for by ``Action/removeLater`` passed: delete what gathered.
+    mutating func removalDelayElapsed() -> [Action] {
+        removalScheduled = false
+        return flushRemovals(force: true)
+    }
+
     mutating func resume() -> [Action] {
         paused = false
         return flushRemovals() + fill()
@@ -189,11 +224,15 @@ struct PublishWindow: Sendable {
         return [.fetch(after: cursor, limit: room, read: reads)]
     }
 
-    /// Deletes acknowledged rows in batches: once a quarter window has gathered, or whenever
-    /// nothing else is in flight (so a quiet queue is always cleaned up at once).
-    private mutating func flushRemovals() -> [Action] {
+    /// Deletes acknowledged rows in batches: once a quarter window has gathered, at once while
+    /// disconnected (nothing else is coming), else after the driver's removal delay.
+    private mutating func flushRemovals(force: Bool = false) -> [Action] {
         guard !removing, !pendingRemoval.isEmpty else { return [] }
-        guard pendingRemoval.count >= max(1, capacity / 4) || inFlight.isEmpty || !connected else { return [] }
+        guard pendingRemoval.count >= max(1, capacity / 4) || !connected || force else {
+            guard !removalScheduled else { return [] }
+            removalScheduled = true
+            return [.removeLater]
+        }
         removing = true
         defer { pendingRemoval.removeAll() }
         return [.remove(pendingRemoval)]

@@ -11,6 +11,7 @@ import Outbox
 /// let publisher = Publisher(store: store, client: client, options: PublisherOptions(window: 64))
 /// await publisher.start()
 /// try await publisher.submit(OutboxEntry(topic: "blebridge/hr_strap", payload: json, stream: "hr_strap"))
+/// publisher.offer([entry])   // the same without waiting for the commit (the gateway's hot path)
 /// ```
 ///
 /// - ``submit(_:)-(OutboxEntry)`` returns once the reading is committed to the outbox; it never waits for
@@ -24,20 +25,28 @@ import Outbox
 ///   never out of order and never not at all).
 /// - A reading the broker refuses for good is dropped and counted (reason `rejected`).
 ///
+/// Threads: the actor runs on the outbox's own thread (its `unownedExecutor` is the store's), so
+/// committing, reading and deleting rows are plain calls, and publishes are handed to libmosquitto
+/// from that thread. Entries (``offer(_:)``, ``submit(_:)-([OutboxEntry])``) and acknowledgements (from
+/// the MQTT network thread) reach it through a ``PublisherInbox`` and a closure run on that thread,
+/// never through the cooperative pool: a reading costs one wake-up of the outbox thread, and entries
+/// that arrive while it is busy share one transaction (group commit).
+///
 /// The flow control itself is ``PublishWindow``, a pure state machine; this actor only performs
 /// its actions.
 public actor Publisher {
     public nonisolated let store: OutboxStore
     public nonisolated let client: MQTTClient
     public nonisolated let options: PublisherOptions
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
+    private nonisolated let inbox: PublisherInbox
     private let logger: Logger
     private var window: PublishWindow
     private var watcher: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
     private var published = 0
-    private var pendingSubmits: [PendingSubmit] = []
     private var storeError: OutboxError?
-    private var committing = false
+    private var stopping = false
     private let clock = ContinuousClock()
     private let sampleTimeProperty: String?
 
@@ -49,6 +58,7 @@ public actor Publisher {
         self.client = client
         self.options = options
         self.logger = logger
+        self.inbox = PublisherInbox(batch: max(1, options.window / 4))
         self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
         // MQTT 3.1.1 has no properties: sending one would make every publish fail (and every
         // reading be dropped as refused), so the sample-time property is left out there.
@@ -89,88 +99,133 @@ public actor Publisher {
         watcher = nil
         ticker?.cancel()
         ticker = nil
+        stopping = true
+        drain()
         perform(window.connectionChanged(connected: false, now: clock.now))
         let deadline = clock.now + drainTimeout
         while !window.isIdle && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
+            drain()
         }
     }
 
     /// Commits `entry` to the outbox, then lets the publisher send it when it can.
-    public func submit(_ entry: OutboxEntry) async throws(OutboxError) {
+    public nonisolated func submit(_ entry: OutboxEntry) async throws(OutboxError) {
         try await submit([entry])
     }
 
     /// Commits `entries` to the outbox in one transaction, then lets the publisher send them.
     ///
-    /// Submits that arrive while a commit is under way are committed together in the next
-    /// transaction (group commit), so many devices submitting at once cost one transaction per
-    /// round, not one each. A failing group is retried submit by submit, so one bad entry fails
+    /// Submits and offers that arrive while a commit is under way are committed together in the
+    /// next transaction (group commit), so many devices submitting at once cost one transaction
+    /// per round, not one each. A failing group is retried submit by submit, so one bad entry fails
     /// only its own submit.
-    public func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
-        guard !committing else {
-            // Another commit is running: join the next group.
-            let result = await withCheckedContinuation { continuation in
-                pendingSubmits.append(PendingSubmit(entries: entries, continuation: continuation))
-            }
-            return try result.get()
-        }
-        // Nobody is committing: commit inline (no extra hop for a lone producer).
-        committing = true
-        let result: Result<Void, OutboxError>
-        do {
-            try await store.append(entries)
-            result = .success(())
-        } catch {
-            result = .failure(error)
-        }
-        noteStoreResult(result)
-        perform(window.appended())
-        if pendingSubmits.isEmpty {
-            committing = false
-        } else {
-            Task { await self.commitPendingSubmits() }
+    public nonisolated func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
+        let result = await withCheckedContinuation { continuation in
+            hand(PublisherInbox.Submission(entries: entries, continuation: continuation))
         }
         try result.get()
     }
 
-    private struct PendingSubmit {
-        let entries: [OutboxEntry]
-        let continuation: CheckedContinuation<Result<Void, OutboxError>, Never>
+    /// Hands `entries` over for the next commit and returns at once (no suspension, no task): the
+    /// gateway's path for readings. Entries keep the order of the calls. A commit that fails is
+    /// logged (the readings are lost, as they would be if the process died before the commit) and
+    /// shows in ``stats()`` as `storeError`.
+    public nonisolated func offer(_ entries: [OutboxEntry]) {
+        guard !entries.isEmpty else { return }
+        hand(PublisherInbox.Submission(entries: entries, continuation: nil))
     }
 
-    private func commitPendingSubmits() async {
-        while !pendingSubmits.isEmpty {
-            let group = pendingSubmits
-            pendingSubmits = []
-            do {
-                try await store.append(group.flatMap(\.entries))
-                noteStoreResult(.success(()))
-                for submit in group { submit.continuation.resume(returning: .success(())) }
-            } catch {
-                noteStoreResult(.failure(error))
-                if group.count == 1 {
-                    group[0].continuation.resume(returning: .failure(error))
-                } else {
-                    for submit in group {
-                        do {
-                            try await store.append(submit.entries)
-                            submit.continuation.resume(returning: .success(()))
-                        } catch {
-                            submit.continuation.resume(returning: .failure(error))
-                        }
+    public func stats() throws(OutboxError) -> PublisherStats {
+        drain()
+        return PublisherStats(
+            outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
+            connected: window.connected, storeError: storeError)
+    }
+
+    // MARK: - Hand-over from other threads
+
+    private nonisolated func hand(_ submission: PublisherInbox.Submission) {
+        wake(inbox.submit(submission))
+    }
+
+    /// Runs on the MQTT network thread (or the outbox thread when the outcome was known at once).
+    private nonisolated func report(_ outcome: PublisherInbox.Outcome) {
+        wake(inbox.report(outcome))
+    }
+
+    private nonisolated func wake(_ wake: PublisherInbox.Wake) {
+        switch wake {
+        case .none:
+            break
+        case .now:
+            store.run { _ in self.assumeIsolated { $0.drain() } }
+        case .later:
+            store.run(after: options.acknowledgementDelay) { _ in
+                self.assumeIsolated { publisher in
+                    if publisher.inbox.timerFired() { publisher.drain() }
+                }
+            }
+        }
+    }
+
+    /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
+    /// one commit for all entries, publishing what fits at once.
+    private func drain() {
+        let taken = inbox.take()
+        for outcome in taken.outcomes { handle(outcome) }
+        if !taken.submissions.isEmpty { commit(taken.submissions) }
+        // Outcomes wake the thread at once only when something waits for them.
+        let urgent = stopping || window.inFlight.count >= options.window || window.hasBacklog
+        if inbox.setUrgent(urgent) { wake(.now) }
+    }
+
+    private func commit(_ submissions: [PublisherInbox.Submission]) {
+        let entries = submissions.flatMap(\.entries)
+        do throws(OutboxError) {
+            let records = try withStore { try $0.appendRecords(entries) }
+            noteStoreResult(.success(()))
+            for submission in submissions { submission.continuation?.resume(returning: .success(())) }
+            perform(window.appended(records, now: clock.now))
+        } catch {
+            noteStoreResult(.failure(error))
+            if submissions.count == 1 {
+                finish(submissions[0], .failure(error))
+            } else {
+                // One bad entry must fail only its own submission.
+                for submission in submissions {
+                    do throws(OutboxError) {
+                        let records = try withStore { try $0.appendRecords(submission.entries) }
+                        finish(submission, .success(()))
+                        perform(window.appended(records, now: clock.now))
+                    } catch {
+                        finish(submission, .failure(error))
                     }
                 }
             }
-            perform(window.appended())
         }
-        committing = false
     }
 
-    public func stats() async throws(OutboxError) -> PublisherStats {
-        PublisherStats(
-            outbox: try await store.stats(), published: published, inFlight: window.inFlight.count,
-            connected: window.connected, storeError: storeError)
+    private func finish(_ submission: PublisherInbox.Submission, _ result: Result<Void, OutboxError>) {
+        if let continuation = submission.continuation {
+            continuation.resume(returning: result)
+        } else if case .failure(let error) = result {
+            logger.error(
+                "outbox append failed; readings lost",
+                [("count", "\(submission.entries.count)"), ("code", error.code.rawValue), ("error", error.message)])
+        }
+    }
+
+    /// Calls the store: it shares this actor's executor (its thread), so its methods are plain calls here.
+    @discardableResult
+    private func withStore<T: Sendable>(_ body: (isolated OutboxStore) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try store.assumeIsolated(body)
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw OutboxError(.database, "\(error)")
+        }
     }
 
     /// Remembers whether the outbox accepts writes (for the health report); logs each change.
@@ -193,18 +248,30 @@ public actor Publisher {
     // MARK: - Driving the window
 
     private func tick() {
+        drain()
         perform(window.tick(now: clock.now))
     }
 
     private func connectionChanged(_ state: MQTTConnectionState) {
+        drain()
         perform(window.connectionChanged(connected: state.isConnected, now: clock.now))
+    }
+
+    private func handle(_ outcome: PublisherInbox.Outcome) {
+        switch outcome.result {
+        case .success:
+            published += 1
+            perform(window.acknowledged(outcome.id, generation: outcome.generation, now: clock.now))
+        case .failure(let error):
+            publishFailed(outcome.id, generation: outcome.generation, error: error)
+        }
     }
 
     private func perform(_ actions: [PublishWindow.Action]) {
         for action in actions {
             switch action {
             case .fetch(let after, let limit, let read):
-                Task { await self.fetch(after: after, limit: limit, read: read) }
+                fetch(after: after, limit: limit, read: read)
             case .publish(let records, let generation):
                 // A publish that fails at once (not connected) restarts the generation inside
                 // `send`; the rest of this batch must not go out, or a record sent after a quick
@@ -214,22 +281,24 @@ public actor Publisher {
                     send(record, generation: generation)
                 }
             case .remove(let ids):
-                Task { await self.remove(ids) }
+                remove(ids)
+            case .removeLater:
+                store.run(after: options.removalDelay) { _ in
+                    self.assumeIsolated { $0.perform($0.window.removalDelayElapsed()) }
+                }
             case .discard(let ids):
-                Task { await self.discard(ids) }
+                discard(ids)
             case .resumeLater:
-                let delay = options.retryDelay
-                Task {
-                    try? await Task.sleep(for: delay)
-                    self.perform(self.window.resume())
+                store.run(after: options.retryDelay) { _ in
+                    self.assumeIsolated { $0.perform($0.window.resume()) }
                 }
             }
         }
     }
 
-    private func fetch(after: Int64, limit: Int, read: Int) async {
-        do {
-            let records = try await store.next(after: after, limit: limit)
+    private func fetch(after: Int64, limit: Int, read: Int) {
+        do throws(OutboxError) {
+            let records = try withStore { try $0.next(after: after, limit: limit) }
             perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
             logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
@@ -238,41 +307,40 @@ public actor Publisher {
         }
     }
 
-    /// Hands `record` to the client *now*, so the client sees publishes in outbox order:
-    /// `Task.immediate` runs up to the client's `publish` (which queues the packet with
-    /// libmosquitto before it first suspends) before the next record is sent.
+    /// Hands `record` to the client now, from this thread, so the broker sees publishes in outbox
+    /// order; the outcome comes back through the inbox.
     private func send(_ record: OutboxRecord, generation: Int) {
-        let message = self.message(for: record)
-        let client = self.client
-        Task.immediate {
-            do {
-                try await client.publish(message)
-                self.published += 1
-                self.perform(self.window.acknowledged(record.id, generation: generation, now: self.clock.now))
-            } catch {
-                self.publishFailed(record, generation: generation, error: error)
+        let id = record.id
+        do {
+            try client.publish(message(for: record)) { [self] result in
+                report(PublisherInbox.Outcome(id: id, generation: generation, result: result))
             }
+        } catch {
+            publishFailed(
+                id, generation: generation, error: error, topic: record.entry.topic, stream: record.entry.stream)
         }
     }
 
-    private func publishFailed(_ record: OutboxRecord, generation: Int, error: any Error) {
-        if let error = error as? MQTTError, Self.isPermanent(error) {
+    private func publishFailed(
+        _ id: Int64, generation: Int, error: MQTTError, topic: String? = nil, stream: String? = nil
+    ) {
+        if Self.isPermanent(error) {
             logger.error(
                 "broker refused a reading; dropping it",
-                [("topic", record.entry.topic), ("stream", record.entry.stream), ("error", error.message)])
-            perform(window.failedPermanently(record.id, generation: generation))
+                [("id", "\(id)"), ("topic", topic ?? "?"), ("stream", stream ?? "?"), ("error", error.message)])
+            perform(window.failedPermanently(id, generation: generation))
         } else {
             if generation == window.generation {
                 logger.debug(
                     "publish failed; resending from the oldest unacknowledged reading", [("error", "\(error)")])
             }
-            perform(window.failedTransiently(record.id, generation: generation))
+            perform(window.failedTransiently(id, generation: generation))
         }
     }
 
-    private func remove(_ ids: [Int64]) async {
-        do {
-            try await store.remove(ids: ids)
+    private func remove(_ ids: [Int64]) {
+        do throws(OutboxError) {
+            try withStore { try $0.remove(ids: ids) }
             storeError = nil
             perform(window.removed(ids))
         } catch {
@@ -282,9 +350,9 @@ public actor Publisher {
         }
     }
 
-    private func discard(_ ids: [Int64]) async {
-        do {
-            try await store.drop(ids: ids, reason: .rejected)
+    private func discard(_ ids: [Int64]) {
+        do throws(OutboxError) {
+            try withStore { try $0.drop(ids: ids, reason: .rejected) }
         } catch {
             logger.error("dropping refused readings failed", [("error", "\(error)")])
         }

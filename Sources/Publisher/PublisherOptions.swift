@@ -11,12 +11,22 @@ public struct PublisherOptions: Sendable, Hashable {
     /// While connected, publishes without any acknowledgement for this long are sent again from
     /// the oldest unacknowledged reading (guards against a lost acknowledgement).
     public var stallTimeout: Duration
+    /// How long an acknowledgement may wait to be handled when nothing else wakes the publisher
+    /// (new readings, a full window and a stop handle them at once). Batching them saves a thread
+    /// wake-up per reading at low rates.
+    public var acknowledgementDelay: Duration
+    /// How long acknowledged rows may wait to be deleted together (a quarter window is deleted at
+    /// once; at most this long, a crash re-sends them once: at-least-once).
+    public var removalDelay: Duration
 
     public init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
-        stallTimeout: Duration = .seconds(30)
+        stallTimeout: Duration = .seconds(30), acknowledgementDelay: Duration = .milliseconds(20),
+        removalDelay: Duration = .milliseconds(50)
     ) {
         self.window = max(1, window)
+        self.acknowledgementDelay = acknowledgementDelay
+        self.removalDelay = removalDelay
         self.sampleTimeProperty = sampleTimeProperty
         self.retryDelay = retryDelay
         self.stallTimeout = stallTimeout

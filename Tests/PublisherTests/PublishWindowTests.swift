@@ -46,19 +46,54 @@ import Testing
 
     @Test func acknowledgementsAreDeletedInBatches() {
         var window = connected(capacity: 8, publishing: 1...3)  // a short read: nothing more for now
-        // While publishes are in flight, deletions wait for a quarter window (2 rows here).
-        #expect(window.acknowledged(1, generation: 0, now: t0).isEmpty)
+        // Deletions wait for a quarter window (2 rows here), or for the removal delay.
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
         #expect(window.acknowledged(2, generation: 0, now: t0) == [.remove([1, 2])])
-        // One removal at a time; the last acknowledgement empties the window and waits for it.
+        // One removal at a time; the last acknowledgement waits for it and for the delay.
         #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
-        #expect(window.removed([1, 2]) == [.remove([3])])
+        #expect(window.removed([1, 2]).isEmpty)  // the delay asked for above has not passed
+        #expect(!window.isIdle)
+        #expect(window.removalDelayElapsed() == [.remove([3])])
         #expect(window.removed([3]).isEmpty)
         #expect(window.isIdle)
     }
 
-    @Test func anIdleWindowDeletesAtOnce() {
+    @Test func anIdleWindowDeletesAfterTheRemovalDelay() {
         var window = connected(capacity: 64, publishing: 1...1)
-        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
+        #expect(window.removalDelayElapsed() == [.remove([1])])
+        #expect(window.removalDelayElapsed().isEmpty)  // nothing gathered since
+    }
+
+    @Test func aDisconnectDeletesWhatWasAcknowledgedAtOnce() {
+        var window = connected(capacity: 64, publishing: 1...2)
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
+        #expect(window.connectionChanged(connected: false, now: t0) == [.remove([1])])
+    }
+
+    @Test func appendedRowsAreHandedOutAtOnceWhenTheWindowIsCaughtUp() {
+        var window = connected(capacity: 4, publishing: 1...2)  // a short read: caught up
+        // The live tail: no read back.
+        #expect(window.appended(records(3...3), now: t0) == [.publish(records(3...3), generation: 0)])
+        #expect(window.inFlight == [1, 2, 3])
+        // More than fits: what fits goes out, the rest is read later in order.
+        #expect(window.appended(records(4...6), now: t0) == [.publish(records(4...4), generation: 0)])
+        #expect(window.hasBacklog)
+        #expect(
+            window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
+    }
+
+    @Test func appendedRowsWaitBehindUnreadRows() {
+        var window = PublishWindow(capacity: 4)
+        // Not connected: nothing is handed out, and the rows must be read later.
+        #expect(window.appended(records(1...1), now: t0).isEmpty)
+        #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 1)])
+        // A read is outstanding: a new row is not handed out ahead of it.
+        #expect(window.appended(records(2...2), now: t0).isEmpty)
+        #expect(
+            window.fetched(records(1...2), limit: 4, read: 1, now: t0) == [
+                .publish(records(1...2), generation: 0), .fetch(after: 2, limit: 2, read: 2),
+            ])
     }
 
     @Test func aShortReadStopsReadingUntilSomethingIsAppended() {

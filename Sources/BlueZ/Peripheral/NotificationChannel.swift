@@ -6,21 +6,41 @@ import Synchronization
 final class NotificationChannel: Sendable {
     typealias Continuation = AsyncThrowingStream<Data, any Error>.Continuation
 
+    /// A stream's continuation, or a handler called on the receiving thread.
+    enum Listener: Sendable {
+        case stream(Continuation)
+        case handler(onValue: @Sendable (Data) -> Void, onEnd: @Sendable ((any Error)?) -> Void)
+
+        func yield(_ value: Data) {
+            switch self {
+            case .stream(let continuation): continuation.yield(value)
+            case .handler(let onValue, _): onValue(value)
+            }
+        }
+
+        func finish(throwing error: (any Error)?) {
+            switch self {
+            case .stream(let continuation): continuation.finish(throwing: error)
+            case .handler(_, let onEnd): onEnd(error)
+            }
+        }
+    }
+
     private struct State {
         var nextID = 0
-        var listeners: [Int: Continuation] = [:]
+        var listeners: [Int: Listener] = [:]
         var finished = false
     }
 
     private let state = Mutex(State())
 
     /// Adds a listener; nil when the channel already finished.
-    func add(_ continuation: Continuation) -> Int? {
+    func add(_ listener: Listener) -> Int? {
         state.withLock { state in
             guard !state.finished else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.listeners[id] = continuation
+            state.listeners[id] = listener
             return id
         }
     }

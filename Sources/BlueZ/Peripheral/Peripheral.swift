@@ -223,7 +223,40 @@ public actor Peripheral {
         try await retryingAfterPairing { try await subscribe(to: characteristic) }
     }
 
+    /// Delivers the characteristic's values to `onValue` on the thread that receives them (the
+    /// `AcquireNotify` socket thread, or the D-Bus thread for `PropertiesChanged`), in order, with no
+    /// task, stream or actor hop: for hot paths that do little and hand the value on. `onEnd` runs once
+    /// when the notifications end by themselves (the peripheral disconnected; the error says why),
+    /// never after ``NotificationListener/cancel()``. Both must return quickly: they hold up every
+    /// other notification of the process. Enabling works, fails and is shared exactly as for
+    /// ``notifications(for:)``; notifications stop when the last listener of the characteristic leaves.
+    public func notifications(
+        for characteristic: GATTCharacteristic, onValue: @escaping @Sendable (Data) -> Void,
+        onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }
+    ) async throws -> NotificationListener {
+        try await retryingAfterPairing {
+            let (path, channel, id) = try await listen(
+                to: characteristic, with: .handler(onValue: onValue, onEnd: onEnd))
+            return NotificationListener { [weak self] in
+                Task { await self?.listenerEnded(path, channel: channel, id: id) }
+            }
+        }
+    }
+
     private func subscribe(to characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Data.self, bufferingPolicy: .bufferingNewest(4096))
+        let (path, channel, id) = try await listen(to: characteristic, with: .stream(continuation))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.listenerEnded(path, channel: channel, id: id) }
+        }
+        return stream
+    }
+
+    /// Enables notifications (once per characteristic, shared) and adds `listener` to its channel.
+    private func listen(to characteristic: GATTCharacteristic, with listener: NotificationChannel.Listener)
+        async throws -> (DBusObjectPath, NotificationChannel, Int)
+    {
         let characteristic = try current(characteristic)
         guard characteristic.properties.canNotify else {
             throw BluetoothError(
@@ -247,15 +280,10 @@ public actor Peripheral {
             if subscriptions[path]?.channel === subscription.channel { subscriptions[path] = nil }
             throw BluetoothError.from(error, during: .notify)
         }
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: Data.self, bufferingPolicy: .bufferingNewest(4096))
-        guard let id = subscription.channel.add(continuation) else {
+        guard let id = subscription.channel.add(listener) else {
             throw BluetoothError(.peripheralDisconnected, "the peripheral disconnected while enabling notifications")
         }
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.listenerEnded(path, channel: subscription.channel, id: id) }
-        }
-        return stream
+        return (path, subscription.channel, id)
     }
 
     /// Whether notifications are currently enabled on the characteristic by this process.

@@ -1,4 +1,5 @@
 internal import CDBus
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,6 +41,7 @@ final class ConnectionLoop: Sendable {
                 &thread, nil,
                 { raw in
                     let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+                    ThreadName.setCurrent("blebridge.dbus")
                     start.run()
                     return nil
                 }, context)

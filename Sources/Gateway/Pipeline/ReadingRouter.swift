@@ -52,6 +52,9 @@ public struct ReadingRouter: Sendable {
 
     public func state(of deviceID: String) -> DeviceState? { states[deviceID] }
 
+    /// Whether `deviceID` is a configured device.
+    public func knows(_ deviceID: String) -> Bool { devices[deviceID] != nil }
+
     /// Routes one reading of `deviceID` taken at `sampleTime`.
     public mutating func route(
         device deviceID: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])? = nil,

@@ -20,8 +20,11 @@ actor BLELink {
     private var central: CentralManager?
     private var peripherals: [String: Peripheral] = [:]
     private var gatt: [String: ResolvedGATT] = [:]
-    /// Per device: one task per notifying characteristic (keyed by its attribute id, since a
-    /// characteristic UUID can appear in two services).
+    /// Per device: the configured subscriptions' notification handlers (keyed by attribute id, since
+    /// a characteristic UUID can appear in two services); they run the reading pipeline on the
+    /// thread that received the value.
+    private var listeners: [String: [GATTAttributeID: NotificationListener]] = [:]
+    /// Per device: one task per raw-GATT notify request (`bridge/request/gatt/notify`).
     private var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
     private var expectedDisconnects: Set<String> = []
     private var tasks: [Task<Void, Never>] = []
@@ -30,12 +33,12 @@ actor BLELink {
     private var powered = false
     /// Recently seen advertisers (for `bridge/request/scan`): address → (name, rssi, time).
     private var seen: [String: (name: String?, rssi: Int?, time: Date)] = [:]
-    private var namer: FieldNamer
+    private let pipeline: ReadingPipeline
 
-    init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?) {
+    init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline) {
         self.gateway = gateway
         self.configuration = configuration
-        self.namer = FieldNamer(configuration: configuration)
+        self.pipeline = pipeline
         self.busAddress = busAddress
     }
 }
@@ -79,7 +82,7 @@ extension BLELink {
     func stop() async {
         for task in tasks { task.cancel() }
         scanTask?.cancel()
-        for id in Array(peripherals.keys) where notifyTasks[id] != nil {
+        for id in Array(peripherals.keys) where notifyTasks[id] != nil || listeners[id] != nil {
             cancelSubscriptions(id)
             expectedDisconnects.insert(id)
             if let peripheral = peripherals[id] { await central?.cancelConnection(peripheral) }
@@ -90,7 +93,7 @@ extension BLELink {
     /// match still accepts it.
     func update(configuration: BridgeConfiguration) {
         self.configuration = configuration
-        namer = FieldNamer(configuration: configuration)
+        pipeline.replaceNamer(FieldNamer(configuration: configuration))
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
                 device.match.matches(address: peripheral.identifier, name: nil, services: [])
@@ -117,7 +120,7 @@ extension BLELink {
         } else {
             scanTask?.cancel()
             scanTask = nil
-            for id in Array(notifyTasks.keys) { cancelSubscriptions(id) }
+            for id in Set(notifyTasks.keys).union(listeners.keys) { cancelSubscriptions(id) }
             peripherals.removeAll()
         }
         await gateway?.adapterPowered(isOn)
@@ -189,7 +192,9 @@ extension BLELink {
                 decoder: settings.decoder)
         }
         for reading in readings where reading.isSuccess {
-            await gateway?.reading(device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time)
+            pipeline.deliver(
+                device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
+                fromConnection: false)
         }
     }
 
@@ -293,46 +298,38 @@ extension BLELink {
 
     private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
         cancelSubscriptions(id)
+        let pipeline = self.pipeline
         for subscription in device.subscribe where subscription.mode != .read {
             let entry = try characteristic(
                 CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
-            let stream = try await peripheral.notifications(for: entry.characteristic)
-            let decoder = subscription.decoder
-            let layout = subscription.layout
-            let uuid = subscription.characteristic
-            let source = source(entry, device: device)
-            notifyTasks[id, default: [:]][entry.characteristic.id] = Task { [weak self] in
-                do {
-                    for try await value in stream {
-                        await self?.received(
-                            Array(value), device: id, characteristic: uuid, decoder: decoder, layout: layout,
-                            source: source)
-                    }
-                } catch {
-                    // The stream ends with the connection; the disconnection event reconnects.
-                }
+            let context = ReadingPipeline.Subscription(
+                characteristic: subscription.characteristic, decoder: subscription.decoder,
+                layout: subscription.layout, source: source(entry, device: device))
+            // Runs on the notify socket's thread; the end of the notifications comes with the
+            // disconnection event, which reconnects.
+            let listener = try await peripheral.notifications(for: entry.characteristic) { value in
+                pipeline.received(Array(value), device: id, subscription: context, sampleTime: Date())
             }
+            listeners[id, default: [:]][entry.characteristic.id] = listener
         }
     }
 
     func cancelSubscriptions(_ id: String) {
         for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
         notifyTasks[id] = nil
+        for listener in listeners[id]?.values ?? [:].values { listener.cancel() }
+        listeners[id] = nil
     }
 
     private func received(
         _ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?,
         source: FieldNamer.Source
-    ) async {
-        let time = Date()
-        let reading = layout?.reading(bytes) ?? registry.decode(bytes, uuid: characteristic, decoder: decoder)
-        if !reading.isSuccess {
-            logger.debug("undecodable value", [("device", id), ("characteristic", characteristic.shortString)])
-        }
-        let fields = namer.name(reading.isSuccess ? reading.fields : [], device: id, source: source)
-        await gateway?.reading(
-            device: id, fields: fields, raw: (characteristic.shortString, bytes), rssi: nil, sampleTime: time,
-            fromConnection: true)
+    ) {
+        pipeline.received(
+            bytes, device: id,
+            subscription: ReadingPipeline.Subscription(
+                characteristic: characteristic, decoder: decoder, layout: layout, source: source),
+            sampleTime: Date())
     }
 
     private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {
@@ -346,7 +343,7 @@ extension BLELink {
                 continue
             }
             guard let value = try? await peripheral.readValue(for: entry.characteristic) else { continue }
-            await received(
+            received(
                 Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder,
                 layout: subscription.layout, source: source(entry, device: device))
         }
@@ -479,7 +476,7 @@ extension BLELink {
             }
             let device = configuration.device(id: id)
             let source = source(entry, device: device)
-            await received(
+            received(
                 bytes, device: id, characteristic: uuid, decoder: nil, layout: Self.layout(of: source, device: device),
                 source: source)
             let reading = registry.decode(bytes, uuid: uuid)

@@ -108,7 +108,7 @@ extension Gateway {
         guard let builder = model.discoveryBuilder else { return }
         var messages = builder.bridgeEntities()
         for (_, controls) in model.controlDiscovery.sorted(by: { $0.key < $1.key }) { messages += controls }
-        messages += router.allDiscovery()
+        messages += pipeline.withRouter { $0.allDiscovery() }
         await publish(discovery: messages)
         // Devices announced earlier (possibly by a previous run) but no longer configured.
         for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {

@@ -52,7 +52,7 @@ extension Gateway {
         devices[id]?.address = address
         devices[id]?.lastSeen = Date()
         if let rssi { devices[id]?.rssi = rssi }
-        router.setAddress(address, for: id)
+        pipeline.withRouter { $0.setAddress(address, for: id) }
         if first { await poolEvent(.discovered(id)) }
         await publishAvailability(id)
     }
@@ -93,54 +93,18 @@ extension Gateway {
         for id in devices.keys.sorted() { await publishAvailability(id) }
     }
 
-    /// A notification, read or advertisement decoded into fields, stamped when it arrived;
-    /// `fromConnection` (a notification or read, not an advertisement) also keeps the silence
-    /// watchdog quiet, in the same actor hop.
-    func reading(
-        device id: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])?, rssi: Int?,
-        sampleTime: Date, fromConnection: Bool = false
-    ) async {
-        if fromConnection { activity(id) }
-        guard devices[id] != nil, !stopping else { return }
-        devices[id]?.lastSeen = sampleTime
-        if let rssi { devices[id]?.rssi = rssi }
-        let output = router.route(device: id, fields: fields, raw: raw, rssi: rssi, sampleTime: sampleTime)
-        await enqueue(output.entries)
-        if !output.discovery.isEmpty, client.connectionState.isConnected {
-            await publish(discovery: output.discovery)
+    /// What the reading pipeline reports about a device's readings (at once for advertisements and
+    /// new fields, else at most every ``ReadingPipeline/reportInterval``): it is alive (keeps the
+    /// silence watchdog quiet when the reading came over a connection), its RSSI, and discovery for
+    /// fields seen for the first time.
+    func reading(_ event: ReadingPipeline.Event) async {
+        if event.fromConnection { activity(event.device) }
+        guard devices[event.device] != nil, !stopping else { return }
+        devices[event.device]?.lastSeen = event.sampleTime
+        if let rssi = event.rssi { devices[event.device]?.rssi = rssi }
+        if !event.discovery.isEmpty, client.connectionState.isConnected {
+            await publish(discovery: event.discovery)
         }
-    }
-
-    /// Readings wait here only until the flusher commits them to the outbox: one transaction
-    /// for whatever arrived meanwhile (group commit under load), in arrival order. The reading
-    /// that finds no flush running commits inline (no task per lone reading); what arrives
-    /// during that commit is left to a flush task, so no caller waits for more than one round.
-    func enqueue(_ entries: [OutboxEntry]) async {
-        pendingEntries += entries
-        guard !flushing else { return }
-        flushing = true
-        await commitPendingRound()
-        if pendingEntries.isEmpty {
-            flushing = false
-        } else {
-            Task { await self.flushPending() }
-        }
-    }
-
-    private func commitPendingRound() async {
-        let batch = pendingEntries
-        pendingEntries = []
-        do {
-            try await publisher.submit(batch)
-        } catch {
-            logger.error(
-                "outbox append failed; readings lost", [("count", "\(batch.count)"), ("error", "\(error)")])
-        }
-    }
-
-    func flushPending() async {
-        while !pendingEntries.isEmpty { await commitPendingRound() }
-        flushing = false
     }
 
     /// Notifications keep the silence watchdog quiet.

@@ -16,14 +16,16 @@ import Publisher
 /// ```
 ///
 /// One actor owns the state; the pure parts (``ConnectionScheduler``, ``CommandGate``,
-/// ``ReadingRouter``) decide, and this actor performs their actions.
+/// ``ReadingRouter``) decide, and this actor performs their actions. Readings do not pass through
+/// the actor: ``ReadingPipeline`` takes them from the thread that received them to the publisher,
+/// and tells the actor what it must know (activity, RSSI, new fields) in ``ReadingPipeline/events``.
 public actor Gateway {
     let logger = Logger(label: "gateway")
     let options: GatewayOptions
     var model: GatewayModel
     var gate: CommandGate
     var scheduler: ConnectionScheduler
-    var router: ReadingRouter
+    let pipeline: ReadingPipeline
     let store: OutboxStore
     let state: GatewayStateStore
     let client: MQTTClient
@@ -47,9 +49,6 @@ public actor Gateway {
     var stopping = false
     var commandsInFlight = 0
     var pendingCommands: [String: [PendingCommand]] = [:]
-    /// Readings not yet committed to the outbox (see `enqueue`).
-    var pendingEntries: [OutboxEntry] = []
-    var flushing = false
     var nextCommandID = 0
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
@@ -69,7 +68,7 @@ public actor Gateway {
         self.model = model
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model)
-        self.router = ReadingRouter(
+        let router = ReadingRouter(
             topics: model.topics, qos: OutboxQoS(rawValue: configuration.mqtt.qos) ?? .atLeastOnce,
             rawTopics: configuration.mqtt.rawTopics, discoveryBuilder: model.discoveryBuilder,
             devices: model.discoveryDevices)
@@ -82,8 +81,11 @@ public actor Gateway {
         self.store = store
         self.state = GatewayStateStore(store: store)
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
-        self.publisher = Publisher(
+        let publisher = Publisher(
             store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
+        self.publisher = publisher
+        self.pipeline = ReadingPipeline(
+            router: router, namer: FieldNamer(configuration: configuration), publisher: publisher)
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         for device in configuration.devices {
@@ -151,6 +153,14 @@ public actor Gateway {
                 }
             })
         await publisher.start()
+        let readings = pipeline.events
+        tasks.append(
+            Task { [weak self] in
+                for await event in readings {
+                    guard let self else { return }
+                    await self.reading(event)
+                }
+            })
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
@@ -167,7 +177,8 @@ public actor Gateway {
                     await self?.refreshAvailability()
                 }
             })
-        let link = BLELink(gateway: self, configuration: model.configuration, busAddress: options.busAddress)
+        let link = BLELink(
+            gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline)
         ble = link
         await link.start()
         // Read commands once Bluetooth has started and known peripherals are restored, so a
@@ -182,6 +193,7 @@ public actor Gateway {
     public func stop() async {
         guard !stopping else { return }
         stopping = true
+        pipeline.stopAccepting()
         logger.info("stopping: draining in-flight work")
         let deadline = ContinuousClock.now + options.drainTimeout
         while commandsInFlight > 0, ContinuousClock.now < deadline {
@@ -189,10 +201,8 @@ public actor Gateway {
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         await ble?.stop()
-        while flushing || !pendingEntries.isEmpty {
-            if !flushing { await flushPending() } else { try? await Task.sleep(for: .milliseconds(5)) }
-        }
-        // Let the backlog go out while the broker is there, then wait for what is in flight.
+        // Readings offered to the publisher are committed before this stats call runs (both run on
+        // the outbox's thread, in order). Let the backlog go out while the broker is there, then wait for what is in flight.
         while client.connectionState.isConnected, ContinuousClock.now < deadline,
             let depth = try? await store.stats().depth, depth > 0
         {
@@ -248,7 +258,9 @@ public actor Gateway {
         let newModel = GatewayModel(configuration: configuration)
         model = newModel
         gate.update(policy: newModel.commandPolicy)
-        router.update(devices: newModel.discoveryDevices, discoveryBuilder: newModel.discoveryBuilder)
+        pipeline.withRouter {
+            $0.update(devices: newModel.discoveryDevices, discoveryBuilder: newModel.discoveryBuilder)
+        }
         await resubscribeHomeAssistantStatus(old: old)
         var actions: [ConnectionScheduler.Action] = []
         if !diff.changed.isEmpty {

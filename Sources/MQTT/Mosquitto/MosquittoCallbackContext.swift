@@ -22,7 +22,7 @@ final class MosquittoCallbackContext: Sendable {
     let protocolVersion: MQTTProtocolVersion
     let attempt = Mutex(Attempt())
     /// QoS 1/2 publishes waiting for PUBACK/PUBCOMP, resolved directly from the network thread.
-    let inFlight = Mutex(MQTTInFlightTable<CheckedContinuation<Void, any Error>>())
+    let inFlight = Mutex(MQTTInFlightTable<MQTTPublishWaiter>())
     private let logger = Logger(label: "mqtt")
 
     init(events: AsyncStream<MQTTEvent>.Continuation, protocolVersion: MQTTProtocolVersion) {
@@ -105,18 +105,15 @@ final class MosquittoCallbackContext: Sendable {
     }
 
     /// Resumes a publisher: success, or the MQTT 5 failure reason code as an error.
-    static func resume(_ waiter: CheckedContinuation<Void, any Error>, reasonCode: Int32) {
-        if reasonCode >= 0x80 {
-            waiter.resume(throwing: MosquittoResult.reasonError(reasonCode, "publishing"))
-        } else {
-            waiter.resume()
-        }
+    static func resume(_ waiter: MQTTPublishWaiter, reasonCode: Int32) {
+        waiter.resolve(
+            reasonCode >= 0x80 ? .failure(MosquittoResult.reasonError(reasonCode, "publishing")) : .success(()))
     }
 
     /// Fails every waiting publisher; later publishers fail at once (the client stopped).
     func closeInFlight(_ error: MQTTError) {
         let waiters = inFlight.withLock { $0.close() }
-        for waiter in waiters { waiter.resume(throwing: error) }
+        for waiter in waiters { waiter.resolve(.failure(error)) }
     }
 
     private func didLog(level: Int32, _ text: String) {

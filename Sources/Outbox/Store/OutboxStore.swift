@@ -28,7 +28,7 @@ public actor OutboxStore {
     public init(
         path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox")
     ) async throws(OutboxError) {
-        self.executor = OutboxThreadExecutor(name: "outbox-sqlite")
+        self.executor = OutboxThreadExecutor(name: "blebridge.outbox")
         self.path = path
         self.options = options
         self.logger = logger
@@ -104,6 +104,19 @@ public actor OutboxStore {
         try withDatabase { try $0.append(entries) }
     }
 
+    /// Appends `entries` in one transaction and applies the caps; returns them as stored (ids increasing),
+    /// so a caller that publishes them at once need not read them back. Entries a cap removed at once
+    /// (a batch larger than `maxMessages`) are not returned.
+    public func appendRecords(_ entries: [OutboxEntry]) throws(OutboxError) -> [OutboxRecord] {
+        try withDatabase { database in
+            let now = Date()
+            let ids = try database.append(entries, now: now)
+            let enqueuedAt = OutboxDatabase.date(OutboxDatabase.microseconds(now))
+            let kept = min(ids.count, database.depth)
+            return zip(ids, entries).suffix(kept).map { OutboxRecord(id: $0, entry: $1, enqueuedAt: enqueuedAt) }
+        }
+    }
+
     /// Appends one entry (one transaction); returns its id.
     @discardableResult
     public func append(_ entry: OutboxEntry) throws(OutboxError) -> Int64 {
@@ -136,6 +149,21 @@ public actor OutboxStore {
 
     public func stats() throws(OutboxError) -> OutboxStats {
         try withDatabase { try $0.stats() }
+    }
+
+    // MARK: - Running on the store's thread
+
+    /// Runs `body` on the store's thread, isolated to the store, after the work already queued there.
+    /// For drivers that react to callbacks from other threads (acknowledgements) without a detour
+    /// through the cooperative pool; an actor whose `unownedExecutor` is the store's may
+    /// `assumeIsolated` inside `body`. Keep `body` short: it holds up every outbox operation.
+    public nonisolated func run(_ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
+        executor.execute { self.assumeIsolated { body($0) } }
+    }
+
+    /// Runs `body` like ``run(_:)`` once `delay` has passed.
+    public nonisolated func run(after delay: Duration, _ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
+        executor.execute(after: delay) { self.assumeIsolated { body($0) } }
     }
 
     /// Closes the database; later calls throw `.closed`.

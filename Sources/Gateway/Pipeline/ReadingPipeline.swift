@@ -1,0 +1,119 @@
+import Bluetooth
+import ByteLayouts
+import Decoders
+import Foundation
+import Logging
+import Outbox
+import Publisher
+import Synchronization
+
+/// The path of every reading, from the value that arrived to the publisher: decode, name the
+/// fields, merge into the device's state (``ReadingRouter``), hand the entries to the publisher.
+///
+/// Callable from any thread, synchronously: notifications run it on the thread that read them
+/// (the `AcquireNotify` socket thread) with no task, stream or actor hop, which is most of what a
+/// reading used to cost. Its state (router and namer) sits behind one lock, and entries are handed
+/// to the publisher inside it, so readings of one device enter the outbox in the order they were
+/// merged whichever thread delivered them.
+///
+/// What the gateway actor must know about readings (a device is alive, its RSSI, new fields to
+/// announce) comes out as ``events``: at once for advertisements and new fields, else at most
+/// every ``reportInterval`` per device, so the actor is not woken for every notification.
+final class ReadingPipeline: Sendable {
+    /// How a subscribed characteristic's values are decoded and named.
+    struct Subscription: Sendable {
+        let characteristic: BluetoothUUID
+        let decoder: String?
+        let layout: ByteLayout?
+        let source: FieldNamer.Source
+    }
+
+    /// For the gateway actor: `device` delivered a reading at `sampleTime`.
+    struct Event: Sendable {
+        let device: String
+        let sampleTime: Date
+        let rssi: Int?
+        /// A notification or read (keeps the silence watchdog quiet), not an advertisement.
+        let fromConnection: Bool
+        /// Discovery messages for fields seen for the first time.
+        let discovery: [DiscoveryMessage]
+    }
+
+    /// The longest a device's activity may go unreported to the gateway while readings flow. The
+    /// silence watchdog's shortest timeout is 1 s, so it never fires for a device that is reporting.
+    static let reportInterval: Duration = .milliseconds(250)
+
+    private struct State {
+        var router: ReadingRouter
+        var namer: FieldNamer
+        var accepting = true
+        var reported: [String: ContinuousClock.Instant] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let registry = DecoderRegistry.standard
+    private let publisher: Publisher
+    private let logger = Logger(label: "ble")
+    let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+
+    init(router: ReadingRouter, namer: FieldNamer, publisher: Publisher) {
+        state = Mutex(State(router: router, namer: namer))
+        self.publisher = publisher
+        (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    }
+
+    /// A value notified or read from a connected device's characteristic, received at `sampleTime`.
+    func received(_ bytes: [UInt8], device: String, subscription: Subscription, sampleTime: Date) {
+        let reading =
+            subscription.layout?.reading(bytes)
+            ?? registry.decode(bytes, uuid: subscription.characteristic, decoder: subscription.decoder)
+        if !reading.isSuccess {
+            logger.debug(
+                "undecodable value", [("device", device), ("characteristic", subscription.characteristic.shortString)])
+        }
+        deliver(
+            device: device, fields: reading.isSuccess ? reading.fields : [], named: subscription.source,
+            raw: (subscription.characteristic.shortString, bytes), rssi: nil, sampleTime: sampleTime,
+            fromConnection: true)
+    }
+
+    /// Fields decoded elsewhere (an advertisement: `rssi` set, `fromConnection` false); `named` gives
+    /// the subscription whose field names must stay unique within the device's state.
+    func deliver(
+        device: String, fields: [DecodedField], named source: FieldNamer.Source? = nil,
+        raw: (characteristic: String, bytes: [UInt8])?, rssi: Int?, sampleTime: Date, fromConnection: Bool
+    ) {
+        let now = ContinuousClock.now
+        let event = state.withLock { state -> Event? in
+            guard state.accepting, state.router.knows(device) else { return nil }
+            let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
+            let output = state.router.route(
+                device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
+            publisher.offer(output.entries)
+            let due = state.reported[device].map { now - $0 >= Self.reportInterval } ?? true
+            guard due || rssi != nil || !fromConnection || !output.discovery.isEmpty else { return nil }
+            state.reported[device] = now
+            return Event(
+                device: device, sampleTime: sampleTime, rssi: rssi, fromConnection: fromConnection,
+                discovery: output.discovery)
+        }
+        if let event { continuation.yield(event) }
+    }
+
+    /// Runs `body` on the router (reload, addresses, discovery re-sends).
+    func withRouter<T>(_ body: (inout ReadingRouter) -> T) -> T {
+        state.withLock { body(&$0.router) }
+    }
+
+    /// A reloaded configuration's field naming.
+    func replaceNamer(_ namer: FieldNamer) {
+        state.withLock { $0.namer = namer }
+    }
+
+    /// Stops taking readings (the gateway is stopping); later ones are ignored.
+    func stopAccepting() {
+        state.withLock { $0.accepting = false }
+        continuation.finish()
+    }
+}

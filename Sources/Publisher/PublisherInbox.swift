@@ -1,0 +1,111 @@
+import MQTT
+import Outbox
+import Synchronization
+
+/// What other threads hand to the publisher: entries to commit (from the gateway) and publish
+/// outcomes (from the MQTT network thread). The publisher drains it on the outbox's thread.
+///
+/// Each hand-over decides whether the outbox thread must wake now: entries always wake it (one
+/// drain for whatever gathered meanwhile: group commit); outcomes only when the window is waiting
+/// for room or enough gathered, otherwise they wait for the next drain or a short timer, so a lone
+/// acknowledgement does not cost a thread wake-up of its own.
+final class PublisherInbox: Sendable {
+    struct Submission: Sendable {
+        let entries: [OutboxEntry]
+        /// Resumed with the commit's result; nil for ``Publisher/offer(_:)``.
+        let continuation: CheckedContinuation<Result<Void, OutboxError>, Never>?
+    }
+
+    struct Outcome: Sendable {
+        let id: Int64
+        let generation: Int
+        let result: Result<Void, MQTTError>
+    }
+
+    /// What the caller must do after a hand-over.
+    enum Wake: Equatable {
+        case none
+        /// Schedule a drain now.
+        case now
+        /// Schedule a drain after the acknowledgement delay.
+        case later
+    }
+
+    struct Taken {
+        var submissions: [Submission]
+        var outcomes: [Outcome]
+    }
+
+    private struct State {
+        var submissions: [Submission] = []
+        var outcomes: [Outcome] = []
+        var drainScheduled = false
+        var timerScheduled = false
+        /// Set by the publisher: outcomes should be handled at once (the window waits for room,
+        /// or a stop waits for the window to empty).
+        var urgent = false
+
+        mutating func schedule(now: Bool) -> Wake {
+            if drainScheduled { return .none }
+            if now {
+                drainScheduled = true
+                return .now
+            }
+            if timerScheduled { return .none }
+            timerScheduled = true
+            return .later
+        }
+    }
+
+    private let state = Mutex(State())
+    /// Outcomes gathered before they wake the thread even when not urgent.
+    private let batch: Int
+
+    init(batch: Int) {
+        self.batch = max(1, batch)
+    }
+
+    func submit(_ submission: Submission) -> Wake {
+        state.withLock { state in
+            state.submissions.append(submission)
+            return state.schedule(now: true)
+        }
+    }
+
+    func report(_ outcome: Outcome) -> Wake {
+        let batch = self.batch
+        return state.withLock { state in
+            state.outcomes.append(outcome)
+            return state.schedule(now: state.urgent || state.outcomes.count >= batch)
+        }
+    }
+
+    /// Takes everything gathered; called by the drain (which clears `drainScheduled`).
+    func take() -> Taken {
+        state.withLock { state in
+            state.drainScheduled = false
+            defer {
+                state.submissions.removeAll()
+                state.outcomes.removeAll()
+            }
+            return Taken(submissions: state.submissions, outcomes: state.outcomes)
+        }
+    }
+
+    /// The acknowledgement timer fired; returns whether a drain is still wanted.
+    func timerFired() -> Bool {
+        state.withLock { state in
+            state.timerScheduled = false
+            return !state.outcomes.isEmpty || !state.submissions.isEmpty
+        }
+    }
+
+    /// Changes whether outcomes wake the thread at once; returns whether a drain should run now
+    /// for outcomes already waiting.
+    func setUrgent(_ urgent: Bool) -> Bool {
+        state.withLock { state in
+            state.urgent = urgent
+            return urgent && !state.outcomes.isEmpty && state.schedule(now: true) == .now
+        }
+    }
+}
