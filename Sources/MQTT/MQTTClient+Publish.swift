@@ -74,6 +74,7 @@ extension MQTTClient {
         if rc != MosquittoResult.success && !queuedWhileReconnecting {
             throw MosquittoResult.error(rc, "publishing to \(message.topic)", errnoValue: savedErrno)
         }
+        loop.nudge()
         return (loop.handle.context, mid)
     }
 

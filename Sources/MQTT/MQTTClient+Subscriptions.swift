@@ -74,6 +74,7 @@ extension MQTTClient {
         if rc != MosquittoResult.success {
             throw MosquittoResult.error(rc, "subscribing to \(filter)", errnoValue: savedErrno)
         }
+        loop.nudge()
         return mid
     }
 
@@ -145,6 +146,7 @@ extension MQTTClient {
         subscriptions[filter] = nil
         if lifecycle.phase == .connected, let loop {
             _ = mosquitto_unsubscribe(loop.handle.pointer, nil, filter)
+            loop.nudge()
         }
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// ```
 ///
 /// **Threads.** A dedicated network thread (not Swift's cooperative pool) resolves, connects,
-/// runs TLS and `mosquitto_loop`, and reconnects with exponential backoff and jitter
+/// runs TLS and the socket loop, and reconnects with exponential backoff and jitter
 /// (``MQTTConfiguration/minimumReconnectDelay`` to ``MQTTConfiguration/maximumReconnectDelay``).
 /// libmosquitto's callbacks reach this actor as ordered events through the handle's user-data
 /// pointer.

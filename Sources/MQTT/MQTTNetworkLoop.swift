@@ -4,18 +4,28 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The dedicated thread that owns one libmosquitto connection: it connects, runs
-/// `mosquitto_loop`, reconnects with backoff, and reports everything as ``MQTTEvent``s.
+/// The dedicated thread that owns one libmosquitto connection: it connects, runs the socket loop,
+/// reconnects with backoff, and reports everything as ``MQTTEvent``s.
 ///
 /// Nothing here runs on Swift's cooperative pool: DNS, TCP connect, TLS handshakes and the
 /// socket loop all happen on this thread. The client actor only calls libmosquitto's
-/// thread-safe operations (publish, subscribe, unsubscribe, disconnect) on the handle.
+/// thread-safe operations (publish, subscribe, unsubscribe, disconnect) on the handle; those write
+/// their packet on the calling thread when the socket takes it, and ``nudge()`` wakes this thread
+/// only when something is left to write.
+///
+/// The loop is libmosquitto's external-loop API (`mosquitto_loop_read`/`_write`/`_misc` around our
+/// own `poll` on the socket and an eventfd), not `mosquitto_loop`: that one also waits on a socket
+/// pair which every publish from another thread writes to, so it woke this thread once per publish
+/// for nothing (the packet was already written) and cost the publishing thread a preemption.
 final class MQTTNetworkLoop: Sendable {
     let handle: MosquittoHandle
     let events: AsyncStream<MQTTEvent>
     private let configuration: MQTTConfiguration
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
+    /// Wakes the socket loop's `poll` (stop requested, a packet left waiting for the socket): a
+    /// non-blocking pipe, [read end, write end].
+    private let loopWake: (read: Int32, write: Int32)
     private let logger = Logger(label: "mqtt")
 
     /// Stop by itself after a failed attempt as long as no connection was ever accepted
@@ -30,6 +40,20 @@ final class MQTTNetworkLoop: Sendable {
             clientID: configuration.clientID, cleanSession: configuration.cleanSession, context: context)
         self.events = events
         self.configuration = configuration
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            throw MQTTError(.outOfMemory, "cannot create the MQTT loop's wake-up pipe: errno \(errno)")
+        }
+        for fd in ends {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        loopWake = (ends[0], ends[1])
+    }
+
+    deinit {
+        close(loopWake.read)
+        close(loopWake.write)
     }
 
     func start() {
@@ -45,6 +69,18 @@ final class MQTTNetworkLoop: Sendable {
         stopping.store(true, ordering: .releasing)
         _ = mosquitto_disconnect(handle.pointer)
         wake.signal()
+        poke()
+    }
+
+    /// After a publish, subscribe or unsubscribe from another thread: wakes the loop when part of a
+    /// packet still waits for the socket (the calling thread wrote what the socket took).
+    func nudge() {
+        if mosquitto_want_write(handle.pointer) { poke() }
+    }
+
+    private func poke() {
+        var byte: UInt8 = 1
+        _ = write(loopWake.write, &byte, 1)  // EAGAIN: the pipe is full, the loop wakes anyway
     }
 
     /// Test hook: shuts the socket down without DISCONNECT, as a crash or network loss would.
@@ -165,7 +201,7 @@ final class MQTTNetworkLoop: Sendable {
         }
     }
 
-    /// Runs `mosquitto_loop` until the connection ends; returns why (nil: requested disconnect).
+    /// Runs the socket loop until the connection ends; returns why (nil: requested disconnect).
     private func runUntilDisconnected() -> MQTTError? {
         let mosq = handle.pointer
         let clock = ContinuousClock()
@@ -173,7 +209,7 @@ final class MQTTNetworkLoop: Sendable {
         var stopDeadline: ContinuousClock.Instant?
         var logging = true
         while true {
-            let rc = mosquitto_loop(mosq, 500, 1)
+            let rc = step(timeoutMilliseconds: 500)
             let savedErrno = errno
             context.reportConnect()
             let attempt = context.attempt.withLock { $0 }
@@ -210,6 +246,40 @@ final class MQTTNetworkLoop: Sendable {
                 )
             }
         }
+    }
+}
+
+extension MQTTNetworkLoop {
+    /// One turn of the socket loop (what `mosquitto_loop` does, without its socket pair): waits for
+    /// the socket (readable, or writable when a packet waits) or ``nudge()``, reads and writes what is
+    /// ready, then lets libmosquitto send pings and retries (`mosquitto_loop_misc`).
+    fileprivate func step(timeoutMilliseconds: Int32) -> Int32 {
+        let mosq = handle.pointer
+        let socket = mosquitto_socket(mosq)
+        guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+        let writing = mosquitto_want_write(mosq)
+        var fds = [
+            pollfd(fd: socket, events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: loopWake.read, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&fds, 2, timeoutMilliseconds)
+        if ready < 0 {
+            return errno == EINTR ? MosquittoResult.success : MOSQ_ERR_ERRNO.rawValue
+        }
+        if fds[1].revents != 0 {
+            var scratch = [UInt8](repeating: 0, count: 64)
+            while scratch.withUnsafeMutableBytes({ read(loopWake.read, $0.baseAddress, 64) }) > 0 {}
+        }
+        if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            let rc = mosquitto_loop_read(mosq, 1)
+            if rc != MosquittoResult.success || mosquitto_socket(mosq) < 0 { return rc }
+        }
+        // Write when the socket said so, or when a packet was queued while we waited without asking.
+        if fds[0].revents & Int16(POLLOUT) != 0 || (!writing && mosquitto_want_write(mosq)) {
+            let rc = mosquitto_loop_write(mosq, 1)
+            if rc != MosquittoResult.success || mosquitto_socket(mosq) < 0 { return rc }
+        }
+        return mosquitto_loop_misc(mosq)
     }
 }
 

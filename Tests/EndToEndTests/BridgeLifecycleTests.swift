@@ -29,6 +29,62 @@ import Testing
         await broker.stop()
     }
 
+    /// Every command the gateway received is answered, also those arriving in the last moments of
+    /// a shutdown (after its response queue closed): commands stream in across SIGTERM, the ones
+    /// the broker queues after the DISCONNECT are answered by the restarted gateway (persistent
+    /// session), so every transaction gets an answer.
+    @Test func everyCommandIsAnsweredAcrossAShutdown() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        let answers = "blebridge/bridge/response/lamp/set"
+        try await recorder.subscribe(answers)
+        let gateway = try GatewayProcess(brokerURL: broker.url)
+        var sent = 0
+        func command() async throws {
+            try await recorder.publish("blebridge/lamp/set", #"{"colour":1,"transaction":\#(sent)}"#)
+            sent += 1
+        }
+        // Commands are answered (subscriptions in place) before the shutdown starts; earlier ones
+        // may reach no subscription, so the probes do not count.
+        var probes = 0
+        let ready = try await waitUntil(timeout: .seconds(20), interval: .milliseconds(100)) {
+            probes += 1
+            try await recorder.publish("blebridge/lamp/set", #"{"colour":1,"transaction":"probe-\#(probes)"}"#)
+            return !recorder.on(answers).isEmpty
+        }
+        #expect(ready, "no answer; log: \(gateway.log.suffix(2000))")
+        gateway.process.signal(SIGTERM)
+        let clock = ContinuousClock()
+        let limit = clock.now + .seconds(15)
+        var during = 0
+        while gateway.process.isRunning, clock.now < limit {
+            try await command()
+            during += 1
+            try await Task.sleep(for: .microseconds(300))
+        }
+        #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        for _ in 0..<20 { try await command() }
+        let restarted = try GatewayProcess(restarting: gateway)
+        func unanswered() -> [Int] {
+            let seen = Set(recorder.on(answers).compactMap { recorder.json($0)?["transaction"] as? Int })
+            return (0..<sent).filter { !seen.contains($0) }
+        }
+        let complete = await recorder.wait(timeout: .seconds(30)) { _ in unanswered().isEmpty }
+        let missing = unanswered()
+        print(
+            "\(sent) commands, \(during) during the shutdown; answered over a second connection: "
+                + "\(gateway.log.contains("over a second connection"))")
+        #expect(
+            complete,
+            """
+            \(missing.count) of \(sent) commands (\(during) sent during the shutdown) never answered: \
+            \(missing.prefix(20)); log: \(gateway.log.suffix(1500))
+            """)
+        await restarted.process.stop(grace: .seconds(10))
+        await recorder.close()
+        await broker.stop()
+    }
+
     @Test func lastWillSaysOfflineWhenTheGatewayIsKilled() async throws {
         let broker = try await MosquittoFixture()
         let recorder = try await MQTTRecorder(url: broker.url)

@@ -11,10 +11,18 @@ extension Gateway {
 
     /// Queues a response or health message for ``publishOutgoing(_:client:logger:)``, which
     /// publishes them one at a time, in order. Never waits: a slow broker holds up only the queue.
+    /// Once the queue has closed (shutdown), the message waits in `lateResponses` for `stop`.
     func send(_ message: MQTTMessage) {
-        if case .dropped = outgoing.yield(message) {
+        switch outgoing.yield(message) {
+        case .dropped:
             logger.warning(
                 "response queue full (\(Self.outgoingCapacity) waiting); not sent", [("topic", message.topic)])
+        case .terminated:
+            lateResponses.append(message)
+        case .enqueued:
+            break
+        @unknown default:
+            break
         }
     }
 

@@ -57,6 +57,8 @@ public actor Gateway {
     let outgoing: AsyncStream<MQTTMessage>.Continuation
     private let outgoingMessages: AsyncStream<MQTTMessage>
     private var outgoingTask: Task<Void, Never>?
+    /// Responses decided after the queue closed (the last moments of a shutdown); see `stop`.
+    var lateResponses: [MQTTMessage] = []
     /// Messages that may wait for the broker before `send` drops (and logs) new ones.
     static let outgoingCapacity = 10_000
 
@@ -210,17 +212,22 @@ public actor Gateway {
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
         await drainOutgoing(until: deadline)
+        // Commands keep arriving until DISCONNECT; their answers now go out directly.
+        await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         if client.connectionState.isConnected {
             for id in devices.keys.sorted() {
                 try? await publishRetained(model.topics.availability(id), Array("offline".utf8))
             }
             try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
         }
+        await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         // DISCONNECT first, then the command streams end (the client ends them): ending a
         // subscription's last stream while connected would UNSUBSCRIBE, and the broker would drop
         // the commands sent while the gateway is down instead of queueing them for the session.
         await client.disconnect()
-        for task in commandTasks.values { task.cancel() }
+        // What the client received (and acknowledged) before the DISCONNECT is still answered.
+        await finishCommandStreams(until: max(deadline, .now + .seconds(2)))
+        await answerOverASecondConnection()
         await store.close()
         logger.info("stopped")
     }

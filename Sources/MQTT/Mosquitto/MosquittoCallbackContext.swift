@@ -5,7 +5,7 @@ import Synchronization
 /// What libmosquitto's callbacks reach through the user-data pointer: the event stream to the
 /// client actor and the little state the network thread needs about the current attempt.
 ///
-/// Callbacks run on the client's network thread (inside `mosquitto_loop`).
+/// Callbacks run on the client's network thread (inside `mosquitto_loop_read`/`_write`).
 final class MosquittoCallbackContext: Sendable {
     struct Attempt {
         /// CONNACK accepted on the current connection.
@@ -67,13 +67,13 @@ final class MosquittoCallbackContext: Sendable {
         }
     }
 
-    /// Reports an accepted CONNACK; the network thread calls this after `mosquitto_loop` returns.
+    /// Reports an accepted CONNACK; the network thread calls this after each turn of its loop.
     ///
     /// libmosquitto calls the connect callback *before* it re-sends the QoS 1/2 messages left in
     /// flight by the previous connection (`handle__connack`: callback, then `message__retry_check`).
     /// Reported from the callback, a publish made on `connected` could be queued between the two
     /// and reach the broker ahead of older messages (seen as readings out of order after a broker
-    /// restart). Once `mosquitto_loop` has returned, the re-sends are queued, so anything published
+    /// restart). Once the turn (`mosquitto_loop_read`) has returned, the re-sends are queued, so anything published
     /// after the event goes out behind them.
     func reportConnect() {
         guard let sessionPresent = attempt.withLock({ $0.unreportedConnect.take() }) else { return }

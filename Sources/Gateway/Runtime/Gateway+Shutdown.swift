@@ -1,0 +1,94 @@
+import Logging
+import MQTT
+
+/// The last moments of a shutdown: commands that arrive after the response queue has closed are
+/// still answered. The broker acknowledges a command to its sender whether or not the gateway
+/// answers, and the gateway's client acknowledges each one it receives, so the broker will not
+/// send it again: every command received before DISCONNECT gets its answer here.
+extension Gateway {
+    /// Publishes the answers decided since the queue closed on the gateway's connection, until
+    /// none is left (more may arrive meanwhile) or `deadline`; the rest wait for
+    /// ``answerOverASecondConnection()``.
+    func publishLateResponses(until deadline: ContinuousClock.Instant) async {
+        while !lateResponses.isEmpty, client.connectionState.isConnected, ContinuousClock.now < deadline {
+            let batch = lateResponses
+            lateResponses = []
+            let failed = await Self.publish(batch, with: client, until: deadline)
+            lateResponses = failed + lateResponses
+            if !failed.isEmpty { break }
+        }
+    }
+
+    /// Lets the command tasks answer what the client received before DISCONNECT (the streams end
+    /// once the client has stopped, after delivering it); waits until `deadline` at most.
+    func finishCommandStreams(until deadline: ContinuousClock.Instant) async {
+        let tasks = Array(commandTasks.values)
+        commandTasks = [:]
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            for task in tasks { task.cancel() }
+        }
+        for task in tasks { await task.value }
+        timer.cancel()
+    }
+
+    /// Answers still unpublished after DISCONNECT (their commands were received while it was
+    /// going out) leave over a short second connection: clean session, no will, client id
+    /// `<client_id>-shutdown`, so the gateway's own session (and the commands the broker queues
+    /// in it for the next start) is left alone.
+    func answerOverASecondConnection() async {
+        guard !lateResponses.isEmpty else { return }
+        let messages = lateResponses
+        lateResponses = []
+        var configuration = client.configuration
+        if !configuration.clientID.isEmpty { configuration.clientID += "-shutdown" }
+        configuration.cleanSession = true
+        configuration.will = nil
+        configuration.connectTimeout = .seconds(5)
+        let second = MQTTClient(configuration: configuration)
+        do {
+            try await second.connect()
+        } catch {
+            logger.warning(
+                "commands received while disconnecting were not answered: no second connection",
+                [("count", "\(messages.count)"), ("error", "\(error)")])
+            return
+        }
+        let failed = await Self.publish(messages, with: second, until: .now + .seconds(5))
+        await second.disconnect()
+        if failed.isEmpty {
+            logger.info(
+                "answered commands received while disconnecting over a second connection",
+                [("count", "\(messages.count)")])
+        } else {
+            logger.warning(
+                "answers to commands received while disconnecting not published",
+                [("count", "\(failed.count)"), ("topics", Set(failed.map(\.topic)).sorted().joined(separator: ","))])
+        }
+    }
+
+    /// Publishes `messages` in order, each acknowledged before the next, until `deadline`;
+    /// returns those not published.
+    static func publish(
+        _ messages: [MQTTMessage], with client: MQTTClient, until deadline: ContinuousClock.Instant
+    ) async -> [MQTTMessage] {
+        let work = Task {
+            var failed: [MQTTMessage] = []
+            for message in messages {
+                do {
+                    try await client.publish(message)
+                } catch {
+                    failed.append(message)
+                }
+            }
+            return failed
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            work.cancel()
+        }
+        let failed = await work.value
+        timer.cancel()
+        return failed
+    }
+}
