@@ -55,6 +55,32 @@ import Testing
         await world.shutdown()
     }
 
+    /// A characteristic dropped from a device's `subscribe` list: SIGHUP deletes the entities
+    /// only it produced (empty retained config); the device's other entities stay.
+    @Test func sighupDeletesTheEntitiesOfACharacteristicDroppedFromSubscribe() async throws {
+        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
+        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
+        let world = try await SimulatedWorld()
+        let announced = await world.recorder.wait(timeout: .seconds(30)) { messages in
+            [battery, heartRate].allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
+        }
+        #expect(announced, "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
+                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
+                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
+            }
+            configuration["devices"] = devices
+        }
+        world.gateway.process.signal(SIGHUP)
+        let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
+        #expect(deleted != nil, "battery entity not deleted; log: \(world.gateway.log.suffix(2000))")
+        #expect(!world.recorder.on(heartRate).contains { $0.payload.isEmpty })
+        #expect(world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read"))
+        await world.shutdown()
+    }
+
     @Test func sighupRemovesDevicesLeavingTheConfigurationAndKeepsRunning() async throws {
         let broker = try await MosquittoFixture()
         let recorder = try await MQTTRecorder(url: broker.url)
