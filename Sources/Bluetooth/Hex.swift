@@ -1,9 +1,20 @@
 /// Hex text to and from bytes (`"0x16 48"`, `"16:48"`, `"1648"`).
 public enum Hex {
+    /// Lowercase hex digits, two per byte, `separator` between bytes. Built as UTF-8 bytes in one
+    /// buffer: it runs for every raw reading on the notification thread.
     public static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
-        let digits: [Character] = Array("0123456789abcdef")
-        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0xF)]]) }.joined(separator: separator)
+        let separatorBytes = Array(separator.utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * (2 + separatorBytes.count))
+        for byte in bytes {
+            if !text.isEmpty { text += separatorBytes }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Parses hex digits, ignoring an optional `0x` prefix and the separators space, `:` and `-`.
     /// Returns nil for odd digit counts or non-hex characters.

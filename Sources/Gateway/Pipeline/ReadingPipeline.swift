@@ -26,6 +26,16 @@ final class ReadingPipeline: Sendable {
         let decoder: String?
         let layout: ByteLayout?
         let source: FieldNamer.Source
+        /// The characteristic as raw topics name it (its short UUID), computed once.
+        let rawName: String
+
+        init(characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?, source: FieldNamer.Source) {
+            self.characteristic = characteristic
+            self.decoder = decoder
+            self.layout = layout
+            self.source = source
+            rawName = characteristic.shortString
+        }
     }
 
     /// For the gateway actor: `device` delivered a reading at `sampleTime`.
@@ -73,11 +83,11 @@ final class ReadingPipeline: Sendable {
             ?? registry.decode(bytes, uuid: subscription.characteristic, decoder: subscription.decoder)
         if !reading.isSuccess {
             logger.debug(
-                "undecodable value", [("device", device), ("characteristic", subscription.characteristic.shortString)])
+                "undecodable value", [("device", device), ("characteristic", subscription.rawName)])
         }
         deliver(
             device: device, fields: reading.isSuccess ? reading.fields : [], named: subscription.source,
-            raw: (subscription.characteristic.shortString, bytes), rssi: nil, sampleTime: sampleTime,
+            raw: (subscription.rawName, bytes), rssi: nil, sampleTime: sampleTime,
             fromConnection: true)
     }
 

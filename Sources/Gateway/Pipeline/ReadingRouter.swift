@@ -1,3 +1,4 @@
+import Bluetooth
 public import Decoders
 public import Foundation
 import JSON
@@ -128,7 +129,6 @@ public struct ReadingRouter: Sendable {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+        Hex.string(bytes)
     }
 }
