@@ -51,7 +51,68 @@ import Testing
         try await world.recorder.publish("homeassistant/status", "online")
         let resent = await world.recorder.first(on: heartRate, timeout: .seconds(15)) { !$0.payload.isEmpty }
         #expect(resent != nil, "discovery not re-sent after homeassistant/status online")
+        // Turned off again: the status topic is unsubscribed.
+        try world.gateway.rewrite { $0["homeassistant"] = ["enabled": false] }
+        world.gateway.process.signal(SIGHUP)
+        let unsubscribed = await waitUntil(timeout: .seconds(20)) {
+            world.gateway.log.contains("unsubscribed filter=homeassistant/status")
+        }
+        #expect(unsubscribed, "log: \(world.gateway.log.suffix(2000))")
         #expect(world.gateway.process.isRunning)
+        await world.shutdown()
+    }
+
+    /// A characteristic dropped from a device's `subscribe` list: SIGHUP deletes the entities
+    /// only it produced (empty retained config); the device's other entities stay.
+    @Test func sighupDeletesTheEntitiesOfACharacteristicDroppedFromSubscribe() async throws {
+        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
+        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
+        let world = try await SimulatedWorld()
+        let announced = await world.recorder.wait(timeout: .seconds(30)) { messages in
+            [battery, heartRate].allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
+        }
+        #expect(announced, "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
+                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
+                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
+            }
+            configuration["devices"] = devices
+        }
+        world.gateway.process.signal(SIGHUP)
+        let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
+        #expect(deleted != nil, "battery entity not deleted; log: \(world.gateway.log.suffix(2000))")
+        #expect(!world.recorder.on(heartRate).contains { $0.payload.isEmpty })
+        #expect(world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read"))
+        await world.shutdown()
+    }
+
+    /// The same across a restart: what produced each entity is remembered in the state database,
+    /// so the entities of a characteristic dropped while the gateway was down go at start.
+    @Test func aRestartDeletesTheEntitiesOfACharacteristicDroppedMeanwhile() async throws {
+        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
+        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
+        let world = try await SimulatedWorld()
+        let announced = await world.recorder.wait(timeout: .seconds(30)) { messages in
+            [battery, heartRate].allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
+        }
+        #expect(announced, "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        world.gateway.process.signal(SIGTERM)
+        #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
+                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
+                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
+            }
+            configuration["devices"] = devices
+        }
+        let restarted = try GatewayProcess(restarting: world.gateway)
+        let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
+        #expect(deleted != nil, "battery entity not deleted at start; log: \(restarted.log.suffix(2000))")
+        #expect(!world.recorder.on(heartRate).contains { $0.payload.isEmpty })
+        await restarted.process.stop(grace: .seconds(10))
         await world.shutdown()
     }
 

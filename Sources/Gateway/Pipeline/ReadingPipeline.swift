@@ -47,6 +47,9 @@ final class ReadingPipeline: Sendable {
         let fromConnection: Bool
         /// Discovery messages for fields seen for the first time.
         let discovery: [DiscoveryMessage]
+        /// Where the reading came from: the characteristic's short UUID, nil for an advertisement
+        /// (recorded with new fields, see ``DiscoverySources``).
+        let source: String?
     }
 
     /// The longest a device's activity may go unreported to the gateway while readings flow. The
@@ -106,7 +109,7 @@ final class ReadingPipeline: Sendable {
             state.reported[device] = now
             return Event(
                 device: device, sampleTime: sampleTime, rssi: rssi, fromConnection: fromConnection,
-                discovery: output.discovery)
+                discovery: output.discovery, source: raw?.characteristic)
         }
         if let event { continuation.yield(event) }
     }

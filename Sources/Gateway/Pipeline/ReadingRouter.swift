@@ -46,6 +46,22 @@ public struct ReadingRouter: Sendable {
         fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }
     }
 
+    /// Forgets the fields whose discovery topic is in `topics` (their entities are being deleted):
+    /// they are announced again only when a reading brings them back.
+    public mutating func forget(discoveryTopics topics: Set<String>) {
+        guard let builder = discoveryBuilder else { return }
+        for (deviceID, info) in fieldInfo {
+            guard let device = devices[deviceID] else { continue }
+            fieldInfo[deviceID] = info.filter { name, value in
+                guard
+                    let message = builder.sensor(
+                        device: device, field: name, sample: value.value, unit: value.unit, kind: value.kind)
+                else { return true }
+                return !topics.contains(message.topic)
+            }
+        }
+    }
+
     /// Updates the address shown in discovery once the device is found.
     public mutating func setAddress(_ address: String, for deviceID: String) {
         devices[deviceID]?.address = address

@@ -25,6 +25,7 @@ public struct GatewayStateStore: Sendable {
     public func forget(deviceID: String) async throws {
         try await store.removeStateValue(forKey: KnownPeripheral.key(deviceID))
         try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
+        try await store.removeStateValue(forKey: Self.sourcesKey(deviceID))
     }
 
     static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }
@@ -42,5 +43,30 @@ public struct GatewayStateStore: Sendable {
     public func setAnnouncedDiscovery(_ topics: [String], deviceID: String) async throws {
         try await store.setStateValue(
             JSONValue.array(topics.map { .string($0) }).bytes, forKey: Self.discoveryKey(deviceID))
+    }
+
+    static let sourcesPrefix = "discovery-sources/"
+
+    static func sourcesKey(_ deviceID: String) -> String { sourcesPrefix + deviceID }
+
+    /// What produced the announced field entities, per device (`{"<topic>":["2a19"],…}`).
+    public func discoverySources() async throws -> DiscoverySources {
+        var devices: [String: [String: Set<String>]] = [:]
+        for row in try await store.stateValues(prefix: Self.sourcesPrefix) {
+            guard let members = (try? parser.parse(row.value))?.objectMembers else { continue }
+            var topics: [String: Set<String>] = [:]
+            for member in members {
+                guard case .array(let sources) = member.value else { continue }
+                topics[member.key] = Set(sources.compactMap(\.stringValue))
+            }
+            devices[String(row.key.dropFirst(Self.sourcesPrefix.count))] = topics
+        }
+        return DiscoverySources(devices)
+    }
+
+    public func setDiscoverySources(_ sources: DiscoverySources, deviceID: String) async throws {
+        let topics = (sources.devices[deviceID] ?? [:]).sorted { $0.key < $1.key }
+        let members = topics.map { JSONMember($0.key, .array($0.value.sorted().map { .string($0) })) }
+        try await store.setStateValue(JSONValue.object(members).bytes, forKey: Self.sourcesKey(deviceID))
     }
 }

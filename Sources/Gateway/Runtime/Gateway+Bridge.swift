@@ -108,8 +108,19 @@ extension Gateway {
         guard let builder = model.discoveryBuilder else { return }
         var messages = builder.bridgeEntities()
         for (_, controls) in model.controlDiscovery.sorted(by: { $0.key < $1.key }) { messages += controls }
+        // Fields only characteristics no longer read produced: the router forgets them (so they
+        // are not announced again), then their entities are deleted.
+        let dropped = discoverySources.droppedTopics(
+            announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic)))
+        if !dropped.isEmpty {
+            let topics = Set(dropped.values.joined())
+            pipeline.withRouter { $0.forget(discoveryTopics: topics) }
+        }
         messages += pipeline.withRouter { $0.allDiscovery() }
         await publish(discovery: messages)
+        for (id, topics) in dropped.sorted(by: { $0.key < $1.key }) {
+            await removeDiscovery(topics, of: id, reason: "of characteristics no longer read")
+        }
         // Devices announced earlier (possibly by a previous run) but no longer configured.
         for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {
             await removeDiscovery(of: id)
@@ -143,6 +154,9 @@ extension Gateway {
         guard !removed.isEmpty else { return }
         announced[id]?.removeAll { removed.contains($0) }
         try? await state.setAnnouncedDiscovery(announced[id] ?? [], deviceID: id)
+        if discoverySources.forget(removed, device: id) {
+            try? await state.setDiscoverySources(discoverySources, deviceID: id)
+        }
         logger.info(
             "removed Home Assistant entities \(reason)",
             [("device", id), ("topics", removed.sorted().joined(separator: ","))])
@@ -169,6 +183,12 @@ extension Gateway {
         }
     }
 
+    /// Remembers what produced new field entities (nil `source`: an advertisement).
+    func recordSources(of messages: [DiscoveryMessage], device id: String, source: String?) async {
+        guard discoverySources.record(messages.map(\.topic), device: id, source: source) else { return }
+        try? await state.setDiscoverySources(discoverySources, deviceID: id)
+    }
+
     /// `homeassistant/<component>/<gateway>_<device>/<object>/config` → `<device>`.
     func deviceID(ofDiscoveryTopic topic: String) -> String? {
         let parts = topic.split(separator: "/")
@@ -186,6 +206,7 @@ extension Gateway {
         // A topic whose removal failed stays announced and is tried again with the next discovery.
         guard announced[id]?.isEmpty ?? true else { return }
         announced[id] = nil
+        discoverySources.forget(device: id)
         try? await state.forget(deviceID: id)
     }
 

@@ -102,6 +102,9 @@ extension Gateway {
         guard devices[event.device] != nil, !stopping else { return }
         devices[event.device]?.lastSeen = event.sampleTime
         if let rssi = event.rssi { devices[event.device]?.rssi = rssi }
+        if !event.discovery.isEmpty {
+            await recordSources(of: event.discovery, device: event.device, source: event.source)
+        }
         if !event.discovery.isEmpty, client.connectionState.isConnected {
             await publish(discovery: event.discovery)
         }

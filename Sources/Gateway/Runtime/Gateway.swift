@@ -36,6 +36,9 @@ public actor Gateway {
     var devices: [String: DeviceStatus] = [:]
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
+    /// What produced each field entity announced (persisted, for removing those of
+    /// characteristics no longer read).
+    var discoverySources = DiscoverySources()
     var tasks: [Task<Void, Never>] = []
     /// The tasks reading the command subscriptions, per filter; they end with the connection
     /// (see `stop`), or when a reload drops their filter (Home Assistant's status topic).
@@ -137,6 +140,7 @@ public actor Gateway {
         logger.info(
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
+        discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
         // The command streams exist before the first CONNACK: with a persistent session the broker
