@@ -86,6 +86,31 @@ import Testing
         }
     }
 
+    /// One device fed from two threads (two characteristics): rows enter the outbox in the order
+    /// their readings were merged, so each field only moves forward from row to row.
+    @Test func oneDeviceFromTwoThreadsEntersTheOutboxInMergeOrder() async throws {
+        let (pipeline, publisher) = try await pipeline()
+        let threads = ["a", "b"].map { field in
+            Thread {
+                for index in 0..<300 {
+                    pipeline.deliver(
+                        device: "hr_strap", fields: [DecodedField(name: field, value: .int(Int64(index)))], raw: nil,
+                        rssi: nil, sampleTime: Date(), fromConnection: true)
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 600 })
+        let states = try await rows(publisher).map { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]) ?? [:]
+        }
+        for field in ["a", "b"] {
+            let values = states.map { $0[field] as? Int ?? -1 }
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "\(field) went backwards")
+            #expect(values.last == 299)
+        }
+    }
+
     @Test func unknownDevicesAndReadingsAfterStopAcceptingAreIgnored() async throws {
         let (pipeline, publisher) = try await pipeline()
         pipeline.received(beat(60), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
