@@ -12,7 +12,9 @@ public struct NotificationListener: Sendable {
         self.onCancel = onCancel
     }
 
-    /// Removes the handler; its `onEnd` is not called. Cancelling twice is harmless.
+    /// Removes the handler at once: no value that arrives after this returns reaches it (one being
+    /// delivered at that very moment may still finish). Its `onEnd` is not called. Cancelling twice is
+    /// harmless.
     public func cancel() {
         onCancel()
     }

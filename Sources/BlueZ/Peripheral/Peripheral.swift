@@ -238,6 +238,9 @@ public actor Peripheral {
             let (path, channel, id) = try await listen(
                 to: characteristic, with: .handler(onValue: onValue, onEnd: onEnd))
             return NotificationListener { [weak self] in
+                // At once, not in the task: values that arrive after cancel() returned must not reach
+                // the handler (a re-subscription would otherwise see them twice).
+                _ = channel.remove(id)
                 Task { await self?.listenerEnded(path, channel: channel, id: id) }
             }
         }

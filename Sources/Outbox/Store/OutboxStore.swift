@@ -113,7 +113,13 @@ public actor OutboxStore {
             let ids = try database.append(entries, now: now)
             let enqueuedAt = OutboxDatabase.date(OutboxDatabase.microseconds(now))
             let kept = min(ids.count, database.depth)
-            return zip(ids, entries).suffix(kept).map { OutboxRecord(id: $0, entry: $1, enqueuedAt: enqueuedAt) }
+            return zip(ids, entries).suffix(kept).map { id, entry in
+                // The sample time as stored (to the microsecond), so a row published now and the same
+                // row read back for a re-send carry the same time.
+                var stored = entry
+                stored.sampleTime = OutboxDatabase.date(OutboxDatabase.microseconds(entry.sampleTime))
+                return OutboxRecord(id: id, entry: stored, enqueuedAt: enqueuedAt)
+            }
         }
     }
 

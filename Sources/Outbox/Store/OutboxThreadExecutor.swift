@@ -100,7 +100,11 @@ final class OutboxThreadExecutor: SerialExecutor {
 
     /// Runs `body` on the thread once `delay` has passed (timers with the same deadline in the order set).
     func execute(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let deadline = ContinuousClock.now + delay
+        execute(at: ContinuousClock.now + delay, body)
+    }
+
+    /// Runs `body` on the thread once `deadline` has come (timers with the same deadline in the order set).
+    func execute(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
         queue.state.withLock { state in
             let timer = Timed(deadline: deadline, body: body)
             let index = state.timed.firstIndex { $0.deadline > deadline } ?? state.timed.count

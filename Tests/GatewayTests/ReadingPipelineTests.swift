@@ -1,0 +1,173 @@
+import Bluetooth
+import Decoders
+import Foundation
+import MQTT
+import Outbox
+import Publisher
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// `ReadingPipeline`: readings to the outbox (through a real store and a publisher whose client is
+/// not started, so rows stay where they were committed) and the events the gateway actor hears.
+@Suite struct ReadingPipelineTests {
+    let directory: TemporaryDirectory
+    static let heartRate = ReadingPipeline.Subscription(
+        characteristic: BluetoothUUID(UInt16(0x2A37)), decoder: nil, layout: nil,
+        source: FieldNamer.Source(rank: 0, characteristic: "heart_rate_measurement"))
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "pipeline")
+    }
+
+    /// A pipeline for the configured devices `hr_strap` and `thermo`.
+    private func pipeline(homeAssistant: Bool = false) async throws -> (ReadingPipeline, Publisher) {
+        let store = try await OutboxStore(path: directory.file("outbox.sqlite").path)
+        let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1", clientID: "idle"))
+        let publisher = Publisher(store: store, client: client)
+        let topics = TopicContract()
+        let router = ReadingRouter(
+            topics: topics, qos: .atLeastOnce, rawTopics: false,
+            discoveryBuilder: homeAssistant ? DiscoveryBuilder(topics: topics, gatewayID: "blebridge") : nil,
+            devices: [DiscoveryDevice(id: "hr_strap", name: "Strap"), DiscoveryDevice(id: "thermo", name: "Thermo")])
+        return (ReadingPipeline(router: router, namer: FieldNamer(), publisher: publisher), publisher)
+    }
+
+    /// A heart-rate measurement (flags 0, 8-bit value).
+    private func beat(_ bpm: Int) -> [UInt8] { [0x00, UInt8(bpm)] }
+
+    /// Every row in the outbox, once the publisher committed what was offered before this call.
+    private func rows(_ publisher: Publisher) async throws -> [OutboxRecord] {
+        // `stats()` runs on the outbox thread after the drains the offers queued there.
+        _ = try await publisher.stats()
+        return try await publisher.store.next(limit: 10_000)
+    }
+
+    private func heartRates(_ records: [OutboxRecord]) -> [Int] {
+        records.compactMap { record in
+            let object = try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]
+            return object?["heart_rate"] as? Int
+        }
+    }
+
+    /// Everything the events stream yielded (ends it first).
+    private func events(of pipeline: ReadingPipeline) async -> [ReadingPipeline.Event] {
+        pipeline.stopAccepting()
+        return await withDeadline(.seconds(5)) {
+            var all: [ReadingPipeline.Event] = []
+            for await event in pipeline.events { all.append(event) }
+            return all
+        } ?? []
+    }
+
+    @Test func readingsOfConfiguredDevicesReachTheOutboxInOrder() async throws {
+        let (pipeline, publisher) = try await pipeline()
+        let start = Date()
+        // Two devices from two threads at once: each device's readings keep their order.
+        let threads = ["hr_strap", "thermo"].map { device in
+            Thread {
+                for index in 0..<200 {
+                    pipeline.received(
+                        [0x00, UInt8(index)], device: device, subscription: Self.heartRate,
+                        sampleTime: start + Double(index) / 1000)
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 400 })
+        let records = try await rows(publisher)
+        #expect(records.map(\.id) == records.map(\.id).sorted())
+        for device in ["hr_strap", "thermo"] {
+            let own = records.filter { $0.entry.stream == device }
+            #expect(own.allSatisfy { $0.entry.topic == "blebridge/\(device)" })
+            #expect(heartRates(own) == Array(0..<200))
+            #expect(own.map(\.entry.sampleTime) == own.map(\.entry.sampleTime).sorted())
+        }
+    }
+
+    /// One device fed from two threads (two characteristics): rows enter the outbox in the order
+    /// their readings were merged, so each field only moves forward from row to row.
+    @Test func oneDeviceFromTwoThreadsEntersTheOutboxInMergeOrder() async throws {
+        let (pipeline, publisher) = try await pipeline()
+        let threads = ["a", "b"].map { field in
+            Thread {
+                for index in 0..<300 {
+                    pipeline.deliver(
+                        device: "hr_strap", fields: [DecodedField(name: field, value: .int(Int64(index)))], raw: nil,
+                        rssi: nil, sampleTime: Date(), fromConnection: true)
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 600 })
+        let states = try await rows(publisher).map { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]) ?? [:]
+        }
+        for field in ["a", "b"] {
+            let values = states.map { $0[field] as? Int ?? -1 }
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "\(field) went backwards")
+            #expect(values.last == 299)
+        }
+    }
+
+    @Test func unknownDevicesAndReadingsAfterStopAcceptingAreIgnored() async throws {
+        let (pipeline, publisher) = try await pipeline()
+        pipeline.received(beat(60), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(61), device: "stranger", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.deliver(
+            device: "stranger", fields: [DecodedField(name: "temperature", value: .double(20))], raw: nil, rssi: -70,
+            sampleTime: Date(), fromConnection: false)
+        pipeline.stopAccepting()
+        pipeline.received(beat(62), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.deliver(
+            device: "hr_strap", fields: [DecodedField(name: "battery", value: .int(80))], raw: nil, rssi: -60,
+            sampleTime: Date(), fromConnection: false)
+        let records = try await rows(publisher)
+        #expect(records.map(\.entry.stream) == ["hr_strap"])
+        #expect(heartRates(records) == [60])
+        let events = await events(of: pipeline)
+        #expect(events.map(\.device) == ["hr_strap"])
+    }
+
+    @Test func connectionReadingsAreReportedAtMostEveryReportIntervalAndAdvertisementsAlways() async throws {
+        let (pipeline, publisher) = try await pipeline()
+        let clock = ContinuousClock()
+        let start = clock.now
+        for bpm in 60..<80 {
+            pipeline.received(beat(bpm), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        }
+        pipeline.received(beat(70), device: "thermo", subscription: Self.heartRate, sampleTime: Date())
+        let burst = clock.now - start
+        for rssi in [-61, -62] {
+            pipeline.deliver(
+                device: "hr_strap", fields: [], raw: nil, rssi: rssi, sampleTime: Date(), fromConnection: false)
+        }
+        // Once the interval has passed, the next reading is reported again.
+        try await Task.sleep(for: ReadingPipeline.reportInterval + .milliseconds(20))
+        pipeline.received(beat(90), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        let events = await events(of: pipeline)
+        try #require(burst < ReadingPipeline.reportInterval, "the burst took \(burst); the test needs it shorter")
+        #expect(events.map(\.device) == ["hr_strap", "thermo", "hr_strap", "hr_strap", "hr_strap"])
+        #expect(events.map(\.rssi) == [nil, nil, -61, -62, nil])
+        #expect(events.map(\.fromConnection) == [true, true, false, false, true])
+        #expect(events.allSatisfy { $0.discovery.isEmpty })  // Home Assistant is off
+        #expect(try await rows(publisher).count == 24)  // every reading was stored all the same
+    }
+
+    @Test func aReadingWithNewFieldsIsReportedAtOnceWithItsDiscovery() async throws {
+        let (pipeline, _) = try await pipeline(homeAssistant: true)
+        pipeline.received(beat(60), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(61), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.deliver(
+            device: "hr_strap", fields: [DecodedField(name: "battery", value: .int(80), unit: "%", kind: .battery)],
+            named: FieldNamer.Source(rank: 1, characteristic: "battery_level"), raw: nil, rssi: nil, sampleTime: Date(),
+            fromConnection: true)
+        pipeline.received(beat(62), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        let events = await events(of: pipeline)
+        #expect(events.count == 2)
+        #expect(
+            events.first?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/heart_rate/config"])
+        #expect(events.last?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/battery/config"])
+    }
+}
