@@ -205,8 +205,9 @@ public actor Gateway {
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         await ble?.stop()
-        // Readings offered to the publisher are committed before this stats call runs (both run on
-        // the outbox's thread, in order). Let the backlog go out while the broker is there, then wait for what is in flight.
+        // Let the backlog go out while the broker is there, then wait for what is in flight.
+        // (Readings offered to the publisher are committed before this stats call runs: both run
+        // on the outbox's thread, in order.)
         while client.connectionState.isConnected, ContinuousClock.now < deadline,
             let depth = try? await store.stats().depth, depth > 0
         {
