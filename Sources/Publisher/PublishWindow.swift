@@ -97,16 +97,10 @@ struct PublishWindow: Sendable {
         return fill()
     }
 
-    /// Rows were appended to the outbox (the driver does not know which).
-    mutating func appended() -> [Action] {
-        appends += 1
-        mayHaveMore = true
-        return fill()
-    }
-
     /// `records` were appended to the outbox (ids increasing). When everything before them was
     /// handed out, as many as the window has room for are published at once (no read back); the
-    /// rest is read later, in order.
+    /// rest is read later, in order. With no records (rows appended that the driver does not
+    /// hold), they are all read later.
     mutating func appended(_ records: [OutboxRecord], now: ContinuousClock.Instant) -> [Action] {
         appends += 1
         guard connected, !paused, outstandingRead == nil, !mayHaveMore, let first = records.first,

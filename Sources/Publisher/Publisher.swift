@@ -100,12 +100,11 @@ public actor Publisher {
         ticker?.cancel()
         ticker = nil
         stopping = true
-        drain()
+        drain()  // from here on, outcomes wake the thread at once (`stopping` makes them urgent)
         perform(window.connectionChanged(connected: false, now: clock.now))
         let deadline = clock.now + drainTimeout
         while !window.isIdle && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
-            drain()
         }
     }
 
@@ -159,14 +158,20 @@ public actor Publisher {
         case .none:
             break
         case .now:
-            store.run { _ in self.assumeIsolated { $0.drain() } }
+            onThread { $0.drain() }
         case .later:
-            store.run(after: options.acknowledgementDelay) { _ in
-                self.assumeIsolated { publisher in
-                    if publisher.inbox.timerFired() { publisher.drain() }
-                }
+            onThread(after: options.acknowledgementDelay) { publisher in
+                if publisher.inbox.timerFired() { publisher.drain() }
             }
         }
+    }
+
+    /// Runs `body` on the outbox's thread (this actor's executor), after `delay` when given.
+    private nonisolated func onThread(
+        after delay: Duration? = nil, _ body: @escaping @Sendable (isolated Publisher) -> Void
+    ) {
+        let run: @Sendable (isolated OutboxStore) -> Void = { _ in self.assumeIsolated { body($0) } }
+        if let delay { store.run(after: delay, run) } else { store.run(run) }
     }
 
     /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
@@ -185,7 +190,7 @@ public actor Publisher {
         do throws(OutboxError) {
             let records = try withStore { try $0.appendRecords(entries) }
             noteStoreResult(.success(()))
-            for submission in submissions { submission.continuation?.resume(returning: .success(())) }
+            for submission in submissions { finish(submission, .success(())) }
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
@@ -283,15 +288,11 @@ public actor Publisher {
             case .remove(let ids):
                 remove(ids)
             case .removeLater:
-                store.run(after: options.removalDelay) { _ in
-                    self.assumeIsolated { $0.perform($0.window.removalDelayElapsed()) }
-                }
+                onThread(after: options.removalDelay) { $0.perform($0.window.removalDelayElapsed()) }
             case .discard(let ids):
                 discard(ids)
             case .resumeLater:
-                store.run(after: options.retryDelay) { _ in
-                    self.assumeIsolated { $0.perform($0.window.resume()) }
-                }
+                onThread(after: options.retryDelay) { $0.perform($0.window.resume()) }
             }
         }
     }

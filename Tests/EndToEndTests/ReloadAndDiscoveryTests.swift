@@ -68,18 +68,10 @@ import Testing
         let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
         let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
         let world = try await SimulatedWorld()
-        let announced = await world.recorder.wait(timeout: .seconds(30)) { messages in
-            [battery, heartRate].allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
-        }
-        #expect(announced, "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
-        try world.gateway.rewrite { configuration in
-            var devices = configuration["devices"] as? [[String: Any]] ?? []
-            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
-                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
-                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
-            }
-            configuration["devices"] = devices
-        }
+        #expect(
+            await Self.announced([battery, heartRate], in: world),
+            "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        try Self.dropBatteryFromStrap(world)
         world.gateway.process.signal(SIGHUP)
         let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
         #expect(deleted != nil, "battery entity not deleted; log: \(world.gateway.log.suffix(2000))")
@@ -94,20 +86,12 @@ import Testing
         let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
         let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
         let world = try await SimulatedWorld()
-        let announced = await world.recorder.wait(timeout: .seconds(30)) { messages in
-            [battery, heartRate].allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
-        }
-        #expect(announced, "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        #expect(
+            await Self.announced([battery, heartRate], in: world),
+            "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
         world.gateway.process.signal(SIGTERM)
         #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
-        try world.gateway.rewrite { configuration in
-            var devices = configuration["devices"] as? [[String: Any]] ?? []
-            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
-                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
-                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
-            }
-            configuration["devices"] = devices
-        }
+        try Self.dropBatteryFromStrap(world)
         let restarted = try GatewayProcess(restarting: world.gateway)
         let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
         #expect(deleted != nil, "battery entity not deleted at start; log: \(restarted.log.suffix(2000))")
@@ -146,5 +130,24 @@ import Testing
         #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
         await recorder.close()
         await broker.stop()
+    }
+
+    /// Waits until every topic in `topics` carried a non-empty (announcing) payload.
+    static func announced(_ topics: [String], in world: SimulatedWorld) async -> Bool {
+        await world.recorder.wait(timeout: .seconds(30)) { messages in
+            topics.allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
+        }
+    }
+
+    /// Rewrites the configuration without the strap's `battery_level` subscription.
+    static func dropBatteryFromStrap(_ world: SimulatedWorld) throws {
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            for index in devices.indices where devices[index]["id"] as? String == "hr_strap" {
+                let subscribe = devices[index]["subscribe"] as? [[String: Any]] ?? []
+                devices[index]["subscribe"] = subscribe.filter { $0["characteristic"] as? String != "battery_level" }
+            }
+            configuration["devices"] = devices
+        }
     }
 }

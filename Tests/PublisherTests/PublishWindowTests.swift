@@ -28,17 +28,17 @@ import Testing
 
     @Test func nothingHappensUntilConnected() {
         var window = PublishWindow(capacity: 4)
-        #expect(window.appended().isEmpty)
+        #expect(window.appended([], now: t0).isEmpty)
         #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 1)])
     }
 
     @Test func fillsTheWindowInOrderAndNeverBeyondIt() {
         var window = PublishWindow(capacity: 4)
         _ = window.connectionChanged(connected: true, now: t0)
-        #expect(window.appended().isEmpty)  // a read is already outstanding
+        #expect(window.appended([], now: t0).isEmpty)  // a read is already outstanding
         #expect(window.fetched(records(1...4), limit: 4, read: 1, now: t0) == [.publish(records(1...4), generation: 0)])
         #expect(window.inFlight == [1, 2, 3, 4])
-        #expect(window.appended().isEmpty)  // window full
+        #expect(window.appended([], now: t0).isEmpty)  // window full
         // One acknowledgement frees one slot and starts one removal.
         #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
         #expect(window.fetched(records(5...5), limit: 1, read: 2, now: t0) == [.publish(records(5...5), generation: 0)])
@@ -98,13 +98,13 @@ import Testing
 
     @Test func aShortReadStopsReadingUntilSomethingIsAppended() {
         var window = connected(capacity: 8, publishing: 1...2)
-        #expect(window.appended() == [.fetch(after: 2, limit: 6, read: 2)])
+        #expect(window.appended([], now: t0) == [.fetch(after: 2, limit: 6, read: 2)])
     }
 
     @Test func anAppendDuringAReadIsNotMissed() {
         var window = PublishWindow(capacity: 8)
         _ = window.connectionChanged(connected: true, now: t0)
-        #expect(window.appended().isEmpty)  // read 1 is outstanding; it may not see this row
+        #expect(window.appended([], now: t0).isEmpty)  // read 1 is outstanding; it may not see this row
         // Read 1 comes back short, but a row was appended after it was issued: read again.
         #expect(
             window.fetched(records(1...1), limit: 8, read: 1, now: t0) == [
@@ -117,7 +117,7 @@ import Testing
         #expect(window.connectionChanged(connected: false, now: t0).isEmpty)
         #expect(window.inFlight == [1, 2, 3, 4])  // the MQTT client re-sends these itself
         #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1])])  // no read while down
-        #expect(window.appended().isEmpty)
+        #expect(window.appended([], now: t0).isEmpty)
         #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 4, limit: 1, read: 2)])
     }
 
@@ -129,7 +129,7 @@ import Testing
         // Late results of the old generation: an acknowledgement still counts, a failure does not.
         #expect(window.acknowledged(2, generation: 0, now: t0).isEmpty)
         #expect(window.failedTransiently(4, generation: 0).isEmpty)
-        #expect(window.appended().isEmpty)  // paused
+        #expect(window.appended([], now: t0).isEmpty)  // paused
         #expect(window.resume() == [.fetch(after: 0, limit: 4, read: 3)])
         // 1 and 2 are still in the outbox (deletions pending): skipped, not sent again.
         #expect(

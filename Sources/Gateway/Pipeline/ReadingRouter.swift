@@ -98,7 +98,7 @@ public struct ReadingRouter: Sendable {
         ]
         if rawTopics, let raw {
             let payload: JSONValue = .object([
-                JSONMember("value", .string(Self.hex(raw.bytes))),
+                JSONMember("value", .string(Hex.string(raw.bytes))),
                 JSONMember("ts", .string(Timestamp.iso8601(sampleTime))),
             ])
             entries.append(
@@ -126,9 +126,5 @@ public struct ReadingRouter: Sendable {
         fieldInfo.keys.sorted().flatMap { deviceID in
             discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        Hex.string(bytes)
     }
 }

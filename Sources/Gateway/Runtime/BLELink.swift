@@ -464,7 +464,7 @@ extension BLELink {
             let command = configuration.device(id: id)?.command(named: name ?? "")
             let echoed =
                 command.flatMap { GatewayModel.namedCommand($0).format.decode(value) }
-                ?? .string(ReadingRouter.hex(value))
+                ?? .string(Hex.string(value))
             return JSONMember(name ?? uuid.shortString, echoed)
         case .read(_, let uuid, let name, let service):
             let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
@@ -484,7 +484,7 @@ extension BLELink {
                 let fields = reading.fields.map { JSONMember($0.name, JSONValue($0.value)) }
                 return JSONMember(name, fields.count == 1 ? fields[0].value : .object(fields))
             }
-            return JSONMember(name ?? "value", .string(ReadingRouter.hex(bytes)))
+            return JSONMember(name ?? "value", .string(Hex.string(bytes)))
         case .notify(_, let uuid, let enable, let service):
             let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
             let key = entry.characteristic.id
