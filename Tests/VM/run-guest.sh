@@ -19,6 +19,6 @@ timeout "${BLEBRIDGE_VM_TIMEOUT:-240}" qemu-system-x86_64 \
 status=$(cat "$outdir/status" 2>/dev/null || echo 125)
 if [[ "$status" != 0 ]]; then
     echo "vm: guest script $script exited $status; console:" >&2
-    tail -n 60 "$outdir/console.log" >&2
+    tail -n 200 "$outdir/console.log" >&2
 fi
 exit "$status"

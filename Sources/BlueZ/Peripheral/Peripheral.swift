@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Foundation
+import Logging
 
 /// A remote LE peripheral (`CBPeripheral`) backed by a BlueZ `org.bluez.Device1` object.
 ///
@@ -467,7 +468,7 @@ public actor Peripheral {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 connectWaiters[id] = continuation
-                run(lifecycle.handle(.connectRequested(timeout: timeout)))
+                handle(.connectRequested(timeout: timeout))
             }
         } onCancel: {
             Task { await self.cancelConnectWaiter(id) }
@@ -479,16 +480,23 @@ public actor Peripheral {
     }
 
     func cancelConnection() {
-        run(lifecycle.handle(.cancelRequested))
+        handle(.cancelRequested)
     }
 
+    /// Feeds one event to the lifecycle and performs its actions. With `BLEBRIDGE_LOG=debug` every
+    /// step is logged (event, new state, actions): the trail to read when a connect times out.
     func handle(_ event: ConnectionLifecycle.Event) {
-        run(lifecycle.handle(event))
-    }
-
-    private func run(_ actions: [ConnectionLifecycle.Action]) {
+        let actions = lifecycle.handle(event)
+        Self.logger.debug(
+            "lifecycle",
+            [
+                ("device", identifier.description), ("event", "\(event)"), ("state", "\(lifecycle.state)"),
+                ("actions", actions.map { "\($0)" }.joined(separator: ", ")),
+            ])
         for action in actions { perform(action) }
     }
+
+    private static let logger = Logger(label: "connection")
 
     private func perform(_ action: ConnectionLifecycle.Action) {
         switch action {

@@ -12,9 +12,12 @@ extension PeripheralManager {
     /// Advertises through `org.bluez.LEAdvertisingManager1.RegisterAdvertisement`.
     ///
     /// - Parameter refreshEvery: when set, the advertisement is unregistered and registered
-    ///   again at this interval until a central connects to this adapter. Real controllers do
-    ///   not need it; BlueZ's `btvirt` virtual controllers (5.66) report an advertisement to a
-    ///   scanner only when advertising is switched on, so tests on them set about 1 s.
+    ///   again at this interval whenever no central is connected to this adapter (before the
+    ///   first connection and after every disconnect). Real controllers do not need it; BlueZ's
+    ///   `btvirt` virtual controllers (5.66) report an advertisement to a scanner only when
+    ///   advertising is switched on, so tests on them set about 1 s. Without refreshes after a
+    ///   disconnect, a reconnect waits for the one report sent when the kernel switches
+    ///   advertising back on, and times out if the central's scan started after it.
     public func startAdvertising(_ advertisement: LocalAdvertisement, refreshEvery: Duration? = nil) async throws {
         await stopAdvertising()
         let path = try applicationPath.appending("advertisement0")
@@ -45,12 +48,13 @@ extension PeripheralManager {
             method: "RegisterAdvertisement", arguments: [.objectPath(path), .properties([:])])
     }
 
-    /// Re-registers the advertisement until a device under this adapter is connected.
+    /// Re-registers the advertisement at every interval in which no device under this adapter
+    /// is connected.
     func refresh(every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             guard let state = advertising, !Task.isCancelled else { return }
-            if await hasConnectedDevice() { return }
+            if await hasConnectedDevice() { continue }
             _ = try? await connection.call(
                 destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
                 method: "UnregisterAdvertisement", arguments: [.objectPath(state.path)])

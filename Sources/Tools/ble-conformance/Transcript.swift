@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// The conformance run's record: one JSON line per step on standard output, with the outcome
-/// and, for failures, the `BluetoothError` code and the BlueZ error behind it. Two runs (real
-/// bluetoothd in the VM, the simulator) are compared on `step`, `outcome` and `code`.
+/// and, for failures, the `BluetoothError` code and the BlueZ error behind it, and the step's
+/// wall time in `ms`. Two runs (real bluetoothd in the VM, the simulator) are compared on
+/// `step`, `outcome` and `code`.
 final class Transcript: Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -15,35 +16,39 @@ final class Transcript: Sendable {
 
     /// Runs a step expected to succeed; `body` returns a short detail for the log.
     func expectSuccess(_ step: String, _ body: () async throws -> String) async {
+        let start = ContinuousClock.now
         do {
             let detail = try await body()
-            emit(["step": step, "outcome": "ok", "detail": detail])
+            emit(["step": step, "outcome": "ok", "detail": detail], since: start)
         } catch {
-            fail(step, error)
+            fail(step, error, since: start)
         }
     }
 
     /// Runs a step expected to fail with `code`.
     func expectError(_ step: String, _ code: BluetoothError.Code, _ body: () async throws -> Void) async {
+        let start = ContinuousClock.now
         do {
             try await body()
-            emit(["step": step, "outcome": "unexpected-success", "expected": code.rawValue])
+            emit(["step": step, "outcome": "unexpected-success", "expected": code.rawValue], since: start)
             count()
         } catch let error as BluetoothError where error.code == code {
-            emit([
-                "step": step, "outcome": "error", "code": error.code.rawValue,
-                "bluez": error.bluezError?.description ?? "",
-            ])
+            emit(
+                [
+                    "step": step, "outcome": "error", "code": error.code.rawValue,
+                    "bluez": error.bluezError?.description ?? "",
+                ], since: start)
         } catch {
-            fail(step, error, expected: code.rawValue)
+            fail(step, error, expected: code.rawValue, since: start)
         }
     }
 
-    func fail(_ step: String, _ error: any Error, expected: String? = nil) {
+    func fail(_ step: String, _ error: any Error, expected: String? = nil, since start: ContinuousClock.Instant? = nil)
+    {
         var fields = ["step": step, "outcome": "failed", "error": "\(error)"]
         if let bluetooth = error as? BluetoothError { fields["code"] = bluetooth.code.rawValue }
         if let expected { fields["expected"] = expected }
-        emit(fields)
+        emit(fields, since: start)
         count()
     }
 
@@ -51,7 +56,13 @@ final class Transcript: Sendable {
 
     private func count() { failures.withLock { $0 += 1 } }
 
-    private func emit(_ fields: [String: String]) {
+    private func emit(_ fields: [String: String], since start: ContinuousClock.Instant?) {
+        var fields = fields
+        if let start {
+            let elapsed = ContinuousClock.now - start
+            fields["ms"] = String(
+                elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
         failures.withLock { _ in
             FileHandle.standardOutput.write(data + Data("\n".utf8))

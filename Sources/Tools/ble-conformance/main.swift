@@ -31,7 +31,8 @@ guard arguments.isEmpty else {
     FileHandle.standardError.write(Data("ble-conformance: unexpected \(arguments)\n\(usage)\n".utf8))
     exit(64)
 }
-LogConfiguration.shared.threshold = .warning
+// Quiet by default; BLEBRIDGE_LOG=debug logs every connection lifecycle step (the VM tier sets it).
+if getenv("BLEBRIDGE_LOG") == nil { LogConfiguration.shared.threshold = .warning }
 
 switch role {
 case "central":

@@ -20,7 +20,7 @@ controllers_ready() {
 attempt=0
 while :; do
     attempt=$((attempt + 1))
-    btvirt -L -l2 >/tmp/btvirt.log 2>&1 &
+    btvirt -L -l2 >/tmp/out/btvirt.log 2>&1 &
     BTVIRT_PID=$!
     for _ in $(seq 1 50); do controllers_ready && break; sleep 0.2; done
     controllers_ready && break
@@ -30,12 +30,13 @@ while :; do
     sleep 1
 done
 
-/usr/libexec/bluetooth/bluetoothd -n -E >/tmp/bluetoothd.log 2>&1 &
+# Debug log, kept in the scenario's output directory (.build/vm/out/NAME/bluetoothd.log).
+/usr/libexec/bluetooth/bluetoothd -n -d >/tmp/out/bluetoothd.log 2>&1 &
 BLUETOOTHD_PID=$!
 for _ in $(seq 1 50); do
     [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
     sleep 0.2
 done
-[ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] || { echo "guest: bluetoothd does not see 2 controllers"; cat /tmp/bluetoothd.log; exit 22; }
+[ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] || { echo "guest: bluetoothd does not see 2 controllers"; tail -50 /tmp/out/bluetoothd.log; exit 22; }
 for index in 0 1; do btmgmt --index $index power on >/dev/null 2>&1; done
 echo "guest: bluez up: $(bluetoothctl list | tr '\n' ' ')"

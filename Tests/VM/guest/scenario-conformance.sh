@@ -10,10 +10,11 @@ name="BLEBridge Conformance"
 peripheral=$!
 sleep 2
 kill -0 $peripheral 2>/dev/null || { echo "guest: peripheral failed"; cat /tmp/out/peripheral.log; exit 1; }
-timeout 150 "$bin/ble-conformance" central --adapter hci0 --strap "$name" --lamp "$name" --thermometer "$name" \
+# BLEBRIDGE_LOG=debug: central.log holds every connection lifecycle step, for reading failures.
+BLEBRIDGE_LOG=debug timeout 150 "$bin/ble-conformance" central --adapter hci0 --strap "$name" --lamp "$name" --thermometer "$name" \
     > /tmp/out/transcript.jsonl 2>/tmp/out/central.log
 status=$?
 cat /tmp/out/transcript.jsonl
-[ $status = 0 ] || { echo "guest: central failed ($status)"; tail -20 /tmp/out/central.log; tail -20 /tmp/out/peripheral.log; tail -30 /tmp/bluetoothd.log; }
+[ $status = 0 ] || { echo "guest: central failed ($status)"; tail -30 /tmp/out/central.log; tail -20 /tmp/out/peripheral.log; tail -60 /tmp/out/bluetoothd.log; }
 kill $peripheral 2>/dev/null
 exit $status
