@@ -46,6 +46,15 @@ public actor Publisher {
     private var ticker: Task<Void, Never>?
     private var published = 0
     private var storeError: OutboxError?
+    /// Offered readings the outbox refused for a reason that can pass (locked by another process,
+    /// disk full, read-only, …): held here in order, at most ``PublisherOptions/heldLimit``, and
+    /// committed ahead of newer readings by the next commit or a retry.
+    private var held: [OutboxEntry] = []
+    /// Readings dropped because ``held`` was full (the oldest go first), since start.
+    private var heldDropped = 0
+    private var heldRetryScheduled = false
+    /// The hold overflowed during this refusal (logged once per refusal).
+    private var holdFullLogged = false
     private var stopping = false
     private let clock = ContinuousClock()
     private let sampleTimeProperty: String?
@@ -101,6 +110,14 @@ public actor Publisher {
         ticker = nil
         stopping = true
         drain()  // from here on, outcomes wake the thread at once (`stopping` makes them urgent)
+        if !held.isEmpty { commit([]) }
+        if !held.isEmpty {
+            logger.error(
+                "outbox still refuses readings at stop; held readings lost",
+                [("count", "\(held.count)"), ("code", storeError?.code.rawValue ?? "?")])
+            heldDropped += held.count
+            held.removeAll()
+        }
         perform(window.connectionChanged(connected: false, now: clock.now))
         let deadline = clock.now + drainTimeout
         while !window.isIdle && clock.now < deadline {
@@ -127,9 +144,13 @@ public actor Publisher {
     }
 
     /// Hands `entries` over for the next commit and returns at once (no suspension, no task): the
-    /// gateway's path for readings. Entries keep the order of the calls. A commit that fails is
-    /// logged (the readings are lost, as they would be if the process died before the commit) and
-    /// shows in ``stats()`` as `storeError`.
+    /// gateway's path for readings. Entries keep the order of the calls. When the outbox refuses
+    /// the commit for a reason that can pass (locked, disk full, read-only, …), the readings are
+    /// held in memory and committed, still in order, as soon as it accepts writes again (retried
+    /// every ``PublisherOptions/retryDelay``); at most ``PublisherOptions/heldLimit`` are held, and
+    /// beyond that the oldest are dropped and counted. ``stats()`` shows the refusal as `storeError`.
+    /// Readings refused for good (``OutboxError/Code/entryTooLarge``, a closed store) are logged
+    /// and lost.
     public nonisolated func offer(_ entries: [OutboxEntry]) {
         guard !entries.isEmpty else { return }
         hand(PublisherInbox.Submission(entries: entries, continuation: nil))
@@ -139,7 +160,7 @@ public actor Publisher {
         drain()
         return PublisherStats(
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
-            connected: window.connected, storeError: storeError)
+            connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped)
     }
 
     // MARK: - Hand-over from other threads
@@ -185,29 +206,51 @@ public actor Publisher {
         if inbox.setUrgent(urgent) { wake(.now) }
     }
 
+    /// Commits held readings and `submissions` in one transaction, held ones first.
     private func commit(_ submissions: [PublisherInbox.Submission]) {
-        let entries = submissions.flatMap(\.entries)
+        var groups = submissions
+        if !held.isEmpty {
+            groups.insert(PublisherInbox.Submission(entries: held, continuation: nil), at: 0)
+            held.removeAll()
+        }
+        guard !groups.isEmpty else { return }
         do throws(OutboxError) {
-            let records = try withStore { try $0.appendRecords(entries) }
+            let records = try withStore { try $0.appendRecords(groups.flatMap(\.entries)) }
             noteStoreResult(.success(()))
-            for submission in submissions { finish(submission, .success(())) }
+            for submission in groups { finish(submission, .success(())) }
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
-            if submissions.count == 1 {
-                finish(submissions[0], .failure(error))
-            } else {
-                // One bad entry must fail only its own submission.
-                for submission in submissions {
-                    do throws(OutboxError) {
-                        let records = try withStore { try $0.appendRecords(submission.entries) }
-                        finish(submission, .success(()))
-                        perform(window.appended(records, now: clock.now))
-                    } catch {
-                        finish(submission, .failure(error))
-                    }
+            guard error.code == .entryTooLarge, groups.count > 1 else {
+                // The whole store refuses writes: every group gets the same answer (trying them one
+                // by one would only wait out the busy timeout once per group).
+                for submission in groups { settle(submission, error) }
+                return
+            }
+            // One oversized entry must fail only its own submission.
+            for submission in groups {
+                if !held.isEmpty && submission.continuation == nil {
+                    hold(submission.entries)  // behind readings already held: order is kept
+                    continue
+                }
+                do throws(OutboxError) {
+                    let records = try withStore { try $0.appendRecords(submission.entries) }
+                    finish(submission, .success(()))
+                    perform(window.appended(records, now: clock.now))
+                } catch {
+                    settle(submission, error)
                 }
             }
+        }
+    }
+
+    /// A group the outbox refused: a waiting `submit` learns why; offered readings are held for
+    /// the next attempt when the refusal can pass, and otherwise lost (logged).
+    private func settle(_ submission: PublisherInbox.Submission, _ error: OutboxError) {
+        if submission.continuation == nil && Self.canPass(error) {
+            hold(submission.entries)
+        } else {
+            finish(submission, .failure(error))
         }
     }
 
@@ -218,6 +261,38 @@ public actor Publisher {
             logger.error(
                 "outbox append failed; readings lost",
                 [("count", "\(submission.entries.count)"), ("code", error.code.rawValue), ("error", error.message)])
+        }
+    }
+
+    /// Holds offered readings the outbox refused, oldest dropped beyond the limit, and schedules
+    /// a retry.
+    private func hold(_ entries: [OutboxEntry]) {
+        held += entries
+        let excess = held.count - options.heldLimit
+        if excess > 0 {
+            if !holdFullLogged {
+                holdFullLogged = true
+                logger.error(
+                    "outbox refuses readings and the memory hold is full; dropping the oldest",
+                    [("held", "\(options.heldLimit)"), ("code", storeError?.code.rawValue ?? "?")])
+            }
+            held.removeFirst(excess)
+            heldDropped += excess
+        }
+        guard !heldRetryScheduled else { return }
+        heldRetryScheduled = true
+        onThread(after: options.retryDelay) { publisher in
+            publisher.heldRetryScheduled = false
+            if !publisher.held.isEmpty { publisher.commit([]) }
+        }
+    }
+
+    /// Outbox refusals that can pass without a restart: another process's lock, a full disk, a
+    /// read-only file or directory, other SQLite failures.
+    static func canPass(_ error: OutboxError) -> Bool {
+        switch error.code {
+        case .locked, .diskFull, .readOnly, .database: true
+        case .corrupt, .schemaTooNew, .entryTooLarge, .cannotOpen, .closed: false
         }
     }
 
@@ -241,6 +316,7 @@ public actor Publisher {
                 logger.notice("outbox accepts readings again", [("after", previous.code.rawValue)])
             }
             storeError = nil
+            holdFullLogged = false
         case .failure(let error):
             if storeError?.code != error.code {
                 logger.error(

@@ -18,13 +18,17 @@ public struct PublisherOptions: Sendable, Hashable {
     /// How long acknowledged rows may wait to be deleted together (a quarter window is deleted at
     /// once; at most this long, a crash re-sends them once: at-least-once).
     public var removalDelay: Duration
+    /// At most this many offered readings are held in memory while the outbox refuses writes
+    /// (locked, disk full, …); beyond it the oldest are dropped and counted.
+    public var heldLimit: Int
 
     public init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
         stallTimeout: Duration = .seconds(30), acknowledgementDelay: Duration = .milliseconds(20),
-        removalDelay: Duration = .milliseconds(50)
+        removalDelay: Duration = .milliseconds(50), heldLimit: Int = 10_000
     ) {
         self.window = max(1, window)
+        self.heldLimit = max(1, heldLimit)
         self.acknowledgementDelay = acknowledgementDelay
         self.removalDelay = removalDelay
         self.sampleTimeProperty = sampleTimeProperty

@@ -14,23 +14,32 @@ public struct PublisherStats: Sendable, Hashable {
     /// The last outbox failure (full disk, read-only, locked, …) while it lasts; nil when the
     /// outbox works. A non-nil value means the gateway is degraded: readings are being refused.
     public var storeError: OutboxError?
+    /// Offered readings held in memory because the outbox refuses writes; committed as soon as it
+    /// accepts them again.
+    public var held: Int
+    /// Readings dropped because the memory hold was full, since the publisher started.
+    public var heldDropped: Int
 
     public init(
-        outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil
+        outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil,
+        held: Int = 0, heldDropped: Int = 0
     ) {
         self.outbox = outbox
         self.published = published
         self.inFlight = inFlight
         self.connected = connected
         self.storeError = storeError
+        self.held = held
+        self.heldDropped = heldDropped
     }
 
-    /// Readings waiting in the outbox (including those in flight).
-    public var depth: Int { outbox.depth }
+    /// Readings waiting: in the outbox (including those in flight) and held in memory.
+    public var depth: Int { outbox.depth + held }
     /// Their topic + payload bytes.
     public var bytes: Int { outbox.bytes }
     /// How long the oldest waiting reading has waited since it was sampled.
     public func oldestUnsentAge(now: Date = Date()) -> Duration? { outbox.oldestAge(now: now) }
-    /// Readings dropped by the caps or refused by the broker, ever (persisted).
-    public var dropped: Int64 { outbox.droppedTotal }
+    /// Readings dropped by the caps or refused by the broker, ever (persisted), and those dropped
+    /// from a full memory hold since start.
+    public var dropped: Int64 { outbox.droppedTotal + Int64(heldDropped) }
 }
