@@ -1,11 +1,12 @@
 import BlueZSimulator
 import Foundation
 import MQTT
+import Outbox
 import TestSupport
 import Testing
 
 /// Faults of issue 8: link loss, adapter power cycle, bluetoothd restart, connect aborts,
-/// broker outage, gateway SIGKILL, pool rotation.
+/// broker outage, outbox locked by another process, gateway SIGKILL, pool rotation.
 @Suite(.serialized) struct FaultTests {
     /// Injects a heart-rate value the test can recognise: 16-bit format, above anything the
     /// simulator's generator produces (it stays below 200 bpm).
@@ -112,6 +113,37 @@ import Testing
                 $0 >= outageStart.addingTimeInterval(-1) && $0 <= outageStart.addingTimeInterval(35)
             })
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
+        await world.shutdown()
+    }
+
+    /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
+    /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
+    /// delivered, in order, once the lock is gone.
+    @Test func anOutboxLockedByAnotherProcessPastItsBusyTimeoutLosesNothing() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await Self.resumes(world, 1250), "log: \(world.gateway.log.suffix(3000))")
+        let other = try SQLiteConnection(path: world.gateway.outboxPath)
+        try other.execute("BEGIN IMMEDIATE")
+        var sent: [Int] = []
+        for index in 0..<12 {
+            let bpm = 1300 + index
+            try await Self.beat(world, UInt16(bpm))
+            sent.append(bpm)
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        #expect(world.gateway.log.contains("code=locked"), "log: \(world.gateway.log.suffix(3000))")
+        try other.execute("COMMIT")
+        let recorder = world.recorder
+        let delivered = await recorder.wait(timeout: .seconds(30)) { messages in
+            let rates = messages.compactMap { recorder.json($0)?["heart_rate"] as? Int }
+            return Set(sent).isSubset(of: Set(rates))
+        }
+        let order = recorder.all.compactMap { recorder.json($0)?["heart_rate"] as? Int }.filter(sent.contains)
+        #expect(delivered, "delivered \(Set(order).count) of 12; log: \(world.gateway.log.suffix(3000))")
+        var firstSeen: [Int] = []
+        for rate in order where !firstSeen.contains(rate) { firstSeen.append(rate) }
+        #expect(firstSeen == sent)
+        #expect(world.gateway.log.contains("outbox accepts readings again"))
         await world.shutdown()
     }
 }
