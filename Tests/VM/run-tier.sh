@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The real-BlueZ test tier: boots the test VM once per scenario (Debian kernel, hci_vhci,
 # btvirt, real bluetoothd 5.66) and fails on any failing scenario. A scenario is retried once
-# only when its guest reports the documented controller start-up race (exit 21: a btvirt
-# controller missed the kernel's reset timeout on a busy guest).
+# only when its guest failed to start BlueZ, before any step of the scenario ran: exit 21 (a
+# btvirt controller missed the kernel's reset timeout on a busy guest) or 22 (bluetoothd had
+# not registered both controllers after 30 s).
 # Usage: Tests/VM/run-tier.sh [SCENARIO…]   (default: every Tests/VM/guest/scenario-*.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,8 +22,8 @@ for scenario in "${scenarios[@]}"; do
     start=$(date +%s)
     status=0
     Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
-    if [[ $status == 21 ]]; then
-        echo "vm: $name hit the controller start-up race; retrying once" >&2
+    if [[ $status == 21 || $status == 22 ]]; then
+        echo "vm: $name could not start BlueZ in the guest (exit $status); retrying once" >&2
         status=0
         Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
     fi

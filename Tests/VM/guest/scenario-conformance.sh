@@ -15,6 +15,6 @@ BLEBRIDGE_LOG=debug timeout 150 "$bin/ble-conformance" central --adapter hci0 --
     > /tmp/out/transcript.jsonl 2>/tmp/out/central.log
 status=$?
 cat /tmp/out/transcript.jsonl
-[ $status = 0 ] || { echo "guest: central failed ($status)"; tail -30 /tmp/out/central.log; tail -20 /tmp/out/peripheral.log; tail -60 /tmp/out/bluetoothd.log; }
+[ $status = 0 ] || { echo "guest: central failed ($status)"; tail -30 /tmp/out/central.log; tail -20 /tmp/out/peripheral.log; tail -60 /tmp/bluetoothd.log; }
 kill $peripheral 2>/dev/null
 exit $status
