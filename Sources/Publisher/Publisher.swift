@@ -147,7 +147,8 @@ public actor Publisher {
     /// gateway's path for readings. Entries keep the order of the calls. When the outbox refuses
     /// the commit for a reason that can pass (locked, disk full, read-only, …), the readings are
     /// held in memory and committed, still in order, as soon as it accepts writes again (retried
-    /// every ``PublisherOptions/retryDelay``); at most ``PublisherOptions/heldLimit`` are held, and
+    /// ``PublisherOptions/retryDelay`` after each refusal; readings offered meanwhile join the
+    /// held ones without a commit of their own); at most ``PublisherOptions/heldLimit`` are held, and
     /// beyond that the oldest are dropped and counted. ``stats()`` shows the refusal as `storeError`.
     /// Readings refused for good (``OutboxError/Code/entryTooLarge``, a closed store) are logged
     /// and lost.
@@ -200,7 +201,14 @@ public actor Publisher {
     private func drain() {
         let taken = inbox.take()
         for outcome in taken.outcomes { handle(outcome) }
-        if !taken.submissions.isEmpty { commit(taken.submissions) }
+        if heldRetryScheduled && taken.submissions.allSatisfy({ $0.continuation == nil }) {
+            // The outbox refused the last commit and a retry is due: new readings queue behind the
+            // held ones instead of each drain waiting out another refusal (a lock costs the busy
+            // timeout, 5 s), which also leaves the thread free for `stats()` (the health topic).
+            for submission in taken.submissions { hold(submission.entries) }
+        } else if !taken.submissions.isEmpty {
+            commit(taken.submissions)
+        }
         // Outcomes wake the thread at once only when something waits for them.
         let urgent = stopping || window.inFlight.count >= options.window || window.hasBacklog
         if inbox.setUrgent(urgent) { wake(.now) }
@@ -418,7 +426,7 @@ public actor Publisher {
     private func remove(_ ids: [Int64]) {
         do throws(OutboxError) {
             try withStore { try $0.remove(ids: ids) }
-            storeError = nil
+            noteStoreResult(.success(()))
             perform(window.removed(ids))
         } catch {
             logger.error("deleting acknowledged readings failed; retrying", [("error", "\(error)")])

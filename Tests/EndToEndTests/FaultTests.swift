@@ -120,9 +120,9 @@ import Testing
 
     /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
     /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
-    /// delivered, in order, once the lock is gone.
+    /// delivered, in order, once the lock is gone; the health topic says why meanwhile.
     @Test func anOutboxLockedByAnotherProcessPastItsBusyTimeoutLosesNothing() async throws {
-        let world = try await SimulatedWorld()
+        let world = try await SimulatedWorld(healthInterval: "1s")
         #expect(try await Self.resumes(world, 1250), "log: \(world.gateway.log.suffix(3000))")
         let other = try SQLiteConnection(path: world.gateway.outboxPath)
         try other.execute("BEGIN IMMEDIATE")
@@ -145,7 +145,19 @@ import Testing
         var firstSeen: [Int] = []
         for rate in order where !firstSeen.contains(rate) { firstSeen.append(rate) }
         #expect(firstSeen == sent)
-        #expect(world.gateway.log.contains("outbox accepts readings again"))
+        // The log arrives through a pipe; the readings it announces may be faster.
+        #expect(await waitUntil(timeout: .seconds(5)) { world.gateway.log.contains("outbox accepts readings again") })
+        let health = recorder.on("blebridge/bridge/health").compactMap(recorder.json)
+        let locked = health.firstIndex { $0["outbox_error"] as? String == "locked" }
+        #expect(locked != nil, "health: \(health.suffix(12))")
+        if let locked {
+            #expect((health[locked]["outbox_depth"] as? Int ?? 0) > 0)
+            #expect(
+                await recorder.wait(timeout: .seconds(10)) { messages in
+                    messages.filter { $0.topic == "blebridge/bridge/health" }.last.flatMap(recorder.json)?[
+                        "outbox_error"] is NSNull
+                })
+        }
         await world.shutdown()
     }
 }

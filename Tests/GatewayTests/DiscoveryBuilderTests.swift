@@ -105,6 +105,17 @@ import Testing
     @Test func removalsAreEmptyPayloads() {
         let removals = builder.removals(["homeassistant/sensor/a/b/config"])
         #expect(removals == [DiscoveryMessage(topic: "homeassistant/sensor/a/b/config", payload: [])])
-        #expect(builder.bridgeEntities().count == 3)
+    }
+
+    @Test func bridgeEntitiesIncludeAnOutboxProblemSensor() throws {
+        let entities = builder.bridgeEntities()
+        #expect(entities.count == 4)
+        let outbox = try #require(entities.first { $0.topic.contains("/outbox_error/") })
+        #expect(outbox.topic == "homeassistant/binary_sensor/blebridge_bridge/outbox_error/config")
+        let config = try json(outbox)
+        #expect(config["device_class"] == "problem")
+        #expect(config["entity_category"] == "diagnostic")
+        #expect(config["state_topic"] == "blebridge/bridge/health")
+        #expect(config["value_template"] == "{{ 'ON' if value_json.outbox_error else 'OFF' }}")
     }
 }

@@ -39,8 +39,13 @@ import Testing
             time: Date(timeIntervalSince1970: 0))
         #expect(
             health.json.serialized
-                == #"{"uptime_s":61,"connections":2,"max_connections":5,"outbox_depth":3,"oldest_unsent_age_s":1.5,"dropped":0,"reconnects":1,"published":10,"commands":4,"commands_refused":1,"ts":"1970-01-01T00:00:00.000Z"}"#
+                == #"{"uptime_s":61,"connections":2,"max_connections":5,"outbox_depth":3,"oldest_unsent_age_s":1.5,"dropped":0,"outbox_error":null,"reconnects":1,"published":10,"commands":4,"commands_refused":1,"ts":"1970-01-01T00:00:00.000Z"}"#
         )
+        var degraded = health
+        degraded.outboxError = HealthSnapshot.outboxErrorName("diskFull")
+        #expect(degraded.json["outbox_error"] == "disk_full")
+        #expect(HealthSnapshot.outboxErrorName("locked") == "locked")
+        #expect(HealthSnapshot.outboxErrorName("schemaTooNew") == "schema_too_new")
         let device = DeviceSummary(
             id: "lamp", name: "Lamp", address: "C0:FF:EE:00:00:05", connection: "connect_on_demand", connected: true,
             rssi: -50, lastSeen: nil, services: ["180f"])

@@ -147,7 +147,8 @@ public struct DiscoveryBuilder: Sendable {
         return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
     }
 
-    /// The bridge's own diagnostic entities (connections and outbox depth from `bridge/health`).
+    /// The bridge's own diagnostic entities from `bridge/health`: connections, outbox depth and
+    /// dropped readings, and an "Outbox" problem sensor that is on while the outbox refuses writes.
     public func bridgeEntities() -> [DiscoveryMessage] {
         let node = "\(Self.sanitize(gatewayID))_bridge"
         let block: JSONValue = .object([
@@ -156,7 +157,7 @@ public struct DiscoveryBuilder: Sendable {
             JSONMember("manufacturer", "BLEBridge"),
             JSONMember("sw_version", .string(BLEBridgeVersion.string)),
         ])
-        return ["connections", "outbox_depth", "dropped"].map { (field: String) -> DiscoveryMessage in
+        let sensors = ["connections", "outbox_depth", "dropped"].map { (field: String) -> DiscoveryMessage in
             let members: [JSONMember] = [
                 JSONMember("name", .string(Self.displayName(field))),
                 JSONMember("unique_id", .string("\(node)_\(field)")),
@@ -172,6 +173,24 @@ public struct DiscoveryBuilder: Sendable {
                 topic: topics.discovery(component: "sensor", nodeID: node, objectID: field),
                 payload: JSONValue.object(members).bytes)
         }
+        let outbox: [JSONMember] = [
+            JSONMember("name", "Outbox"),
+            JSONMember("unique_id", .string("\(node)_outbox_error")),
+            JSONMember("object_id", .string("\(node)_outbox_error")),
+            JSONMember("state_topic", .string(topics.bridgeHealth)),
+            JSONMember("value_template", "{{ 'ON' if value_json.outbox_error else 'OFF' }}"),
+            JSONMember("json_attributes_topic", .string(topics.bridgeHealth)),
+            JSONMember("json_attributes_template", "{{ {'outbox_error': value_json.outbox_error} | tojson }}"),
+            JSONMember("device_class", "problem"),
+            JSONMember("entity_category", "diagnostic"),
+            JSONMember("availability", availability),
+            JSONMember("device", block),
+        ]
+        return sensors + [
+            DiscoveryMessage(
+                topic: topics.discovery(component: "binary_sensor", nodeID: node, objectID: "outbox_error"),
+                payload: JSONValue.object(outbox).bytes)
+        ]
     }
 
     /// Empty retained payloads that make Home Assistant delete the given entities.

@@ -109,10 +109,14 @@ public struct HealthSnapshot: Sendable, Hashable {
     public var commands: Int
     public var commandsRefused: Int
     public var time: Date
+    /// Why the outbox refuses writes right now (`locked`, `disk_full`, `read_only`, …), nil while
+    /// it accepts them. Readings offered meanwhile are held in memory (`outboxDepth` counts them).
+    public var outboxError: String?
 
     public init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
-        dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date
+        dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
+        outboxError: String? = nil
     ) {
         self.uptime = uptime
         self.connections = connections
@@ -125,6 +129,20 @@ public struct HealthSnapshot: Sendable, Hashable {
         self.commands = commands
         self.commandsRefused = commandsRefused
         self.time = time
+        self.outboxError = outboxError
+    }
+
+    /// An outbox error code as the health topic spells it: `diskFull` → `disk_full`.
+    public static func outboxErrorName(_ code: String) -> String {
+        var name = ""
+        for character in code {
+            if character.isUppercase {
+                name += "_" + character.lowercased()
+            } else {
+                name.append(character)
+            }
+        }
+        return name
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -141,6 +159,7 @@ public struct HealthSnapshot: Sendable, Hashable {
                 "oldest_unsent_age_s",
                 oldestUnsentAge.map { .double((Self.seconds($0) * 1000).rounded() / 1000) } ?? .null),
             JSONMember("dropped", .int(Int64(dropped))),
+            JSONMember("outbox_error", outboxError.map { .string($0) } ?? .null),
             JSONMember("reconnects", .int(Int64(reconnects))),
             JSONMember("published", .int(Int64(published))),
             JSONMember("commands", .int(Int64(commands))),

@@ -231,7 +231,8 @@ extension Gateway {
             maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,
             oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
-            commandsRefused: counters.commandsRefused, time: Date())
+            commandsRefused: counters.commandsRefused, time: Date(),
+            outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) })
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }
