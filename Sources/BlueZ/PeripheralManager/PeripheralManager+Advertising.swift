@@ -15,9 +15,9 @@ extension PeripheralManager {
     ///   again at this interval whenever no central is connected to this adapter (before the
     ///   first connection and after every disconnect). Real controllers do not need it; BlueZ's
     ///   `btvirt` virtual controllers (5.66) report an advertisement to a scanner only when
-    ///   advertising is switched on, so tests on them set about 1 s. Without refreshes after a
-    ///   disconnect, a reconnect waits for the one report sent when the kernel switches
-    ///   advertising back on, and times out if the central's scan started after it.
+    ///   advertising is switched on, so tests on them set about 1 s. Refreshing after a
+    ///   disconnect too keeps a reconnect from depending on when the kernel switches
+    ///   advertising back on.
     public func startAdvertising(_ advertisement: LocalAdvertisement, refreshEvery: Duration? = nil) async throws {
         await stopAdvertising()
         let path = try applicationPath.appending("advertisement0")
