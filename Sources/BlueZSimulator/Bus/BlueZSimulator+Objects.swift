@@ -164,8 +164,15 @@ extension BlueZSimulator {
                 },
             ],
             properties: Self.deviceProperties.map { deviceProperty(key, $0) }, signals: [])
-        try await connection.export(
-            path: try DBusObjectPath(devices[key]!.path), interfaces: [interface], signatureMismatch: .unknownMethod)
+        let path = try DBusObjectPath(devices[key]!.path)
+        try await connection.export(path: path, interfaces: [interface], signatureMismatch: .unknownMethod)
+        // The export suspends this actor: a `RemoveDevice` (or the end of discovery) that ran
+        // meanwhile found nothing to unexport yet, and the object went out with no properties (its
+        // getters see a removed device). Take it back, as that removal meant.
+        guard devices[key]?.exported == true else {
+            try? await connection.unexport(path: path)
+            return
+        }
         if devices[key]!.gattExported { try await exportGatt(key, on: connection) }
     }
 
