@@ -68,28 +68,41 @@ import Testing
         await world.shutdown()
     }
 
+    /// Injects `count` distinct heart rates from `first` on, one every `interval`; returns them.
+    static func beats(_ world: SimulatedWorld, from first: Int, count: Int, every interval: Duration) async throws
+        -> [Int]
+    {
+        var sent: [Int] = []
+        for bpm in first..<(first + count) {
+            try await beat(world, UInt16(bpm))
+            sent.append(bpm)
+            try await Task.sleep(for: interval)
+        }
+        return sent
+    }
+
+    /// Waits until every heart rate in `sent` reached the world's recorder.
+    static func delivered(_ sent: [Int], in world: SimulatedWorld) async -> Bool {
+        let recorder = world.recorder
+        return await recorder.wait(timeout: .seconds(30)) { messages in
+            let rates = messages.compactMap { recorder.json($0)?["heart_rate"] as? Int }
+            return Set(sent).isSubset(of: Set(rates))
+        }
+    }
+
     @Test func brokerDownThirtySecondsLosesNothingAndKeepsOrderAndTimestamps() async throws {
         let world = try await SimulatedWorld()
         #expect(try await Self.resumes(world, 1150), "log: \(world.gateway.log.suffix(3000))")
         await world.broker.stop()
         let outageStart = Date()
         // 30 distinct readings, one a second, while the broker is gone.
-        var sent: [Int] = []
-        for index in 0..<30 {
-            let bpm = 1000 + index
-            try await Self.beat(world, UInt16(bpm))
-            sent.append(bpm)
-            try await Task.sleep(for: .seconds(1))
-        }
+        let sent = try await Self.beats(world, from: 1000, count: 30, every: .seconds(1))
         let outageEnd = Date()
         try await world.broker.start()
         // The world's recorder has a persistent session: the broker queues what the gateway
         // delivers before the recorder is back.
         let recorder = world.recorder
-        let delivered = await recorder.wait(timeout: .seconds(30)) { messages in
-            let rates = messages.compactMap { recorder.json($0)?["heart_rate"] as? Int }
-            return Set(sent).isSubset(of: Set(rates))
-        }
+        let delivered = await Self.delivered(sent, in: world)
         let states = recorder.all.compactMap(recorder.json)
         let outage = states.filter { ($0["heart_rate"] as? Int).map(sent.contains) == true }
         #expect(delivered, "delivered \(outage.count) of 30; log: \(world.gateway.log.suffix(3000))")
@@ -126,20 +139,11 @@ import Testing
         #expect(try await Self.resumes(world, 1250), "log: \(world.gateway.log.suffix(3000))")
         let other = try SQLiteConnection(path: world.gateway.outboxPath)
         try other.execute("BEGIN IMMEDIATE")
-        var sent: [Int] = []
-        for index in 0..<12 {
-            let bpm = 1300 + index
-            try await Self.beat(world, UInt16(bpm))
-            sent.append(bpm)
-            try await Task.sleep(for: .milliseconds(700))
-        }
+        let sent = try await Self.beats(world, from: 1300, count: 12, every: .milliseconds(700))
         #expect(world.gateway.log.contains("code=locked"), "log: \(world.gateway.log.suffix(3000))")
         try other.execute("COMMIT")
         let recorder = world.recorder
-        let delivered = await recorder.wait(timeout: .seconds(30)) { messages in
-            let rates = messages.compactMap { recorder.json($0)?["heart_rate"] as? Int }
-            return Set(sent).isSubset(of: Set(rates))
-        }
+        let delivered = await Self.delivered(sent, in: world)
         let order = recorder.all.compactMap { recorder.json($0)?["heart_rate"] as? Int }.filter(sent.contains)
         #expect(delivered, "delivered \(Set(order).count) of 12; log: \(world.gateway.log.suffix(3000))")
         var firstSeen: [Int] = []

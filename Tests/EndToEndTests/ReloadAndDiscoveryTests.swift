@@ -65,12 +65,7 @@ import Testing
     /// A characteristic dropped from a device's `subscribe` list: SIGHUP deletes the entities
     /// only it produced (empty retained config); the device's other entities stay.
     @Test func sighupDeletesTheEntitiesOfACharacteristicDroppedFromSubscribe() async throws {
-        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
-        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
-        let world = try await SimulatedWorld()
-        #expect(
-            await Self.announced([battery, heartRate], in: world),
-            "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        let (world, battery, heartRate) = try await Self.worldWithStrapEntities()
         try Self.dropBatteryFromStrap(world)
         world.gateway.process.signal(SIGHUP)
         let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
@@ -83,12 +78,7 @@ import Testing
     /// The same across a restart: what produced each entity is remembered in the state database,
     /// so the entities of a characteristic dropped while the gateway was down go at start.
     @Test func aRestartDeletesTheEntitiesOfACharacteristicDroppedMeanwhile() async throws {
-        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
-        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
-        let world = try await SimulatedWorld()
-        #expect(
-            await Self.announced([battery, heartRate], in: world),
-            "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        let (world, battery, heartRate) = try await Self.worldWithStrapEntities()
         world.gateway.process.signal(SIGTERM)
         #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
         try Self.dropBatteryFromStrap(world)
@@ -133,6 +123,17 @@ import Testing
     }
 
     /// Waits until every topic in `topics` carried a non-empty (announcing) payload.
+    /// A world whose strap's battery and heart-rate entities have been announced; their topics.
+    static func worldWithStrapEntities() async throws -> (SimulatedWorld, battery: String, heartRate: String) {
+        let battery = "homeassistant/sensor/blebridge_hr_strap/battery/config"
+        let heartRate = "homeassistant/sensor/blebridge_hr_strap/heart_rate/config"
+        let world = try await SimulatedWorld()
+        #expect(
+            await announced([battery, heartRate], in: world),
+            "strap entities not announced; log: \(world.gateway.log.suffix(2000))")
+        return (world, battery, heartRate)
+    }
+
     static func announced(_ topics: [String], in world: SimulatedWorld) async -> Bool {
         await world.recorder.wait(timeout: .seconds(30)) { messages in
             topics.allSatisfy { topic in messages.contains { $0.topic == topic && !$0.payload.isEmpty } }
