@@ -13,7 +13,12 @@ extension MQTTClient {
     /// Throws ``MQTTError/Code/invalidTopic`` for wildcards or an empty topic,
     /// ``MQTTError/Code/payloadTooLarge`` when the broker's limit is exceeded (MQTT 5 reason code
     /// or the CONNACK maximum packet size), ``MQTTError/Code/unsupported`` for properties over 3.1.1.
-    public nonisolated(nonsending) func publish(_ message: MQTTMessage) async throws {
+    ///
+    /// Runs on the caller's executor, not the client's: `isolation` (SE-0420, the caller's actor by
+    /// default) does what `nonisolated(nonsending)` does from Swift 6.2 on, and builds with 6.0.
+    public func publish(
+        _ message: MQTTMessage, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
         let (context, messageID) = try hand(message)
         if message.qos == .atMostOnce {
             _ = context.inFlight.withLock { $0.publisherArrived(mid: messageID, waiter: nil) }

@@ -50,10 +50,13 @@ import Testing
 
     @Test func checkWriteRefusesLongValues() throws {
         try ATTLimits.checkWrite(length: 20, mtu: 23, type: .withoutResponse)
-        let error = #expect(throws: BluetoothError.self) {
+        // do/catch, not `let error = #expect(throws:)`: that returns the error only from Swift 6.1 on.
+        do {
             try ATTLimits.checkWrite(length: 21, mtu: 23, type: .withoutResponse)
+            Issue.record("a 21-byte write without response fitted into an MTU of 23")
+        } catch {
+            #expect(error.code == .invalidValueLength)
         }
-        #expect(error?.code == .invalidValueLength)
         #expect(throws: BluetoothError.self) { try ATTLimits.checkWrite(length: 513, mtu: 517, type: .withResponse) }
     }
 

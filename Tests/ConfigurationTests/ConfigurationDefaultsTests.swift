@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import TestSupport
 import Testing
 
 /// An empty object is a valid configuration: every key has a default.
@@ -112,7 +113,7 @@ import Testing
         #expect(try fromFile.mqtt.password() == "s3cret")
         let fromEnvironment = try load(#"{"mqtt": {"username": "u", "password_env": "BROKER_PW"}}"#)
         #expect(try fromEnvironment.mqtt.password(environment: ["BROKER_PW": "pw"]) == "pw")
-        let missing = try #require(throws: ConfigurationError.self) {
+        let missing = try requireThrows(ConfigurationError.self) {
             try fromEnvironment.mqtt.password(environment: [:])
         }
         #expect(missing.keyPath == "mqtt.password_env")

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import TestSupport
 import Testing
 
 /// Every rejected configuration names the key path, says what is accepted and has a catchable code.
@@ -173,7 +174,7 @@ import Testing
 
     @Test(arguments: cases + LayoutConfigurationTests.mistakes)
     func rejects(_ example: Case) throws {
-        let error = try #require(throws: ConfigurationError.self) {
+        let error = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().decode(Data(example.json.utf8), file: "bad.json")
         }
         #expect(error.code == example.code, "\(error)")
@@ -197,7 +198,7 @@ import Testing
         ("{} {}", 1, 4, "after the end"),
     ])
     func invalidJSONNamesLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ mentions: String) throws {
-        let error = try #require(throws: ConfigurationError.self) {
+        let error = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().decode(Data(text.utf8), file: "bad.json")
         }
         #expect(error.code == .invalidJSON, "\(error)")
@@ -208,7 +209,7 @@ import Testing
     }
 
     @Test func duplicateKeysAreRejectedWithTheirPlace() throws {
-        let error = try #require(throws: ConfigurationError.self) {
+        let error = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().decode(Data("{\"mqtt\": {\"qos\": 1,\n \"qos\": 2}}".utf8), file: "bad.json")
         }
         #expect(error.code == .duplicate)
@@ -218,16 +219,16 @@ import Testing
     }
 
     @Test func missingAndUnreadableFilesAreReportedWithoutDecoding() throws {
-        let missing = try #require(throws: ConfigurationError.self) {
+        let missing = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().load(path: "/nonexistent/blebridge/config.json")
         }
         #expect(missing.code == .fileNotFound)
         #expect(missing.description.hasPrefix("/nonexistent/blebridge/config.json: "))
-        let directory = try #require(throws: ConfigurationError.self) {
+        let directory = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().load(path: NSTemporaryDirectory())
         }
         #expect(directory.code == .unreadable)
-        let binary = try #require(throws: ConfigurationError.self) {
+        let binary = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader().decode(Data([0x7B, 0xFF, 0xFE, 0x7D]), file: "b.json")
         }
         #expect(binary.code == .unreadable)

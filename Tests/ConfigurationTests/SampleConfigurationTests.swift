@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import TestSupport
 import Testing
 
 /// The repository's `config.json` loads and says what the demo scenario needs.
@@ -67,7 +68,7 @@ import Testing
             try ConfigurationLoader(knownDecoders: ["bthome", "ibeacon"]).load(
                 path: RepositoryFiles.sampleConfiguration)
         }
-        let error = try #require(throws: ConfigurationError.self) {
+        let error = try requireThrows(ConfigurationError.self) {
             try ConfigurationLoader(knownDecoders: ["bthome"]).load(path: RepositoryFiles.sampleConfiguration)
         }
         #expect(error.keyPath == "devices[3].advertisement.decoder")

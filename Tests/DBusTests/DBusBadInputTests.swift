@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// Peers that misbehave get typed errors; nothing crashes and the connection stays usable.
@@ -23,14 +24,15 @@ import Testing
             let server = try await bus.connect()
             try await server.export(path: "/echo", interfaces: [Self.echo])
             let client = try await bus.connect()
-            let big = DBusValue.bytes([UInt8](repeating: 0xAB, count: 20 * 1024 * 1024))
+            let size: UInt32 = 20 * 1024 * 1024
+            let big = DBusValue.bytes([UInt8](repeating: 0xAB, count: Int(size)))
             let reply = try await client.call(
                 destination: server.uniqueName, path: "/echo", interface: "io.blebridge.Echo1", method: "Echo",
                 arguments: [big], timeout: .seconds(30))
-            #expect(reply == [.uint32(20 * 1024 * 1024)])
+            #expect(reply == [.uint32(size)])
             // Over the protocol's 64 MiB array limit: refused before anything is sent.
             let tooBig = DBusValue.bytes([UInt8](repeating: 0, count: 64 * 1024 * 1024 + 1))
-            let error = await #expect(throws: DBusError.self) {
+            let error = await expectThrows(DBusError.self) {
                 try await client.call(
                     destination: server.uniqueName, path: "/echo", interface: "io.blebridge.Echo1", method: "Echo",
                     arguments: [tooBig])
@@ -54,7 +56,7 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(100))
             server.close()
-            let error = await #expect(throws: DBusError.self) { try await call.value }
+            let error = await expectThrows(DBusError.self) { try await call.value }
             #expect(error?.name == .noReply)
 
             // Closing our own connection fails its pending calls with Disconnected.
@@ -66,9 +68,9 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(100))
             client.close()
-            let closed = await #expect(throws: DBusError.self) { try await pending.value }
+            let closed = await expectThrows(DBusError.self) { try await pending.value }
             #expect(closed?.name == .disconnected)
-            let after = await #expect(throws: DBusError.self) {
+            let after = await expectThrows(DBusError.self) {
                 try await client.call(
                     destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                     interface: "org.freedesktop.DBus",
@@ -88,7 +90,7 @@ import Testing
         let start = clock.now
         #expect(await next(stream, timeout: .seconds(10)) == nil)
         #expect(clock.now - start < .seconds(9), "the stream did not end when the bus went away")
-        let error = await #expect(throws: DBusError.self) {
+        let error = await expectThrows(DBusError.self) {
             try await client.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 method: "GetId")

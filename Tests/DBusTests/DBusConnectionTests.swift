@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct DBusConnectionTests {
@@ -19,7 +20,7 @@ import Testing
     @Test func unknownServiceIsATypedError() async throws {
         try await withBus { bus in
             let connection = try await bus.connect()
-            let error = await #expect(throws: DBusError.self) {
+            let error = await expectThrows(DBusError.self) {
                 try await connection.call(
                     destination: "org.example.Nobody", path: "/", interface: "org.example.Nothing", method: "Hello")
             }

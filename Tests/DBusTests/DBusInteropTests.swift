@@ -193,7 +193,7 @@ import Testing
             #expect(xml.contains("<method name=\"RequestName\">"))
 
             // The peer disappears mid-call: a typed error, and the connection stays usable.
-            let vanished = await #expect(throws: DBusError.self) { try await py("Vanish") }
+            let vanished = await expectThrows(DBusError.self) { try await py("Vanish") }
             #expect(vanished?.name == .noReply)
             #expect(try await client.nameOwner(InteropPeer.serviceName) == nil)
             #expect(try await daemon("org.freedesktop.DBus", "GetId").first?.asString == id)

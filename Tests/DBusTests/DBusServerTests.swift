@@ -1,5 +1,6 @@
 import DBus
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -71,9 +72,9 @@ import Testing
             #expect(try await call(client, "Echo", [.string("hé")]) == [.string("hé")])
             #expect(try await call(client, "Add", [.int32(40), .int32(2)]) == [.int32(42)])
             #expect(try await call(client, "WhoAmI") == [.string(client.uniqueName)])
-            let busy = await #expect(throws: DBusError.self) { try await call(client, "Busy") }
+            let busy = await expectThrows(DBusError.self) { try await call(client, "Busy") }
             #expect(busy == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
-            let lies = await #expect(throws: DBusError.self) { try await call(client, "Lies") }
+            let lies = await expectThrows(DBusError.self) { try await call(client, "Lies") }
             #expect(lies?.name == .failed)
             _ = server
         }
@@ -82,13 +83,13 @@ import Testing
     @Test func unknownThingsAndWrongSignaturesGetStandardErrors() async throws {
         try await withBus { bus in
             let (server, client) = try await serve(bus)
-            let method = await #expect(throws: DBusError.self) { try await call(client, "Nope") }
+            let method = await expectThrows(DBusError.self) { try await call(client, "Nope") }
             #expect(method?.name == .unknownMethod)
-            let object = await #expect(throws: DBusError.self) { try await call(client, "Echo", path: "/nowhere") }
+            let object = await expectThrows(DBusError.self) { try await call(client, "Echo", path: "/nowhere") }
             #expect(object?.name == .unknownObject)
-            let arguments = await #expect(throws: DBusError.self) { try await call(client, "Echo", [.uint32(1)]) }
+            let arguments = await expectThrows(DBusError.self) { try await call(client, "Echo", [.uint32(1)]) }
             #expect(arguments?.name == .invalidArgs)
-            let interface = await #expect(throws: DBusError.self) {
+            let interface = await expectThrows(DBusError.self) {
                 try await call(client, "Echo", [.string("x")], interface: "io.blebridge.Other")
             }
             #expect(interface?.name == .unknownMethod)
@@ -124,7 +125,7 @@ import Testing
             let (server, client) = try await serve(bus)
             let clock = ContinuousClock()
             let start = clock.now
-            let error = await #expect(throws: DBusError.self) {
+            let error = await expectThrows(DBusError.self) {
                 try await client.call(
                     destination: Self.name, path: Self.path, interface: Self.interface, method: "Slow",
                     arguments: [.uint32(3000)], timeout: .milliseconds(200))
@@ -161,19 +162,19 @@ import Testing
             #expect(
                 try await call(client, "Get", [.string(Self.interface), .string("Counter")], interface: properties)
                     == [.variant(.int32(99))])
-            let readOnly = await #expect(throws: DBusError.self) {
+            let readOnly = await expectThrows(DBusError.self) {
                 try await call(
                     client, "Set", [.string(Self.interface), .string("Name"), .variant(.string("x"))],
                     interface: properties)
             }
             #expect(readOnly?.name == .propertyReadOnly)
-            let wrongType = await #expect(throws: DBusError.self) {
+            let wrongType = await expectThrows(DBusError.self) {
                 try await call(
                     client, "Set", [.string(Self.interface), .string("Counter"), .variant(.string("x"))],
                     interface: properties)
             }
             #expect(wrongType?.name == .invalidArgs)
-            let missing = await #expect(throws: DBusError.self) {
+            let missing = await expectThrows(DBusError.self) {
                 try await call(client, "Get", [.string(Self.interface), .string("Missing")], interface: properties)
             }
             #expect(missing?.name == .invalidArgs)

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 /// `DBusSignatureMismatch`: an exported object answers a wrong argument signature with
@@ -18,7 +19,7 @@ import Testing
         _ client: DBusConnection, _ path: DBusObjectPath, _ interface: String, _ method: String,
         _ arguments: [DBusValue]
     ) async -> DBusError? {
-        await #expect(throws: DBusError.self) {
+        await expectThrows(DBusError.self) {
             try await client.call(
                 destination: Self.name, path: path, interface: interface, method: method, arguments: arguments)
         }
@@ -83,7 +84,7 @@ import Testing
             let server = try await bus.connect()
             try await server.export(path: "/thing", interfaces: [Self.echo()], signatureMismatch: .unknownMethod)
             let other = DBusInterface(name: "io.blebridge.Other1")
-            let conflict = await #expect(throws: DBusError.self) {
+            let conflict = await expectThrows(DBusError.self) {
                 try await server.export(path: "/thing", interfaces: [other])
             }
             #expect(conflict?.name == .invalidArgs)

@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -159,10 +160,10 @@ import Testing
         #expect(try DBusValue.strings(["a"]).decode(as: [String].self) == ["a"])
         let manufacturerData: [UInt16: [UInt8]] = [76: [1]]
         #expect(manufacturerData.dbusValue.signature == "a{qay}")
-        let error = #expect(throws: DBusError.self) { try DBusValue.string("x").decode(as: UInt16.self) }
+        let error = expectThrows(DBusError.self) { try DBusValue.string("x").decode(as: UInt16.self) }
         #expect(error?.name == .invalidArgs)
         #expect(error?.message.contains("expected signature 'q', got 's'") == true)
-        let argument = #expect(throws: DBusError.self) { try [DBusValue.int32(1)].decode(1, as: String.self) }
+        let argument = expectThrows(DBusError.self) { try [DBusValue.int32(1)].decode(1, as: String.self) }
         #expect(argument?.message.contains("argument 1 missing") == true)
     }
 
@@ -188,7 +189,7 @@ import Testing
             func emit(_ value: DBusValue) throws {
                 try connection.emitSignal(path: "/", interface: "io.blebridge.Bad1", name: "Bad", arguments: [value])
             }
-            let mixed = #expect(throws: DBusError.self) {
+            let mixed = expectThrows(DBusError.self) {
                 try emit(.array(elementSignature: "s", [.string("a"), .int32(1)]))
             }
             #expect(mixed?.name == .invalidArgs)
@@ -197,7 +198,7 @@ import Testing
             #expect(throws: DBusError.self) {
                 try emit(.dictionary(keySignature: "v", valueSignature: "s", []))
             }
-            let deep = #expect(throws: DBusError.self) { try emit(Self.nestedVariant(70)) }
+            let deep = expectThrows(DBusError.self) { try emit(Self.nestedVariant(70)) }
             #expect(deep?.message.contains("nested") == true)
             let badPath = "/trailing/"
             let badSignature = "a{vs}"

@@ -77,7 +77,7 @@ import Testing
         let outcomes = Outcomes()
         for client in [neverStarted, stopped] {
             for qos in MQTTQoS.allCases {
-                let error = #expect(throws: MQTTError.self) {
+                let error = expectThrows(MQTTError.self) {
                     try client.publish(MQTTMessage(topic: "cb/x", text: "x", qos: qos), onOutcome: outcomes.handler)
                 }
                 #expect(error?.code == .noConnection)

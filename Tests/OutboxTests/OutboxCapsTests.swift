@@ -59,7 +59,7 @@ import Testing
         let store = try await OutboxStore(path: directory.file("o.sqlite").path, options: OutboxOptions(maxBytes: 64))
         try await store.append(reading("dev", 1))
         let big = OutboxEntry(topic: "t", payload: [UInt8](repeating: 7, count: 100), stream: "dev")
-        let error = await #expect(throws: OutboxError.self) { try await store.append([reading("dev", 2), big]) }
+        let error = await expectThrows(OutboxError.self) { try await store.append([reading("dev", 2), big]) }
         #expect(error?.code == .entryTooLarge)
         #expect(try await store.stats().depth == 1)  // nothing of the refused batch was stored
     }

@@ -17,7 +17,7 @@ import Testing
         let big = (0..<200).map {
             OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 1000), stream: "dev\($0)")
         }
-        let error = await #expect(throws: OutboxError.self) { try await store.append(big) }
+        let error = await expectThrows(OutboxError.self) { try await store.append(big) }
         #expect(error?.code == .diskFull)
         #expect(error?.underlying?.code == .full)
         let stats = try await store.stats()
@@ -31,7 +31,7 @@ import Testing
         let store = try await OutboxStore(path: path, options: OutboxOptions(busyTimeout: .milliseconds(100)))
         let other = try SQLiteConnection(path: path)
         try other.execute("BEGIN IMMEDIATE")
-        let error = await #expect(throws: OutboxError.self) { try await store.append(reading("dev", 0)) }
+        let error = await expectThrows(OutboxError.self) { try await store.append(reading("dev", 0)) }
         #expect(error?.code == .locked)
         try other.execute("ROLLBACK")
         try await store.append(reading("dev", 0))
@@ -43,7 +43,7 @@ import Testing
         let store = try await OutboxStore(path: directory.file("o.sqlite").path)
         // Root ignores file modes, so make the connection itself refuse writes.
         try await store.withConnection { try $0.execute("PRAGMA query_only = ON") }
-        let error = await #expect(throws: OutboxError.self) { try await store.append(reading("dev", 0)) }
+        let error = await expectThrows(OutboxError.self) { try await store.append(reading("dev", 0)) }
         #expect(error?.code == .readOnly)
     }
 }

@@ -30,7 +30,7 @@ import Testing
         #expect(try await store.withConnection { try $0.userVersion() } == OutboxSchema.currentVersion)
         let stats = try await store.stats()
         #expect(stats.depth == 2)
-        #expect(stats.bytes == 3 + 3 + 3 + 1)  // topic + payload of each row, filled in by migration 3
+        #expect(stats.bytes == 10)  // topic + payload of each row (3 + 3 + 3 + 1), filled in by migration 3
         #expect(stats.delivered == 0)
         let records = try await store.next(limit: 10)
         #expect(records.map(\.entry.topic) == ["a/b", "a/c"])
@@ -49,7 +49,7 @@ import Testing
             let newer = try SQLiteConnection(path: path)
             try newer.setUserVersion(OutboxSchema.currentVersion + 1)
         }
-        let error = await #expect(throws: OutboxError.self) { try await OutboxStore(path: path) }
+        let error = await expectThrows(OutboxError.self) { try await OutboxStore(path: path) }
         #expect(error?.code == .schemaTooNew)
         #expect(FileManager.default.fileExists(atPath: path))  // not moved aside: a newer build may still read it
     }
@@ -60,7 +60,7 @@ import Testing
         try OutboxSchema.migrate(connection, upTo: 1)
         // Sabotage step 2: its table already exists, so its CREATE fails inside the step's transaction.
         try connection.execute("CREATE TABLE counters (x INTEGER)")
-        let error = try #require(throws: SQLiteError.self) { try OutboxSchema.migrate(connection) }
+        let error = try requireThrows(SQLiteError.self) { try OutboxSchema.migrate(connection) }
         #expect(error.code == .error)
         #expect(try connection.userVersion() == 1)
         #expect(!connection.isInTransaction)

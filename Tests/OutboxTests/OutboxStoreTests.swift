@@ -93,7 +93,7 @@ func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: Outbox
         let directory = try TemporaryDirectory(prefix: "outbox")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path)
         await store.close()
-        let error = await #expect(throws: OutboxError.self) { try await store.append(reading("a", 0)) }
+        let error = await expectThrows(OutboxError.self) { try await store.append(reading("a", 0)) }
         #expect(error?.code == .closed)
     }
 }

@@ -29,7 +29,7 @@ import Testing
     @Test func transactionRollsBackWhenAStatementFails() throws {
         let (directory, connection) = try openTable()
         _ = directory
-        let error = try #require(throws: SQLiteError.self) {
+        let error = try requireThrows(SQLiteError.self) {
             try connection.transaction {
                 try connection.execute("INSERT INTO t (name) VALUES ('a')")
                 try connection.execute("INSERT INTO t (name) VALUES ('a')")
@@ -73,22 +73,22 @@ import Testing
 
     @Test func errorsCarryTheirResultCode() throws {
         let (directory, connection) = try openTable()
-        let syntax = try #require(throws: SQLiteError.self) { try connection.prepare("SELEC 1") }
+        let syntax = try requireThrows(SQLiteError.self) { try connection.prepare("SELEC 1") }
         #expect(syntax.code == .error)
 
         let garbage = try directory.write("garbage.sqlite", String(repeating: "not a database ", count: 200))
-        let notADatabase = try #require(throws: SQLiteError.self) {
+        let notADatabase = try requireThrows(SQLiteError.self) {
             let other = try SQLiteConnection(path: garbage.path)
             _ = try other.integer("SELECT count(*) FROM sqlite_master")
         }
         #expect(notADatabase.code == .notADatabase)
 
         let readOnly = try SQLiteConnection(path: directory.file("t.sqlite").path, mode: .readOnly)
-        let write = try #require(throws: SQLiteError.self) { try readOnly.execute("INSERT INTO t (name) VALUES ('x')") }
+        let write = try requireThrows(SQLiteError.self) { try readOnly.execute("INSERT INTO t (name) VALUES ('x')") }
         #expect(write.code == .readOnly)
         #expect(OutboxError(write).code == .readOnly)
 
-        let missing = try #require(throws: SQLiteError.self) {
+        let missing = try requireThrows(SQLiteError.self) {
             _ = try SQLiteConnection(path: directory.file("no/such/dir/x.sqlite").path)
         }
         #expect(missing.code == .cantOpen)

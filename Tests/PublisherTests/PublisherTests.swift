@@ -195,7 +195,7 @@ import Testing
         let big = (0..<100).map {
             OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), stream: "dev\($0)")
         }
-        let error = await #expect(throws: OutboxError.self) { try await publisher.submit(big) }
+        let error = await expectThrows(OutboxError.self) { try await publisher.submit(big) }
         #expect(error?.code == .diskFull)
         #expect(try await publisher.stats().storeError?.code == .diskFull)
         try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = 1000000") }

@@ -85,7 +85,7 @@ import Testing
     @Test func reportsSendFailureWhenSystemdIsGone() throws {
         let directory = try TemporaryDirectory()
         let notifier = try SystemdNotifier(socketAddress: directory.file("nobody.sock").path)
-        let error = try #require(throws: SystemdNotifyError.self) { try notifier.notify(.ready) }
+        let error = try requireThrows(SystemdNotifyError.self) { try notifier.notify(.ready) }
         #expect(error.code == .sendFailed)
         #expect(error.errno == ENOENT)
     }

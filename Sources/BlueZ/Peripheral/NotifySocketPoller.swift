@@ -180,8 +180,9 @@ final class NotifySocketPoller: Sendable {
                     break loop
                 }
             }
+            // `events` is never empty; Swift 6.0 imports epoll_wait's buffer as non-optional.
             let ready = events.withUnsafeMutableBufferPointer {
-                epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1)
+                epoll_wait(epoll, $0.baseAddress!, Int32($0.count), -1)
             }
             if ready < 0 {
                 if errno == EINTR { continue }

@@ -39,20 +39,22 @@ public final class SQLiteStatement {
         case .real(let number):
             try check(sqlite3_bind_double(handle, index, number))
         case .text(let string):
+            // The closure returns the result code rather than throwing: withUnsafeBufferPointer
+            // only rethrows typed errors from Swift 6.1 on, and this must build with 6.0 too.
             let utf8 = Array(string.utf8)
-            try utf8.withUnsafeBufferPointer { buffer throws(SQLiteError) in
-                try check(
-                    blebridge_sqlite3_bind_text_transient(handle, index, buffer.baseAddress, Int32(buffer.count)))
-            }
+            try check(
+                utf8.withUnsafeBufferPointer { buffer in
+                    blebridge_sqlite3_bind_text_transient(handle, index, buffer.baseAddress, Int32(buffer.count))
+                })
         case .blob(let bytes):
             // A zero-length blob with a nil pointer would bind NULL; use zeroblob instead.
             if bytes.isEmpty {
                 try check(sqlite3_bind_zeroblob(handle, index, 0))
             } else {
-                try bytes.withUnsafeBufferPointer { buffer throws(SQLiteError) in
-                    try check(
-                        blebridge_sqlite3_bind_blob_transient(handle, index, buffer.baseAddress, Int32(buffer.count)))
-                }
+                try check(
+                    bytes.withUnsafeBufferPointer { buffer in
+                        blebridge_sqlite3_bind_blob_transient(handle, index, buffer.baseAddress, Int32(buffer.count))
+                    })
             }
         }
     }

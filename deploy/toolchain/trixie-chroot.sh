@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Makes the Debian 13 (trixie) trees that give this project a version-matched Swift 6.0.3 toolchain
+# (Debian's `swiftlang` package) on any x86_64 Debian host, without touching the host's apt sources.
+#
+#   deploy/toolchain/trixie-chroot.sh build      # the amd64 build chroot (prints its path)
+#   deploy/toolchain/trixie-chroot.sh sysroot    # the arm64 sysroot for cross-compiling (prints its path)
+#   deploy/toolchain/trixie-chroot.sh run CMD... # runs CMD in the build chroot, in the checkout
+#
+# The build chroot is an amd64 trixie tree with swiftlang, the -dev libraries the package links and
+# the arm64 binutils (for strip). The sysroot is an arm64 trixie tree, only unpacked (mmdebstrap
+# --variant=extract), with swiftlang:arm64 (its Swift runtime, static libraries and module files),
+# libc6-dev, libstdc++ and libgcc, and the arm64 -dev libraries. Both are made once by mmdebstrap
+# from the Debian mirror and reused; delete a tree to make it again.
+#
+# Environment:
+#   BLEBRIDGE_TOOLCHAIN_DIR  where the trees live (default: <checkout>/.build/toolchain)
+#   BLEBRIDGE_DEBIAN_MIRROR  the Debian mirror (default: http://deb.debian.org/debian)
+# Needs root (mmdebstrap, chroot, mount) and mmdebstrap (apt-get install mmdebstrap).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${BLEBRIDGE_TOOLCHAIN_DIR:-$root/.build/toolchain}
+mirror=${BLEBRIDGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+suite=trixie
+dev_libs=libdbus-1-dev,libmosquitto-dev,libsqlite3-dev,libssl-dev
+build_packages=swiftlang,$dev_libs,pkg-config,binutils-aarch64-linux-gnu,file
+sysroot_packages=swiftlang,$dev_libs,libc6-dev,libstdc++-14-dev,libgcc-14-dev
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+die() { echo "trixie-chroot: $*" >&2; exit "${2:-1}"; }
+
+# make_tree NAME ARCH VARIANT PACKAGES: makes $cache/NAME unless it is there with the same recipe.
+make_tree() {
+    local name=$1 arch=$2 variant=$3 packages=$4
+    local tree="$cache/$name" recipe="$suite $arch $variant $packages"
+    if [[ -f "$tree/.blebridge-recipe" && "$(cat "$tree/.blebridge-recipe")" == "$recipe" ]]; then
+        echo "$tree"
+        return
+    fi
+    [[ $(id -u) -eq 0 ]] || die "making $tree needs root (mmdebstrap)" 77
+    command -v mmdebstrap >/dev/null || die "mmdebstrap is missing (apt-get install mmdebstrap)" 69
+    mkdir -p "$cache"
+    rm -rf "$tree" "$tree.new"
+    echo "trixie-chroot: making $tree ($arch, $variant) from $mirror" >&2
+    local started=$SECONDS
+    mmdebstrap --quiet --arch="$arch" --variant="$variant" --include="$packages" \
+        --skip=cleanup/apt/lists "$suite" "$tree.new" "$mirror" >&2
+    echo "$recipe" >"$tree.new/.blebridge-recipe"
+    # An extract-only tree lacks merged-/usr's /lib -> usr/lib links, which libc's linker scripts
+    # (libm.so: GROUP ( /lib/aarch64-linux-gnu/libm.so.6 ... )) resolve inside the sysroot.
+    local dir
+    for dir in bin lib sbin; do
+        [[ -e "$tree.new/$dir" || ! -d "$tree.new/usr/$dir" ]] || ln -s "usr/$dir" "$tree.new/$dir"
+    done
+    mv "$tree.new" "$tree"
+    echo "trixie-chroot: made $tree in $((SECONDS - started)) s, $(du -sh "$tree" | cut -f1)" >&2
+    echo "$tree"
+}
+
+build_tree() { make_tree "trixie-amd64" amd64 apt "$build_packages"; }
+sysroot_tree() { make_tree "trixie-arm64-sysroot" arm64 extract "$sysroot_packages"; }
+
+# run_in TREE CMD...: runs CMD as root in TREE with /proc, /dev and the checkout mounted; the
+# checkout appears at /src. swiftlang's driver finds libswiftCore.so through its $ORIGIN RUNPATH,
+# which needs /proc/self/exe, so /proc is required.
+run_in() {
+    local tree=$1
+    shift
+    [[ $(id -u) -eq 0 ]] || die "chroot needs root" 77
+    local mounts=()
+    cleanup_mounts() {
+        local m
+        for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
+    }
+    trap cleanup_mounts EXIT
+    mkdir -p "$tree/src" "$tree/proc" "$tree/dev" "$tree/tmp"
+    mount -t proc proc "$tree/proc" && mounts+=("$tree/proc")
+    mount --rbind /dev "$tree/dev" && mount --make-rslave "$tree/dev" && mounts+=("$tree/dev")
+    mount --bind "$root" "$tree/src" && mounts+=("$tree/src")
+    # The sysroot for cross builds, when it exists, is visible at /sysroot-arm64.
+    if [[ -d "$cache/trixie-arm64-sysroot" ]]; then
+        mkdir -p "$tree/sysroot-arm64"
+        mount --bind "$cache/trixie-arm64-sysroot" "$tree/sysroot-arm64" && mounts+=("$tree/sysroot-arm64")
+    fi
+    # The command runs as the owner of the checkout, so nothing it writes under .build is root's.
+    local owner
+    owner=$(stat -c %u:%g "$root")
+    local status=0
+    chroot "$tree" /usr/bin/setpriv --reuid="${owner%:*}" --regid="${owner#*:}" --clear-groups \
+        /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+        /bin/bash -c 'cd /src && "$@"' bash "$@" || status=$?
+    cleanup_mounts
+    trap - EXIT
+    return "$status"
+}
+
+(($# > 0)) || usage
+case "$1" in
+    build) build_tree ;;
+    sysroot) sysroot_tree ;;
+    run) shift; (($# > 0)) || usage; tree=$(build_tree); run_in "$tree" "$@" ;;
+    -h|--help) usage ;;
+    *) usage ;;
+esac
