@@ -4,6 +4,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-BLEBRIDGE_SKIP_PYTHON=1 "$root/scripts/setup.sh"
+"$root/scripts/setup.sh" demo
 swift build -c release --product blebridge
 exec "$root/.build/release/blebridge" demo "$@"

@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# Installs what BLEBridge needs to build, run its demo and run its tests on Debian 12.
-# Run as root (it uses apt-get and pip), or install the listed packages yourself.
+# Installs what BLEBridge needs on Debian 12/13 (Raspberry Pi OS), for one of three jobs:
+#
+#   scripts/setup.sh build   build the gateway and its .deb (deploy/package): the C libraries'
+#                            -dev packages, pkg-config, dpkg-dev. Nothing is started.
+#   scripts/setup.sh demo    build, plus what `blebridge demo` runs: dbus-daemon and mosquitto.
+#   scripts/setup.sh [test]  demo, plus the test tools: busctl, openssl, Python with dbus/gi/jsonschema,
+#                            and bleak in .build/venv (skipped with BLEBRIDGE_SKIP_PYTHON=1).
+#
+# Run as root (it uses apt-get), or install the listed packages yourself: as a normal user it
+# prints the missing ones and exits 1. Files it makes inside the checkout (.build/venv) belong to
+# the checkout's owner even under sudo, so a later build as that user is not refused.
 set -euo pipefail
 
-packages=(
+job=${1:-test}
+build_packages=(
     pkg-config
     libdbus-1-dev libmosquitto-dev libsqlite3-dev libssl-dev   # C libraries the Swift modules link
-    dbus-daemon dbus-bin                                       # private test buses, dbus-send
-    systemd                                                    # busctl (independent D-Bus client in tests)
-    mosquitto mosquitto-clients                                # local broker for the demo and tests
+    dpkg-dev                                                   # deploy/package: dpkg-shlibdeps, dpkg-architecture
+)
+demo_packages=(
+    dbus-daemon                                                # the demo's private bus
+    mosquitto                                                  # the demo's local broker (Debian also starts its own service)
+)
+test_packages=(
+    dbus-bin                                                   # dbus-send
+    systemd                                                    # busctl (independent D-Bus client), systemd-analyze
+    mosquitto-clients                                          # mosquitto_sub/pub in tests
     openssl                                                    # test certificates
     python3 python3-dbus python3-gi python3-venv python3-pip   # independent D-Bus client in tests, bleak
     python3-jsonschema                                         # docs/config.schema.json test
 )
+case "$job" in
+    build) packages=("${build_packages[@]}") ;;
+    demo) packages=("${build_packages[@]}" "${demo_packages[@]}") ;;
+    test) packages=("${build_packages[@]}" "${demo_packages[@]}" "${test_packages[@]}") ;;
+    *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do
@@ -23,7 +46,7 @@ done
 
 if ((${#missing[@]} > 0)); then
     if [[ $(id -u) -ne 0 ]]; then
-        echo "BLEBridge needs these Debian packages: ${missing[*]}" >&2
+        echo "BLEBridge ($job) needs these Debian packages: ${missing[*]}" >&2
         echo "Install them with: sudo apt-get install -y ${missing[*]}" >&2
         exit 1
     fi
@@ -34,18 +57,28 @@ if ((${#missing[@]} > 0)); then
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
-    echo "BLEBridge needs a Swift 6 toolchain on PATH (swift.org/install/linux)." >&2
+    echo "BLEBridge needs a Swift 6 toolchain on PATH: on Debian 13 / Raspberry Pi OS trixie" >&2
+    echo "\`sudo apt install swiftlang\`, otherwise swift.org/install/linux." >&2
     exit 1
 fi
+
+[[ "$job" == test && "${BLEBRIDGE_SKIP_PYTHON:-0}" != "1" ]] || exit 0
 
 # bleak (Python BLE library) for the simulator's fidelity test, in a venv beside the build.
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.build/venv"
+# Run as the checkout's owner: a root-owned .build (or .build/venv) makes a later `swift build`
+# by that user fail with "invalid access to .build/repositories".
+owner=$(stat -c %u "$root")
+as_owner=()
+if [[ $(id -u) -eq 0 && "$owner" != 0 ]]; then
+    as_owner=(setpriv --reuid="$owner" --regid="$(stat -c %g "$root")" --clear-groups
+        env HOME="$(getent passwd "$owner" | cut -d: -f6)" PIP_NO_CACHE_DIR=1)
+fi
 # Pinned: bleak 0.22.3 (with dbus-fast) supports Python 3.11 and BlueZ 5.66; the test uses it unchanged.
 bleak_version=0.22.3
-if [[ "${BLEBRIDGE_SKIP_PYTHON:-0}" != "1" ]]; then
-    [[ -x "$venv/bin/python" ]] || /usr/bin/python3 -m venv --system-site-packages "$venv"
-    if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('bleak') != '$bleak_version')" 2>/dev/null; then
-        "$venv/bin/pip" install -q "bleak==$bleak_version" >/dev/null
-    fi
+"${as_owner[@]}" mkdir -p "$root/.build"
+[[ -x "$venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv --system-site-packages "$venv"
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('bleak') != '$bleak_version')" 2>/dev/null; then
+    "${as_owner[@]}" "$venv/bin/pip" install -q "bleak==$bleak_version" >/dev/null
 fi

@@ -3,7 +3,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" test
 swift format lint --strict --recursive Package.swift Sources Tests
 swift build --build-tests
 # The real-BlueZ tier (a VM with bluetoothd and virtual controllers; needs root for its packages).

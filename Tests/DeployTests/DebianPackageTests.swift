@@ -6,8 +6,10 @@ import Testing
     import Glibc
 #endif
 
-/// Builds the .deb with `deploy/package`, installs it with dpkg on this machine, checks what it
-/// set up, removes it (data kept) and purges it (data and user gone). Needs root (CI runs as root).
+/// Builds the .deb with `deploy/package`, checks it (lintian when installed), installs it with dpkg
+/// on this machine, checks what the maintainer scripts set up, upgrades, removes (data kept) and
+/// purges it (data gone, user kept). Needs root (CI runs as root). This machine has no systemd as
+/// PID 1, so the scripts' systemctl branches are not taken here (the Pi tier runs those).
 @Suite(.serialized, .enabled(if: getuid() == 0, "installs a package with dpkg: needs root"))
 struct DebianPackageTests {
     /// Runs a command that must succeed; returns its standard output.
@@ -30,65 +32,118 @@ struct DebianPackageTests {
 
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
+    private func owner(_ path: String) async throws -> String {
+        try await run("stat", ["-c", "%U:%G %a", path]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `setpriv` arguments that run a command as the `blebridge` user with its groups (exec, no fork).
     private static let asServiceUser = ["--reuid=blebridge", "--regid=blebridge", "--init-groups", "--"]
 
-    @Test func buildsInstallsRemovesAndPurges() async throws {
-        let lock = try await MachineLock(name: "blebridge-deb-test")
-        defer { lock.release() }
-        let output = try TemporaryDirectory(prefix: "deb")
+    /// The package of this build's (debug) binary. It loads the Swift runtime from the toolchain,
+    /// which `deploy/package` refuses unless told (a Pi has no toolchain): the test says so.
+    private func build(_ output: TemporaryDirectory, version: String? = nil) async throws -> String {
+        let arguments =
+            ["--binary", try BinaryLocator.blebridge(), "--output", output.path]
+            + (version.map { ["--version", $0] } ?? [])
+        let refused = try await ChildProcess.run(
+            RepositoryPaths.file("deploy/package"), arguments, timeout: .seconds(120))
+        #expect(refused.status == 65 && refused.stderr.contains("libswiftCore.so"), "\(refused.stderr)")
+        let built = try await ChildProcess.run(
+            RepositoryPaths.file("deploy/package"), arguments, environment: ["BLEBRIDGE_PACKAGE_DYNAMIC_SWIFT": "1"],
+            timeout: .seconds(120))
+        guard built.status == 0 else { throw FixtureError("deploy/package exited \(built.status): \(built.stderr)") }
+        return try #require(built.stdout.split(separator: "\n").last.map(String.init))
+    }
 
-        // A leftover from an interrupted run would make the checks below meaningless.
+    /// Leftovers of an interrupted run would make the checks meaningless.
+    private func clean() async throws {
         if try await status("dpkg-query", ["-W", "blebridge"]) == 0 {
             try await run("dpkg", ["--purge", "blebridge"])
         }
-
-        let built = try await run(
-            RepositoryPaths.file("deploy/package"),
-            ["--binary", try BinaryLocator.blebridge(), "--output", output.path], timeout: .seconds(50))
-        let deb = try #require(built.split(separator: "\n").last.map(String.init))
-        #expect(deb.hasSuffix(".deb") && exists(deb))
-        #expect(try await run("dpkg-deb", ["--field", deb, "Package"]) == "blebridge\n")
-        let contents = try await run("dpkg-deb", ["--contents", deb])
-        for path in ["./usr/bin/blebridge", "./lib/systemd/system/blebridge.service", "./etc/blebridge/config.json"] {
-            #expect(contents.contains(path), "\(path) not in the package")
+        if try await status("dpkg-statoverride", ["--list", "/etc/blebridge"]) == 0 {
+            try await run("dpkg-statoverride", ["--remove", "/etc/blebridge"])
         }
+        try? FileManager.default.removeItem(atPath: "/etc/blebridge")
+    }
 
+    @Test func buildsInstallsUpgradesRemovesAndPurges() async throws {
+        let lock = try await MachineLock(name: "blebridge-deb-test")
+        defer { lock.release() }
+        let output = try TemporaryDirectory(prefix: "deb")
+        try await clean()
+
+        let deb = try await build(output)
+        #expect(deb.hasSuffix(".deb") && exists(deb))
+        try await checkContents(deb)
         do {
             try await installAndCheck(deb)
             try await upgradeAndCheck(output: output)
             try await removeAndCheck()
             try await purgeAndCheck()
+            try await statOverrideIsRespected(deb)
         } catch {
-            _ = try? await ChildProcess.run("dpkg", ["--purge", "blebridge"], timeout: .seconds(60))
+            try? await clean()
             throw error
         }
+    }
+
+    private func checkContents(_ deb: String) async throws {
+        #expect(try await run("dpkg-deb", ["--field", deb, "Package"]) == "blebridge\n")
+        let contents = try await run("dpkg-deb", ["--contents", deb])
+        for path in [
+            "./usr/bin/blebridge", "./usr/lib/systemd/system/blebridge.service", "./usr/lib/sysusers.d/blebridge.conf",
+            "./usr/share/blebridge/config.example.json", "./usr/share/doc/blebridge/copyright",
+            "./usr/share/doc/blebridge/changelog.Debian.gz", "./usr/share/man/man1/blebridge.1.gz",
+        ] {
+            #expect(contents.contains(path + "\n"), "\(path) not in the package")
+        }
+        // No configuration in /etc: the service waits for the user's own.
+        #expect(!contents.contains(" ./etc/"), "\(contents)")
+        let info = try await run("dpkg-deb", ["--info", deb])
+        #expect(info.contains(" md5sums"), "\(info)")
+        // Depends from dpkg-shlibdeps: versioned, with the C++ runtime the Swift runtime needs.
+        let depends = try await run("dpkg-deb", ["--field", deb, "Depends"])
+        for expected in [
+            "libc6 (>= ", "libdbus-1-3 (>= ", "libmosquitto1 (>= ", "libsqlite3-0 (>= ", "systemd | systemd-sysusers",
+        ] {
+            #expect(depends.contains(expected), "Depends: \(depends)")
+        }
+        guard try await status("sh", ["-c", "command -v lintian"]) == 0 else { return }
+        let lint = try await ChildProcess.run("lintian", ["--no-tag-display-limit", deb], timeout: .seconds(300))
+        // The one error that comes from the test's debug binary (its RUNPATH to the toolchain's
+        // runtime); the release package has none (docs/deploy.md, section 8).
+        let errors = lint.stdout.split(separator: "\n").filter {
+            $0.hasPrefix("E:") && !$0.contains("custom-library-search-path RUNPATH /opt/swift/")
+        }
+        #expect(errors.isEmpty, "lintian errors:\n\(lint.stdout)\(lint.stderr)")
+        #expect(lint.stdout.contains("W: blebridge") || lint.stdout.contains("E: blebridge"), "lintian ran: \(lint)")
     }
 
     private func installAndCheck(_ deb: String) async throws {
         try await run("dpkg", ["--install", deb])
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/blebridge"))
-        #expect(exists("/lib/systemd/system/blebridge.service"))
-        #expect(
-            try await run("dpkg-query", ["-W", "-f=${Conffiles}", "blebridge"]).contains("/etc/blebridge/config.json"))
+        #expect(try await run("dpkg", ["--verify", "blebridge"]).isEmpty, "md5sums match the installed files")
 
-        // The system user, in group bluetooth, owning the data directory; the config readable by it only.
+        // The system user from sysusers.d, in group bluetooth.
         let passwd = try await run("getent", ["passwd", "blebridge"])
         #expect(passwd.contains(":/var/lib/blebridge:") && passwd.hasSuffix(":/usr/sbin/nologin\n"), "\(passwd)")
         #expect(
             try await run("id", ["-nG", "blebridge"]).split(separator: " ").map {
                 $0.trimmingCharacters(in: .whitespacesAndNewlines)
             }.contains("bluetooth"))
-        #expect(try await run("stat", ["-c", "%U:%G %a", "/var/lib/blebridge"]) == "blebridge:blebridge 750\n")
-        #expect(try await run("stat", ["-c", "%U:%G %a", "/etc/blebridge/config.json"]) == "root:blebridge 640\n")
-
-        // Enabled for multi-user.target; the installed unit verifies.
+        #expect(try await owner("/var/lib/blebridge") == "blebridge:blebridge 750")
+        #expect(try await owner("/etc/blebridge") == "root:blebridge 750")
+        // Enabled, but no configuration: ConditionPathExists= keeps the unit inactive.
         #expect(exists("/etc/systemd/system/multi-user.target.wants/blebridge.service"))
+        #expect(!exists("/etc/blebridge/config.json"))
         let verify = try await ChildProcess.run(
-            "systemd-analyze", ["verify", "/lib/systemd/system/blebridge.service"], timeout: .seconds(30))
+            "systemd-analyze", ["verify", "/usr/lib/systemd/system/blebridge.service"], timeout: .seconds(30))
         #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stderr)")
 
-        // The service's own ExecStartPre, as the service user.
+        // What deploy.md tells the user to do, then the check as the service user.
+        try await run(
+            "install",
+            ["-m", "0640", "-g", "blebridge", "/usr/share/blebridge/config.example.json", "/etc/blebridge/config.json"])
         let check = try await ChildProcess.run(
             "setpriv", Self.asServiceUser + ["/usr/bin/blebridge", "check-config", "/etc/blebridge/config.json"],
             timeout: .seconds(30))
@@ -109,44 +164,55 @@ struct DebianPackageTests {
         #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "the outbox lands in the state directory")
     }
 
-    /// A newer package keeps the edited configuration (a conffile) and the data.
+    /// A newer package keeps the edited configuration, the outbox, and the administrator's mode.
     private func upgradeAndCheck(output: TemporaryDirectory) async throws {
         let config = "/etc/blebridge/config.json"
         let edited = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
             of: #""gateway_id": "blebridge""#, with: #""gateway_id": "attic""#)
         #expect(edited.contains("attic"))
         try edited.write(toFile: config, atomically: false, encoding: .utf8)
-        let built = try await run(
-            RepositoryPaths.file("deploy/package"),
-            ["--binary", try BinaryLocator.blebridge(), "--version", "99.0.0", "--output", output.path],
-            timeout: .seconds(50))
-        let newer = try #require(built.split(separator: "\n").last.map(String.init))
+        try await run("chmod", ["0710", "/etc/blebridge"])
+        let outbox = try Data(contentsOf: URL(fileURLWithPath: "/var/lib/blebridge/blebridge.sqlite"))
+        let newer = try await build(output, version: "99.0.0-1")
         try await run("dpkg", ["--install", newer])
-        #expect(try await run("dpkg-query", ["-W", "-f=${Version}", "blebridge"]) == "99.0.0")
+        #expect(try await run("dpkg-query", ["-W", "-f=${Version}", "blebridge"]) == "99.0.0-1")
         #expect(
             try String(contentsOfFile: config, encoding: .utf8) == edited, "the upgrade kept the edited configuration")
         #expect(!exists(config + ".dpkg-new") && !exists(config + ".dpkg-dist"))
-        #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "the upgrade kept the data")
-        #expect(try await run("stat", ["-c", "%U:%G %a", "/etc/blebridge/config.json"]) == "root:blebridge 640\n")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: "/var/lib/blebridge/blebridge.sqlite")) == outbox,
+            "the upgrade kept the outbox as it was")
+        #expect(try await owner("/etc/blebridge") == "root:blebridge 710", "an upgrade leaves the mode alone")
     }
 
     private func removeAndCheck() async throws {
         try await run("dpkg", ["--remove", "blebridge"])
         #expect(!exists("/usr/bin/blebridge"))
-        #expect(!exists("/lib/systemd/system/blebridge.service"))
+        #expect(!exists("/usr/lib/systemd/system/blebridge.service"))
         #expect(exists("/etc/blebridge/config.json"), "remove keeps the configuration")
         #expect(exists("/var/lib/blebridge/blebridge.sqlite"), "remove keeps the data")
         #expect(try await status("getent", ["passwd", "blebridge"]) == 0, "remove keeps the user")
     }
 
+    /// docs/deploy.md: purge deletes /etc/blebridge and /var/lib/blebridge, keeps the user and group.
     private func purgeAndCheck() async throws {
         try await run("dpkg", ["--purge", "blebridge"])
-        #expect(!exists("/etc/blebridge/config.json"))
         #expect(!exists("/etc/blebridge"))
         #expect(!exists("/var/lib/blebridge"))
         #expect(!exists("/etc/systemd/system/multi-user.target.wants/blebridge.service"))
-        #expect(try await status("getent", ["passwd", "blebridge"]) == 2, "purge removes the user")
+        #expect(try await status("getent", ["passwd", "blebridge"]) == 0, "purge keeps the user (Debian policy)")
+        #expect(try await status("getent", ["group", "blebridge"]) == 0, "purge keeps the group")
         #expect(try await status("dpkg-query", ["-W", "blebridge"]) != 0)
+    }
+
+    /// A first install does not override the administrator's `dpkg-statoverride` for /etc/blebridge.
+    private func statOverrideIsRespected(_ deb: String) async throws {
+        try await run("install", ["-d", "-m", "0755", "/etc/blebridge"])
+        try await run("dpkg-statoverride", ["--add", "root", "root", "0755", "/etc/blebridge"])
+        try await run("dpkg", ["--install", deb])
+        #expect(try await owner("/etc/blebridge") == "root:root 755")
+        try await clean()
+        #expect(try await status("dpkg-statoverride", ["--list", "/etc/blebridge"]) != 0)
     }
 }
 

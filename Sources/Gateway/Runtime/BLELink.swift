@@ -76,6 +76,7 @@ extension BLELink {
             await restoreKnownPeripherals()
         } catch {
             logger.error("Bluetooth unavailable; retrying is up to systemd", [("error", "\(error)")])
+            await gateway?.bluetoothUnreachable()
         }
     }
 
@@ -111,6 +112,7 @@ extension BLELink {
     }
 
     private func managerState(_ state: ManagerState) async {
+        await gateway?.bluetoothStateChanged(state)
         let isOn = state == .poweredOn
         guard isOn != powered else { return }
         powered = isOn

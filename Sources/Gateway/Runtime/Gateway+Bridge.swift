@@ -2,6 +2,7 @@ import Bluetooth
 import Foundation
 import Logging
 import MQTT
+import Publisher
 
 /// The `bridge/…` topics, availability and Home Assistant discovery.
 extension Gateway {
@@ -84,6 +85,7 @@ extension Gateway {
 
     /// Publishes `<device>/availability` when it changed.
     func publishAvailability(_ id: String) async {
+        updateStatus()
         let value = isAvailable(id) ? "online" : "offline"
         guard devices[id] != nil, devices[id]?.availability != value else { return }
         devices[id]?.availability = value
@@ -223,9 +225,9 @@ extension Gateway {
         }
     }
 
-    func publishHealth() async {
+    /// Publishes `bridge/health` (while connected) with the outbox figures `stats` (read by the caller).
+    func publishHealth(_ stats: PublisherStats?) async {
         guard client.connectionState.isConnected else { return }
-        let stats = try? await publisher.stats()
         let snapshot = HealthSnapshot(
             uptime: ContinuousClock.now - startInstant, connections: scheduler.connectedDevices.count,
             maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,

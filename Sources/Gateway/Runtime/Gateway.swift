@@ -64,6 +64,11 @@ public actor Gateway {
     var lateResponses: [MQTTMessage] = []
     /// Messages that may wait for the broker before `send` drops (and logs) new ones.
     static let outgoingCapacity = 10_000
+    /// What `systemctl status` should show (see `Gateway+Status.swift`); the last one yielded.
+    var serviceStatus = ServiceStatus()
+    let statusContinuation: AsyncStream<ServiceStatus>.Continuation
+    /// Every change of ``ServiceStatus``, newest only (a slow reader skips to the latest); ends at `stop`.
+    public nonisolated let statusUpdates: AsyncStream<ServiceStatus>
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -91,6 +96,8 @@ public actor Gateway {
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher)
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
+        (statusUpdates, statusContinuation) = AsyncStream.makeStream(
+            of: ServiceStatus.self, bufferingPolicy: .bufferingNewest(1))
         for device in configuration.devices {
             devices[device.id] = DeviceStatus(address: device.match.address?.string)
         }
@@ -170,7 +177,7 @@ public actor Gateway {
                 while !Task.isCancelled {
                     guard let interval = self?.options.healthInterval else { return }
                     try? await Task.sleep(for: interval)
-                    await self?.publishHealth()
+                    await self?.healthTick()
                 }
             })
         // Passive and on-demand devices go offline when they stop advertising (no event marks it).
@@ -234,6 +241,7 @@ public actor Gateway {
         await finishCommandStreams(until: max(deadline, .now + .seconds(2)))
         await answerOverASecondConnection()
         await store.close()
+        statusContinuation.finish()
         logger.info("stopped")
     }
 
@@ -297,6 +305,7 @@ public actor Gateway {
             ])
         await perform(actions)
         await ble?.update(configuration: configuration)
+        updateStatus()
         if client.connectionState.isConnected { await announceBridge() }
     }
 
@@ -309,13 +318,19 @@ public actor Gateway {
         switch connectionState {
         case .connected:
             logger.info("broker connected")
+            updateStatus { $0.broker = .connected }
             await subscribeCommands()
             await announceBridge()
         case .disconnected(let reason?):
             logger.warning("broker disconnected; readings are kept in the outbox", [("reason", reason.message)])
-        case .disconnected(nil), .connecting:
-            break
+            updateStatus { $0.broker = .disconnected }
+        case .disconnected(nil):
+            updateStatus { $0.broker = .disconnected }
+        case .connecting:
+            // A retry after a loss stays "unreachable, retrying" until it succeeds.
+            if serviceStatus.broker != .disconnected { updateStatus { $0.broker = .connecting } }
         }
+        await refreshOutboxStatus()
     }
 
     /// The filters the gateway subscribes: commands, with Home Assistant's status topic when discovery is on.

@@ -2,6 +2,7 @@ import Configuration
 import Decoders
 import Gateway
 import Logging
+import MQTT
 import SystemdNotify
 
 #if canImport(Glibc)
@@ -61,7 +62,11 @@ enum RunCommand: CLICommand {
             gateway = try await Gateway(configuration: configuration, options: options)
             try await gateway.start()
         } catch {
-            throw CommandLineError.failure("could not start the gateway: \(error)", status: .unavailable)
+            // An MQTT setting the client rejects is a configuration error (78: not restarted by
+            // systemd); anything else may pass (69: restarted).
+            let status: ExitStatus =
+                (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
+            throw CommandLineError.failure("could not start the gateway: \(error)", status: status)
         }
         logger.notice("gateway running", [("config", configurationPath)])
         // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
@@ -72,8 +77,12 @@ enum RunCommand: CLICommand {
             logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
             notifier = nil
         }
-        try? notifier?.notify(.ready, .status("running \(configuration.devices.count) devices"))
+        try? notifier?.notify(.ready)
         let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+        // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
+        let statusTask = notifier.map { notifier in
+            Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+        }
         for await signal in signals {
             if signal == SIGHUP {
                 try? notifier?.notify(.reloading)
@@ -90,7 +99,8 @@ enum RunCommand: CLICommand {
             logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
             break
         }
-        try? notifier?.notify(.stopping)
+        statusTask?.cancel()
+        try? notifier?.notify(.stopping, .status("stopping: draining in-flight work"))
         watchdog?.cancel()
         await gateway.stop()
         return .success
