@@ -63,12 +63,15 @@ public actor BlueZSimulator {
     var bluezTasks: [Task<Void, Never>] = []
     var deviceTasks: [String: [Task<Void, Never>]] = [:]
     var connectAttempts: [String: Int] = [:]
-    var pendingConnects: [String: [CheckedContinuation<Void, any Error>]] = [:]
-    var pendingDisconnects: [String: [CheckedContinuation<ReplyGate?, Never>]] = [:]
+    var pendingConnects: [String: [PendingConnect]] = [:]
+    var pendingDisconnects: [String: [PendingDisconnect]] = [:]
     var disconnectTimers: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
     var load = LoadState()
     var adapterAliasOverride: String?
+    var adapterModes = AdapterModes()
+    /// The running `Discoverable`/`Pairable` timeouts (cancelled when the mode or its timeout changes).
+    var modeTimers: [String: Task<Void, Never>] = [:]
     /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
 
@@ -263,10 +266,10 @@ public actor BlueZSimulator {
     /// Fails every waiting Connect and releases every waiting Disconnect (their replies go nowhere after a restart).
     func failAllPending() {
         for waiters in pendingConnects.values {
-            for waiter in waiters { waiter.resume(throwing: BlueZError.abortByLocal.dbus) }
+            for waiter in waiters { waiter.continuation.resume(throwing: BlueZError.abortByLocal.dbus) }
         }
         pendingConnects = [:]
-        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.resume(returning: nil) } }
+        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.continuation.resume() } }
         pendingDisconnects = [:]
     }
 

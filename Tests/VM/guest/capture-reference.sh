@@ -1,26 +1,58 @@
-# Captures what real bluetoothd 5.66 exports and answers, as reference data for the simulator's
-# fidelity: the managed-object tree, introspection of each interface, and the exact errors.
-# Output: files in /tmp/out (the host's output directory).
+# Captures what a stock bluetoothd 5.66 (Debian's unit: no -E) exports and answers, as reference
+# data for the simulator's fidelity: the managed-object tree, introspection of each interface, and
+# the exact errors of Tests/VM/guest/probe_errors.py. The peripheral is BlueZ's own example heart-rate
+# server and advertisement (Debian's bluez-test-scripts, unmodified), served by this bluetoothd on one
+# controller; the other controller is the central the probe drives.
+# Output: files in /tmp/out (the host's output directory). Run by Tests/VM/capture-reference.sh.
 . "$(dirname "$0")/bluez-up.sh"
 O=/tmp/out
-btmgmt --index 1 connectable on >/dev/null
-btmgmt --index 1 discov on >/dev/null
-bluetoothctl --timeout 40 scan on >/dev/null 2>&1 &
-sleep 1
-for i in 1 2 3 4 5 6 7 8; do
-    btmgmt --index 1 advertising on >/dev/null 2>&1; sleep 1
-    busctl --system tree org.bluez | grep -q dev_ && break
-    btmgmt --index 1 advertising off >/dev/null 2>&1
+examples=/usr/share/doc/bluez-test-scripts/examples
+[ -f "$examples/example-gatt-server" ] || { echo "guest: bluez-test-scripts missing (Tests/VM/prepare.sh installs it)"; exit 23; }
+python3 -u "$examples/example-gatt-server" >/tmp/gatt-server.log 2>&1 &
+python3 -u "$examples/example-advertisement" >/tmp/advertisement.log 2>&1 &
+trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/gatt-server.log /tmp/advertisement.log /tmp/out/ 2>/dev/null' EXIT
+# The examples register on the first adapter bluetoothd lists; the other one is the central.
+peripheral=""
+for _ in $(seq 1 100); do
+    for hci in hci0 hci1; do
+        active=$(busctl --system get-property org.bluez /org/bluez/$hci org.bluez.LEAdvertisingManager1 ActiveInstances 2>/dev/null | awk '{print $2}')
+        [ "$active" = 1 ] && peripheral=$hci
+    done
+    [ -n "$peripheral" ] && grep -q "GATT application registered" /tmp/gatt-server.log && break
+    sleep 0.2
 done
-dev=$(busctl --system tree org.bluez | grep -o '/org/bluez/hci0/dev_[0-9A-F_]*' | head -1)
+[ -n "$peripheral" ] || { echo "guest: the example advertisement never registered"; cat /tmp/gatt-server.log /tmp/advertisement.log; exit 24; }
+central=hci1; [ "$peripheral" = hci1 ] && central=hci0
+echo "guest: peripheral $peripheral (example server), central $central"
+A=/org/bluez/$central
+export PROBE_ADAPTER=$A
+# Discovery from the central, held by a D-Bus client of its own (as the simulator's driver does).
+python3 -c "
+import dbus, time
+bus = dbus.SystemBus()
+dbus.Interface(bus.get_object('org.bluez', '$A'), 'org.bluez.Adapter1').StartDiscovery()
+time.sleep(60)
+" &
+SCANNER=$!
+dev=""
+for _ in $(seq 1 150); do
+    dev=$(busctl --system tree org.bluez --list | grep -o "^$A/dev_[0-9A-F_]*$" | head -1)
+    [ -n "$dev" ] && break
+    sleep 0.2
+done
 [ -n "$dev" ] || { echo "guest: nothing discovered"; exit 1; }
-call() { echo "\$ busctl call $*" >> $O/errors.txt; busctl --system call org.bluez "$@" >> $O/errors.txt 2>&1; echo "exit=$?" >> $O/errors.txt; }
-busctl --system introspect --xml-interface org.bluez /org/bluez/hci0 > $O/introspect-adapter.xml
+echo "$central $peripheral $dev" > $O/roles.txt
+busctl --system introspect --xml-interface org.bluez $A > $O/introspect-adapter.xml
+busctl --system introspect --xml-interface org.bluez /org/bluez > $O/introspect-bluez.xml
 busctl --system introspect --xml-interface org.bluez "$dev" > $O/introspect-device-disconnected.xml
 busctl --system --json=pretty call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects > $O/managed-objects-discovered.json
 P="/usr/bin/python3 $(dirname "$0")/probe_errors.py $O/errors.jsonl $dev"
 : > $O/errors.jsonl
 busctl --system call org.bluez "$dev" org.bluez.Device1 Connect
+for _ in $(seq 1 150); do
+    [ "$(busctl --system get-property org.bluez "$dev" org.bluez.Device1 ServicesResolved)" = "b true" ] && break
+    sleep 0.2
+done
 busctl --system --json=pretty call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects > $O/managed-objects-connected.json
 for path in $(busctl --system tree org.bluez --list | grep "^$dev/"); do
     name=$(echo "$path" | sed "s|$dev/||; s|/|-|g")
@@ -32,8 +64,9 @@ busctl --system call org.bluez "$dev" org.bluez.Device1 Disconnect
 sleep 1
 busctl --system --json=pretty call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects > $O/managed-objects-disconnected.json
 $P disconnected
-busctl --system set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b false
+busctl --system set-property org.bluez $A org.bluez.Adapter1 Powered b false
 sleep 1
 busctl --system --json=pretty call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects > $O/managed-objects-poweredoff.json
 $P poweredoff
+kill $SCANNER 2>/dev/null
 echo "guest: reference captured"
