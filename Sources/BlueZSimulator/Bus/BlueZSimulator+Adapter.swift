@@ -217,6 +217,7 @@ extension BlueZSimulator {
         guard generation == self.generation else { return }
         agents.clientVanished(name)
         defaultAgentMayHaveChanged()
+        if peripheralRole.clientVanished(name) { emitAdvertisingInstances() }
         await apply(adapter.clientVanished(name))
         for key in deviceOrder {
             await apply(devices[key]!.clientVanished(name), to: key)

@@ -71,7 +71,8 @@ extension BlueZSimulator {
             ],
             properties: Self.adapterProperties.map(adapterProperty), signals: [])
         try await connection.export(
-            path: try DBusObjectPath(adapterPath), interfaces: [interface], signatureMismatch: .unknownMethod)
+            path: try DBusObjectPath(adapterPath), interfaces: [interface] + peripheralRoleInterfaces(),
+            signatureMismatch: .unknownMethod)
     }
 
     func adapterProperty(_ row: PropertyRow) -> DBusProperty {

@@ -45,6 +45,11 @@ public actor BlueZSimulator {
 
     var adapter: AdapterState
     var agents = AgentRegistry()
+    /// Registered GATT applications and advertisements (the adapter's peripheral role).
+    var peripheralRole = PeripheralRoleState(supportedInstances: BlueZSimulator.supportedAdvertisingInstances)
+    /// The simulated remote central's notification subscriptions to local characteristics, and what it received.
+    var remoteListeners: [BluetoothUUID: Task<Void, Never>] = [:]
+    var remoteNotificationLog: [BluetoothUUID: [[UInt8]]] = [:]
     /// Devices by address string (`C0:FF:EE:00:00:01`), in scenario order.
     var devices: [String: DeviceState] = [:]
     var deviceOrder: [String] = []
@@ -185,7 +190,8 @@ public actor BlueZSimulator {
     /// Releases the names, closes the connections and stops every timer.
     public func stop() async {
         generation += 1
-        for task in worldTasks + bluezTasks { task.cancel() }
+        for task in worldTasks + bluezTasks + Array(remoteListeners.values) { task.cancel() }
+        remoteListeners = [:]
         worldTasks = []
         bluezTasks = []
         cancelAllDeviceTasks()
@@ -244,6 +250,7 @@ public actor BlueZSimulator {
         bluez?.close()
         bluez = nil
         agents = AgentRegistry()
+        peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
         adapter = AdapterState(powered: true)
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()

@@ -9,17 +9,19 @@ O=/tmp/out
 examples=/usr/share/doc/bluez-test-scripts/examples
 [ -f "$examples/example-gatt-server" ] || { echo "guest: bluez-test-scripts missing (Tests/VM/prepare.sh installs it)"; exit 23; }
 python3 -u "$examples/example-gatt-server" >/tmp/gatt-server.log 2>&1 &
-python3 -u "$examples/example-advertisement" >/tmp/advertisement.log 2>&1 &
+advertise() { python3 -u "$examples/example-advertisement" >/tmp/advertisement.log 2>&1 & ADVERTISER=$!; }
+advertise
 trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/gatt-server.log /tmp/advertisement.log /tmp/out/ 2>/dev/null' EXIT
 # The examples register on the first adapter bluetoothd lists; the other one is the central.
-peripheral=""
-for _ in $(seq 1 100); do
-    for hci in hci0 hci1; do
-        active=$(busctl --system get-property org.bluez /org/bluez/$hci org.bluez.LEAdvertisingManager1 ActiveInstances 2>/dev/null | awk '{print $2}')
-        [ "$active" = 1 ] && peripheral=$hci
-    done
-    [ -n "$peripheral" ] && grep -q "GATT application registered" /tmp/gatt-server.log && break
+for _ in $(seq 1 300); do
+    grep -q "GATT application registered" /tmp/gatt-server.log && grep -q "Advertisement registered" /tmp/advertisement.log && break
     sleep 0.2
+done
+echo "guest: $(tail -n 1 /tmp/gatt-server.log); $(tail -n 1 /tmp/advertisement.log)"
+peripheral=""
+for hci in hci0 hci1; do
+    active=$(busctl --system get-property org.bluez /org/bluez/$hci org.bluez.LEAdvertisingManager1 ActiveInstances 2>/dev/null | awk '{print $2}')
+    [ "$active" = 1 ] && peripheral=$hci
 done
 [ -n "$peripheral" ] || { echo "guest: the example advertisement never registered"; cat /tmp/gatt-server.log /tmp/advertisement.log; exit 24; }
 central=hci1; [ "$peripheral" = hci1 ] && central=hci0
@@ -31,14 +33,21 @@ python3 -c "
 import dbus, time
 bus = dbus.SystemBus()
 dbus.Interface(bus.get_object('org.bluez', '$A'), 'org.bluez.Adapter1').StartDiscovery()
-time.sleep(60)
+time.sleep(120)
 " &
 SCANNER=$!
+# btvirt reports an advertisement to a scanner only when advertising is switched on: the example
+# advertisement is registered again (its process restarted, unmodified) until the central sees it.
 dev=""
-for _ in $(seq 1 150); do
-    dev=$(busctl --system tree org.bluez --list | grep -o "^$A/dev_[0-9A-F_]*$" | head -1)
-    [ -n "$dev" ] && break
-    sleep 0.2
+for _ in $(seq 1 20); do
+    sleep 1
+    kill $ADVERTISER 2>/dev/null; wait $ADVERTISER 2>/dev/null
+    advertise
+    for _ in $(seq 1 10); do
+        dev=$(busctl --system tree org.bluez --list | grep -o "^$A/dev_[0-9A-F_]*$" | head -1)
+        [ -n "$dev" ] && break 2
+        sleep 0.3
+    done
 done
 [ -n "$dev" ] || { echo "guest: nothing discovered"; exit 1; }
 echo "$central $peripheral $dev" > $O/roles.txt
@@ -69,4 +78,13 @@ sleep 1
 busctl --system --json=pretty call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects > $O/managed-objects-poweredoff.json
 $P poweredoff
 kill $SCANNER 2>/dev/null
+# bluetoothctl, driven through a pseudo-terminal, against the same peripheral (the central powered
+# on again: the device is rediscovered); its normalised transcript is the reference for the simulator's.
+busctl --system set-property org.bluez $A org.bluez.Adapter1 Powered b true
+sleep 1
+address=$(echo "$dev" | sed 's|.*/dev_||; s|_|:|g')
+BLUETOOTHCTL_CONTROLLER=$(busctl --system get-property org.bluez $A org.bluez.Adapter1 Address | awk '{print $2}' | tr -d '"') \
+    timeout 200 /usr/bin/python3 "$(dirname "$0")/../../BlueZSimulatorTests/Clients/bluetoothctl_session.py" $O/bluetoothctl.txt \
+    "$address" 00002a38-0000-1000-8000-00805f9b34fb 00002a37-0000-1000-8000-00805f9b34fb 00002a39-0000-1000-8000-00805f9b34fb 01 \
+    || echo "guest: bluetoothctl session failed"
 echo "guest: reference captured"
