@@ -212,10 +212,24 @@ extension BlueZSimulator {
         defaultAgentMayHaveChanged()
     }
 
+    // MARK: ProfileManager1
+
+    func registerProfile(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath, let uuid = call.arguments.dropFirst().first?.asString
+        else { throw BlueZError.invalidArguments.dbus }
+        do { try profiles.register(owner: call.sender, path: path.rawValue, uuid: uuid) } catch { throw error.dbus }
+    }
+
+    func unregisterProfile(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
+        do { try profiles.unregister(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
+    }
+
     /// A client left the bus: its discovery session, filters, notification sessions and agent end.
     func clientVanished(_ name: String, generation: Int) async {
         guard generation == self.generation else { return }
         agents.clientVanished(name)
+        profiles.clientVanished(name)
         defaultAgentMayHaveChanged()
         if peripheralRole.clientVanished(name) { emitAdvertisingInstances() }
         await apply(adapter.clientVanished(name))

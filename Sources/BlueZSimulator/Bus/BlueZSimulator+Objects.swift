@@ -32,7 +32,20 @@ extension BlueZSimulator {
                     return []
                 },
             ], properties: [], signals: [])
-        try await connection.export(path: "/org/bluez", interfaces: [manager], signatureMismatch: .unknownMethod)
+        let profiles = DBusInterface(
+            name: "org.bluez.ProfileManager1",
+            methods: [
+                DBusMethod(name: "RegisterProfile", inSignature: "osa{sv}") { [weak self] call in
+                    try await self?.registerProfile(call)
+                    return []
+                },
+                DBusMethod(name: "UnregisterProfile", inSignature: "o") { [weak self] call in
+                    try await self?.unregisterProfile(call)
+                    return []
+                },
+            ], properties: [], signals: [])
+        try await connection.export(
+            path: "/org/bluez", interfaces: [manager, profiles], signatureMismatch: .unknownMethod)
     }
 
     // MARK: Adapter1

@@ -45,6 +45,7 @@ public actor BlueZSimulator {
 
     var adapter: AdapterState
     var agents = AgentRegistry()
+    var profiles = ProfileRegistry()
     /// Registered GATT applications and advertisements (the adapter's peripheral role).
     var peripheralRole = PeripheralRoleState(supportedInstances: BlueZSimulator.supportedAdvertisingInstances)
     /// The simulated remote central's notification subscriptions to local characteristics, and what it received.
@@ -250,6 +251,7 @@ public actor BlueZSimulator {
         bluez?.close()
         bluez = nil
         agents = AgentRegistry()
+        profiles = ProfileRegistry()
         peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
         adapter = AdapterState(powered: true)
         for key in deviceOrder {

@@ -26,6 +26,10 @@ done
 [ -n "$peripheral" ] || { echo "guest: the example advertisement never registered"; cat /tmp/gatt-server.log /tmp/advertisement.log; exit 24; }
 central=hci1; [ "$peripheral" = hci1 ] && central=hci0
 echo "guest: peripheral $peripheral (example server), central $central"
+# bluetoothd puts the General Discoverable flag in a peripheral advertisement only while its adapter
+# is discoverable, and general discovery lists only such advertisers.
+busctl --system set-property org.bluez /org/bluez/$peripheral org.bluez.Adapter1 DiscoverableTimeout u 0
+busctl --system set-property org.bluez /org/bluez/$peripheral org.bluez.Adapter1 Discoverable b true
 A=/org/bluez/$central
 export PROBE_ADAPTER=$A
 # Discovery from the central, held by a D-Bus client of its own (as the simulator's driver does).
@@ -39,15 +43,16 @@ SCANNER=$!
 # btvirt reports an advertisement to a scanner only when advertising is switched on: the example
 # advertisement is registered again (its process restarted, unmodified) until the central sees it.
 dev=""
-for _ in $(seq 1 20); do
-    sleep 1
+for attempt in $(seq 1 12); do
     kill $ADVERTISER 2>/dev/null; wait $ADVERTISER 2>/dev/null
     advertise
+    for _ in $(seq 1 100); do grep -q "Advertisement registered" /tmp/advertisement.log && break; sleep 0.2; done
     for _ in $(seq 1 10); do
         dev=$(busctl --system tree org.bluez --list | grep -o "^$A/dev_[0-9A-F_]*$" | head -1)
         [ -n "$dev" ] && break 2
         sleep 0.3
     done
+    echo "guest: not discovered yet (attempt $attempt)"
 done
 [ -n "$dev" ] || { echo "guest: nothing discovered"; exit 1; }
 echo "$central $peripheral $dev" > $O/roles.txt
