@@ -218,6 +218,7 @@ extension BlueZSimulator {
         let options = try Self.parseOptions(call.arguments.first)
         guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
         guard var value = descriptorDefinition(key, index)?.value else { throw BlueZError.gattNotConnected.dbus }
+        if let written = descriptorWrites[DescriptorKey(characteristic: key, index: index)] { value = written }
         if descriptorDefinition(key, index)?.uuid == ScenarioDescriptor.clientCharacteristicConfiguration {
             let state = devices[key.address]!.characteristics[key.id]!
             let enabled = state.notifying || state.notifyAcquired
@@ -242,7 +243,11 @@ extension BlueZSimulator {
         guard call.arguments.first?.asBytes != nil else { throw BlueZError.invalidArguments.dbus }
         _ = try Self.parseOptions(call.arguments.last)
         guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
-        // The CCCD is written through StartNotify/StopNotify only; other descriptors of the scenarios are read-only.
-        throw BlueZError.att(.writeNotPermitted).dbus
+        // The CCCD is written through StartNotify/StopNotify only; other descriptors as the scenario says.
+        guard let spec = descriptorDefinition(key, index)?.spec else { throw BlueZError.att(.writeNotPermitted).dbus }
+        guard spec.writable, let bytes = call.arguments.first?.asBytes else {
+            throw BlueZError.att(spec.writeError).dbus
+        }
+        descriptorWrites[DescriptorKey(characteristic: key, index: index)] = bytes
     }
 }

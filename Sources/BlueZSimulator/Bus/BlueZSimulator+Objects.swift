@@ -447,6 +447,7 @@ extension BlueZSimulator {
             sockets.removeValue(forKey: socketKey)?.close()
         }
         descriptorCache = descriptorCache.filter { $0.key.characteristic.address != key }
+        descriptorWrites = descriptorWrites.filter { $0.key.characteristic.address != key }
     }
 }
 

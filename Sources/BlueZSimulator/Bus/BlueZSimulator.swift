@@ -80,6 +80,8 @@ public actor BlueZSimulator {
     var modeTimers: [String: Task<Void, Never>] = [:]
     /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
+    /// Values the peer's writable descriptors hold after a write.
+    var descriptorWrites: [DescriptorKey: [UInt8]] = [:]
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {

@@ -140,13 +140,24 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
 
     public var uuid: BluetoothUUID
     public var value: [UInt8]
+    /// The peer accepts writes (they replace the value); otherwise it refuses them with `writeError`.
+    public var writable: Bool
+    /// The peer's answer to a refused write: `writeNotPermitted` by default; `requestNotSupported`
+    /// for a BlueZ-based peer's application that does not implement writes.
+    public var writeError: ATTError
 
-    public init(uuid: BluetoothUUID, value: [UInt8]) {
+    public init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false, writeError: ATTError = .writeNotPermitted)
+    {
         self.uuid = uuid
         self.value = value
+        self.writable = writable
+        self.writeError = writeError
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case uuid, value, text }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case uuid, value, text, writable
+        case writeError = "write_error"
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -158,5 +169,17 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
             value =
                 try container.decodeHexIfPresent(forKey: .value) ?? []
         }
+        writable = try container.decodeIfPresent(Bool.self, forKey: .writable) ?? false
+        writeError =
+            try container.decodeParsedIfPresent(
+                String.self, forKey: .writeError,
+                accepted: "\"write-not-permitted\" or \"request-not-supported\""
+            ) {
+                switch $0 {
+                case "write-not-permitted": .writeNotPermitted
+                case "request-not-supported": .requestNotSupported
+                default: nil
+                }
+            } ?? .writeNotPermitted
     }
 }
