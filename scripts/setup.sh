@@ -78,7 +78,14 @@ fi
 # Pinned: bleak 0.22.3 (with dbus-fast) supports Python 3.11 and BlueZ 5.66; the test uses it unchanged.
 bleak_version=0.22.3
 "${as_owner[@]}" mkdir -p "$root/.build"
-[[ -x "$venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv --system-site-packages "$venv"
-if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('bleak') != '$bleak_version')" 2>/dev/null; then
-    "${as_owner[@]}" "$venv/bin/pip" install -q "bleak==$bleak_version" >/dev/null
-fi
+# A second venv holds bleak's newest release (pinned when it was added; raise it with each new
+# release): the fidelity suite runs both, so the simulator keeps working with old and new clients.
+bleak_newest_version=3.1.0
+bleak_venv() { # DIR VERSION
+    [[ -x "$1/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv --system-site-packages "$1"
+    if ! "$1/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('bleak') != '$2')" 2>/dev/null; then
+        "${as_owner[@]}" "$1/bin/pip" install -q "bleak==$2" >/dev/null
+    fi
+}
+bleak_venv "$venv" "$bleak_version"
+bleak_venv "$root/.build/venv-bleak-newest" "$bleak_newest_version"

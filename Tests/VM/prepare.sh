@@ -7,7 +7,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out="$root/.build/vm"
 mkdir -p "$out"
 
-need=(qemu-system-x86 bluez bluez-test-tools busybox-static cpio kmod)
+# bluez-test-scripts: BlueZ's example GATT server and advertisement, the peripheral of the reference capture.
+need=(qemu-system-x86 bluez bluez-test-tools bluez-test-scripts busybox-static cpio kmod)
 missing=()
 for package in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

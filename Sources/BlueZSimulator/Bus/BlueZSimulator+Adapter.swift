@@ -103,7 +103,7 @@ extension BlueZSimulator {
                     for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
                 }
             case .poweredChanged(let on):
-                emitAdapter(["Powered", "PowerState"])
+                emitAdapter(["Powered"])
                 if !on {
                     // Links drop, then every unpaired device object goes (as the 5.66 reference capture shows).
                     for key in deviceOrder where devices[key]!.link != .disconnected {
@@ -128,14 +128,59 @@ extension BlueZSimulator {
             guard let alias = value.unwrappedVariant.asString else { throw BlueZError.invalidArguments.dbus }
             adapterAliasOverride = alias.isEmpty ? nil : alias
             emitAdapter(["Alias"])
-        case "Discoverable", "Pairable":
-            guard value.unwrappedVariant.asBool != nil else { throw BlueZError.invalidArguments.dbus }
-            guard adapter.powered else { throw BlueZError.notReady.dbus }
-        case "DiscoverableTimeout", "PairableTimeout":
-            guard value.unwrappedVariant.asUInt32 != nil else { throw BlueZError.invalidArguments.dbus }
+        case "Discoverable":
+            guard let on = value.unwrappedVariant.asBool else { throw BlueZError.invalidArguments.dbus }
+            do { changedModes(try adapterModes.setDiscoverable(on, powered: adapter.powered)) } catch {
+                throw error.dbus
+            }
+        case "Pairable":
+            guard let on = value.unwrappedVariant.asBool else { throw BlueZError.invalidArguments.dbus }
+            changedModes(adapterModes.setPairable(on))
+        case "DiscoverableTimeout":
+            guard let seconds = value.unwrappedVariant.asUInt32 else { throw BlueZError.invalidArguments.dbus }
+            changedModes(adapterModes.setDiscoverableTimeout(seconds))
+        case "PairableTimeout":
+            guard let seconds = value.unwrappedVariant.asUInt32 else { throw BlueZError.invalidArguments.dbus }
+            changedModes(adapterModes.setPairableTimeout(seconds))
         default:
             throw BlueZError.invalidArguments.dbus
         }
+    }
+
+    /// Emits changed mode properties and (re)starts the timeouts that turn the modes off again.
+    func changedModes(_ names: [String]) {
+        guard !names.isEmpty else { return }
+        emitAdapter(names)
+        restartModeTimer("Discoverable", after: adapterModes.discoverableDeadline) { modes in
+            try modes.setDiscoverable(false, powered: true)
+        }
+        restartModeTimer("Pairable", after: adapterModes.pairableDeadline) { modes in modes.setPairable(false) }
+    }
+
+    private func restartModeTimer(
+        _ name: String, after deadline: Duration?, _ expire: @escaping @Sendable (inout AdapterModes) throws -> [String]
+    ) {
+        modeTimers.removeValue(forKey: name)?.cancel()
+        guard let deadline else { return }
+        let generation = self.generation
+        modeTimers[name] = Task { [weak self] in
+            try? await Task.sleep(for: deadline)
+            guard !Task.isCancelled, let self else { return }
+            await self.modeTimerFired(name, generation: generation, expire)
+        }
+    }
+
+    private func modeTimerFired(
+        _ name: String, generation: Int, _ expire: @Sendable (inout AdapterModes) throws -> [String]
+    ) {
+        guard generation == self.generation else { return }
+        modeTimers[name] = nil
+        if let names = try? expire(&adapterModes), !names.isEmpty { emitAdapter(names) }
+    }
+
+    /// The default agent appeared or went: bluetoothd makes the adapter bondable exactly while there is one.
+    func defaultAgentMayHaveChanged() {
+        changedModes(adapterModes.defaultAgentChanged(present: agents.defaultOwner != nil))
     }
 
     /// Powers the adapter off or on (`Powered` property, or `SetPowered` on the control channel).
@@ -152,22 +197,41 @@ extension BlueZSimulator {
         do { try agents.register(owner: call.sender, path: path.rawValue, capability: capability) } catch {
             throw error.dbus
         }
+        defaultAgentMayHaveChanged()
     }
 
     func unregisterAgent(_ call: DBusMethodCall) throws {
         guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
         do { try agents.unregister(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
+        defaultAgentMayHaveChanged()
     }
 
     func requestDefaultAgent(_ call: DBusMethodCall) throws {
         guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
         do { try agents.requestDefault(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
+        defaultAgentMayHaveChanged()
+    }
+
+    // MARK: ProfileManager1
+
+    func registerProfile(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath, let uuid = call.arguments.dropFirst().first?.asString
+        else { throw BlueZError.invalidArguments.dbus }
+        do { try profiles.register(owner: call.sender, path: path.rawValue, uuid: uuid) } catch { throw error.dbus }
+    }
+
+    func unregisterProfile(_ call: DBusMethodCall) throws {
+        guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
+        do { try profiles.unregister(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
     }
 
     /// A client left the bus: its discovery session, filters, notification sessions and agent end.
     func clientVanished(_ name: String, generation: Int) async {
         guard generation == self.generation else { return }
         agents.clientVanished(name)
+        profiles.clientVanished(name)
+        defaultAgentMayHaveChanged()
+        if peripheralRole.clientVanished(name) { emitAdvertisingInstances() }
         await apply(adapter.clientVanished(name))
         for key in deviceOrder {
             await apply(devices[key]!.clientVanished(name), to: key)

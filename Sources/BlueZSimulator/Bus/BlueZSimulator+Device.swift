@@ -5,40 +5,54 @@ import DBus
 extension BlueZSimulator {
     func connect(_ call: DBusMethodCall) async throws {
         let key = try key(forDevicePath: call.path.rawValue)
-        try await connectDevice(key)
+        try await connectDevice(key, replyNotice: call.replyNotice)
     }
 
-    /// Runs `Connect` for a device: pending attempt, `Connected`, service resolution, `ServicesResolved`, reply.
-    func connectDevice(_ key: String) async throws {
+    /// Runs `Connect` for a device: a pending attempt, then `Connected` true and the reply as soon as
+    /// the link is up (bluetoothd answers from its ATT connect callback); GATT discovery follows,
+    /// ending in `ServicesResolved` true after the reply.
+    func connectDevice(_ key: String, replyNotice: DBusReplyNotice? = nil) async throws {
         let plan = devices[key]!.connect(adapterPowered: adapter.powered, timing: timing)
         switch plan {
         case .reply(nil):
-            if devices[key]!.link == .connected, !devices[key]!.servicesResolved {
-                try await waitForConnect(key)
-            }
+            return
         case .reply(let error?):
             throw error.dbus
         case .pending(let delay, let failure):
-            let attempt = (connectAttempts[key] ?? 0) + 1
-            connectAttempts[key] = attempt
+            let attempt = nextConnectAttempt(key)
             schedule(key, after: delay) { simulator in
                 await simulator.connectAttemptEnded(key, attempt: attempt, failure: failure)
             }
-            try await waitForConnect(key)
+            try await waitForConnect(key, replyNotice: replyNotice)
+        case .linkUpThenAbort(let delay):
+            let attempt = nextConnectAttempt(key)
+            schedule(key, after: delay) { simulator in
+                await simulator.connectAborted(key, attempt: attempt)
+            }
+            try await waitForConnect(key, replyNotice: replyNotice)
         }
     }
 
-    func waitForConnect(_ key: String) async throws {
+    private func nextConnectAttempt(_ key: String) -> Int {
+        let attempt = (connectAttempts[key] ?? 0) + 1
+        connectAttempts[key] = attempt
+        return attempt
+    }
+
+    func waitForConnect(_ key: String, replyNotice: DBusReplyNotice?) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            pendingConnects[key, default: []].append(continuation)
+            pendingConnects[key, default: []].append(PendingConnect(continuation: continuation, notice: replyNotice))
         }
     }
 
-    func resumeConnects(_ key: String, error: BlueZError?) {
+    /// Answers every waiting `Connect`; returns their reply notices (to order signals after the replies).
+    @discardableResult
+    func resumeConnects(_ key: String, error: BlueZError?) -> [DBusReplyNotice] {
         let waiters = pendingConnects.removeValue(forKey: key) ?? []
         for waiter in waiters {
-            if let error { waiter.resume(throwing: error.dbus) } else { waiter.resume() }
+            if let error { waiter.continuation.resume(throwing: error.dbus) } else { waiter.continuation.resume() }
         }
+        return waiters.compactMap(\.notice)
     }
 
     func connectAttemptEnded(_ key: String, attempt: Int, failure: BlueZError?) async {
@@ -49,15 +63,31 @@ extension BlueZSimulator {
             return
         }
         await apply(devices[key]!.connectionEstablished(at: clock.now), to: key)
+        // The reply goes out with the link up, before any GATT object or `ServicesResolved`.
+        for notice in resumeConnects(key, error: nil) { await notice.queued() }
+        guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
         schedule(key, after: timing.resolveDelay) { simulator in
             await simulator.resolveEnded(key, attempt: attempt)
         }
     }
 
+    /// `le-connection-abort-by-local`: the link came up (`Connected` true) and was aborted before
+    /// ATT was up; Connect fails, then `Connected` goes false (bleak ≥ 1.0 waits for that before it retries).
+    func connectAborted(_ key: String, attempt: Int) async {
+        guard connectAttempts[key] == attempt, devices[key]?.link == .connecting else { return }
+        await apply(devices[key]!.connectionEstablished(at: clock.now), to: key)
+        let effects = devices[key]!.linkLost()
+        connectAttempts[key, default: 0] += 1
+        for notice in resumeConnects(key, error: BlueZError.abortByLocal) { await notice.queued() }
+        await apply(effects, to: key)
+    }
+
     func resolveEnded(_ key: String, attempt: Int) async {
         guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
-        await apply(devices[key]!.resolveServices(), to: key)
-        resumeConnects(key, error: nil)
+        // Objects first (the export suspends this actor, and `ServicesResolved` must read false meanwhile).
+        await apply(devices[key]!.exportServices(), to: key)
+        guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
+        await apply(devices[key]!.markResolved(), to: key)
         if let after = devices[key]!.spec.faults.disconnectAfter {
             schedule(key, after: after) { simulator in
                 guard await simulator.connectAttempts[key] == attempt else { return }
@@ -66,23 +96,22 @@ extension BlueZSimulator {
         }
     }
 
-    /// The `Disconnect` handler opens the returned gate just before it returns (its reply is then
-    /// queued on the connection), so `Connected` false can follow the reply as in bluetoothd.
-    func disconnect(_ call: DBusMethodCall) async -> ReplyGate? {
-        guard let key = try? key(forDevicePath: call.path.rawValue) else { return nil }
-        return await disconnectDevice(key)
+    /// `Disconnect` answers once the link is down; `Connected` false goes out only after that
+    /// reply has been queued (``DBusReplyNotice``), as bluetoothd answers before it emits.
+    func disconnect(_ call: DBusMethodCall) async {
+        guard let key = try? key(forDevicePath: call.path.rawValue) else { return }
+        await disconnectDevice(key, replyNotice: call.replyNotice)
     }
 
     /// `Disconnect`: cancels a pending attempt, or drops the link after bluetoothd's disconnect timer.
-    @discardableResult
-    func disconnectDevice(_ key: String) async -> ReplyGate? {
+    func disconnectDevice(_ key: String, replyNotice: DBusReplyNotice? = nil) async {
         let result = devices[key]!.requestDisconnect()
         if result.cancelledAttempt {
             cancelDeviceTasks(key)
             resumeConnects(key, error: BlueZError.failed("br-connection-canceled"))
-            return nil
+            return
         }
-        guard result.mustWait else { return nil }
+        guard result.mustWait else { return }
         if !disconnectTimers.contains(key) {
             disconnectTimers.insert(key)
             let attempt = connectAttempts[key]
@@ -91,8 +120,9 @@ extension BlueZSimulator {
                 await simulator.linkDown(key, pendingError: nil)
             }
         }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<ReplyGate?, Never>) in
-            pendingDisconnects[key, default: []].append(continuation)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pendingDisconnects[key, default: []].append(
+                PendingDisconnect(continuation: continuation, notice: replyNotice))
         }
     }
 
@@ -103,26 +133,20 @@ extension BlueZSimulator {
         connectAttempts[key, default: 0] += 1
         let wasConnecting = devices[key]!.link == .connecting
         let effects = devices[key]!.linkLost()
-        // bluetoothd's device_remove_connection: pending Connect and Disconnect calls are answered
-        // before `Connected` goes false (clients such as bleak close their bus on that signal).
+        // bluetoothd's device_remove_connection: `ServicesResolved` false, then the pending Connect
+        // and Disconnect calls are answered, then `Connected` goes false (clients such as bleak
+        // close their bus on that signal).
         let connectedChange = DeviceState.Effect.changed(["Connected"])
         await apply(effects.filter { $0 != connectedChange }, to: key)
         resumeConnects(
             key,
             error: wasConnecting
                 ? (pendingError ?? BlueZError.abortByLocal) : BlueZError.failed("br-connection-canceled"))
-        var gates: [ReplyGate] = []
-        for waiter in pendingDisconnects.removeValue(forKey: key) ?? [] {
-            let gate = ReplyGate()
-            gates.append(gate)
-            waiter.resume(returning: gate)
-        }
-        // The Disconnect replies go out before the signal: bluetoothd sends them, then emits property
-        // changes from a later main-loop iteration (gdbus batches them in an idle callback). Clients
-        // depend on it: bleak closes the bus its Disconnect call is waiting on when it sees
-        // `Connected` false on its other connection.
-        for gate in gates { await gate.waitUntilOpen(timeout: .seconds(5)) }
-        if !gates.isEmpty { try? await Task.sleep(for: .milliseconds(25)) }
+        let waiters = pendingDisconnects.removeValue(forKey: key) ?? []
+        for waiter in waiters { waiter.continuation.resume() }
+        // Each Disconnect reply is queued on the bus connection before the signal below: the
+        // connection sends in submission order, so every client sees the reply first.
+        for waiter in waiters { await waiter.notice?.queued() }
         if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
         if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
     }
@@ -150,6 +174,9 @@ extension BlueZSimulator {
         switch devices[key]!.beginPairing() {
         case .reply(let error):
             throw error.dbus
+        case .failBREDRBonding:
+            if devices[key]!.connected { await linkDown(key, pendingError: nil) }
+            throw BlueZError.authenticationFailed.dbus
         case .begin(let needsConnection, let needsPasskey):
             var success = false
             defer { finishPairing(key, success: success) }
@@ -169,9 +196,24 @@ extension BlueZSimulator {
         }
     }
 
-    private func finishPairing(_ key: String, success: Bool) {
+    func finishPairing(_ key: String, success: Bool) {
         let effects = devices[key]!.finishPairing(success: success)
         for case .changed(let names) in effects { emitDevice(key, names) }
+    }
+
+    /// Pairing the kernel starts when bluetoothd raises a link's security: the default agent answers
+    /// (Just Works needs none). Returns whether the device is paired afterwards.
+    func pairForSecurity(_ key: String) async -> Bool {
+        guard devices[key]!.connected, case .begin(_, let needsPasskey) = devices[key]!.beginPairing() else {
+            return false
+        }
+        var success = false
+        defer { finishPairing(key, success: success) }
+        if needsPasskey {
+            do { try await requestPasskey(key, sender: "") } catch { return false }
+        }
+        success = devices[key]!.bonding
+        return success
     }
 
     /// Asks the caller's agent (or the default one) for the passkey the device displays.

@@ -34,9 +34,31 @@ extension BlueZSimulator {
         return (offset, type)
     }
 
+    /// bluetoothd's ATT layer (`change_security` in `src/shared/att.c`): when the peer answers
+    /// insufficient authentication or encryption on a link that is not encrypted yet, the link's
+    /// security is raised, which pairs through the default agent; the request is sent again once
+    /// paired and fails with the peer's error otherwise.
+    func raisingSecurity<Result: Sendable>(
+        _ key: CharacteristicKey, _ operation: () async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await operation()
+        } catch let error as DBusError
+            where error == BlueZError.att(.insufficientAuthentication).dbus && !devices[key.address]!.paired
+        {
+            guard await pairForSecurity(key.address) else { throw error }
+            return try await operation()
+        }
+    }
+
     func readValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws -> [UInt8] {
         let options = try Self.parseOptions(call.arguments.first)
+        return try await raisingSecurity(key) { try readValue(key, offset: options.offset) }
+    }
+
+    private func readValue(_ key: CharacteristicKey, offset: UInt16) throws -> [UInt8] {
         let link = link(key)
+        let options = (offset: offset, type: String?.none)
         do {
             let hadValue = devices[key.address]!.characteristics[key.id]!.hasCachedValue
             let before = devices[key.address]!.characteristics[key.id]!.cachedValue
@@ -63,7 +85,9 @@ extension BlueZSimulator {
             }
             type = parsed
         }
-        try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
+        try await raisingSecurity(key) {
+            try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
+        }
     }
 
     func performWrite(
@@ -89,11 +113,15 @@ extension BlueZSimulator {
     }
 
     func startNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        try await raisingSecurity(key) { try startNotify(key, sender: call.sender) }
+    }
+
+    private func startNotify(_ key: CharacteristicKey, sender: String) throws {
         if devices[key.address]!.link == .disconnecting { throw BlueZError.notConnected.dbus }
         let link = link(key)
         do {
             let result = try devices[key.address]!.withCharacteristic(key.id) { state throws(BlueZError) in
-                try state.startNotify(sender: call.sender, link: link)
+                try state.startNotify(sender: sender, link: link)
             }
             if case .subscribed(notifyingChanged: true) = result { emitCharacteristic(key, ["Notifying"]) }
         } catch {
@@ -190,6 +218,7 @@ extension BlueZSimulator {
         let options = try Self.parseOptions(call.arguments.first)
         guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
         guard var value = descriptorDefinition(key, index)?.value else { throw BlueZError.gattNotConnected.dbus }
+        if let written = descriptorWrites[DescriptorKey(characteristic: key, index: index)] { value = written }
         if descriptorDefinition(key, index)?.uuid == ScenarioDescriptor.clientCharacteristicConfiguration {
             let state = devices[key.address]!.characteristics[key.id]!
             let enabled = state.notifying || state.notifyAcquired
@@ -214,7 +243,11 @@ extension BlueZSimulator {
         guard call.arguments.first?.asBytes != nil else { throw BlueZError.invalidArguments.dbus }
         _ = try Self.parseOptions(call.arguments.last)
         guard link(key).connected else { throw BlueZError.gattNotConnected.dbus }
-        // The CCCD is written through StartNotify/StopNotify only; other descriptors of the scenarios are read-only.
-        throw BlueZError.att(.writeNotPermitted).dbus
+        // The CCCD is written through StartNotify/StopNotify only; other descriptors as the scenario says.
+        guard let spec = descriptorDefinition(key, index)?.spec else { throw BlueZError.att(.writeNotPermitted).dbus }
+        guard spec.writable, let bytes = call.arguments.first?.asBytes else {
+            throw BlueZError.att(spec.writeError).dbus
+        }
+        descriptorWrites[DescriptorKey(characteristic: key, index: index)] = bytes
     }
 }

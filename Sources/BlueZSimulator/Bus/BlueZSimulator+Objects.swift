@@ -32,14 +32,27 @@ extension BlueZSimulator {
                     return []
                 },
             ], properties: [], signals: [])
-        try await connection.export(path: "/org/bluez", interfaces: [manager], signatureMismatch: .unknownMethod)
+        let profiles = DBusInterface(
+            name: "org.bluez.ProfileManager1",
+            methods: [
+                DBusMethod(name: "RegisterProfile", inSignature: "osa{sv}") { [weak self] call in
+                    try await self?.registerProfile(call)
+                    return []
+                },
+                DBusMethod(name: "UnregisterProfile", inSignature: "o") { [weak self] call in
+                    try await self?.unregisterProfile(call)
+                    return []
+                },
+            ], properties: [], signals: [])
+        try await connection.export(
+            path: "/org/bluez", interfaces: [manager, profiles], signatureMismatch: .unknownMethod)
     }
 
     // MARK: Adapter1
 
     static let adapterProperties: [PropertyRow] = [
         ("Address", "s", false), ("AddressType", "s", false), ("Name", "s", false), ("Alias", "s", true),
-        ("Class", "u", false), ("Powered", "b", true), ("PowerState", "s", false), ("Discoverable", "b", true),
+        ("Class", "u", false), ("Powered", "b", true), ("Discoverable", "b", true),
         ("DiscoverableTimeout", "u", true),
         ("Pairable", "b", true), ("PairableTimeout", "u", true), ("Discovering", "b", false), ("UUIDs", "as", false),
         ("Modalias", "s", false), ("Roles", "as", false), ("ExperimentalFeatures", "as", false),
@@ -71,7 +84,8 @@ extension BlueZSimulator {
             ],
             properties: Self.adapterProperties.map(adapterProperty), signals: [])
         try await connection.export(
-            path: try DBusObjectPath(adapterPath), interfaces: [interface], signatureMismatch: .unknownMethod)
+            path: try DBusObjectPath(adapterPath), interfaces: [interface] + peripheralRoleInterfaces(),
+            signatureMismatch: .unknownMethod)
     }
 
     func adapterProperty(_ row: PropertyRow) -> DBusProperty {
@@ -106,11 +120,10 @@ extension BlueZSimulator {
         case "Alias": .string(adapterAlias)
         case "Class": .uint32(0)
         case "Powered": .boolean(adapter.powered)
-        case "PowerState": .string(adapter.powered ? "on" : "off")
-        case "Discoverable": .boolean(false)
-        case "DiscoverableTimeout": .uint32(180)
-        case "Pairable": .boolean(false)
-        case "PairableTimeout": .uint32(0)
+        case "Discoverable": .boolean(adapterModes.discoverable)
+        case "DiscoverableTimeout": .uint32(adapterModes.discoverableTimeout)
+        case "Pairable": .boolean(adapterModes.pairable)
+        case "PairableTimeout": .uint32(adapterModes.pairableTimeout)
         case "Discovering": .boolean(adapter.discovering)
         case "UUIDs":
             .strings([0x1800, 0x1801, 0x180A, 0x110E, 0x110C].map { BluetoothUUID(UInt16($0)).uuidString }.sorted())
@@ -130,15 +143,16 @@ extension BlueZSimulator {
     // MARK: Device1
 
     /// In bluetoothd's table order; properties a device lacks (`Class`, `Icon`, `Modalias`,
-    /// `AdvertisingData`, `WakeAllowed` here) stay in introspection but out of GetAll, as there.
+    /// `WakeAllowed` here) stay in introspection but out of GetAll, as there. The experimental ones
+    /// (`AdvertisingFlags`, `AdvertisingData`; the adapter's `PowerState`) exist only with
+    /// `bluetoothd -E`, which Debian's unit does not pass: gdbus leaves them out everywhere.
     static let deviceProperties: [PropertyRow] = [
         ("Address", "s", false), ("AddressType", "s", false), ("Name", "s", false), ("Alias", "s", true),
         ("Class", "u", false), ("Appearance", "q", false), ("Icon", "s", false), ("Paired", "b", false),
         ("Bonded", "b", false), ("Trusted", "b", true), ("Blocked", "b", true), ("LegacyPairing", "b", false),
         ("RSSI", "n", false), ("Connected", "b", false), ("UUIDs", "as", false), ("Modalias", "s", false),
         ("Adapter", "o", false), ("ManufacturerData", "a{qv}", false), ("ServiceData", "a{sv}", false),
-        ("TxPower", "n", false), ("ServicesResolved", "b", false), ("AdvertisingFlags", "ay", false),
-        ("AdvertisingData", "a{yv}", false), ("WakeAllowed", "b", true),
+        ("TxPower", "n", false), ("ServicesResolved", "b", false), ("WakeAllowed", "b", true),
     ]
 
     func exportDevice(_ key: String, on connection: DBusConnection) async throws {
@@ -150,8 +164,7 @@ extension BlueZSimulator {
                     return []
                 },
                 DBusMethod(name: "Disconnect") { [weak self] call in
-                    let gate = await self?.disconnect(call)
-                    gate?.open()
+                    await self?.disconnect(call)
                     return []
                 },
                 DBusMethod(name: "Pair") { [weak self] call in
@@ -210,8 +223,6 @@ extension BlueZSimulator {
                 })
         case "TxPower": return device.txPowerVisible ? spec.txPower.map { .int16($0) } : nil
         case "ServicesResolved": return .boolean(device.servicesResolved)
-        // LE General Discoverable, BR/EDR not supported: general discovery lists only discoverable advertisers.
-        case "AdvertisingFlags": return .bytes([0x06])
         default: return nil
         }
     }
@@ -436,6 +447,7 @@ extension BlueZSimulator {
             sockets.removeValue(forKey: socketKey)?.close()
         }
         descriptorCache = descriptorCache.filter { $0.key.characteristic.address != key }
+        descriptorWrites = descriptorWrites.filter { $0.key.characteristic.address != key }
     }
 }
 

@@ -45,6 +45,12 @@ public actor BlueZSimulator {
 
     var adapter: AdapterState
     var agents = AgentRegistry()
+    var profiles = ProfileRegistry()
+    /// Registered GATT applications and advertisements (the adapter's peripheral role).
+    var peripheralRole = PeripheralRoleState(supportedInstances: BlueZSimulator.supportedAdvertisingInstances)
+    /// The simulated remote central's notification subscriptions to local characteristics, and what it received.
+    var remoteListeners: [BluetoothUUID: Task<Void, Never>] = [:]
+    var remoteNotificationLog: [BluetoothUUID: [[UInt8]]] = [:]
     /// Devices by address string (`C0:FF:EE:00:00:01`), in scenario order.
     var devices: [String: DeviceState] = [:]
     var deviceOrder: [String] = []
@@ -63,14 +69,19 @@ public actor BlueZSimulator {
     var bluezTasks: [Task<Void, Never>] = []
     var deviceTasks: [String: [Task<Void, Never>]] = [:]
     var connectAttempts: [String: Int] = [:]
-    var pendingConnects: [String: [CheckedContinuation<Void, any Error>]] = [:]
-    var pendingDisconnects: [String: [CheckedContinuation<ReplyGate?, Never>]] = [:]
+    var pendingConnects: [String: [PendingConnect]] = [:]
+    var pendingDisconnects: [String: [PendingDisconnect]] = [:]
     var disconnectTimers: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
     var load = LoadState()
     var adapterAliasOverride: String?
+    var adapterModes = AdapterModes()
+    /// The running `Discoverable`/`Pairable` timeouts (cancelled when the mode or its timeout changes).
+    var modeTimers: [String: Task<Void, Never>] = [:]
     /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
+    /// Values the peer's writable descriptors hold after a write.
+    var descriptorWrites: [DescriptorKey: [UInt8]] = [:]
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -182,7 +193,8 @@ public actor BlueZSimulator {
     /// Releases the names, closes the connections and stops every timer.
     public func stop() async {
         generation += 1
-        for task in worldTasks + bluezTasks { task.cancel() }
+        for task in worldTasks + bluezTasks + Array(remoteListeners.values) { task.cancel() }
+        remoteListeners = [:]
         worldTasks = []
         bluezTasks = []
         cancelAllDeviceTasks()
@@ -241,6 +253,8 @@ public actor BlueZSimulator {
         bluez?.close()
         bluez = nil
         agents = AgentRegistry()
+        profiles = ProfileRegistry()
+        peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
         adapter = AdapterState(powered: true)
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
@@ -263,10 +277,10 @@ public actor BlueZSimulator {
     /// Fails every waiting Connect and releases every waiting Disconnect (their replies go nowhere after a restart).
     func failAllPending() {
         for waiters in pendingConnects.values {
-            for waiter in waiters { waiter.resume(throwing: BlueZError.abortByLocal.dbus) }
+            for waiter in waiters { waiter.continuation.resume(throwing: BlueZError.abortByLocal.dbus) }
         }
         pendingConnects = [:]
-        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.resume(returning: nil) } }
+        for waiters in pendingDisconnects.values { for waiter in waiters { waiter.continuation.resume() } }
         pendingDisconnects = [:]
     }
 

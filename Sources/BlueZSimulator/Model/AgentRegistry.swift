@@ -12,7 +12,11 @@ public struct AgentRegistry: Sendable, Equatable {
     ]
 
     public private(set) var agents: [String: Agent] = [:]
-    public private(set) var defaultOwner: String?
+    /// Owners in bluetoothd's default-agent queue: the first registered agent is the default until
+    /// another calls `RequestDefaultAgent` (it moves to the head); when the default goes, the next one is.
+    public private(set) var defaultQueue: [String] = []
+
+    public var defaultOwner: String? { defaultQueue.first }
 
     public init() {}
 
@@ -21,22 +25,23 @@ public struct AgentRegistry: Sendable, Equatable {
         guard Self.capabilities.contains(resolved) else { throw BlueZError.invalidArguments }
         guard agents[owner] == nil else { throw BlueZError.alreadyExists }
         agents[owner] = Agent(owner: owner, path: path, capability: resolved)
+        defaultQueue.append(owner)
     }
 
     public mutating func unregister(owner: String, path: String) throws(BlueZError) {
         guard let agent = agents[owner], agent.path == path else { throw BlueZError.doesNotExist }
-        agents[owner] = nil
-        if defaultOwner == owner { defaultOwner = nil }
+        clientVanished(owner)
     }
 
     public mutating func requestDefault(owner: String, path: String) throws(BlueZError) {
         guard let agent = agents[owner], agent.path == path else { throw BlueZError.doesNotExist }
-        defaultOwner = owner
+        defaultQueue.removeAll { $0 == owner }
+        defaultQueue.insert(owner, at: 0)
     }
 
     public mutating func clientVanished(_ owner: String) {
         agents[owner] = nil
-        if defaultOwner == owner { defaultOwner = nil }
+        defaultQueue.removeAll { $0 == owner }
     }
 
     /// The agent that handles pairing started by `sender`: its own, else the default.

@@ -58,11 +58,17 @@ public struct CharacteristicState: Sendable, Equatable {
 
     // MARK: Reads and writes
 
-    /// `ReadValue`: returns the value (and caches it) or BlueZ's error.
+    /// `ReadValue`: returns the value (and caches it) or BlueZ's error. bluetoothd checks neither the
+    /// read flag nor the offset (`characteristic_read_value` sends the read as it is): every refusal
+    /// here is the peer's ATT answer.
     public mutating func read(offset: UInt16, link: Link) throws(BlueZError) -> [UInt8] {
         guard link.connected else { throw BlueZError.gattNotConnected }
-        guard properties.contains(.read) else { throw BlueZError.att(.readNotPermitted) }
+        guard properties.contains(.read) else { throw BlueZError.att(spec.readError) }
         if spec.requiresPairing, !link.paired { throw BlueZError.att(.insufficientAuthentication) }
+        if spec.readIgnoresOffset {
+            cachedValue = value
+            return value
+        }
         guard Int(offset) <= value.count else { throw BlueZError.att(.invalidOffset) }
         let result = Array(value[Int(offset)...])
         cachedValue = value

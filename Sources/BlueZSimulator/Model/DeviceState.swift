@@ -39,6 +39,9 @@ public struct DeviceState: Sendable {
         case reply(BlueZError?)
         /// After `delay`, call ``connectionEstablished(at:)`` (then ``resolveServices()``), or fail with the error.
         case pending(delay: Duration, failure: BlueZError?)
+        /// After `delay` the link comes up (`Connected` true) and is aborted at once: Connect fails with
+        /// `le-connection-abort-by-local` and `Connected` goes false again, as bluetoothd reports it.
+        case linkUpThenAbort(delay: Duration)
     }
 
     public let spec: ScenarioDevice
@@ -192,7 +195,7 @@ public struct DeviceState: Sendable {
             case .inProgress: return .reply(BlueZError.inProgress)
             case .abortByLocal:
                 link = .connecting
-                return .pending(delay: timing.connectDelay, failure: BlueZError.abortByLocal)
+                return .linkUpThenAbort(delay: timing.connectDelay)
             case .timeout:
                 link = .connecting
                 return .pending(delay: timing.connectTimeout, failure: BlueZError.abortByLocal)
@@ -224,17 +227,24 @@ public struct DeviceState: Sendable {
     /// GATT discovery finished: objects exported (first time), `ServicesResolved` true, sessions re-registered.
     public mutating func resolveServices() -> [Effect] {
         guard link == .connected, !servicesResolved else { return [] }
-        var effects: [Effect] = []
-        var deviceChanges: [String] = []
-        if !gattExported, !gatt.services.isEmpty {
-            let oldUUIDs = uuids
-            gattExported = true
-            effects.append(.gattAdded)
-            if uuids != oldUUIDs { deviceChanges.append("UUIDs") }
-        }
+        return exportServices() + markResolved()
+    }
+
+    /// First half of ``resolveServices()``: the GATT objects appear (first connection only) and
+    /// `UUIDs` lists every remote service. `ServicesResolved` stays false until ``markResolved()``,
+    /// so a client that reads it while the objects are still being exported sees false.
+    public mutating func exportServices() -> [Effect] {
+        guard link == .connected, !servicesResolved, !gattExported, !gatt.services.isEmpty else { return [] }
+        let oldUUIDs = uuids
+        gattExported = true
+        return uuids != oldUUIDs ? [.gattAdded, .changed(["UUIDs"])] : [.gattAdded]
+    }
+
+    /// Second half of ``resolveServices()``: `ServicesResolved` true, notification sessions re-registered.
+    public mutating func markResolved() -> [Effect] {
+        guard link == .connected, !servicesResolved else { return [] }
         servicesResolved = true
-        deviceChanges.append("ServicesResolved")
-        effects.append(.changed(deviceChanges))
+        var effects: [Effect] = [.changed(["ServicesResolved"])]
         for id in characteristics.keys.sorted(by: Self.order) where characteristics[id]!.linkReady() {
             effects.append(.characteristicChanged(id, ["Notifying"]))
         }
@@ -294,11 +304,14 @@ public struct DeviceState: Sendable {
         case reply(BlueZError)
         /// Pairing runs: connect first when `needsConnection`, then, for passkey devices, ask the agent.
         case begin(needsConnection: Bool, needsPasskey: Bool)
+        /// The device is LE-bonded: bluetoothd's `pair_device` then bonds over BR/EDR, which an
+        /// LE-only controller cannot do: `AuthenticationFailed`, and the LE link drops (issue 16).
+        case failBREDRBonding
     }
 
     public mutating func beginPairing() -> PairStart {
         if bonding { return .reply(BlueZError.inProgress) }
-        if paired { return .reply(BlueZError.alreadyExists) }
+        if paired { return .failBREDRBonding }
         bonding = true
         temporary = false
         return .begin(needsConnection: link != .connected, needsPasskey: spec.pairing == .passkey)

@@ -29,6 +29,8 @@ public struct GattDatabase: Sendable, Equatable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
         public var value: [UInt8]
+        /// The scenario's descriptor (nil for the CCCD the database adds).
+        public var spec: ScenarioDescriptor? = nil
         public var pathComponent: String { "desc" + hex4(handle) }
     }
 
@@ -69,7 +71,8 @@ public struct GattDatabase: Sendable, Equatable {
                     next += 1
                 }
                 for descriptor in spec.descriptors {
-                    descriptors.append(Descriptor(handle: next, uuid: descriptor.uuid, value: descriptor.value))
+                    descriptors.append(
+                        Descriptor(handle: next, uuid: descriptor.uuid, value: descriptor.value, spec: descriptor))
                     next += 1
                 }
                 characteristics.append(

@@ -40,13 +40,21 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
     public var allowedRange: ClosedRange<UInt8>?
     /// A write (request or command) also notifies the new value to subscribers, like a state change would.
     public var notifyOnWrite: Bool
+    /// What the peer's ATT server answers a read with when the characteristic lacks the read flag
+    /// (bluetoothd forwards every read): `readNotPermitted` by default; a BlueZ-based peer whose
+    /// attribute has no permissions at all calls its application, which typically answers
+    /// `requestNotSupported` (BlueZ's example servers do).
+    public var readError: ATTError
+    /// The peer answers a read at any offset with the whole value (BlueZ's example servers ignore the
+    /// offset bluetoothd forwards to them), instead of `invalidOffset` past the end.
+    public var readIgnoresOffset: Bool
     public var descriptors: [ScenarioDescriptor]
 
     public init(
         uuid: BluetoothUUID, properties: Set<CharacteristicProperty>, value: [UInt8] = [],
         generator: ScenarioGenerator? = nil, interval: Duration = .seconds(1), requiresPairing: Bool = false,
         minLength: Int = 0, maxLength: Int = 512, allowedRange: ClosedRange<UInt8>? = nil, notifyOnWrite: Bool = true,
-        descriptors: [ScenarioDescriptor] = []
+        readError: ATTError = .readNotPermitted, readIgnoresOffset: Bool = false, descriptors: [ScenarioDescriptor] = []
     ) {
         self.uuid = uuid
         self.properties = properties
@@ -58,6 +66,8 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         self.maxLength = maxLength
         self.allowedRange = allowedRange
         self.notifyOnWrite = notifyOnWrite
+        self.readError = readError
+        self.readIgnoresOffset = readIgnoresOffset
         self.descriptors = descriptors
     }
 
@@ -68,6 +78,8 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         case maxLength = "max_length"
         case allowedRange = "allowed_range"
         case notifyOnWrite = "notify_on_write"
+        case readError = "read_error"
+        case readIgnoresOffset = "read_ignores_offset"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -104,6 +116,17 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
             $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil
         }
         notifyOnWrite = try container.decodeIfPresent(Bool.self, forKey: .notifyOnWrite) ?? true
+        readError =
+            try container.decodeParsedIfPresent(
+                String.self, forKey: .readError, accepted: "\"read-not-permitted\" or \"request-not-supported\""
+            ) {
+                switch $0 {
+                case "read-not-permitted": .readNotPermitted
+                case "request-not-supported": .requestNotSupported
+                default: nil
+                }
+            } ?? .readNotPermitted
+        readIgnoresOffset = try container.decodeIfPresent(Bool.self, forKey: .readIgnoresOffset) ?? false
         descriptors = try container.decodeIfPresent([ScenarioDescriptor].self, forKey: .descriptors) ?? []
         if descriptors.contains(where: { $0.uuid == ScenarioDescriptor.clientCharacteristicConfiguration }) {
             throw container.invalid(.descriptors, "the 2902 descriptor is added automatically for notify/indicate")
@@ -117,13 +140,24 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
 
     public var uuid: BluetoothUUID
     public var value: [UInt8]
+    /// The peer accepts writes (they replace the value); otherwise it refuses them with `writeError`.
+    public var writable: Bool
+    /// The peer's answer to a refused write: `writeNotPermitted` by default; `requestNotSupported`
+    /// for a BlueZ-based peer's application that does not implement writes.
+    public var writeError: ATTError
 
-    public init(uuid: BluetoothUUID, value: [UInt8]) {
+    public init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false, writeError: ATTError = .writeNotPermitted)
+    {
         self.uuid = uuid
         self.value = value
+        self.writable = writable
+        self.writeError = writeError
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case uuid, value, text }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case uuid, value, text, writable
+        case writeError = "write_error"
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -135,5 +169,17 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
             value =
                 try container.decodeHexIfPresent(forKey: .value) ?? []
         }
+        writable = try container.decodeIfPresent(Bool.self, forKey: .writable) ?? false
+        writeError =
+            try container.decodeParsedIfPresent(
+                String.self, forKey: .writeError,
+                accepted: "\"write-not-permitted\" or \"request-not-supported\""
+            ) {
+                switch $0 {
+                case "write-not-permitted": .writeNotPermitted
+                case "request-not-supported": .requestNotSupported
+                default: nil
+                }
+            } ?? .writeNotPermitted
     }
 }

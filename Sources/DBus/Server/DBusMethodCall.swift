@@ -6,12 +6,18 @@ public struct DBusMethodCall: Sendable {
     public var interface: String?
     public var member: String
     public var arguments: [DBusValue]
+    /// Signalled once this call's reply has been queued on the connection.
+    public var replyNotice: DBusReplyNotice
 
-    public init(sender: String, path: DBusObjectPath, interface: String?, member: String, arguments: [DBusValue]) {
+    public init(
+        sender: String, path: DBusObjectPath, interface: String?, member: String, arguments: [DBusValue],
+        replyNotice: DBusReplyNotice = DBusReplyNotice()
+    ) {
         self.sender = sender
         self.path = path
         self.interface = interface
         self.member = member
         self.arguments = arguments
+        self.replyNotice = replyNotice
     }
 }

@@ -127,10 +127,11 @@ extension LoopState {
         }
         guard requireSignature(method.inSignature.rawValue) else { return }
         let sender = message.sender ?? ""
-        ServerReplies.respond(to: message, loop: loop, outSignature: method.outSignature) {
+        let notice = DBusReplyNotice()
+        ServerReplies.respond(to: message, loop: loop, outSignature: method.outSignature, notice: notice) {
             let call = DBusMethodCall(
                 sender: sender, path: path, interface: resolvedInterface, member: member,
-                arguments: try message.arguments())
+                arguments: try message.arguments(), replyNotice: notice)
             return try await method.handler(call)
         }
     }

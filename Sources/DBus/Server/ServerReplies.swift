@@ -3,7 +3,7 @@
 enum ServerReplies {
     /// Runs `body` in a new task and replies with its result (unless no reply is expected).
     static func respond(
-        to message: Message, loop: ConnectionLoop, outSignature: DBusSignature?,
+        to message: Message, loop: ConnectionLoop, outSignature: DBusSignature?, notice: DBusReplyNotice? = nil,
         _ body: @escaping @Sendable () async throws -> [DBusValue]
     ) {
         Task {
@@ -14,6 +14,7 @@ enum ServerReplies {
                 result = .failure(error)
             }
             send(result, to: message, loop: loop, outSignature: outSignature)
+            notice?.markQueued()
         }
     }
 
@@ -84,9 +85,9 @@ enum ServerReplies {
             throw DBusError(.propertyReadOnly, "Property '\(name)' is not writable")
         }
         let inner = value.unwrappedVariantOnce
+        // gdbus's text (bluetoothd): the variant's signature must equal the property's.
         guard inner.hasSignature(property.signature) else {
-            throw DBusError.typeMismatch(
-                expected: property.signature.rawValue, actual: inner.signature.rawValue, context: "property \(name)")
+            throw DBusError(.invalidSignature, "Invalid signature for '\(name)'")
         }
         try await setter(inner)
         return []

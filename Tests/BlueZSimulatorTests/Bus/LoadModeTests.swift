@@ -64,8 +64,19 @@ import Testing
                 }
             }
         }
+        func servicesResolved(_ path: String) async throws -> Bool {
+            let reply = try await client.call(
+                destination: "org.bluez", path: try DBusObjectPath(path), interface: "org.freedesktop.DBus.Properties",
+                method: "Get", arguments: [.string("org.bluez.Device1"), .string("ServicesResolved")])
+            return reply.first?.unwrappedVariant.asBool == true
+        }
         for path in paths {
+            // Connect answers with the link up; GATT discovery ends with ServicesResolved after the reply.
             try await call(path, "org.bluez.Device1", "Connect")
+            let resolvedBy = clock.now + .seconds(10)
+            while try await !servicesResolved(path), clock.now < resolvedBy {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             try await call(path + "/service000c/char000d", "org.bluez.GattCharacteristic1", "StartNotify")
         }
         var switchTime = timespec()

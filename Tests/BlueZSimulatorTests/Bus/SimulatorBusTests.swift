@@ -38,29 +38,60 @@ import Testing
     @Test func misbehavingClientsGetErrorsNotCrashes() async throws { try await run("bad_input", scenario: "demo") }
 }
 
-/// Fidelity: bleak (PyPI, in `.build/venv` from scripts/setup.sh) drives the simulator unchanged.
+/// Fidelity: bleak (PyPI) drives the simulator unchanged, in two releases side by side: 0.22.3 in
+/// `.build/venv` and the newest release in `.build/venv-bleak-newest` (both made by scripts/setup.sh).
 @Suite struct BleakFidelityTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
+    static let venvs = ["venv", "venv-bleak-newest"]
 
-    @Test func bleakScansConnectsReadsWritesAndReceivesNotifications() async throws {
-        let python = Self.root.appendingPathComponent(".build/venv/bin/python").path
+    static func python(_ venv: String) -> String? {
+        let python = root.appendingPathComponent(".build/\(venv)/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            Issue.record("bleak is not installed: run scripts/setup.sh (it creates .build/venv with bleak)")
-            return
+            Issue.record("bleak is not installed in .build/\(venv): run scripts/setup.sh")
+            return nil
         }
+        return python
+    }
+
+    static func client(_ name: String) -> String {
+        root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/\(name)").path
+    }
+
+    @Test(arguments: venvs) func bleakScansConnectsReadsWritesAndReceivesNotifications(venv: String) async throws {
+        guard let python = Self.python(venv) else { return }
         var scenario = try SimulatorBusTests.fastScenario("demo")
         scenario.timing.staleTimeout = .seconds(30)  // bleak connects well after its scan ended
         try await SimulatorOnBus.run(scenario, seed: 5) { simulator, bus in
-            let script = Self.root.appendingPathComponent("Tests/BlueZSimulatorTests/Clients/bleak_client.py").path
             let result = try await ChildProcess.run(
-                python, [script], environment: bus.environment, timeout: .seconds(120))
-            #expect(result.status == 0, "bleak failed:\n\(result.stdout)\(result.stderr)")
+                python, [Self.client("bleak_client.py")], environment: bus.environment, timeout: .seconds(120))
+            #expect(result.status == 0, "bleak (\(venv)) failed:\n\(result.stdout)\(result.stderr)")
             #expect(result.stdout.contains("bleak ok"))
             let writes = try await simulator.writes(address: "C0:FF:EE:00:00:05").map {
                 ($0.characteristic.shortString, $0.value)
             }
             #expect(writes.contains { $0.0 == "2a06" && $0.1 == [2] }, "the write without response reached the lamp")
+        }
+    }
+
+    /// The heart-rate, lamp, pairing and faults scenarios through `bleak_scenarios.py`, with each release.
+    @Test(arguments: venvs, ["heart-rate", "lamp", "pairing", "faults"])
+    func bleakRunsTheBuiltInScenarios(venv: String, scenarioName: String) async throws {
+        guard let python = Self.python(venv) else { return }
+        var scenario = try SimulatorBusTests.fastScenario(scenarioName)
+        scenario.timing.staleTimeout = .seconds(30)
+        if scenarioName == "faults" {
+            // Shortened explicitly: the drop comes 2 s into each connection, the out-of-range window
+            // (60 s into the run by default) stays out of the test's way.
+            scenario.devices[0].faults.disconnectAfter = .seconds(2)
+            scenario.devices[0].faults.outOfRange = []
+        }
+        try await SimulatorOnBus.run(scenario, seed: 5) { _, bus in
+            let result = try await ChildProcess.run(
+                python, [Self.client("bleak_scenarios.py"), scenarioName], environment: bus.environment,
+                timeout: .seconds(120))
+            #expect(result.status == 0, "bleak (\(venv)) on \(scenarioName) failed:\n\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("bleak \(scenarioName) ok"))
         }
     }
 }

@@ -88,4 +88,5 @@ async def main():
     print("bleak ok")
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())

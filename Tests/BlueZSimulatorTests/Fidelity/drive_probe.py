@@ -47,6 +47,12 @@ def busctl_like(path, interface, method, *args):
 
 open(out, "w").close()
 busctl_like(device, "org.bluez.Device1", "Connect")
+# Connect answers with the link up; the capture waits for ServicesResolved before probing, so here too.
+props = dbus.Interface(bus.get_object("org.bluez", device), "org.freedesktop.DBus.Properties")
+for _ in range(200):
+    if props.Get("org.bluez.Device1", "ServicesResolved"):
+        break
+    time.sleep(0.05)
 run("connected")
 busctl_like(device, "org.bluez.Device1", "Disconnect")
 time.sleep(0.3)
