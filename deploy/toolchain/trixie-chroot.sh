@@ -67,6 +67,9 @@ run_in() {
     local tree=$1
     shift
     [[ $(id -u) -eq 0 ]] || die "chroot needs root" 77
+    # One command at a time per tree: the mounts below are shared.
+    exec 9>"$tree.lock"
+    flock 9
     local mounts=()
     cleanup_mounts() {
         local m
