@@ -69,6 +69,8 @@ public actor BlueZSimulator {
     var sockets: [SocketKey: AcquiredSocket] = [:]
     var load = LoadState()
     var adapterAliasOverride: String?
+    /// Devices the scenario's second adapter has heard (exported under it), by address string.
+    var secondAdapterDevices: [String: Int16] = [:]
     /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
 
@@ -216,6 +218,7 @@ public actor BlueZSimulator {
         for key in deviceOrder where devices[key]!.exported {
             try await exportDevice(key, on: connection)
         }
+        try await exportSecondAdapter(on: connection)
         let changes = try await connection.nameOwnerChanges()
         let generation = self.generation
         bluezTasks.append(
@@ -245,6 +248,7 @@ public actor BlueZSimulator {
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
         }
+        secondAdapterDevices = [:]
         log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])
         try await Task.sleep(for: downtime)
         try await bringUpBluez()

@@ -56,6 +56,10 @@ public actor Gateway {
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
     var ble: BLELink?
+    /// What is known about Bluetooth (``BLELink`` reports every change), and who follows it.
+    var bluetooth: BluetoothHealth
+    var bluetoothWatchers: [Int: AsyncStream<BluetoothHealth>.Continuation] = [:]
+    var nextBluetoothWatcher = 0
     /// Responses and health, in order, for the one task that publishes them (`send`).
     let outgoing: AsyncStream<MQTTMessage>.Continuation
     private let outgoingMessages: AsyncStream<MQTTMessage>
@@ -69,6 +73,7 @@ public actor Gateway {
         self.options = options
         let model = GatewayModel(configuration: configuration)
         self.model = model
+        self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model)
         let router = ReadingRouter(
@@ -205,6 +210,7 @@ public actor Gateway {
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         await ble?.stop()
+        finishBluetoothWatchers()
         // Let the backlog go out while the broker is there, then wait for what is in flight.
         // (Readings offered to the publisher are committed before this stats call runs: both run
         // on the outbox's thread, in order.)
@@ -300,7 +306,10 @@ public actor Gateway {
         if client.connectionState.isConnected { await announceBridge() }
     }
 
-    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping.
+    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping. It is
+    /// not gated on Bluetooth: a restart cannot bring back bluetoothd, an adapter or the bus, and the
+    /// gateway retries by itself; the Bluetooth state goes to `STATUS=`, `bridge/health` and
+    /// Home Assistant instead (docs/deploy.md, "Health").
     public func isHealthy() -> Bool { !stopping }
 
     // MARK: MQTT connection

@@ -72,8 +72,19 @@ enum RunCommand: CLICommand {
             logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
             notifier = nil
         }
-        try? notifier?.notify(.ready, .status("running \(configuration.devices.count) devices"))
+        let devices = configuration.devices.count
+        let bluetooth = await gateway.bluetoothHealth()
+        try? notifier?.notify(.ready, .status("running \(devices) devices; \(bluetooth.statusText)"))
+        // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
+        // bring bluetoothd back); the Bluetooth state goes to STATUS= instead.
         let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+        let status = notifier.map { notifier in
+            Task {
+                for await health in await gateway.bluetoothHealthUpdates() {
+                    try? notifier.notify(.status("running \(devices) devices; \(health.statusText)"))
+                }
+            }
+        }
         for await signal in signals {
             if signal == SIGHUP {
                 try? notifier?.notify(.reloading)
@@ -92,6 +103,7 @@ enum RunCommand: CLICommand {
         }
         try? notifier?.notify(.stopping)
         watchdog?.cancel()
+        status?.cancel()
         await gateway.stop()
         return .success
     }

@@ -3,6 +3,7 @@ import BlueZSimulator
 import Bluetooth
 import DBus
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -26,13 +27,45 @@ import Testing
         return ContinuousClock.now - start
     }
 
-    /// How many objects BlueZ exports below the device (its GATT tree), from `GetManagedObjects`.
-    static func gattObjects(_ bluez: SimulatedBlueZ, under address: BluetoothAddress) async throws -> Int {
+    /// How many objects BlueZ exports whose path starts with `prefix`, from `GetManagedObjects`.
+    static func objects(_ bluez: SimulatedBlueZ, under prefix: String) async throws -> Int {
         let reply = try await bluez.connection.call(
             destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
             method: "GetManagedObjects")
-        let prefix = BlueZPaths.device(address, adapter: "hci0") + "/"
         return (reply.first?.asObjectPathDictionary ?? [:]).keys.filter { $0.rawValue.hasPrefix(prefix) }.count
+    }
+
+    /// How many objects BlueZ exports below the device (its GATT tree).
+    static func gattObjects(_ bluez: SimulatedBlueZ, under address: BluetoothAddress) async throws -> Int {
+        try await objects(bluez, under: BlueZPaths.device(address, adapter: "hci0") + "/")
+    }
+
+    /// A second adapter (another program scanning on hci1) hears the same devices; the manager on
+    /// hci0 reports every device as the peripheral of its own adapter, and counts only its own.
+    @Test func devicesOfASecondAdapterAreIgnored() async throws {
+        let second = ScenarioAdapter(id: "hci1", address: "00:1A:7D:DA:71:14", name: "other")
+        try await SimulatedBlueZ.run(secondAdapter: second) { bluez in
+            let heard = await waitUntil {
+                ((try? await Self.objects(bluez, under: "/org/bluez/hci1/dev_")) ?? 0) >= 3
+            }
+            #expect(heard, "the second adapter heard nothing")
+            let seen = Mutex<[Discovery]>([])
+            let stream = try await bluez.manager.scan()
+            _ = await withDeadline(.seconds(2)) { () -> Bool? in
+                for await discovery in stream { seen.withLock { $0.append(discovery) } }
+                return nil
+            }
+            let discoveries = seen.withLock { $0 }
+            #expect(!discoveries.isEmpty)
+            // (An address may be reported again when its advertisement changes; a device heard by
+            // hci1 would come as another peripheral, of the path under hci1.)
+            for discovery in discoveries {
+                let own = await bluez.manager.retrievePeripherals(withIdentifiers: [discovery.identifier])
+                #expect(own.first === discovery.peripheral)
+            }
+            let ownDevices = try await Self.objects(bluez, under: "/org/bluez/hci0/dev_")
+            #expect(await bluez.manager.cachedDeviceCount <= ownDevices)
+        }
     }
 
     @Test func unbondedDeviceReconnectsOnTheGATTTreeBlueZKeptAcrossAPowerCycle() async throws {

@@ -21,11 +21,13 @@ struct SimulatedBlueZ {
 
     static func start(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
-        staleTimeout: Duration = .seconds(30)
+        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
+        var world = try Scenario.load(scenario).accelerated(staleTimeout: staleTimeout)
+        world.secondAdapter = secondAdapter
         let simulator = BlueZSimulator(
-            scenario: try Scenario.load(scenario).accelerated(staleTimeout: staleTimeout),
+            scenario: world,
             options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
         try await simulator.start(busAddress: bus.address)
         let connection = try await DBusConnection(address: bus.address)
@@ -37,9 +39,11 @@ struct SimulatedBlueZ {
     /// throws as a test issue, and always tears everything down.
     static func run(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
-        staleTimeout: Duration = .seconds(30), _ body: (SimulatedBlueZ) async throws -> Void
+        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
+        _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
-        let bluez = try await start(scenario: scenario, options: options, staleTimeout: staleTimeout)
+        let bluez = try await start(
+            scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {
