@@ -109,7 +109,7 @@ import Testing
 
     @Test func bridgeEntitiesIncludeAnOutboxProblemSensor() throws {
         let entities = builder.bridgeEntities()
-        #expect(entities.count == 4)
+        #expect(entities.count == 5)
         let outbox = try #require(entities.first { $0.topic.contains("/outbox_error/") })
         #expect(outbox.topic == "homeassistant/binary_sensor/blebridge_bridge/outbox_error/config")
         let config = try json(outbox)
@@ -117,5 +117,17 @@ import Testing
         #expect(config["entity_category"] == "diagnostic")
         #expect(config["state_topic"] == "blebridge/bridge/health")
         #expect(config["value_template"] == "{{ 'ON' if value_json.outbox_error else 'OFF' }}")
+    }
+
+    @Test func bridgeEntitiesIncludeABluetoothProblemSensor() throws {
+        let bluetooth = try #require(builder.bridgeEntities().first { $0.topic.contains("/bluetooth/") })
+        #expect(bluetooth.topic == "homeassistant/binary_sensor/blebridge_bridge/bluetooth/config")
+        let config = try json(bluetooth)
+        #expect(config["name"] == "Bluetooth")
+        #expect(config["device_class"] == "problem")
+        #expect(config["entity_category"] == "diagnostic")
+        #expect(config["state_topic"] == "blebridge/bridge/health")
+        #expect(config["value_template"] == "{{ 'OFF' if value_json.bluetooth.available else 'ON' }}")
+        #expect(config["json_attributes_template"] == "{{ value_json.bluetooth | tojson }}")
     }
 }

@@ -10,11 +10,21 @@ public final class DBusDaemonFixture: Sendable {
     public let address: String
     public let process: ChildProcess
 
-    public init() async throws {
+    /// The configuration file the daemon reads (rewrite it, then ``reloadConfiguration()``).
+    public let configurationPath: String
+    /// The daemon's socket.
+    public let socketPath: String
+
+    /// A daemon listening on `socketPath` (default: a socket in its own temporary directory), with
+    /// `configuration` (default: ``PrivateBusConfiguration``'s allow-everything policy) given the
+    /// socket path.
+    public init(socketPath: String? = nil, configuration: ((String) -> String)? = nil) async throws {
         let directory = try TemporaryDirectory(prefix: "dbus")
-        let socket = directory.file("bus").path
-        let config = PrivateBusConfiguration.text(socketPath: socket)
+        let socket = socketPath ?? directory.file("bus").path
+        let config = configuration?(socket) ?? PrivateBusConfiguration.text(socketPath: socket)
         let configFile = try directory.write("bus.conf", config)
+        self.configurationPath = configFile.path
+        self.socketPath = socket
         let process = try ChildProcess(
             "dbus-daemon", ["--config-file=\(configFile.path)", "--nofork", "--nopidfile", "--print-address=1"])
         guard await process.waitForOutput(timeout: .seconds(10), { $0.contains("\n") }) else {
@@ -31,6 +41,11 @@ public final class DBusDaemonFixture: Sendable {
     /// at this bus as both the system and the session bus.
     public var environment: [String: String] {
         ["DBUS_SYSTEM_BUS_ADDRESS": address, "DBUS_SESSION_BUS_ADDRESS": address]
+    }
+
+    /// Makes the daemon read its configuration file again (SIGHUP), as `systemctl reload dbus` does.
+    public func reloadConfiguration() {
+        process.signal(SIGHUP)
     }
 
     public func stop() async {

@@ -7,8 +7,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out="$root/.build/vm"
 mkdir -p "$out"
 
-# bluez-test-scripts: BlueZ's example GATT server and advertisement, the peripheral of the reference capture.
-need=(qemu-system-x86 bluez bluez-test-tools bluez-test-scripts busybox-static cpio kmod)
+# bluez-test-scripts: BlueZ's example GATT server and advertisement (python3-dbus, python3-gi), the
+# peripheral of the reference capture and of the lifecycle scenarios.
+need=(qemu-system-x86 bluez bluez-test-tools bluez-test-scripts python3-dbus python3-gi busybox-static cpio kmod)
 missing=()
 for package in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -44,7 +45,7 @@ moddir="$out/kernel/root/lib/modules/$version"
 initrd="$out/initramfs"
 rm -rf "$initrd" && mkdir -p "$initrd"/{bin,proc,sys,dev,newroot,mnt,lib/modules}
 cp /bin/busybox "$initrd/bin/busybox"
-wanted=(virtio_pci 9pnet_virtio 9p overlay hci_vhci cmac ecb algif_hash algif_skcipher)
+wanted=(virtio_pci 9pnet_virtio 9p overlay ansi_cprng hci_vhci cmac ecb algif_hash algif_skcipher)
 order=()
 add() {
     local rel

@@ -9,7 +9,7 @@ outdir=${2:-$(mktemp -d)}
 mkdir -p "$outdir"
 rm -f "$outdir/status"
 [[ -f "$vm/initramfs.gz" ]] || "$root/Tests/VM/prepare.sh"
-timeout "${BLEBRIDGE_VM_TIMEOUT:-240}" qemu-system-x86_64 \
+timeout "${BLEBRIDGE_VM_TIMEOUT:-420}" qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp 2 -m 1024 -nographic -no-reboot \
     -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.gz" \
     -append "console=ttyS0 quiet panic=-1 bb.script=$script" \

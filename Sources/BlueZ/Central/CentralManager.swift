@@ -256,8 +256,10 @@ public actor CentralManager {
         runDiscovery(arbiter.handle(error.map { .callFailed($0) } ?? .callSucceeded))
     }
 
+    /// Reports a device of this manager's adapter to the scanners (devices under other adapters,
+    /// `/org/bluez/hci1/…` for a manager on `hci0`, are not ours and are ignored).
     private func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>) {
-        guard !scanners.isEmpty, arbiter.isDiscovering || arbiter.isBusy,
+        guard !scanners.isEmpty, arbiter.isDiscovering || arbiter.isBusy, isOurDevice(path),
             let properties = objects.properties(path, BlueZNames.device),
             let address = DeviceProperties.address(properties)
         else { return }
@@ -276,6 +278,11 @@ public actor CentralManager {
         }
     }
 
+    /// Whether `path` is a device object of this manager's adapter.
+    private func isOurDevice(_ path: DBusObjectPath) -> Bool {
+        path.isDescendant(of: adapterPath, orEqual: false)
+    }
+
     // MARK: Peripherals
 
     /// Peripherals BlueZ knows with these addresses (`retrievePeripherals(withIdentifiers:)`); unknown ones are
@@ -292,7 +299,7 @@ public actor CentralManager {
 
     /// Peripherals BlueZ reports as connected (`retrieveConnectedPeripherals(withServices:)`).
     public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
-        objects.paths(with: BlueZNames.device).sorted().compactMap { path in
+        objects.paths(with: BlueZNames.device).filter(isOurDevice).sorted().compactMap { path in
             guard let properties = objects.properties(path, BlueZNames.device),
                 properties["Connected"]?.asBool == true, let address = DeviceProperties.address(properties),
                 DeviceProperties.advertisement(properties).advertisesAny(of: services)
@@ -313,11 +320,15 @@ public actor CentralManager {
         await resynchroniseGATT(of: peripheral)
     }
 
-    /// bluetoothd emits `ServicesResolved` and the GATT objects' `InterfacesAdded` from separate
-    /// deferred callbacks, so `ServicesResolved` can arrive before the last services are announced
-    /// (seen with real bluetoothd 5.66 in the VM tier: a connect returned with only 1801 known).
-    /// The objects themselves exist in bluetoothd by then, so a fresh `GetManagedObjects` after the
-    /// connect closes the gap.
+    /// Once services are resolved, `GetManagedObjects` is the truth about the peripheral's GATT
+    /// tree; signals alone are not enough:
+    /// - bluetoothd emits `ServicesResolved` and the GATT objects' `InterfacesAdded` from separate
+    ///   deferred callbacks, so `ServicesResolved` can arrive before the last services are announced
+    ///   (seen with real bluetoothd 5.66 in the VM tier: a connect returned with only 1801 known);
+    /// - bluetoothd keeps a device and its GATT objects across an adapter power cycle and, finding
+    ///   the same database on reconnect ("DB Hash match: skipping discovery"), announces nothing,
+    ///   while the peripheral forgot its tree when the adapter went off.
+    /// So the peripheral's tree is replaced by the one bluetoothd reports now.
     private func resynchroniseGATT(of peripheral: Peripheral) async {
         guard
             let reply = try? await connection.call(
@@ -325,12 +336,15 @@ public actor CentralManager {
                 method: "GetManagedObjects", timeout: options.callTimeout),
             let all = reply.first?.asObjectPathDictionary
         else { return }
+        var tree: [DBusObjectPath: [String: ManagedObjects.Properties]] = [:]
         for (path, value) in all where path.isDescendant(of: peripheral.path, orEqual: false) {
-            let interfaces = ManagedObjects.interfaces(value)
-            guard objects.descendants(of: peripheral.path)[path] == nil else { continue }
-            objects.add(path, interfaces)
-            await peripheral.gattAdded(path, interfaces)
+            tree[path] = ManagedObjects.interfaces(value)
         }
+        for (path, interfaces) in objects.descendants(of: peripheral.path) where tree[path] == nil {
+            objects.remove(path, Array(interfaces.keys))
+        }
+        for (path, interfaces) in tree { objects.add(path, interfaces) }
+        await peripheral.replaceGATT(tree)
     }
 
     /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).
@@ -473,6 +487,7 @@ public actor CentralManager {
             return
         }
         if let device = interfaces[BlueZNames.device] {
+            guard isOurDevice(path) else { return }
             lastSeen[path] = .now
             if let peripheral = peripherals[path] { await peripheral.deviceAdded(device) }
             reportDiscovery(path, changed: Set(device.keys))
@@ -519,7 +534,9 @@ public actor CentralManager {
             }
         case BlueZNames.device:
             if let peripheral = peripherals[path] { await peripheral.deviceChanged(changed, invalidated: invalidated) }
-            if !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) }) {
+            if isOurDevice(path),
+                !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) })
+            {
                 lastSeen[path] = .now
                 reportDiscovery(path, changed: Set(changed.keys))
             }

@@ -583,6 +583,11 @@ public actor Peripheral {
         gatt[path, default: [:]].merge(interfaces) { _, new in new }
     }
 
+    /// The whole GATT tree as bluetoothd reports it now (`GetManagedObjects` after services resolved).
+    func replaceGATT(_ tree: [DBusObjectPath: [String: [String: DBusValue]]]) {
+        gatt = tree
+    }
+
     func gattRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {
         for interface in interfaces { gatt[path]?[interface] = nil }
         if gatt[path]?.isEmpty == true { gatt[path] = nil }

@@ -105,12 +105,17 @@ extension BlueZSimulator {
             case .poweredChanged(let on):
                 emitAdapter(["Powered"])
                 if !on {
-                    // Links drop, then every unpaired device object goes (as the 5.66 reference capture shows).
+                    // Links drop; devices linked at that moment keep their objects and GATT tree
+                    // (unbonded ones until the temporary timeout), other unpaired ones go at once
+                    // (the 5.66 reference capture: power off after a Disconnect removes the device).
+                    var linked: Set<String> = []
                     for key in deviceOrder where devices[key]!.link != .disconnected {
+                        linked.insert(key)
                         await linkDown(key, pendingError: BlueZError.abortByLocal)
                     }
-                    for key in deviceOrder where devices[key]!.exported && !devices[key]!.paired {
-                        await apply(devices[key]!.remove(), to: key)
+                    let now = clock.now
+                    for key in deviceOrder {
+                        await apply(devices[key]!.adapterPoweredOff(wasLinked: linked.contains(key), now: now), to: key)
                     }
                 }
             case .filterChanged:

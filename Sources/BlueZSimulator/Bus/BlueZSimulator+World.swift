@@ -98,6 +98,7 @@ extension BlueZSimulator {
         for key in deviceOrder {
             await apply(devices[key]!.expireIfStale(now: now, timeout: timing.staleTimeout), to: key)
         }
+        await secondAdapterHeard()
     }
 
     /// The device's current advertised data, regenerated once per update interval.

@@ -78,6 +78,8 @@ public actor BlueZSimulator {
     var adapterModes = AdapterModes()
     /// The running `Discoverable`/`Pairable` timeouts (cancelled when the mode or its timeout changes).
     var modeTimers: [String: Task<Void, Never>] = [:]
+    /// Devices the scenario's second adapter has heard (exported under it), by address string.
+    var secondAdapterDevices: [String: Int16] = [:]
     /// Descriptor values bluetoothd cached after a read (`GattDescriptor1.Value`).
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
     /// Values the peer's writable descriptors hold after a write.
@@ -228,6 +230,7 @@ public actor BlueZSimulator {
         for key in deviceOrder where devices[key]!.exported {
             try await exportDevice(key, on: connection)
         }
+        try await exportSecondAdapter(on: connection)
         let changes = try await connection.nameOwnerChanges()
         let generation = self.generation
         bluezTasks.append(
@@ -259,6 +262,7 @@ public actor BlueZSimulator {
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
         }
+        secondAdapterDevices = [:]
         log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])
         try await Task.sleep(for: downtime)
         try await bringUpBluez()

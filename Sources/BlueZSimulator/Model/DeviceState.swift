@@ -158,6 +158,20 @@ public struct DeviceState: Sendable {
         return remove()
     }
 
+    /// The adapter was powered off (links already dropped). As bluetoothd 5.66 does: a device with
+    /// a link at that moment (`wasLinked`) stays, with its GATT objects, so the next connection
+    /// resolves without announcing them again ("DB Hash match: skipping discovery"); unbonded, it
+    /// becomes temporary, so it goes after the temporary timeout without an advertisement (from
+    /// now). Paired or trusted devices always stay. Other devices go at once (bluetoothd made an
+    /// unbonded device temporary again when its link dropped earlier).
+    public mutating func adapterPoweredOff(wasLinked: Bool, now: ContinuousClock.Instant) -> [Effect] {
+        guard exported, !paired, !trusted else { return [] }
+        guard wasLinked else { return remove() }
+        temporary = true
+        lastSeen = now
+        return []
+    }
+
     /// The object goes (RemoveDevice, stale, or bluetoothd restart); pairing and sessions are forgotten.
     public mutating func remove() -> [Effect] {
         guard exported else { return [] }

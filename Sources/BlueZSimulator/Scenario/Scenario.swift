@@ -7,17 +7,22 @@ public struct Scenario: Sendable, Equatable, Decodable {
     public var name: String
     public var description: String
     public var adapter: ScenarioAdapter
+    /// A second adapter another program scans with (`hci1`): it hears the same devices, and its
+    /// device objects (`/org/bluez/hci1/dev_…`) are read-only. Nil: one adapter.
+    public var secondAdapter: ScenarioAdapter?
     public var timing: ScenarioTiming
     public var devices: [ScenarioDevice]
     public var load: ScenarioLoad?
 
     public init(
         name: String, description: String = "", adapter: ScenarioAdapter = ScenarioAdapter(),
-        timing: ScenarioTiming = ScenarioTiming(), devices: [ScenarioDevice], load: ScenarioLoad? = nil
+        timing: ScenarioTiming = ScenarioTiming(), devices: [ScenarioDevice], load: ScenarioLoad? = nil,
+        secondAdapter: ScenarioAdapter? = nil
     ) {
         self.name = name
         self.description = description
         self.adapter = adapter
+        self.secondAdapter = secondAdapter
         self.timing = timing
         self.devices = devices
         self.load = load
@@ -25,6 +30,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, adapter, timing, devices, load
+        case secondAdapter = "second_adapter"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -33,6 +39,11 @@ public struct Scenario: Sendable, Equatable, Decodable {
         name = try container.decode(String.self, forKey: .name)
         description = try container.decodeIfPresent(String.self, forKey: .description) ?? ""
         adapter = try container.decodeIfPresent(ScenarioAdapter.self, forKey: .adapter) ?? ScenarioAdapter()
+        secondAdapter = try container.decodeIfPresent(ScenarioAdapter.self, forKey: .secondAdapter)
+        if let secondAdapter, secondAdapter.id == adapter.id {
+            throw container.invalid(
+                .secondAdapter, "second adapter \"\(secondAdapter.id)\" has the first one's id; expected another hciN")
+        }
         timing = try container.decodeIfPresent(ScenarioTiming.self, forKey: .timing) ?? ScenarioTiming()
         devices = try container.decodeIfPresent([ScenarioDevice].self, forKey: .devices) ?? []
         load = try container.decodeIfPresent(ScenarioLoad.self, forKey: .load)

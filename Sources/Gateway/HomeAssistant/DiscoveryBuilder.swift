@@ -148,7 +148,9 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// The bridge's own diagnostic entities from `bridge/health`: connections, outbox depth and
-    /// dropped readings, and an "Outbox" problem sensor that is on while the outbox refuses writes.
+    /// dropped readings, an "Outbox" problem sensor that is on while the outbox refuses writes, and a
+    /// "Bluetooth" problem sensor that is on while Bluetooth is unusable (`bridge/health` `bluetooth`,
+    /// whose members become its attributes).
     public func bridgeEntities() -> [DiscoveryMessage] {
         let node = "\(Self.sanitize(gatewayID))_bridge"
         let block: JSONValue = .object([
@@ -173,24 +175,39 @@ public struct DiscoveryBuilder: Sendable {
                 topic: topics.discovery(component: "sensor", nodeID: node, objectID: field),
                 payload: JSONValue.object(members).bytes)
         }
-        let outbox: [JSONMember] = [
-            JSONMember("name", "Outbox"),
-            JSONMember("unique_id", .string("\(node)_outbox_error")),
-            JSONMember("object_id", .string("\(node)_outbox_error")),
+        return sensors + [
+            problemSensor(
+                node: node, device: block, name: "Outbox", objectID: "outbox_error",
+                state: "{{ 'ON' if value_json.outbox_error else 'OFF' }}",
+                attributes: "{{ {'outbox_error': value_json.outbox_error} | tojson }}"),
+            problemSensor(
+                node: node, device: block, name: "Bluetooth", objectID: "bluetooth",
+                state: "{{ 'OFF' if value_json.bluetooth.available else 'ON' }}",
+                attributes: "{{ value_json.bluetooth | tojson }}"),
+        ]
+    }
+
+    /// A diagnostic `problem` binary sensor of the bridge device, on `bridge/health`: `state` and
+    /// `attributes` are its value and attributes templates.
+    private func problemSensor(
+        node: String, device: JSONValue, name: String, objectID: String, state: String, attributes: String
+    ) -> DiscoveryMessage {
+        let members: [JSONMember] = [
+            JSONMember("name", .string(name)),
+            JSONMember("unique_id", .string("\(node)_\(objectID)")),
+            JSONMember("object_id", .string("\(node)_\(objectID)")),
             JSONMember("state_topic", .string(topics.bridgeHealth)),
-            JSONMember("value_template", "{{ 'ON' if value_json.outbox_error else 'OFF' }}"),
+            JSONMember("value_template", .string(state)),
             JSONMember("json_attributes_topic", .string(topics.bridgeHealth)),
-            JSONMember("json_attributes_template", "{{ {'outbox_error': value_json.outbox_error} | tojson }}"),
+            JSONMember("json_attributes_template", .string(attributes)),
             JSONMember("device_class", "problem"),
             JSONMember("entity_category", "diagnostic"),
             JSONMember("availability", availability),
-            JSONMember("device", block),
+            JSONMember("device", device),
         ]
-        return sensors + [
-            DiscoveryMessage(
-                topic: topics.discovery(component: "binary_sensor", nodeID: node, objectID: "outbox_error"),
-                payload: JSONValue.object(outbox).bytes)
-        ]
+        return DiscoveryMessage(
+            topic: topics.discovery(component: "binary_sensor", nodeID: node, objectID: objectID),
+            payload: JSONValue.object(members).bytes)
     }
 
     /// Empty retained payloads that make Home Assistant delete the given entities.

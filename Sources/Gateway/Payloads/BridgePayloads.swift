@@ -112,12 +112,16 @@ public struct HealthSnapshot: Sendable, Hashable {
     /// Why the outbox refuses writes right now (`locked`, `disk_full`, `read_only`, …), nil while
     /// it accepts them. Readings offered meanwhile are held in memory (`outboxDepth` counts them).
     public var outboxError: String?
+    /// The Bluetooth side: adapter present and powered, bluetoothd's bus name, the problem, the
+    /// last error (nil leaves the member out).
+    public var bluetooth: BluetoothHealth?
 
     public init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
         dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
-        outboxError: String? = nil
+        outboxError: String? = nil, bluetooth: BluetoothHealth? = nil
     ) {
+        self.bluetooth = bluetooth
         self.uptime = uptime
         self.connections = connections
         self.maxConnections = maxConnections
@@ -150,7 +154,7 @@ public struct HealthSnapshot: Sendable, Hashable {
     }
 
     public var json: JSONValue {
-        .object([
+        var members = [
             JSONMember("uptime_s", .int(Int64(Self.seconds(uptime)))),
             JSONMember("connections", .int(Int64(connections))),
             JSONMember("max_connections", .int(Int64(maxConnections))),
@@ -165,6 +169,8 @@ public struct HealthSnapshot: Sendable, Hashable {
             JSONMember("commands", .int(Int64(commands))),
             JSONMember("commands_refused", .int(Int64(commandsRefused))),
             JSONMember("ts", .string(Timestamp.iso8601(time))),
-        ])
+        ]
+        if let bluetooth { members.insert(JSONMember("bluetooth", bluetooth.json), at: members.count - 1) }
+        return .object(members)
     }
 }

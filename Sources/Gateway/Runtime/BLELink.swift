@@ -18,6 +18,13 @@ actor BLELink {
     private let logger = Logger(label: "ble")
     private let registry = DecoderRegistry.standard
     private var central: CentralManager?
+    private var connection: DBusConnection?
+    /// What is known about Bluetooth (reported to the gateway on every change).
+    private var health: BluetoothHealth
+    private var retry = BluetoothRetry(clock: ContinuousClock())
+    private var retryTask: Task<Void, Never>?
+    /// The tasks following the central's state and disconnections (ended with the central).
+    private var centralTasks: [Task<Void, Never>] = []
     private var peripherals: [String: Peripheral] = [:]
     private var gatt: [String: ResolvedGATT] = [:]
     /// Per device: the configured subscriptions' notification handlers (keyed by attribute id, since
@@ -27,9 +34,9 @@ actor BLELink {
     /// Per device: one task per raw-GATT notify request (`bridge/request/gatt/notify`).
     private var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
     private var expectedDisconnects: Set<String> = []
-    private var tasks: [Task<Void, Never>] = []
     private var scanTask: Task<Void, Never>?
     private var discoveryPaused = false
+    private var stopped = false
     private var powered = false
     /// Recently seen advertisers (for `bridge/request/scan`): address → (name, rssi, time).
     private var seen: [String: (name: String?, rssi: Int?, time: Date)] = [:]
@@ -40,48 +47,89 @@ actor BLELink {
         self.configuration = configuration
         self.pipeline = pipeline
         self.busAddress = busAddress
+        self.health = BluetoothHealth(adapter: configuration.bluetooth.adapter)
     }
 }
 
 extension BLELink {
     // MARK: Start and stop
 
+    /// Opens the bus and the BlueZ central. When the bus cannot be reached or refuses access, the
+    /// gateway says so (health, Home Assistant, systemd status, the log) and tries again on
+    /// ``BluetoothRetry``'s schedule; a missing bluetoothd or adapter is followed through BlueZ's
+    /// own signals instead.
     func start() async {
+        retryTask = nil
+        guard !stopped else { return }
+        let connection: DBusConnection
         do {
-            let connection: DBusConnection
-            if let busAddress {
-                connection = try await DBusConnection(address: busAddress)
-            } else {
-                switch configuration.bluetooth.bus {
-                case .system: connection = try await DBusConnection.system()
-                case .session: connection = try await DBusConnection.session()
-                case .address(let address): connection = try await DBusConnection(address: address)
-                }
-            }
+            connection = try await openBus()
+        } catch {
+            await unavailable(.busUnavailable, error: error)
+            return
+        }
+        do {
             let central = try await CentralManager(
                 connection: connection,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL))
             self.central = central
+            self.connection = connection
             let states = central.stateUpdates
-            tasks.append(
+            centralTasks.append(
                 Task { [weak self] in
                     for await state in states { await self?.managerState(state) }
                 })
             let disconnections = central.disconnections
-            tasks.append(
+            centralTasks.append(
                 Task { [weak self] in
                     for await event in disconnections { await self?.disconnected(event) }
                 })
             await restoreKnownPeripherals()
         } catch {
-            logger.error("Bluetooth unavailable; retrying is up to systemd", [("error", "\(error)")])
-            await gateway?.bluetoothUnreachable()
+            connection.close()
+            await unavailable(BluetoothHealth.problem(for: error), error: error)
         }
     }
 
+    private func openBus() async throws -> DBusConnection {
+        if let busAddress { return try await DBusConnection(address: busAddress) }
+        switch configuration.bluetooth.bus {
+        case .system: return try await DBusConnection.system()
+        case .session: return try await DBusConnection.session()
+        case .address(let address): return try await DBusConnection(address: address)
+        }
+    }
+
+    /// Bluetooth cannot be reached: report it and try again when ``BluetoothRetry`` says.
+    private func unavailable(_ problem: BluetoothHealth.Problem, error: any Error) async {
+        health = BluetoothHealth(
+            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem)
+        let due = retry.failed()
+        await gateway?.bluetoothHealthChanged(health)
+        logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
+        retryTask = Task { [weak self] in
+            try? await Task.sleep(until: due, clock: ContinuousClock())
+            guard !Task.isCancelled else { return }
+            await self?.start()
+        }
+    }
+
+    /// Drops the central and its bus connection (access was refused: a new connection is needed to
+    /// try again, since the policy applies per connection).
+    private func dropCentral() async {
+        for task in centralTasks { task.cancel() }
+        centralTasks.removeAll()
+        if let central { await central.close() }
+        central = nil
+        connection?.close()
+        connection = nil
+    }
+
     func stop() async {
-        for task in tasks { task.cancel() }
+        stopped = true
+        retryTask?.cancel()
+        for task in centralTasks { task.cancel() }
         scanTask?.cancel()
         for id in Array(peripherals.keys) where notifyTasks[id] != nil || listeners[id] != nil {
             cancelSubscriptions(id)
@@ -112,8 +160,32 @@ extension BLELink {
     }
 
     private func managerState(_ state: ManagerState) async {
-        await gateway?.bluetoothStateChanged(state)
-        let isOn = state == .poweredOn
+        if state == .unauthorized {
+            await dropCentral()
+            await applyPowered(false)
+            await unavailable(.accessDenied, error: BluetoothError(.unauthorized, "D-Bus denied access to org.bluez"))
+            return
+        }
+        await updateHealth(state)
+        if state == .poweredOn || state == .poweredOff { retry.succeeded() }
+        await applyPowered(state == .poweredOn)
+    }
+
+    /// The health as the central's `state` and BlueZ's name owner say.
+    private func updateHealth(_ state: ManagerState) async {
+        var owner: String?
+        if let connection { owner = try? await connection.nameOwner("org.bluez") }
+        var updated = health
+        updated.bluezOwner = owner
+        updated.adapterPresent = state == .poweredOn || state == .poweredOff
+        updated.powered = state == .poweredOn
+        updated.problem = BluetoothHealth.problem(for: state, bluezRunning: owner != nil)
+        guard updated != health else { return }
+        health = updated
+        await gateway?.bluetoothHealthChanged(health)
+    }
+
+    private func applyPowered(_ isOn: Bool) async {
         guard isOn != powered else { return }
         powered = isOn
         if isOn {

@@ -234,7 +234,8 @@ extension Gateway {
             oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: Date(),
-            outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) })
+            outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) },
+            bluetooth: bluetooth)
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }

@@ -19,16 +19,6 @@ extension Gateway {
         statusContinuation.yield(next)
     }
 
-    /// The central manager's state changed (every state, not only powered on/off).
-    func bluetoothStateChanged(_ state: ManagerState) {
-        updateStatus { $0.bluetooth = .manager(state) }
-    }
-
-    /// BlueZ could not be reached when Bluetooth started.
-    func bluetoothUnreachable() {
-        updateStatus { $0.bluetooth = .unreachable }
-    }
-
     /// Reads the outbox's depth and error into the status.
     func refreshOutboxStatus() async {
         guard let stats = try? await publisher.stats() else { return }

@@ -56,6 +56,8 @@ public actor Gateway {
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
     var ble: BLELink?
+    /// What is known about Bluetooth (``BLELink`` reports every change).
+    var bluetooth: BluetoothHealth
     /// Responses and health, in order, for the one task that publishes them (`send`).
     let outgoing: AsyncStream<MQTTMessage>.Continuation
     private let outgoingMessages: AsyncStream<MQTTMessage>
@@ -74,6 +76,7 @@ public actor Gateway {
         self.options = options
         let model = GatewayModel(configuration: configuration)
         self.model = model
+        self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model)
         let router = ReadingRouter(
@@ -309,7 +312,10 @@ public actor Gateway {
         if client.connectionState.isConnected { await announceBridge() }
     }
 
-    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping.
+    /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping. It is
+    /// not gated on Bluetooth: a restart cannot bring back bluetoothd, an adapter or the bus, and the
+    /// gateway retries by itself; the Bluetooth state goes to `STATUS=`, `bridge/health` and
+    /// Home Assistant instead (docs/deploy.md, "Health").
     public func isHealthy() -> Bool { !stopping }
 
     // MARK: MQTT connection

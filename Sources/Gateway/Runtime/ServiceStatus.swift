@@ -1,26 +1,14 @@
-import Bluetooth
-
 /// What the gateway is doing, in the one line systemd shows as `Status:` in `systemctl status`
 /// (`STATUS=` of sd_notify). Pure: the gateway fills the fields as events arrive, ``text`` words them.
 ///
 /// ```
-/// Bluetooth on; devices 2/3 online (1 connected); broker connected; outbox empty
-/// Bluetooth off (powered off or rfkill-blocked); devices 0/3 online; broker unreachable, retrying; outbox 41 queued
+/// Bluetooth on (hci0); devices 2/3 online (1 connected); broker connected; outbox empty
+/// Bluetooth off (hci0 powered off or rfkill-blocked); devices 0/3 online; broker unreachable, retrying; outbox 41 queued
 /// ```
 ///
 /// To add a field (e.g. more about the adapter), add a stored property here, one clause in
 /// ``clauses``, and set it where the gateway learns it (`Gateway.updateStatus`).
 public struct ServiceStatus: Sendable, Hashable {
-    /// What the gateway knows about Bluetooth.
-    public enum BluetoothState: Sendable, Hashable {
-        /// The central manager has not reported a state yet.
-        case starting
-        /// The central manager's state (BlueZ's adapter as seen over D-Bus).
-        case manager(ManagerState)
-        /// The gateway could not reach BlueZ at start (no system bus, no org.bluez).
-        case unreachable
-    }
-
     /// The broker connection.
     public enum BrokerState: Sendable, Hashable {
         case connecting
@@ -29,7 +17,8 @@ public struct ServiceStatus: Sendable, Hashable {
         case disconnected
     }
 
-    public var bluetooth: BluetoothState
+    /// What the gateway knows about Bluetooth (``BLELink`` reports it); nil until it first reports.
+    public var bluetooth: BluetoothHealth?
     /// Configured devices that are online (connected, or seen advertising within the scan TTL).
     public var onlineDevices: Int
     /// Configured devices with a live connection.
@@ -42,7 +31,7 @@ public struct ServiceStatus: Sendable, Hashable {
     public var outboxError: String?
 
     public init(
-        bluetooth: BluetoothState = .starting, onlineDevices: Int = 0, connectedDevices: Int = 0,
+        bluetooth: BluetoothHealth? = nil, onlineDevices: Int = 0, connectedDevices: Int = 0,
         configuredDevices: Int = 0, broker: BrokerState = .connecting, outboxDepth: Int? = nil,
         outboxError: String? = nil
     ) {
@@ -71,15 +60,16 @@ public struct ServiceStatus: Sendable, Hashable {
         return ["Bluetooth \(Self.words(bluetooth))", devices, "broker \(Self.words(broker))", outbox]
     }
 
-    static func words(_ state: BluetoothState) -> String {
-        switch state {
-        case .starting, .manager(.unknown): "starting"
-        case .unreachable: "unreachable (is bluetoothd running?)"
-        case .manager(.poweredOn): "on"
-        case .manager(.poweredOff): "off (powered off or rfkill-blocked)"
-        case .manager(.unauthorized): "access denied (user not in group bluetooth?)"
-        case .manager(.unsupported): "no adapter (or bluetoothd not running)"
-        case .manager(.resetting): "resetting"
+    static func words(_ health: BluetoothHealth?) -> String {
+        guard let health else { return "starting" }
+        switch health.problem {
+        case nil: return "on (\(health.adapter))"
+        case .starting?: return "starting"
+        case .busUnavailable?: return "unavailable: D-Bus bus unreachable, retrying"
+        case .accessDenied?: return "access denied (user not in group bluetooth?), retrying"
+        case .bluezNotRunning?: return "unavailable: bluetoothd not running"
+        case .adapterMissing?: return "unavailable: no adapter \(health.adapter)"
+        case .adapterPoweredOff?: return "off (\(health.adapter) powered off or rfkill-blocked)"
         }
     }
 

@@ -78,6 +78,8 @@ enum RunCommand: CLICommand {
             notifier = nil
         }
         try? notifier?.notify(.ready)
+        // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
+        // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
         let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
         // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
         let statusTask = notifier.map { notifier in

@@ -86,6 +86,34 @@ import Testing
         #expect(device.requestDisconnect() == (false, false), "Disconnect when not connected succeeds at once")
     }
 
+    /// bluetoothd 5.66 at power-off: a device linked then keeps its object and GATT tree (unbonded:
+    /// temporary from now on); an unpaired device without a link goes; a paired one stays.
+    @Test func powerOffKeepsLinkedAndPairedDevices() throws {
+        var linked = try Self.strap()
+        let start = Self.clock.now
+        _ = linked.advertisementSeen(
+            at: start, rssi: -60, manufacturerData: [:], serviceData: [:], rssiDeltaThreshold: true,
+            duplicateData: false)
+        _ = linked.connect(adapterPowered: true, timing: Self.timing)
+        _ = linked.connectionEstablished(at: start)
+        _ = linked.resolveServices()
+        _ = linked.linkLost()
+        var idle = linked
+        let off = start + .seconds(100)
+        #expect(linked.adapterPoweredOff(wasLinked: true, now: off) == [])
+        #expect(linked.exported && linked.gattExported && linked.temporary)
+        #expect(linked.expireIfStale(now: off + .seconds(29), timeout: .seconds(30)) == [])
+        #expect(linked.expireIfStale(now: off + .seconds(30), timeout: .seconds(30)) == [.removed])
+        #expect(idle.adapterPoweredOff(wasLinked: false, now: off) == [.removed], "disconnected before: goes")
+        var paired = try Self.strap()
+        _ = paired.advertisementSeen(
+            at: start, rssi: -60, manufacturerData: [:], serviceData: [:], rssiDeltaThreshold: true,
+            duplicateData: false)
+        _ = paired.setTrusted(true)
+        #expect(paired.adapterPoweredOff(wasLinked: false, now: off) == [])
+        #expect(paired.expireIfStale(now: off + .seconds(600), timeout: .seconds(30)) == [])
+    }
+
     @Test func connectFaults() throws {
         var device = try Self.strap()
         #expect(device.connect(adapterPowered: false, timing: Self.timing) == .reply(.failed("Input/output error")))

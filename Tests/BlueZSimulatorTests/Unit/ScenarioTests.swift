@@ -82,6 +82,17 @@ import Testing
         }
     }
 
+    @Test func secondAdapterDecodesAndNeedsItsOwnID() throws {
+        let scenario = try Scenario.decode(
+            Data(#"{"name": "x", "second_adapter": {"id": "hci1", "address": "00:1A:7D:DA:71:14"}}"#.utf8),
+            source: "test.json")
+        #expect(scenario.secondAdapter?.id == "hci1")
+        #expect(scenario.secondAdapter?.address == "00:1A:7D:DA:71:14")
+        #expect(try Scenario.load("demo").secondAdapter == nil)
+        let same = error(#"{"name": "x", "second_adapter": {"id": "hci0"}}"#)
+        #expect(same?.keyPath == "second_adapter")
+    }
+
     @Test func unknownKeysAreRejectedWithTheirKeyPath() {
         let failure = error(
             #"{"name": "x", "devices": [{"address": "C0:FF:EE:00:00:01", "services": [{"uuid": "180d", "characteristics": [{"uuid": "2a37", "flags": ["notify"], "intervall": 1}]}]}]}"#

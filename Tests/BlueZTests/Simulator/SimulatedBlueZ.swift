@@ -20,11 +20,14 @@ struct SimulatedBlueZ {
     static let lamp = BluetoothAddress("C0:FF:EE:00:00:05")!
 
     static func start(
-        scenario: String = "demo", options: CentralManager.Options = CentralManager.Options()
+        scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
+        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
+        var world = try Scenario.load(scenario).accelerated(staleTimeout: staleTimeout)
+        world.secondAdapter = secondAdapter
         let simulator = BlueZSimulator(
-            scenario: try Scenario.load(scenario).accelerated(),
+            scenario: world,
             options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
         try await simulator.start(busAddress: bus.address)
         let connection = try await DBusConnection(address: bus.address)
@@ -36,9 +39,11 @@ struct SimulatedBlueZ {
     /// throws as a test issue, and always tears everything down.
     static func run(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
+        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
         _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
-        let bluez = try await start(scenario: scenario, options: options)
+        let bluez = try await start(
+            scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {

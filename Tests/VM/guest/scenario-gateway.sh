@@ -7,13 +7,7 @@ bin="${BLEBRIDGE_BIN_DIR:-$repo/.build/debug}"
 name="BLEBridge Conformance"
 O=/tmp/out
 "$bin/ble-conformance" peripheral --adapter hci1 --name "$name" --refresh-advertising-ms 1000 >$O/peripheral.log 2>&1 &
-ip link set lo up 2>/dev/null
-cat > /tmp/mosquitto.conf <<CONF
-listener 1883 127.0.0.1
-allow_anonymous true
-max_queued_messages 0
-CONF
-mosquitto -c /tmp/mosquitto.conf >$O/mosquitto.log 2>&1 &
+. "$(dirname "$0")/mosquitto-up.sh"
 cat > /tmp/config.json <<CONF
 {
   "gateway_id": "vm",
@@ -30,9 +24,6 @@ cat > /tmp/config.json <<CONF
   ]
 }
 CONF
-# mosquitto_sub exits 27 on its -W time-out: connected, nothing received, so the broker is up.
-for _ in $(seq 1 50); do mosquitto_sub -h 127.0.0.1 -t probe -W 1 -C 1 >/dev/null 2>&1; [ $? -eq 27 ] && break; sleep 0.2; done
-mosquitto_sub -h 127.0.0.1 -t 'blebridge/#' -v > $O/mqtt.log 2>&1 &
 "$bin/blebridge" check-config /tmp/config.json > $O/check-config.log 2>&1 || { echo "guest: config rejected"; cat $O/check-config.log; exit 1; }
 "$bin/blebridge" run --config /tmp/config.json > $O/gateway.log 2>&1 &
 gateway=$!

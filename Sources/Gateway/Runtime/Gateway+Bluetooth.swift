@@ -1,0 +1,31 @@
+import Foundation
+import MQTT
+
+extension Gateway {
+    /// The Bluetooth side's state now (adapter, power, bluetoothd, the problem and what to do).
+    public func bluetoothHealth() -> BluetoothHealth { bluetooth }
+
+    /// ``BLELink`` learnt something new about Bluetooth: log what to fix when it became unusable
+    /// (or how it changed), update systemd's `STATUS=` (``ServiceStatus``), and publish the health
+    /// at once so Home Assistant's "Bluetooth" problem sensor follows without waiting for the next
+    /// interval.
+    func bluetoothHealthChanged(_ health: BluetoothHealth) async {
+        let previous = bluetooth
+        bluetooth = health
+        if health.problem != previous.problem || health.lastError != previous.lastError {
+            if let advice = health.advice {
+                logger.error(
+                    "Bluetooth unavailable: \(advice)",
+                    [
+                        ("problem", health.problem?.rawValue ?? ""), ("adapter", health.adapter),
+                        ("error", health.lastError ?? ""),
+                    ])
+            } else if health.isAvailable, !previous.isAvailable {
+                logger.info(
+                    "Bluetooth available", [("adapter", health.adapter), ("bluetoothd", health.bluezOwner ?? "")])
+            }
+        }
+        updateStatus { $0.bluetooth = health }
+        if health.problem != previous.problem { await publishHealth() }
+    }
+}

@@ -1,0 +1,140 @@
+import BlueZ
+import BlueZSimulator
+import Bluetooth
+import DBus
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// BlueZ lifecycle events the central must recover from (issue 16), against a simulator that keeps
+/// devices and their GATT objects across an adapter power cycle as bluetoothd 5.66 does.
+@Suite struct LifecycleSimulatorTests {
+    /// Powers the adapter off for `offTime`, on again, and returns the time from power-on until
+    /// `reconnect` succeeded.
+    static func powerCycle(
+        _ bluez: SimulatedBlueZ, offTime: Duration = .milliseconds(500), whileOff: () async throws -> Void = {},
+        reconnect: () async throws -> Void
+    ) async throws -> Duration {
+        await bluez.simulator.setPowered(false)
+        _ = await waitUntil(timeout: .seconds(5)) { await bluez.manager.state == .poweredOff }
+        try await whileOff()
+        try await Task.sleep(for: offTime)
+        await bluez.simulator.setPowered(true)
+        let start = ContinuousClock.now
+        try await bluez.manager.waitUntilPoweredOn(timeout: .seconds(10))
+        try await reconnect()
+        return ContinuousClock.now - start
+    }
+
+    /// How many objects BlueZ exports whose path starts with `prefix`, from `GetManagedObjects`.
+    static func objects(_ bluez: SimulatedBlueZ, under prefix: String) async throws -> Int {
+        let reply = try await bluez.connection.call(
+            destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+            method: "GetManagedObjects")
+        return (reply.first?.asObjectPathDictionary ?? [:]).keys.filter { $0.rawValue.hasPrefix(prefix) }.count
+    }
+
+    /// How many objects BlueZ exports below the device (its GATT tree).
+    static func gattObjects(_ bluez: SimulatedBlueZ, under address: BluetoothAddress) async throws -> Int {
+        try await objects(bluez, under: BlueZPaths.device(address, adapter: "hci0") + "/")
+    }
+
+    /// A second adapter (another program scanning on hci1) hears the same devices; the manager on
+    /// hci0 reports every device as the peripheral of its own adapter, and counts only its own.
+    @Test func devicesOfASecondAdapterAreIgnored() async throws {
+        let second = ScenarioAdapter(id: "hci1", address: "00:1A:7D:DA:71:14", name: "other")
+        try await SimulatedBlueZ.run(secondAdapter: second) { bluez in
+            let heard = await waitUntil {
+                ((try? await Self.objects(bluez, under: "/org/bluez/hci1/dev_")) ?? 0) >= 3
+            }
+            #expect(heard, "the second adapter heard nothing")
+            let seen = Mutex<[Discovery]>([])
+            let stream = try await bluez.manager.scan()
+            _ = await withDeadline(.seconds(2)) { () -> Bool? in
+                for await discovery in stream { seen.withLock { $0.append(discovery) } }
+                return nil
+            }
+            let discoveries = seen.withLock { $0 }
+            #expect(!discoveries.isEmpty)
+            // (An address may be reported again when its advertisement changes; a device heard by
+            // hci1 would come as another peripheral, of the path under hci1.)
+            for discovery in discoveries {
+                let own = await bluez.manager.retrievePeripherals(withIdentifiers: [discovery.identifier])
+                #expect(own.first === discovery.peripheral)
+            }
+            let ownDevices = try await Self.objects(bluez, under: "/org/bluez/hci0/dev_")
+            #expect(await bluez.manager.cachedDeviceCount <= ownDevices)
+        }
+    }
+
+    @Test func unbondedDeviceReconnectsOnTheGATTTreeBlueZKeptAcrossAPowerCycle() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let before = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
+            let took = try await Self.powerCycle(
+                bluez,
+                whileOff: {
+                    // bluetoothd kept the device (it had a link at power-off) and its GATT objects.
+                    #expect(await bluez.manager.retrievePeripherals(withIdentifiers: [SimulatedBlueZ.strap]).count == 1)
+                    let snapshot = try await bluez.simulator.snapshot(address: SimulatedBlueZ.strap.string)
+                    let gattObjects = try await Self.gattObjects(bluez, under: SimulatedBlueZ.strap)
+                    #expect(snapshot.present && gattObjects > 0)
+                },
+                reconnect: {
+                    try await bluez.manager.connect(strap, timeout: .seconds(10))
+                    // No InterfacesAdded came for the kept tree: the services are known all the same.
+                    let services = try await strap.discoverServices([SimulatedBlueZ.heartRateService])
+                    #expect(services.count == 1)
+                    let battery = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
+                    #expect(battery.id == before.id)
+                    #expect(try await strap.readValue(for: battery).count == 1)
+                    let values = try await strap.notifications(
+                        for: try await strap.characteristic(SimulatedBlueZ.heartRateMeasurement))
+                    #expect(try await next(1, of: values).count == 1)
+                })
+            #expect(took < .seconds(10), "readings resumed \(took) after power-on")
+        }
+    }
+
+    @Test func bondedDeviceReconnectsAfterAPowerCycle() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
+            let sensor = try await bluez.connected(PairingSimulatorTests.sensor)
+            try await bluez.manager.pair(sensor)
+            #expect(await sensor.isBonded)
+            let took = try await Self.powerCycle(
+                bluez,
+                whileOff: {
+                    let snapshot = try await bluez.simulator.snapshot(address: PairingSimulatorTests.sensor.string)
+                    let gattObjects = try await Self.gattObjects(bluez, under: PairingSimulatorTests.sensor)
+                    #expect(snapshot.present && snapshot.paired && gattObjects > 0)
+                },
+                reconnect: {
+                    try await bluez.manager.connect(sensor, timeout: .seconds(10))
+                    let temperature = try await sensor.characteristic(PairingSimulatorTests.temperature)
+                    #expect(try await sensor.readValue(for: temperature).count == 2)
+                })
+            #expect(took < .seconds(10), "readings resumed \(took) after power-on")
+        }
+    }
+
+    /// An unbonded device kept at power-off goes after the temporary timeout without an
+    /// advertisement (nobody scans here); a bonded one stays.
+    @Test func keptUnbondedDeviceGoesAfterTheTemporaryTimeout() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing", staleTimeout: .seconds(1)) { bluez in
+            let sensor = try await bluez.connected(PairingSimulatorTests.sensor)
+            try await bluez.manager.pair(sensor)
+            let lock = try await bluez.connected(PairingSimulatorTests.lock)
+            _ = lock
+            await bluez.simulator.setPowered(false)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await bluez.simulator.snapshot(address: PairingSimulatorTests.lock.string).present)
+            await bluez.simulator.setPowered(true)
+            let gone = await waitUntil(timeout: .seconds(5)) {
+                (try? await bluez.simulator.snapshot(address: PairingSimulatorTests.lock.string).present) == false
+            }
+            #expect(gone, "the unbonded device outlived the temporary timeout")
+            #expect(try await bluez.simulator.snapshot(address: PairingSimulatorTests.sensor.string).present)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Bluetooth
+import DBus
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Gateway
+
+/// A clock the test moves by hand.
+final class ManualClock: Clock {
+    typealias Duration = Swift.Duration
+    struct Instant: InstantProtocol {
+        var offset: Swift.Duration
+        func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+    private let current = Mutex(Instant(offset: .zero))
+    var now: Instant { current.withLock { $0 } }
+    var minimumResolution: Swift.Duration { .nanoseconds(1) }
+    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
+        current.withLock { $0 = max($0, deadline) }
+    }
+    func advance(by duration: Swift.Duration) { current.withLock { $0 = $0.advanced(by: duration) } }
+}
+
+@Suite struct BluetoothHealthTests {
+    @Test func retryBacksOffFromOneSecondToEightAndResetsOnSuccess() {
+        let clock = ManualClock()
+        var retry = BluetoothRetry(clock: clock)
+        #expect(!retry.isDue())
+        var delays: [Duration] = []
+        for _ in 0..<6 {
+            let due = retry.failed()
+            delays.append(clock.now.duration(to: due))
+            #expect(!retry.isDue())
+            clock.advance(by: clock.now.duration(to: due) - .milliseconds(1))
+            #expect(!retry.isDue())
+            clock.advance(by: .milliseconds(1))
+            #expect(retry.isDue())
+        }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8), .seconds(8)])
+        retry.succeeded()
+        #expect(retry.failures == 0 && !retry.isDue())
+        #expect(clock.now.duration(to: retry.failed()) == .seconds(1))
+        #expect(retry.delay(afterFailures: 1_000) == .seconds(8))
+    }
+
+    @Test func managerStatesAndErrorsMapToProblems() {
+        #expect(BluetoothHealth.problem(for: .poweredOn, bluezRunning: true) == nil)
+        #expect(BluetoothHealth.problem(for: .poweredOff, bluezRunning: true) == .adapterPoweredOff)
+        #expect(BluetoothHealth.problem(for: .unsupported, bluezRunning: false) == .bluezNotRunning)
+        #expect(BluetoothHealth.problem(for: .unsupported, bluezRunning: true) == .adapterMissing)
+        #expect(BluetoothHealth.problem(for: .resetting, bluezRunning: false) == .bluezNotRunning)
+        #expect(BluetoothHealth.problem(for: .unauthorized, bluezRunning: true) == .accessDenied)
+        #expect(BluetoothHealth.problem(for: .unknown, bluezRunning: false) == .starting)
+        #expect(BluetoothHealth.problem(for: DBusError(name: .accessDenied, message: "")) == .accessDenied)
+        #expect(BluetoothHealth.problem(for: DBusError(name: .noReply, message: "")) == .accessDenied)
+        #expect(BluetoothHealth.problem(for: DBusError(name: .noServer, message: "")) == .busUnavailable)
+        #expect(BluetoothHealth.problem(for: DBusError(name: .fileNotFound, message: "")) == .busUnavailable)
+        #expect(BluetoothHealth.problem(for: BluetoothError(.unauthorized)) == .accessDenied)
+    }
+
+    @Test func everyProblemSaysWhatToFixAndTheStatusLineSaysUnavailable() {
+        for problem in BluetoothHealth.Problem.allCases where problem != .starting {
+            let health = BluetoothHealth(adapter: "hci0", problem: problem)
+            let advice = try? #require(health.advice)
+            #expect(advice?.isEmpty == false)
+            #expect(health.statusText.hasPrefix("Bluetooth unavailable (\(problem.rawValue))"))
+            #expect(!health.isAvailable)
+        }
+        #expect(BluetoothHealth(adapter: "hci0", problem: .accessDenied).advice?.contains("'bluetooth' group") == true)
+        #expect(BluetoothHealth(adapter: "hci0", problem: .adapterPoweredOff).advice?.contains("rfkill") == true)
+        #expect(
+            BluetoothHealth(adapter: "hci0", problem: .bluezNotRunning).advice?.contains("bluetooth.service") == true)
+        let ready = BluetoothHealth(
+            adapter: "hci1", adapterPresent: true, powered: true, bluezOwner: ":1.4", lastError: "gone", problem: nil)
+        #expect(ready.advice == nil && ready.isAvailable)
+        #expect(ready.statusText == "Bluetooth ready (hci1)")
+        #expect(
+            ready.json.serialized
+                == #"{"available":true,"problem":null,"adapter":"hci1","adapter_present":true,"powered":true,"bluez_owner":":1.4","last_error":"gone"}"#
+        )
+    }
+
+    @Test func healthCarriesTheBluetoothMember() {
+        let health = HealthSnapshot(
+            uptime: .seconds(1), connections: 0, maxConnections: 5, outboxDepth: 0, oldestUnsentAge: nil, dropped: 0,
+            reconnects: 0, published: 0, commands: 0, commandsRefused: 0, time: Date(timeIntervalSince1970: 0),
+            bluetooth: BluetoothHealth(adapter: "hci0", lastError: "no bus", problem: .busUnavailable))
+        #expect(health.json["bluetooth"]?["available"] == false)
+        #expect(health.json["bluetooth"]?["problem"] == "bus_unavailable")
+        #expect(health.json.serialized.hasSuffix(#","ts":"1970-01-01T00:00:00.000Z"}"#))
+    }
+}

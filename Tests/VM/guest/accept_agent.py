@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+# A BlueZ pairing agent (org.bluez.Agent1, NoInputNoOutput) that accepts every Just Works
+# confirmation and authorisation: the default agent of the guest's bluetoothd, so a bond between its
+# two controllers can be made without a person. Prints "agent registered" once it is the default.
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+AGENT = "org.bluez.Agent1"
+PATH = "/io/blebridge/vm/agent"
+
+
+class AcceptingAgent(dbus.service.Object):
+    @dbus.service.method(AGENT, in_signature="", out_signature="")
+    def Release(self):
+        pass
+
+    @dbus.service.method(AGENT, in_signature="ou", out_signature="")
+    def RequestConfirmation(self, device, passkey):
+        print("agent: confirmed", device, passkey, flush=True)
+
+    @dbus.service.method(AGENT, in_signature="o", out_signature="")
+    def RequestAuthorization(self, device):
+        print("agent: authorised", device, flush=True)
+
+    @dbus.service.method(AGENT, in_signature="os", out_signature="")
+    def AuthorizeService(self, device, uuid):
+        print("agent: service", device, uuid, flush=True)
+
+    @dbus.service.method(AGENT, in_signature="", out_signature="")
+    def Cancel(self):
+        print("agent: cancelled", flush=True)
+
+
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus()
+AcceptingAgent(bus, PATH)
+manager = dbus.Interface(bus.get_object("org.bluez", "/org/bluez"), "org.bluez.AgentManager1")
+manager.RegisterAgent(PATH, "NoInputNoOutput")
+manager.RequestDefaultAgent(PATH)
+print("agent registered", flush=True)
+GLib.MainLoop().run()
