@@ -24,13 +24,19 @@ deb=${PI_CHECK_DEB:-}
 if [[ -z "$deb" ]]; then
     deb=$("$root/deploy/package" --arch arm64 | tail -n 1)
 fi
-[[ -f "$deb" ]] || { echo "pi-check: no .deb at '$deb'" >&2; exit 66; }
-arch=$(dpkg-deb -f "$deb" Architecture)
-[[ "$arch" == arm64 ]] || { echo "pi-check: $deb is for $arch, not arm64" >&2; exit 65; }
-
 run="$cache/run"
 rm -rf "$run" && mkdir -p "$run/debs/old" "$run/debs/new" "$run/out"
 cp -r "$here/guest" "$run/guest"
+if [[ "$deb" == none ]]; then
+    # Checks the image and the rig alone; every package step is reported as not run.
+    printf 'OLD_DEB=\nNEW_DEB=\nOLD_VERSION=none\nNEW_VERSION=none\n' > "$run/debs/manifest"
+else
+[[ -f "$deb" ]] || { echo "pi-check: no .deb at '$deb'" >&2; exit 66; }
+arch=$(dpkg-deb -f "$deb" Architecture)
+[[ "$arch" == arm64 ]] || { echo "pi-check: $deb is for $arch, not arm64" >&2; exit 65; }
+# The binary itself must be AArch64 (ELF e_machine 183), not an x86_64 build labelled arm64.
+machine=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/bin/blebridge | od -An -tu2 -j18 -N2 | tr -d ' ')
+[[ "$machine" == 183 ]] || { echo "pi-check: usr/bin/blebridge in $deb is not an AArch64 ELF (e_machine $machine)" >&2; exit 65; }
 # The second build: the same package with a higher version (an upgrade as apt sees it).
 old_version=$(dpkg-deb -f "$deb" Version)
 new_version="${old_version}+pi1"
@@ -46,11 +52,13 @@ NEW_DEB=new/blebridge_${new_version}_arm64.deb
 OLD_VERSION=$old_version
 NEW_VERSION=$new_version
 MANIFEST
+fi
 
 # A throw-away overlay keeps the cached image clean for the next run.
 qemu-img create -q -f qcow2 -b "$cache/rootfs.img" -F raw "$run/overlay.qcow2"
 boot_started=$(date +%s)
 echo "pi-check: booting $(cat "$cache/kernel-version") (arm64, TCG) with $(basename "$deb")" >&2
+[[ "$deb" == none ]] && old_version=none
 set +e
 timeout "${PI_CHECK_TIMEOUT:-3600}" qemu-system-aarch64 \
     -M virt -cpu "${PI_CHECK_CPU:-cortex-a72}" -accel tcg,thread=multi -smp 2 -m 1024 \
@@ -69,7 +77,7 @@ total=$(($(date +%s) - started))
 status=$(cat "$run/out/status" 2>/dev/null || echo none)
 boot=$(grep -o 'multi-user.target reached after [^ ]*' "$run/out/boot-time.txt" 2>/dev/null | awk '{print $NF}')
 {
-    echo "Pi tier: $(dpkg-deb -f "$deb" Package) $old_version arm64 on Debian 13 arm64, kernel $(cat "$cache/kernel-version"), qemu-system-aarch64 -cpu ${PI_CHECK_CPU:-cortex-a72} TCG"
+    echo "Pi tier: blebridge ${old_version:-none} arm64 on Debian 13 arm64, kernel $(cat "$cache/kernel-version"), qemu-system-aarch64 -cpu ${PI_CHECK_CPU:-cortex-a72} TCG"
     echo
     if [[ -s "$run/out/results.tsv" ]]; then
         awk -F'\t' '{printf "%-4s %7ss  %s\n        %s\n", $1, $3, $2, $4}' "$run/out/results.tsv"

@@ -98,6 +98,7 @@ rig() {
 }
 
 install_old() {
+    [[ -n $OLD_DEB ]] || { DETAIL="no arm64 .deb was given (PI_CHECK_DEB=none)"; return 1; }
     local missing=""
     for package in libmosquitto1 libdbus-1-3 libsqlite3-0 libssl3t64; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
@@ -197,8 +198,10 @@ watchdog() {
 }
 
 stays_failed() { # stays_failed WHAT: after a restart with a broken configuration
-    local restarts=$(prop NRestarts) t=$(now)
+    local t=$(now)
     timeout 120 systemctl restart blebridge.service; local status=$?
+    # counted from here: a manual restart may reset NRestarts (newer systemd does)
+    local restarts=$(prop NRestarts)
     sleep 20
     local state=$(prop ActiveState) restarts2=$(prop NRestarts) result=$(prop Result)
     local reason=$(journal_since "$t" | grep -v -E '^(Starting|Started|Stopping|Stopped)' | grep -i -E 'config|json|no such|missing|exit|condition' | head -2 | tr '\n' ' ')
@@ -268,19 +271,26 @@ purge() {
 }
 
 step "rig: btvirt, bluetooth.service, example peripheral, mosquitto" rig
-step "install: apt install ./$OLD_DEB resolves from the local repo" install_old
-step "first run: enabled, not running without a real configuration" first_run
-step "start: active (running) through Type=notify" start_notify
-step "readings: heart rate and battery reach MQTT" readings
-step "command: set and get with transaction ids answered" command_roundtrip
-step "idle: RSS and CPU of the gateway (60 s)" idle
-step "reload: good file applied, bad file refused (systemctl reload, SIGHUP)" reload
-step "watchdog: SIGSTOP caught, service restarted" watchdog
-step "bad configuration: fails once, stays failed" bad_config
-step "missing configuration: stays down, no loop" missing_config
-step "stop: systemctl stop publishes offline" stop_offline
-step "upgrade: conffile kept, every held reading delivered" upgrade
-step "purge: cleans up as documented" purge
+step "install: apt install ./${OLD_DEB##*/} resolves from the local repo" install_old
+if dpkg-query -W -f='${Status}' blebridge 2>/dev/null | grep -q "install ok installed"; then
+    step "first run: enabled, not running without a real configuration" first_run
+    step "start: active (running) through Type=notify" start_notify
+    step "readings: heart rate and battery reach MQTT" readings
+    step "command: set and get with transaction ids answered" command_roundtrip
+    step "idle: RSS and CPU of the gateway (60 s)" idle
+    step "reload: good file applied, bad file refused (systemctl reload, SIGHUP)" reload
+    step "watchdog: SIGSTOP caught, service restarted" watchdog
+    step "bad configuration: fails once, stays failed" bad_config
+    step "missing configuration: stays down, no loop" missing_config
+    step "stop: systemctl stop publishes offline" stop_offline
+    step "upgrade: conffile kept, every held reading delivered" upgrade
+    step "purge: cleans up as documented" purge
+else
+    for name in "first run" start readings command idle reload watchdog "bad configuration" \
+        "missing configuration" stop upgrade purge; do
+        printf 'FAIL\t%s\t0.0\tnot run: blebridge is not installed\n' "$name" >> "$RES"
+    done
+fi
 
 journalctl -b --no-pager -o short-monotonic > "$OUT/journal.txt" 2>&1
 journalctl -b -u blebridge.service --no-pager -o short-monotonic > "$OUT/journal-blebridge.txt" 2>&1
