@@ -3,6 +3,7 @@
 # host's run directory mounted on /pi-check. Each step prints one line and appends one row to
 # out/results.tsv: PASS|FAIL, name, seconds, detail. The steps go on after a failure (each one
 # first brings the service back to a known state), so one run reports every step.
+[ -n "${BASH_VERSION:-}" ] || exec /bin/bash "$0" "$@"
 set -u
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 LC_ALL=C.UTF-8
 here=/pi-check/guest
@@ -78,11 +79,27 @@ ensure_running() {
 
 # --- the rig: btvirt, Debian's bluetooth.service, the example peripheral on hci1, mosquitto ---
 rig() {
-    modprobe hci_vhci || { DETAIL="no hci_vhci module"; return 1; }
-    systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -L -l2
-    wait_for 30 test -e /sys/class/bluetooth/hci1 || { DETAIL="btvirt made no hci1"; return 1; }
+    local how
+    if modprobe hci_vhci 2>/dev/null; then
+        how="btvirt -L -l2 through /dev/vhci"
+        systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -L -l2
+    else
+        # Debian 13's arm64 kernel has no hci_vhci: btvirt's emulated controllers are attached
+        # over pseudo-terminals with hci_uart (btattach), like a Pi's UART-attached controller.
+        how="no hci_vhci in this kernel: btvirt -s LE controllers attached with btattach -P h4 (hci_uart) over ptys"
+        systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -s -L -l0
+        wait_for 30 test -S /tmp/bt-server-le || { DETAIL="$how; btvirt made no server socket"; return 1; }
+        systemd-run --quiet --unit=pi-uart /usr/bin/python3 "$here/uart-controllers.py" 2
+        wait_for 30 test -s /run/pi-check/ttyBT1 || { DETAIL="$how; no ptys"; return 1; }
+        local n
+        for n in 0 1; do
+            systemd-run --quiet --unit=pi-btattach$n /usr/bin/btattach -B "$(cat /run/pi-check/ttyBT$n)" -P h4
+            wait_for 30 test -e /sys/class/bluetooth/hci$n
+        done
+    fi
+    wait_for 30 test -e /sys/class/bluetooth/hci1 || { DETAIL="$how; no hci1"; return 1; }
     systemctl start bluetooth.service
-    DETAIL="bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
+    DETAIL="$how; bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
     wait_for 60 sh -c '[ "$(bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
     btmgmt --index 0 power on >/dev/null 2>&1; btmgmt --index 1 power on >/dev/null 2>&1
     PERIPHERAL=$(btmgmt --index 1 info 2>/dev/null | awk '/addr / {print $2; exit}')
@@ -91,6 +108,19 @@ rig() {
     systemd-run --quiet --unit=pi-adv /usr/bin/python3 "$here/peripheral.py" advertisement /org/bluez/hci1
     wait_for 60 sh -c 'journalctl -u pi-gatt -o cat | grep -q "GATT application registered"' || { DETAIL="$DETAIL; GATT application not registered"; return 1; }
     wait_for 60 sh -c 'journalctl -u pi-adv -o cat | grep -q "Advertisement registered"' || { DETAIL="$DETAIL; advertisement not registered"; return 1; }
+    # trixie's mosquitto depends on libmosquitto1, which blebridge needs too. So that the install
+    # step shows apt fetching it from the local repository, the broker keeps a private copy of the
+    # library and dpkg forgets the package (apt install of the .deb then repairs mosquitto's
+    # dependency from the local repository as well).
+    if dpkg-query -W -f='${Status}' libmosquitto1 2>/dev/null | grep -q "install ok installed"; then
+        systemctl stop mosquitto.service
+        mkdir -p /opt/pi-check-mosquitto /etc/systemd/system/mosquitto.service.d
+        cp -a /usr/lib/*-linux-gnu/libmosquitto.so.1* /opt/pi-check-mosquitto/
+        printf '[Service]\nEnvironment=LD_LIBRARY_PATH=/opt/pi-check-mosquitto\n' > /etc/systemd/system/mosquitto.service.d/pi-check.conf
+        dpkg --purge --force-depends libmosquitto1 >/dev/null 2>&1
+        systemctl daemon-reload
+        systemctl start mosquitto.service
+    fi
     wait_for 60 systemctl is-active --quiet mosquitto.service || { DETAIL="$DETAIL; mosquitto not active"; return 1; }
     systemd-run --quiet --unit=pi-mqttlog /usr/bin/python3 "$here/mqtt.py" log "$LOG"
     wait_for 30 grep -q '\$connect' "$LOG" || { DETAIL="$DETAIL; MQTT logger not connected"; return 1; }
@@ -104,7 +134,9 @@ install_old() {
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
     done
     cp "/pi-check/debs/$OLD_DEB" /root/
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" > "$OUT/apt-install.log" 2>&1
+    # apt's only source is file:/srv/pi-check-repo (mmdebstrap leaves no package lists behind)
+    timeout 300 apt-get update -q > "$OUT/apt-install.log" 2>&1
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" >> "$OUT/apt-install.log" 2>&1
     local status=$?
     local fetched=$(awk '/^Get:[0-9]+ file:\/srv\/pi-check-repo/ {print $4}' "$OUT/apt-install.log" | xargs)
     DETAIL="absent before:${missing:- none}; from the local repo: ${fetched:-nothing}; apt exit $status"
