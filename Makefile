@@ -1,5 +1,5 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test build release bench format package
+.PHONY: demo test build release bench format package pi-check
 demo:
 	./scripts/demo.sh
 test:
@@ -14,3 +14,5 @@ format:
 	swift format --in-place --recursive Package.swift Sources Tests
 package:
 	./deploy/package
+pi-check:
+	./Tests/Pi/pi-check.sh
