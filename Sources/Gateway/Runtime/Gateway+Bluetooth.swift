@@ -26,6 +26,6 @@ extension Gateway {
             }
         }
         updateStatus { $0.bluetooth = health }
-        if health.problem != previous.problem { await publishHealth() }
+        if health.problem != previous.problem { await healthTick() }
     }
 }
