@@ -13,7 +13,8 @@ import Testing
         let status = ServiceStatus(
             bluetooth: Self.on, onlineDevices: 2, connectedDevices: 1, configuredDevices: 3,
             broker: .connected, outboxDepth: 0)
-        #expect(status.text == "Bluetooth on (hci0); devices 2/3 online (1 connected); broker connected; outbox empty")
+        #expect(
+            status.text == "Bluetooth ready (hci0); devices 2/3 online (1 connected); broker connected; outbox empty")
     }
 
     @Test func brokerDownOutboxFilling() {
@@ -22,7 +23,7 @@ import Testing
             broker: .disconnected, outboxDepth: 41)
         #expect(
             status.text
-                == "Bluetooth on (hci0); devices 3/3 online (3 connected); broker unreachable, retrying; outbox 41 queued"
+                == "Bluetooth ready (hci0); devices 3/3 online (3 connected); broker unreachable, retrying; outbox 41 queued"
         )
     }
 
@@ -37,12 +38,18 @@ import Testing
 
     /// Each Bluetooth problem reads differently, and says what to check where the user can act.
     @Test(arguments: [
-        (BluetoothHealth.Problem.adapterPoweredOff, "Bluetooth off (hci0 powered off or rfkill-blocked)"),
-        (.accessDenied, "Bluetooth access denied (user not in group bluetooth?), retrying"),
-        (.adapterMissing, "Bluetooth unavailable: no adapter hci0"),
-        (.bluezNotRunning, "Bluetooth unavailable: bluetoothd not running"),
-        (.busUnavailable, "Bluetooth unavailable: D-Bus bus unreachable, retrying"),
-        (.starting, "Bluetooth starting"),
+        (
+            BluetoothHealth.Problem.adapterPoweredOff,
+            "Bluetooth unavailable (adapter_powered_off): hci0 powered off or rfkill-blocked"
+        ),
+        (
+            .accessDenied,
+            "Bluetooth unavailable (access_denied): access to org.bluez denied (user not in group bluetooth?), retrying"
+        ),
+        (.adapterMissing, "Bluetooth unavailable (adapter_missing): no adapter hci0"),
+        (.bluezNotRunning, "Bluetooth unavailable (bluez_not_running): bluetoothd not running"),
+        (.busUnavailable, "Bluetooth unavailable (bus_unavailable): D-Bus bus unreachable, retrying"),
+        (.starting, "Bluetooth starting (hci0)"),
     ])
     func bluetoothProblems(problem: BluetoothHealth.Problem, expected: String) {
         let health = BluetoothHealth(adapter: "hci0", problem: problem)

@@ -70,12 +70,24 @@ public struct BluetoothHealth: Sendable, Hashable {
         }
     }
 
-    /// One line for systemd's `STATUS=` (and `systemctl status`).
+    /// The Bluetooth part of systemd's `STATUS=` line (``ServiceStatus``): short, with the problem's
+    /// name as in `bridge/health`; the log line carries the full ``advice``.
     public var statusText: String {
         switch problem {
         case nil: "Bluetooth ready (\(adapter))"
         case .starting?: "Bluetooth starting (\(adapter))"
-        case let problem?: "Bluetooth unavailable (\(problem.rawValue)): \(advice ?? problem.rawValue); retrying"
+        case let problem?: "Bluetooth unavailable (\(problem.rawValue)): \(Self.hint(problem, adapter: adapter))"
+        }
+    }
+
+    static func hint(_ problem: Problem, adapter: String) -> String {
+        switch problem {
+        case .busUnavailable: "D-Bus bus unreachable, retrying"
+        case .accessDenied: "access to org.bluez denied (user not in group bluetooth?), retrying"
+        case .bluezNotRunning: "bluetoothd not running"
+        case .adapterMissing: "no adapter \(adapter)"
+        case .adapterPoweredOff: "\(adapter) powered off or rfkill-blocked"
+        case .starting: "starting"
         }
     }
 

@@ -2,8 +2,8 @@
 /// (`STATUS=` of sd_notify). Pure: the gateway fills the fields as events arrive, ``text`` words them.
 ///
 /// ```
-/// Bluetooth on (hci0); devices 2/3 online (1 connected); broker connected; outbox empty
-/// Bluetooth off (hci0 powered off or rfkill-blocked); devices 0/3 online; broker unreachable, retrying; outbox 41 queued
+/// Bluetooth ready (hci0); devices 2/3 online (1 connected); broker connected; outbox empty
+/// Bluetooth unavailable (adapter_powered_off): hci0 powered off or rfkill-blocked; devices 0/3 online; broker unreachable, retrying; outbox 41 queued
 /// ```
 ///
 /// To add a field (e.g. more about the adapter), add a stored property here, one clause in
@@ -57,20 +57,7 @@ public struct ServiceStatus: Sendable, Hashable {
         case let depth?: outbox = "outbox \(depth) queued"
         }
         if let outboxError { outbox += ", refusing writes (\(outboxError))" }
-        return ["Bluetooth \(Self.words(bluetooth))", devices, "broker \(Self.words(broker))", outbox]
-    }
-
-    static func words(_ health: BluetoothHealth?) -> String {
-        guard let health else { return "starting" }
-        switch health.problem {
-        case nil: return "on (\(health.adapter))"
-        case .starting?: return "starting"
-        case .busUnavailable?: return "unavailable: D-Bus bus unreachable, retrying"
-        case .accessDenied?: return "access denied (user not in group bluetooth?), retrying"
-        case .bluezNotRunning?: return "unavailable: bluetoothd not running"
-        case .adapterMissing?: return "unavailable: no adapter \(health.adapter)"
-        case .adapterPoweredOff?: return "off (\(health.adapter) powered off or rfkill-blocked)"
-        }
+        return [bluetooth?.statusText ?? "Bluetooth starting", devices, "broker \(Self.words(broker))", outbox]
     }
 
     static func words(_ state: BrokerState) -> String {
