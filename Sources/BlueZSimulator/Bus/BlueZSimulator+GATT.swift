@@ -210,6 +210,7 @@ extension BlueZSimulator {
             $0.update(value, connected: notify && connected)
         }
         deliver(key, delivery)
+        if notify { batteryLevelChanged(key) }
     }
 
     // MARK: Descriptors
