@@ -212,24 +212,9 @@ extension BlueZSimulator {
         }
     }
 
-    func finishPairing(_ key: String, success: Bool) {
+    private func finishPairing(_ key: String, success: Bool) {
         let effects = devices[key]!.finishPairing(success: success)
         for case .changed(let names) in effects { emitDevice(key, names) }
-    }
-
-    /// Pairing the kernel starts when bluetoothd raises a link's security: the default agent answers
-    /// (Just Works needs none). Returns whether the device is paired afterwards.
-    func pairForSecurity(_ key: String) async -> Bool {
-        guard devices[key]!.connected, case .begin(_, let needsPasskey) = devices[key]!.beginPairing() else {
-            return false
-        }
-        var success = false
-        defer { finishPairing(key, success: success) }
-        if needsPasskey {
-            do { try await requestPasskey(key, sender: "") } catch { return false }
-        }
-        success = devices[key]!.bonding
-        return success
     }
 
     /// Asks the caller's agent (or the default one) for the passkey the device displays.
