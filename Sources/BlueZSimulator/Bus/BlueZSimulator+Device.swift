@@ -88,6 +88,7 @@ extension BlueZSimulator {
         await apply(devices[key]!.exportServices(), to: key)
         guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
         await apply(devices[key]!.markResolved(), to: key)
+        await exportBattery(key)
         if let after = devices[key]!.spec.faults.disconnectAfter {
             schedule(key, after: after) { simulator in
                 guard await simulator.connectAttempts[key] == attempt else { return }
@@ -137,6 +138,7 @@ extension BlueZSimulator {
         // and Disconnect calls are answered, then `Connected` goes false (clients such as bleak
         // close their bus on that signal).
         let connectedChange = DeviceState.Effect.changed(["Connected"])
+        await unexportBattery(key)
         await apply(effects.filter { $0 != connectedChange }, to: key)
         resumeConnects(
             key,
@@ -165,6 +167,20 @@ extension BlueZSimulator {
 
     func cancelDeviceTasks(_ key: String) {
         for task in deviceTasks.removeValue(forKey: key) ?? [] { task.cancel() }
+    }
+
+    /// `ConnectProfile`: bluetoothd connects profiles over BR/EDR (`connect_profiles` with
+    /// BDADDR_BREDR); it first browses SDP, which an LE-only controller cannot (measured in the VM:
+    /// `Failed` "br-connection-sdp-search").
+    func connectProfile(_ call: DBusMethodCall) throws {
+        let key = try key(forDevicePath: call.path.rawValue)
+        if devices[key]!.link == .connecting {
+            throw BlueZError(name: BlueZError.prefix + "InProgress", message: "br-connection-busy").dbus
+        }
+        guard adapter.powered else {
+            throw BlueZError(name: BlueZError.prefix + "NotReady", message: "br-connection-adapter-not-powered").dbus
+        }
+        throw BlueZError.failed("br-connection-sdp-search").dbus
     }
 
     // MARK: Pairing
@@ -196,24 +212,9 @@ extension BlueZSimulator {
         }
     }
 
-    func finishPairing(_ key: String, success: Bool) {
+    private func finishPairing(_ key: String, success: Bool) {
         let effects = devices[key]!.finishPairing(success: success)
         for case .changed(let names) in effects { emitDevice(key, names) }
-    }
-
-    /// Pairing the kernel starts when bluetoothd raises a link's security: the default agent answers
-    /// (Just Works needs none). Returns whether the device is paired afterwards.
-    func pairForSecurity(_ key: String) async -> Bool {
-        guard devices[key]!.connected, case .begin(_, let needsPasskey) = devices[key]!.beginPairing() else {
-            return false
-        }
-        var success = false
-        defer { finishPairing(key, success: success) }
-        if needsPasskey {
-            do { try await requestPasskey(key, sender: "") } catch { return false }
-        }
-        success = devices[key]!.bonding
-        return success
     }
 
     /// Asks the caller's agent (or the default one) for the passkey the device displays.

@@ -34,26 +34,9 @@ extension BlueZSimulator {
         return (offset, type)
     }
 
-    /// bluetoothd's ATT layer (`change_security` in `src/shared/att.c`): when the peer answers
-    /// insufficient authentication or encryption on a link that is not encrypted yet, the link's
-    /// security is raised, which pairs through the default agent; the request is sent again once
-    /// paired and fails with the peer's error otherwise.
-    func raisingSecurity<Result: Sendable>(
-        _ key: CharacteristicKey, _ operation: () async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await operation()
-        } catch let error as DBusError
-            where error == BlueZError.att(.insufficientAuthentication).dbus && !devices[key.address]!.paired
-        {
-            guard await pairForSecurity(key.address) else { throw error }
-            return try await operation()
-        }
-    }
-
     func readValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws -> [UInt8] {
         let options = try Self.parseOptions(call.arguments.first)
-        return try await raisingSecurity(key) { try readValue(key, offset: options.offset) }
+        return try readValue(key, offset: options.offset)
     }
 
     private func readValue(_ key: CharacteristicKey, offset: UInt16) throws -> [UInt8] {
@@ -85,9 +68,7 @@ extension BlueZSimulator {
             }
             type = parsed
         }
-        try await raisingSecurity(key) {
-            try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
-        }
+        try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
     }
 
     func performWrite(
@@ -113,7 +94,7 @@ extension BlueZSimulator {
     }
 
     func startNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
-        try await raisingSecurity(key) { try startNotify(key, sender: call.sender) }
+        try startNotify(key, sender: call.sender)
     }
 
     private func startNotify(_ key: CharacteristicKey, sender: String) throws {
@@ -210,6 +191,7 @@ extension BlueZSimulator {
             $0.update(value, connected: notify && connected)
         }
         deliver(key, delivery)
+        if notify { batteryLevelChanged(key) }
     }
 
     // MARK: Descriptors

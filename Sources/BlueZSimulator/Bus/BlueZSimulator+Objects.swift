@@ -175,6 +175,14 @@ extension BlueZSimulator {
                     try await self?.cancelPairing(call)
                     return []
                 },
+                DBusMethod(name: "ConnectProfile", inSignature: "s") { [weak self] call in
+                    try await self?.connectProfile(call)
+                    return []
+                },
+                DBusMethod(name: "DisconnectProfile", inSignature: "s") { _ in
+                    // find_connectable_service: an LE peer's GATT services have no profile to disconnect.
+                    throw BlueZError.invalidArguments.dbus
+                },
             ],
             properties: Self.deviceProperties.map { deviceProperty(key, $0) }, signals: [])
         let path = try DBusObjectPath(devices[key]!.path)

@@ -84,6 +84,8 @@ public actor BlueZSimulator {
     var descriptorCache: [DescriptorKey: [UInt8]] = [:]
     /// Values the peer's writable descriptors hold after a write.
     var descriptorWrites: [DescriptorKey: [UInt8]] = [:]
+    /// Devices whose `Battery1` interface is exported (while connected and resolved).
+    var batteryExported: Set<String> = []
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -257,6 +259,7 @@ public actor BlueZSimulator {
         bluez = nil
         agents = AgentRegistry()
         profiles = ProfileRegistry()
+        batteryExported = []
         peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
         adapter = AdapterState(powered: true)
         for key in deviceOrder {

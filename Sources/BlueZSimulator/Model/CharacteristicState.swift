@@ -128,7 +128,7 @@ public struct CharacteristicState: Sendable, Equatable {
             case .reliable: properties.contains(.reliableWrite) || properties.contains(.write)
             case .command: properties.contains(.writeWithoutResponse) || properties.contains(.write)
             }
-        guard permitted else { return .writeNotPermitted }
+        guard permitted else { return spec.writeError }
         if spec.requiresPairing, !link.paired { return .insufficientAuthentication }
         guard Int(offset) <= value.count else { return .invalidOffset }
         let length = Int(offset) + bytes.count

@@ -13,6 +13,17 @@ enum ScenarioParsing {
     static func uuid(_ text: String) -> BluetoothUUID? { BluetoothUUID(text) }
 
     static func address(_ text: String) -> BluetoothAddress? { BluetoothAddress(text) }
+
+    /// A peer's refusal: `"<refusal>"` (the default) or `"request-not-supported"`.
+    static func refusalForm(_ refusal: String) -> String { "\"\(refusal)\" or \"request-not-supported\"" }
+
+    static func refusal(_ text: String, default refusal: (name: String, error: ATTError)) -> ATTError? {
+        switch text {
+        case refusal.name: refusal.error
+        case "request-not-supported": .requestNotSupported
+        default: nil
+        }
+    }
 }
 
 /// A duration written as seconds (`1.5`) or as text (`"1500ms"`, `"30s"`).

@@ -48,13 +48,17 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
     /// The peer answers a read at any offset with the whole value (BlueZ's example servers ignore the
     /// offset bluetoothd forwards to them), instead of `invalidOffset` past the end.
     public var readIgnoresOffset: Bool
+    /// What the peer answers a write request with when the characteristic lacks the write flag:
+    /// `writeNotPermitted` by default; `requestNotSupported` for a BlueZ-based peer's application.
+    public var writeError: ATTError
     public var descriptors: [ScenarioDescriptor]
 
     public init(
         uuid: BluetoothUUID, properties: Set<CharacteristicProperty>, value: [UInt8] = [],
         generator: ScenarioGenerator? = nil, interval: Duration = .seconds(1), requiresPairing: Bool = false,
         minLength: Int = 0, maxLength: Int = 512, allowedRange: ClosedRange<UInt8>? = nil, notifyOnWrite: Bool = true,
-        readError: ATTError = .readNotPermitted, readIgnoresOffset: Bool = false, descriptors: [ScenarioDescriptor] = []
+        readError: ATTError = .readNotPermitted, readIgnoresOffset: Bool = false,
+        writeError: ATTError = .writeNotPermitted, descriptors: [ScenarioDescriptor] = []
     ) {
         self.uuid = uuid
         self.properties = properties
@@ -68,6 +72,7 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         self.notifyOnWrite = notifyOnWrite
         self.readError = readError
         self.readIgnoresOffset = readIgnoresOffset
+        self.writeError = writeError
         self.descriptors = descriptors
     }
 
@@ -80,6 +85,7 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         case notifyOnWrite = "notify_on_write"
         case readError = "read_error"
         case readIgnoresOffset = "read_ignores_offset"
+        case writeError = "write_error"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -118,15 +124,14 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         notifyOnWrite = try container.decodeIfPresent(Bool.self, forKey: .notifyOnWrite) ?? true
         readError =
             try container.decodeParsedIfPresent(
-                String.self, forKey: .readError, accepted: "\"read-not-permitted\" or \"request-not-supported\""
-            ) {
-                switch $0 {
-                case "read-not-permitted": .readNotPermitted
-                case "request-not-supported": .requestNotSupported
-                default: nil
-                }
-            } ?? .readNotPermitted
+                String.self, forKey: .readError, accepted: ScenarioParsing.refusalForm("read-not-permitted")
+            ) { ScenarioParsing.refusal($0, default: ("read-not-permitted", .readNotPermitted)) } ?? .readNotPermitted
         readIgnoresOffset = try container.decodeIfPresent(Bool.self, forKey: .readIgnoresOffset) ?? false
+        writeError =
+            try container.decodeParsedIfPresent(
+                String.self, forKey: .writeError, accepted: ScenarioParsing.refusalForm("write-not-permitted")
+            ) { ScenarioParsing.refusal($0, default: ("write-not-permitted", .writeNotPermitted)) }
+            ?? .writeNotPermitted
         descriptors = try container.decodeIfPresent([ScenarioDescriptor].self, forKey: .descriptors) ?? []
         if descriptors.contains(where: { $0.uuid == ScenarioDescriptor.clientCharacteristicConfiguration }) {
             throw container.invalid(.descriptors, "the 2902 descriptor is added automatically for notify/indicate")
@@ -172,14 +177,8 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
         writable = try container.decodeIfPresent(Bool.self, forKey: .writable) ?? false
         writeError =
             try container.decodeParsedIfPresent(
-                String.self, forKey: .writeError,
-                accepted: "\"write-not-permitted\" or \"request-not-supported\""
-            ) {
-                switch $0 {
-                case "write-not-permitted": .writeNotPermitted
-                case "request-not-supported": .requestNotSupported
-                default: nil
-                }
-            } ?? .writeNotPermitted
+                String.self, forKey: .writeError, accepted: ScenarioParsing.refusalForm("write-not-permitted")
+            ) { ScenarioParsing.refusal($0, default: ("write-not-permitted", .writeNotPermitted)) }
+            ?? .writeNotPermitted
     }
 }

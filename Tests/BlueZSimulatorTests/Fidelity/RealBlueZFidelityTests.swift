@@ -15,13 +15,20 @@ import Testing
     static let probe = here.deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("VM/guest/probe_errors.py")
 
-    /// The GATT database bluetoothd's own server exposed on the VM's second controller.
+    /// The peripheral of the capture as the VM's central saw it: bluetoothd's own GATT and Device
+    /// Information services, then BlueZ's example GATT server (bluez-test-scripts' example-gatt-server:
+    /// heart rate, battery, and its test service). The peer's answers that its application decides
+    /// are the scenario's: a notify-only characteristic's read and write reach the application, which
+    /// answers NotSupported (`read_error`, `write_error`); the battery and test characteristics ignore
+    /// the read offset; the control point takes exactly one byte; the test descriptor refuses writes
+    /// with NotSupported, the user description accepts them (writable auxiliaries); the peer refused
+    /// a 512-byte write to the test characteristic with Invalid Length (measured), so its limit is 511.
     static let scenario = """
         {
           "name": "bluez-reference",
-          "description": "Mirror of bluetoothd 5.66's GATT server as seen from the VM's central.",
+          "description": "Mirror of the capture's peripheral: bluetoothd 5.66 serving BlueZ's example GATT server.",
           "devices": [
-            {"id": "reference", "address": "00:AA:01:01:00:01", "name": "BlueZ 5.66", "rssi": -40,
+            {"id": "reference", "address": "00:AA:01:00:00:00", "name": "BlueZ 5.66", "rssi": -40,
              "services": [
                {"uuid": "1801", "characteristics": [
                  {"uuid": "2a05", "flags": ["indicate"], "value": "00000000"},
@@ -31,6 +38,35 @@ import Testing
                ]},
                {"uuid": "180a", "characteristics": [
                  {"uuid": "2a50", "flags": ["read"], "value": "026b1d46024205"}
+               ]},
+               {"uuid": "180d", "characteristics": [
+                 {"uuid": "2a37", "flags": ["notify"], "value": "0664",
+                  "read_error": "request-not-supported", "write_error": "request-not-supported"},
+                 {"uuid": "2a38", "flags": ["read"], "value": "01", "read_ignores_offset": true},
+                 {"uuid": "2a39", "flags": ["write"], "value": "00", "min_length": 1, "max_length": 1,
+                  "read_error": "read-not-permitted"}
+               ]},
+               {"uuid": "180f", "characteristics": [
+                 {"uuid": "2a19", "flags": ["read", "notify"], "value": "64", "read_ignores_offset": true}
+               ]},
+               {"uuid": "12345678-1234-5678-1234-56789abcdef0", "characteristics": [
+                 {"uuid": "12345678-1234-5678-1234-56789abcdef1",
+                  "flags": ["read", "write", "extended-properties", "writable-auxiliaries"], "value": "",
+                  "read_ignores_offset": true, "max_length": 511,
+                  "descriptors": [
+                    {"uuid": "2900", "value": "0200"},
+                    {"uuid": "12345678-1234-5678-1234-56789abcdef2", "text": "Test",
+                     "write_error": "request-not-supported"},
+                    {"uuid": "2901", "text": "This is a characteristic for testing", "writable": true}
+                  ]},
+                 {"uuid": "12345678-1234-5678-1234-56789abcdef3", "flags": ["read", "write"], "value": "",
+                  "requires_pairing": true,
+                  "descriptors": [{"uuid": "12345678-1234-5678-1234-56789abcdef4", "value": ""},
+                                  {"uuid": "2901", "text": "Encrypted"}]},
+                 {"uuid": "12345678-1234-5678-1234-56789abcdef5", "flags": ["read", "write"], "value": "",
+                  "requires_pairing": true,
+                  "descriptors": [{"uuid": "12345678-1234-5678-1234-56789abcdef6", "value": ""},
+                                  {"uuid": "2901", "text": "Secure"}]}
                ]}
              ]}
           ]
@@ -40,11 +76,15 @@ import Testing
     /// Answers that depend on the remote device's own GATT server, not on BlueZ: excluded, with why.
     static let remoteSpecific: [String: String] = [
         "char 00002b29-0000-1000-8000-00805f9b34fb flags=read,write WriteValue request":
-            "the remote server rejects this value with ATT 0x13 (Client Supported Features semantics)"
+            "the remote server rejects this value with ATT 0x13 (Client Supported Features semantics)",
+        "desc 12345678-1234-5678-1234-56789abcdef2 of 12345678-1234-5678-1234-56789abcdef1 ReadValue":
+            "the example application's reply to this read fails in bluetoothd's server (ATT 0x0e, Unlikely Error)",
     ]
 
     /// Successful calls whose reply text is compared too (others: success only).
-    static let repliesCompared: Set<String> = ["GetDiscoveryFilters"]
+    static let repliesCompared: Set<String> = [
+        "GetDiscoveryFilters", "Get Pairable after Set", "Get Discoverable after Set", "Get DiscoverableTimeout",
+    ]
 
     struct Answer: Equatable, CustomStringConvertible {
         var outcome: String

@@ -19,6 +19,9 @@ import Testing
         try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let sensor = try await bluez.connected(Self.sensor)
             let temperature = try await sensor.characteristic(Self.temperature)
+            await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
+                try await code { _ = try await sensor.readValue(for: temperature) }
+            }
             #expect(await !sensor.isPaired)
             try await bluez.manager.pair(sensor)
             #expect(await bluez.manager.agent.registeredCapability == .noInputNoOutput)
@@ -173,29 +176,14 @@ import Testing
         }
     }
 
-    /// Without the option and without any agent, a passkey device's protected characteristic fails:
-    /// bluetoothd raises the link's security, the pairing that starts finds no agent to ask.
     @Test func withoutTheOptionInsufficientAuthenticationIsReported() async throws {
-        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
-            let lock = try await bluez.connected(Self.lock)
-            let state = try await lock.characteristic(Self.lockState)
-            await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
-                try await code { _ = try await lock.notifications(for: state) }
-            }
-            #expect(await !lock.isPaired)
-            #expect(await bluez.manager.agent.registeredCapability == nil)
-        }
-    }
-
-    /// bluetoothd raises a link's security when the peer answers insufficient authentication: a Just
-    /// Works device then pairs by itself (no agent needed) and the read is sent again and succeeds.
-    @Test func unpairedReadOfAJustWorksDevicePairsThroughRaisedSecurity() async throws {
         try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
             let sensor = try await bluez.connected(Self.sensor)
             let temperature = try await sensor.characteristic(Self.temperature)
-            let value = try await sensor.readValue(for: temperature)
-            #expect(!value.isEmpty)
-            #expect(await waitUntil { await sensor.isPaired })
+            await #expect(throws: BluetoothError.Code.insufficientAuthentication) {
+                try await code { _ = try await sensor.notifications(for: temperature) }
+            }
+            #expect(await !sensor.isPaired)
             #expect(await bluez.manager.agent.registeredCapability == nil)
         }
     }

@@ -53,8 +53,8 @@ for attempt in $(seq 1 15); do
     btmgmt --index "$idx" advertising on >/dev/null 2>&1
     sleep 1
     dev=$(busctl --system tree org.bluez --list | grep -o "^$A/dev_[0-9A-F_]*$" | head -1)
+    [ -n "$dev" ] && break  # advertising stays on: the central connects to it next
     btmgmt --index "$idx" advertising off >/dev/null 2>&1
-    [ -n "$dev" ] && break
     echo "guest: not discovered yet (attempt $attempt)"
 done
 [ -n "$dev" ] || { echo "guest: nothing discovered"; exit 1; }
