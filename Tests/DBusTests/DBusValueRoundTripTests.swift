@@ -198,8 +198,14 @@ import Testing
             #expect(throws: DBusError.self) {
                 try emit(.dictionary(keySignature: "v", valueSignature: "s", []))
             }
-            let deep = expectThrows(DBusError.self) { try emit(Self.nestedVariant(70)) }
-            #expect(deep?.message.contains("nested") == true)
+            // do/catch, not expectThrows: built by 6.3.1, expectThrows returned the NUL-string error
+            // of an earlier emit instead of this one's (2 runs of 2); unexplained, see the commit.
+            do {
+                try emit(Self.nestedVariant(70))
+                Issue.record("70 nested variants were accepted")
+            } catch {
+                #expect((error as? DBusError)?.message.contains("nested") == true, "\(error)")
+            }
             let badPath = "/trailing/"
             let badSignature = "a{vs}"
             #expect(throws: DBusError.self) { try DBusObjectPath(badPath) }

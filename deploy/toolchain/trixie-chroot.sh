@@ -23,7 +23,7 @@ cache=${BLEBRIDGE_TOOLCHAIN_DIR:-$root/.build/toolchain}
 mirror=${BLEBRIDGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=trixie
 dev_libs=libdbus-1-dev,libmosquitto-dev,libsqlite3-dev,libssl-dev
-build_packages=swiftlang,$dev_libs,pkg-config,binutils-aarch64-linux-gnu,file
+build_packages=swiftlang,$dev_libs,libstdc++-14-dev,pkg-config,binutils-aarch64-linux-gnu,file
 sysroot_packages=swiftlang,$dev_libs,libc6-dev,libstdc++-14-dev,libgcc-14-dev
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
