@@ -98,11 +98,11 @@ rig() {
         done
     fi
     wait_for 30 test -e /sys/class/bluetooth/hci1 || { DETAIL="$how; no hci1"; return 1; }
-    systemctl start bluetooth.service
+    timeout 60 systemctl start bluetooth.service
     DETAIL="$how; bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
-    wait_for 60 sh -c '[ "$(bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
-    btmgmt --index 0 power on >/dev/null 2>&1; btmgmt --index 1 power on >/dev/null 2>&1
-    PERIPHERAL=$(btmgmt --index 1 info 2>/dev/null | awk '/addr / {print $2; exit}')
+    wait_for 60 sh -c '[ "$(timeout 5 bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
+    timeout 10 btmgmt --index 0 power on >/dev/null 2>&1; timeout 10 btmgmt --index 1 power on >/dev/null 2>&1
+    PERIPHERAL=$(timeout 10 btmgmt --index 1 info 2>/dev/null | awk '/addr / {print $2; exit}')
     [[ -n "$PERIPHERAL" && "$PERIPHERAL" != 00:00:00:00:00:00 ]] || { DETAIL="$DETAIL; hci1 has no address"; return 1; }
     systemd-run --quiet --unit=pi-gatt /usr/bin/python3 "$here/peripheral.py" gatt /org/bluez/hci1
     systemd-run --quiet --unit=pi-adv /usr/bin/python3 "$here/peripheral.py" advertisement /org/bluez/hci1
@@ -303,6 +303,8 @@ purge() {
 }
 
 step "rig: btvirt, bluetooth.service, example peripheral, mosquitto" rig
+journalctl -b --no-pager -o short-monotonic -u bluetooth.service -u 'pi-*' -u mosquitto.service > "$OUT/rig-journal.txt" 2>&1
+dmesg > "$OUT/dmesg.txt" 2>&1
 step "install: apt install ./${OLD_DEB##*/} resolves from the local repo" install_old
 if dpkg-query -W -f='${Status}' blebridge 2>/dev/null | grep -q "install ok installed"; then
     step "first run: enabled, not running without a real configuration" first_run
