@@ -112,8 +112,8 @@ rig() {
         timeout 10 btmgmt --index $index info
     done
     PERIPHERAL=C0:FF:EE:00:00:02
-    systemd-run --quiet --unit=pi-gatt /usr/bin/python3 "$here/peripheral.py" gatt /org/bluez/hci1
-    systemd-run --quiet --unit=pi-adv /usr/bin/python3 "$here/peripheral.py" advertisement /org/bluez/hci1
+    systemd-run --quiet --unit=pi-gatt /usr/bin/python3 -u "$here/peripheral.py" gatt /org/bluez/hci1
+    systemd-run --quiet --unit=pi-adv /usr/bin/python3 -u "$here/peripheral.py" advertisement /org/bluez/hci1
     wait_for 60 sh -c 'journalctl -u pi-gatt -o cat | grep -q "GATT application registered"' || { DETAIL="$DETAIL; GATT application not registered"; return 1; }
     wait_for 60 sh -c 'journalctl -u pi-adv -o cat | grep -q "Advertisement registered"' || { DETAIL="$DETAIL; advertisement not registered"; return 1; }
     # trixie's mosquitto depends on libmosquitto1, which blebridge needs too. So that the install
