@@ -144,8 +144,8 @@ install_old() {
     cp "/pi-check/debs/$OLD_DEB" /root/
     OLD_DEB=${OLD_DEB##*/}
     # apt's only source is file:/srv/pi-check-repo (mmdebstrap leaves no package lists behind)
-    timeout 300 apt-get update -q > "$OUT/apt-install.log" 2>&1
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" >> "$OUT/apt-install.log" 2>&1
+    timeout 300 apt-get update -q > "$OUT/apt-update.log" 2>&1
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" > "$OUT/apt-install.log" 2>&1
     local status=$?
     local fetched=$(awk '/^Get:[0-9]+ file:\/srv\/pi-check-repo/ {print $4}' "$OUT/apt-install.log" | xargs)
     DETAIL="absent before:${missing:- none}; from the local repo: ${fetched:-nothing}; apt exit $status"
