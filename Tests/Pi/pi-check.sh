@@ -35,7 +35,10 @@ else
 arch=$(dpkg-deb -f "$deb" Architecture)
 [[ "$arch" == arm64 ]] || { echo "pi-check: $deb is for $arch, not arm64" >&2; exit 65; }
 # The binary itself must be AArch64 (ELF e_machine 183), not an x86_64 build labelled arm64.
-machine=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/bin/blebridge | od -An -tu2 -j18 -N2 | tr -d ' ')
+binary=$(mktemp)
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/bin/blebridge > "$binary"
+machine=$(od -An -tu2 -j18 -N2 "$binary" | tr -d ' ')
+rm -f "$binary"
 [[ "$machine" == 183 ]] || { echo "pi-check: usr/bin/blebridge in $deb is not an AArch64 ELF (e_machine $machine)" >&2; exit 65; }
 # The second build: the same package with a higher version (an upgrade as apt sees it).
 old_version=$(dpkg-deb -f "$deb" Version)

@@ -98,14 +98,22 @@ rig() {
         done
     fi
     wait_for 30 test -e /sys/class/bluetooth/hci1 || { DETAIL="$how; no hci1"; return 1; }
-    systemctl start bluetooth.service
+    timeout 60 systemctl start bluetooth.service
     DETAIL="$how; bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
-    wait_for 60 sh -c '[ "$(bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
-    btmgmt --index 0 power on >/dev/null 2>&1; btmgmt --index 1 power on >/dev/null 2>&1
-    PERIPHERAL=$(btmgmt --index 1 info 2>/dev/null | awk '/addr / {print $2; exit}')
-    [[ -n "$PERIPHERAL" && "$PERIPHERAL" != 00:00:00:00:00:00 ]] || { DETAIL="$DETAIL; hci1 has no address"; return 1; }
-    systemd-run --quiet --unit=pi-gatt /usr/bin/python3 "$here/peripheral.py" gatt /org/bluez/hci1
-    systemd-run --quiet --unit=pi-adv /usr/bin/python3 "$here/peripheral.py" advertisement /org/bluez/hci1
+    wait_for 60 sh -c '[ "$(timeout 5 bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
+    local index
+    for index in 0 1; do
+        timeout 10 btmgmt --index $index info
+        # btvirt's server-made controllers may share one public address: give each its own
+        # static random address (LE only), set while powered off.
+        timeout 10 btmgmt --index $index power off
+        timeout 10 btmgmt --index $index static-addr "C0:FF:EE:00:00:0$((index + 1))"
+        timeout 10 btmgmt --index $index power on
+        timeout 10 btmgmt --index $index info
+    done
+    PERIPHERAL=C0:FF:EE:00:00:02
+    systemd-run --quiet --unit=pi-gatt /usr/bin/python3 -u "$here/peripheral.py" gatt /org/bluez/hci1
+    systemd-run --quiet --unit=pi-adv /usr/bin/python3 -u "$here/peripheral.py" advertisement /org/bluez/hci1
     wait_for 60 sh -c 'journalctl -u pi-gatt -o cat | grep -q "GATT application registered"' || { DETAIL="$DETAIL; GATT application not registered"; return 1; }
     wait_for 60 sh -c 'journalctl -u pi-adv -o cat | grep -q "Advertisement registered"' || { DETAIL="$DETAIL; advertisement not registered"; return 1; }
     # trixie's mosquitto depends on libmosquitto1, which blebridge needs too. So that the install
@@ -134,9 +142,10 @@ install_old() {
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
     done
     cp "/pi-check/debs/$OLD_DEB" /root/
+    OLD_DEB=${OLD_DEB##*/}
     # apt's only source is file:/srv/pi-check-repo (mmdebstrap leaves no package lists behind)
-    timeout 300 apt-get update -q > "$OUT/apt-install.log" 2>&1
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" >> "$OUT/apt-install.log" 2>&1
+    timeout 300 apt-get update -q > "$OUT/apt-update.log" 2>&1
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" > "$OUT/apt-install.log" 2>&1
     local status=$?
     local fetched=$(awk '/^Get:[0-9]+ file:\/srv\/pi-check-repo/ {print $4}' "$OUT/apt-install.log" | xargs)
     DETAIL="absent before:${missing:- none}; from the local repo: ${fetched:-nothing}; apt exit $status"
@@ -271,6 +280,7 @@ upgrade() {
     sleep 20   # heart-rate readings queue in the outbox
     python3 "$here/outbox.py" snapshot "$DB" /tmp/held-old.txt > /tmp/held-old.count 2>&1
     cp "/pi-check/debs/$NEW_DEB" /root/
+    NEW_DEB=${NEW_DEB##*/}
     DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$NEW_DEB" > "$OUT/apt-upgrade.log" 2>&1
     local status=$?
     local version=$(dpkg-query -W -f='${Version}' blebridge)
@@ -303,6 +313,8 @@ purge() {
 }
 
 step "rig: btvirt, bluetooth.service, example peripheral, mosquitto" rig
+journalctl -b --no-pager -o short-monotonic -u bluetooth.service -u 'pi-*' -u mosquitto.service > "$OUT/rig-journal.txt" 2>&1
+dmesg > "$OUT/dmesg.txt" 2>&1
 step "install: apt install ./${OLD_DEB##*/} resolves from the local repo" install_old
 if dpkg-query -W -f='${Status}' blebridge 2>/dev/null | grep -q "install ok installed"; then
     step "first run: enabled, not running without a real configuration" first_run
