@@ -9,6 +9,8 @@ internal import CMosquitto
 /// A remembered subscription: its filter's QoS, its streams, whether the broker confirmed it.
 struct MQTTSubscriptionEntry {
     var qos: MQTTQoS
+    /// False: MQTT 5 Retain Handling 2 (the broker sends no retained messages at SUBSCRIBE).
+    var retainedAtSubscribe = true
     var streams: [Int: AsyncStream<MQTTMessage>.Continuation] = [:]
     var confirmed = false
 }
@@ -33,7 +35,13 @@ extension MQTTClient {
     /// ``MQTTError/Code/invalidTopic`` for a malformed filter. A second stream on a filter that is
     /// already subscribed at the same or higher QoS does not re-send SUBSCRIBE, so it does not
     /// receive retained messages again.
-    public func subscribe(_ filter: String, qos: MQTTQoS = .atLeastOnce) async throws -> AsyncStream<MQTTMessage> {
+    ///
+    /// `retainedAtSubscribe` false asks an MQTT 5 broker not to send the filter's retained
+    /// messages when the subscription is made (Retain Handling 2, also on resubscription). MQTT
+    /// 3.1.1 has no such option: there the broker still sends them, flagged ``MQTTMessage/retain``.
+    public func subscribe(
+        _ filter: String, qos: MQTTQoS = .atLeastOnce, retainedAtSubscribe: Bool = true
+    ) async throws -> AsyncStream<MQTTMessage> {
         try MQTTTopic.validateFilter(filter)
         let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         let id = nextStreamID
@@ -42,7 +50,7 @@ extension MQTTClient {
             guard let self else { return }
             Task { await self.removeStream(filter: filter, id: id) }
         }
-        var entry = subscriptions[filter] ?? MQTTSubscriptionEntry(qos: qos)
+        var entry = subscriptions[filter] ?? MQTTSubscriptionEntry(qos: qos, retainedAtSubscribe: retainedAtSubscribe)
         let needsSubscribe = subscriptions[filter] == nil || qos.rawValue > entry.qos.rawValue || !entry.confirmed
         entry.qos = MQTTQoS(rawValue: max(entry.qos.rawValue, qos.rawValue)) ?? qos
         entry.streams[id] = continuation
@@ -51,7 +59,7 @@ extension MQTTClient {
         do {
             try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
                 do throws(MQTTError) {
-                    let mid = try sendSubscribe(filter: filter, qos: entry.qos)
+                    let mid = try sendSubscribe(filter: filter, entry: entry)
                     pendingSubscribes[mid] = MQTTPendingSubscribe(filter: filter, caller: caller)
                 } catch {
                     caller.resume(throwing: error)
@@ -66,10 +74,14 @@ extension MQTTClient {
         return stream
     }
 
-    private func sendSubscribe(filter: String, qos: MQTTQoS) throws(MQTTError) -> Int32 {
+    private func sendSubscribe(filter: String, entry: MQTTSubscriptionEntry) throws(MQTTError) -> Int32 {
         guard let loop else { throw MQTTError(.noConnection, "subscribing to \(filter): not connected") }
         var mid: Int32 = 0
-        let rc = mosquitto_subscribe_v5(loop.handle.pointer, &mid, filter, qos.rawValue, 0, nil)
+        var options: Int32 = 0
+        if !entry.retainedAtSubscribe && configuration.protocolVersion == .v5 {
+            options = Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue)
+        }
+        let rc = mosquitto_subscribe_v5(loop.handle.pointer, &mid, filter, entry.qos.rawValue, options, nil)
         let savedErrno = errno
         if rc != MosquittoResult.success {
             throw MosquittoResult.error(rc, "subscribing to \(filter)", errnoValue: savedErrno)
@@ -101,7 +113,7 @@ extension MQTTClient {
         for (filter, entry) in subscriptions where all || !entry.confirmed {
             subscriptions[filter]?.confirmed = false
             do {
-                let mid = try sendSubscribe(filter: filter, qos: entry.qos)
+                let mid = try sendSubscribe(filter: filter, entry: entry)
                 pendingSubscribes[mid] = MQTTPendingSubscribe(filter: filter, caller: nil)
             } catch {
                 logger.warning("MQTT resubscription failed", [("filter", filter), ("reason", error.message)])

@@ -23,6 +23,11 @@ public struct MQTTConfiguration: Sendable {
     public var maximumReconnectDelay: Duration
     /// How long a connection attempt may take from TCP connect to CONNACK.
     public var connectTimeout: Duration
+    /// MQTT 5: the Maximum Packet Size sent on CONNECT (bytes, whole packet); the broker then
+    /// never sends this client a larger packet (it drops it instead), so an oversized publish is
+    /// never read into memory. nil: no limit announced. MQTT 3.1.1 has no such property: the
+    /// broker's own limit (mosquitto's `max_packet_size`) is the only cap there.
+    public var maximumPacketSize: UInt32?
 
     /// - Parameter url: `mqtt://host[:port]` or `mqtts://host[:port]`.
     public init(
@@ -30,7 +35,7 @@ public struct MQTTConfiguration: Sendable {
         password: MQTTSecret? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = true,
         sessionExpiry: UInt32 = UInt32.max, tls: MQTTTLSConfiguration? = nil, will: MQTTMessage? = nil,
         minimumReconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
-        connectTimeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(10), maximumPacketSize: UInt32? = nil
     ) throws(MQTTError) {
         self.broker = try MQTTBrokerAddress(url: url)
         self.clientID = clientID
@@ -45,6 +50,7 @@ public struct MQTTConfiguration: Sendable {
         self.minimumReconnectDelay = minimumReconnectDelay
         self.maximumReconnectDelay = maximumReconnectDelay
         self.connectTimeout = connectTimeout
+        self.maximumPacketSize = maximumPacketSize
     }
 
     /// Checks what can be checked without I/O; ``MQTTClient`` calls it before starting.
@@ -67,6 +73,9 @@ public struct MQTTConfiguration: Sendable {
         }
         if minimumReconnectDelay <= .zero || maximumReconnectDelay < minimumReconnectDelay {
             throw MQTTError(.invalidConfiguration, "reconnect delays must be positive with minimum ≤ maximum")
+        }
+        if maximumPacketSize == 0 {
+            throw MQTTError(.invalidConfiguration, "the maximum packet size must be at least 1 byte")
         }
         if let will {
             try MQTTTopic.validateName(will.topic)

@@ -188,6 +188,9 @@ final class MQTTNetworkLoop: Sendable {
             if configuration.protocolVersion == .v5 && !configuration.cleanSession {
                 try properties.addSessionExpiry(configuration.sessionExpiry)
             }
+            if configuration.protocolVersion == .v5, let maximum = configuration.maximumPacketSize {
+                try properties.addMaximumPacketSize(maximum)
+            }
             rc = mosquitto_connect_bind_v5(mosq, broker.host, Int32(broker.port), keepAlive, nil, properties.head)
             savedErrno = errno
         } else {

@@ -29,8 +29,22 @@ import Testing
         #expect(topics.classify("blebridge/bridge/request/reboot") == .unknownRequest("reboot"))
         #expect(topics.classify("homeassistant/status") == .homeAssistantStatus)
         #expect(topics.classify("blebridge/lamp") == nil)
-        #expect(topics.classify("blebridge/bridge/set") == nil)
+        // Topics that cannot name a device are still classified, so they get an answer (unknown_device).
+        #expect(topics.classify("blebridge/bridge/set") == .device("bridge", .set))
+        #expect(topics.classify("blebridge//get") == .device("", .get))
         #expect(topics.classify("other/lamp/set") == nil)
         #expect(topics.classify("blebridge/lamp/set/x") == nil)
+    }
+
+    @Test func defaultAnswerTopicsStayShortWhateverTheRequestTopic() {
+        #expect(topics.response(device: "lamp", .set) == "blebridge/bridge/response/lamp/set")
+        #expect(topics.response(device: "bridge", .set) == "blebridge/bridge/response/set")
+        #expect(topics.response(device: "", .get) == "blebridge/bridge/response/get")
+        #expect(topics.response(device: String(repeating: "d", count: 65_530), .set) == "blebridge/bridge/response/set")
+        #expect(topics.response(device: "a b", .set) == "blebridge/bridge/response/set")
+        #expect(topics.response(unknownRequest: "reboot/now") == "blebridge/bridge/response/reboot")
+        #expect(
+            topics.response(unknownRequest: String(repeating: "r", count: 65_000))
+                == "blebridge/bridge/response/invalid_request")
     }
 }

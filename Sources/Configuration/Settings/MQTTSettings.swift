@@ -26,12 +26,15 @@ public struct MQTTSettings: Sendable, Equatable {
     public var rawTopics: Bool
     /// TLS settings; used when `url` is `mqtts://`.
     public var tls: TLSSettings
+    /// Topic prefixes, besides `<base_topic>/`, that an MQTT 5 request may name as its response topic.
+    public var responseTopicPrefixes: [String]
 
     public init(
         url: BrokerURL = BrokerURL(host: "127.0.0.1"), clientID: String = "blebridge",
         protocolVersion: ProtocolVersion = .v5, username: String? = nil, passwordFile: String? = nil,
         passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
-        baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false, tls: TLSSettings = TLSSettings()
+        baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false, tls: TLSSettings = TLSSettings(),
+        responseTopicPrefixes: [String] = []
     ) {
         self.url = url
         self.clientID = clientID
@@ -45,11 +48,12 @@ public struct MQTTSettings: Sendable, Equatable {
         self.qos = qos
         self.rawTopics = rawTopics
         self.tls = tls
+        self.responseTopicPrefixes = responseTopicPrefixes
     }
 
     static let keys = [
         "url", "client_id", "protocol", "username", "password_file", "password_env", "keepalive", "clean_session",
-        "base_topic", "qos", "raw_topics", "tls",
+        "base_topic", "qos", "raw_topics", "tls", "response_topic_prefixes",
     ]
 
     /// Reads the password from `password_file` or `password_env`; nil when neither is set.
@@ -116,6 +120,18 @@ extension MQTTSettings: Decodable {
         qos = try reader.integer("qos", in: 0...2) ?? defaults.qos
         rawTopics = try reader.bool("raw_topics") ?? defaults.rawTopics
         tls = try reader.object(TLSSettings.self, "tls") ?? defaults.tls
+        let prefixExpected = "a topic prefix such as \"myapp/replies\""
+        responseTopicPrefixes =
+            try reader.decode(
+                [String].self, "response_topic_prefixes", expected: "a list of topic prefixes",
+                elementExpected: prefixExpected) ?? defaults.responseTopicPrefixes
+        for (index, prefix) in responseTopicPrefixes.enumerated() {
+            if let problem = TopicRules.problem(inTopic: prefix) {
+                throw ConfigurationError(
+                    code: .invalidValue, keyPath: reader.keyPath("response_topic_prefixes") + "[\(index)]",
+                    message: "\"\(prefix)\" \(problem)")
+            }
+        }
 
         if passwordFile != nil, passwordEnvironmentVariable != nil {
             throw reader.error("password_env", .conflict, "give password_file or password_env, not both")

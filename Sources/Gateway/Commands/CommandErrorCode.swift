@@ -27,6 +27,8 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
     case bleError = "ble_error"
     /// A bug or unexpected state in the gateway.
     case `internal`
+    /// The MQTT 5 response topic is not one answers may go to (see ``ResponseTopicPolicy``).
+    case responseTopicNotAllowed = "response_topic_not_allowed"
 }
 
 /// A refused or failed command: the code, a human message, and the caller's transaction.

@@ -23,7 +23,28 @@ extension Gateway {
             homeAssistantStatus(message.payload)
             return
         }
-        let reply = replyTarget(for: message, kind: kind)
+        if message.retain {
+            ignoreRetained(message)
+            return
+        }
+        let (reply, refusal) = replyTarget(for: message, kind: kind)
+        if let refusal {
+            counters.commands += 1
+            counters.commandsRefused += 1
+            if let held = responseTopicLog.admit(at: .now) {
+                logger.warning(
+                    "command refused: response topic not allowed",
+                    [
+                        ("topic", message.topic),
+                        ("response_topic", String(message.properties.responseTopic?.prefix(200) ?? "")),
+                        ("reason", refusal.message), ("not_logged_since_last", "\(held)"),
+                    ])
+            }
+            var failure = refusal
+            failure.transaction = gate.transaction(in: message.payload)
+            respond(CommandResponse.error(failure), to: reply)
+            return
+        }
         guard !stopping else {
             respond(
                 CommandResponse.error(
@@ -52,20 +73,40 @@ extension Gateway {
         }
     }
 
-    func replyTarget(for message: MQTTMessage, kind: InboundTopic) -> ReplyTarget {
-        if let topic = message.properties.responseTopic, !topic.isEmpty, !topic.contains("+"), !topic.contains("#") {
-            return ReplyTarget(topic: topic, correlationData: message.properties.correlationData)
-        }
-        let topic: String
+    /// Where to answer `message`, and the refusal when its MQTT 5 response topic is not allowed
+    /// (then the answer goes to the default topic, see ``ResponseTopicPolicy``).
+    func replyTarget(for message: MQTTMessage, kind: InboundTopic) -> (ReplyTarget, CommandFailure?) {
+        let topics = model.topics
+        let fallback: String
         switch kind {
-        case .device(let id, let operation): topic = model.topics.response(device: id, operation)
-        case .request(let request): topic = model.topics.response(request)
-        case .unknownRequest(let name):
-            topic =
-                "\(model.topics.base)/bridge/response/\(name.split(separator: "/").first.map(String.init) ?? "unknown")"
-        case .homeAssistantStatus: topic = model.topics.response(.devices)
+        case .device(let id, let operation): fallback = topics.response(device: id, operation)
+        case .request(let request): fallback = topics.response(request)
+        case .unknownRequest(let name): fallback = topics.response(unknownRequest: name)
+        case .homeAssistantStatus: fallback = topics.response(.devices)
         }
-        return ReplyTarget(topic: topic, correlationData: message.properties.correlationData)
+        let correlation = message.properties.correlationData
+        guard let topic = message.properties.responseTopic, !topic.isEmpty else {
+            return (ReplyTarget(topic: fallback, correlationData: correlation), nil)
+        }
+        let policy = ResponseTopicPolicy(
+            topics: topics, deviceIDs: Set(model.configuration.devices.map(\.id)),
+            extraPrefixes: model.configuration.mqtt.responseTopicPrefixes)
+        if let problem = policy.problem(with: topic) {
+            return (
+                ReplyTarget(topic: fallback, correlationData: correlation),
+                CommandFailure(.responseTopicNotAllowed, problem)
+            )
+        }
+        return (ReplyTarget(topic: topic, correlationData: correlation), nil)
+    }
+
+    /// A retained command is a stale request replayed by the broker (at subscribe on MQTT
+    /// 3.1.1): never executed nor answered; each topic is logged once (the first 256 topics).
+    func ignoreRetained(_ message: MQTTMessage) {
+        guard retainedCommandTopics.count < 256, retainedCommandTopics.insert(message.topic).inserted else { return }
+        logger.notice(
+            "retained command ignored (clear it with an empty retained publish)",
+            [("topic", message.topic), ("bytes", "\(message.payload.count)")])
     }
 
     func respond(_ payload: JSONValue, to reply: ReplyTarget) {

@@ -53,6 +53,10 @@ public actor Gateway {
     var commandsInFlight = 0
     var pendingCommands: [String: [PendingCommand]] = [:]
     var nextCommandID = 0
+    /// Refused response topics are logged at most once a minute.
+    var responseTopicLog = LogThrottle()
+    /// Topics of retained commands already logged (each once).
+    var retainedCommandTopics: Set<String> = []
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
     var ble: BLELink?
@@ -139,8 +143,14 @@ public actor Gateway {
             protocolVersion: settings.protocolVersion == .v5 ? .v5 : .v311, username: settings.username,
             password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
             will: MQTTMessage(
-                topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true))
+                topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true),
+            maximumPacketSize: maximumInboundPacketSize)
     }
+
+    /// The MQTT 5 Maximum Packet Size the gateway announces on CONNECT (docs/mqtt.md): room for the
+    /// 16 KiB command payload, the longest topic and a response topic; the broker drops larger
+    /// packets instead of sending them, so a huge publish never reaches the gateway's memory.
+    public static let maximumInboundPacketSize: UInt32 = 128 * 1024
 
     // MARK: Lifecycle
 
@@ -354,7 +364,8 @@ public actor Gateway {
         for filter in Self.subscribedFilters(model) where !commandFilters.contains(filter) {
             commandFilters.insert(filter)
             do {
-                unreadCommandStreams[filter] = try await client.subscribe(filter, qos: .atLeastOnce)
+                unreadCommandStreams[filter] = try await client.subscribe(
+                    filter, qos: .atLeastOnce, retainedAtSubscribe: filter == model.topics.homeAssistantStatus)
             } catch {
                 commandFilters.remove(filter)
                 logger.error(

@@ -39,8 +39,29 @@ public struct TopicContract: Sendable, Hashable {
     public func request(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/request/\(kind.rawValue)" }
     public func response(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/response/\(kind.rawValue)" }
     /// Responses to `<device>/set` and `<device>/get` when the caller gave no MQTT 5 response topic.
+    /// A level that cannot be a device id (empty, `bridge`, longer than 64 bytes, or with
+    /// characters outside `[A-Za-z0-9_-]`) is answered on `<base>/bridge/response/<set|get>`
+    /// instead, so an answer topic stays short whatever the request's topic was.
     public func response(device id: String, _ operation: DeviceOperation) -> String {
-        "\(base)/bridge/response/\(id)/\(operation.rawValue)"
+        guard Self.canBeDeviceID(id) else { return "\(base)/bridge/response/\(operation.rawValue)" }
+        return "\(base)/bridge/response/\(id)/\(operation.rawValue)"
+    }
+
+    /// Responses to an unknown request under `bridge/request/`: `<base>/bridge/response/<first
+    /// level>`, or `<base>/bridge/response/invalid_request` when that level is not a short plain name.
+    public func response(unknownRequest name: String) -> String {
+        let first = name.split(separator: "/", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard Self.canBeDeviceID(first) else { return "\(base)/bridge/response/invalid_request" }
+        return "\(base)/bridge/response/\(first)"
+    }
+
+    /// The configuration's device id rule (1 to 64 of `[A-Za-z0-9_-]`, not `bridge`).
+    static func canBeDeviceID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id != "bridge"
+            && id.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x5F || byte == 0x2D
+            }
     }
 
     /// Home Assistant discovery config topic for one entity.
@@ -65,7 +86,8 @@ public struct TopicContract: Sendable, Hashable {
             guard let request = BridgeRequestKind(rawValue: kind) else { return .unknownRequest(kind) }
             return .request(request)
         }
-        if parts.count == 2, parts[0] != "bridge", !parts[0].isEmpty {
+        // `bridge/set`, `/set` and over-long levels are classified too: they are answered `unknown_device`.
+        if parts.count == 2 {
             switch parts[1] {
             case "set": return .device(parts[0], .set)
             case "get": return .device(parts[0], .get)

@@ -47,6 +47,10 @@ final class MosquittoPropertyList {
         try add { mosquitto_property_add_int32($0, Self.id(MQTT_PROP_SESSION_EXPIRY_INTERVAL), seconds) }
     }
 
+    func addMaximumPacketSize(_ bytes: UInt32) throws(MQTTError) {
+        try add { mosquitto_property_add_int32($0, Self.id(MQTT_PROP_MAXIMUM_PACKET_SIZE), bytes) }
+    }
+
     private func add(_ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws(MQTTError) {
         let rc = withUnsafeMutablePointer(to: &head) { body($0) }
         try MosquittoResult.check(rc, "building MQTT 5 properties")

@@ -55,6 +55,9 @@ enum RunCommand: CLICommand {
         configuration: BridgeConfiguration, configurationPath: String, options: GatewayOptions
     ) async throws -> ExitStatus {
         let logger = Logger(label: "run")
+        #if canImport(Glibc)
+            ExternalFatalSignals.install()
+        #endif
         for warning in configuration.warnings { logger.warning(warning) }
         let signals = SignalEvents.stream([SIGTERM, SIGINT, SIGHUP])
         let gateway: Gateway

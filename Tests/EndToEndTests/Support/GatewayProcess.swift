@@ -18,6 +18,10 @@ final class GatewayProcess: Sendable {
     ) throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "gateway-e2e")
         var configuration = try Self.repositoryConfiguration()
+        // The tests ask for answers on e2e/… response topics (docs/mqtt.md, "Response topics").
+        var mqtt = configuration["mqtt"] as? [String: Any] ?? [:]
+        mqtt["response_topic_prefixes"] = ["e2e"]
+        configuration["mqtt"] = mqtt
         edit(&configuration)
         let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys])
         let configURL = directory.file("config.json")

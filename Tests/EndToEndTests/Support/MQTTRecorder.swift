@@ -66,8 +66,11 @@ final class MQTTRecorder: Sendable {
         return all.first { $0.topic == topic && predicate($0) }
     }
 
-    func publish(_ topic: String, _ text: String, properties: MQTTProperties = MQTTProperties()) async throws {
-        try await client.publish(MQTTMessage(topic: topic, text: text, qos: .atLeastOnce, properties: properties))
+    func publish(
+        _ topic: String, _ text: String, properties: MQTTProperties = MQTTProperties(), retain: Bool = false
+    ) async throws {
+        try await client.publish(
+            MQTTMessage(topic: topic, text: text, qos: .atLeastOnce, retain: retain, properties: properties))
     }
 
     func clear() { log.withLock { $0.removeAll() } }
