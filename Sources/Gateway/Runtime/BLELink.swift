@@ -320,7 +320,10 @@ extension BLELink {
         Task {
             do {
                 try await central.connect(peripheral, timeout: timeout)
-                let services = try await resolve(id, peripheral: peripheral)
+                var services = try await resolve(id, peripheral: peripheral)
+                if try await awaitLateCharacteristics(id, device: device, peripheral: peripheral) {
+                    services = try await resolve(id, peripheral: peripheral)
+                }
                 try await subscribe(id, device: device, peripheral: peripheral)
                 await remember(id, peripheral: peripheral, device: device, services: services)
                 await gateway?.deviceConnected(id, services: services.map(\.shortString))
@@ -341,6 +344,42 @@ extension BLELink {
         }
         gatt[id] = ResolvedGATT(device: id, services: found)
         return services.map(\.uuid)
+    }
+
+    /// How long a connected device may take to show a subscribed characteristic it lacked when its
+    /// services resolved (its GATT application registered after the link came up, as after a restart
+    /// of the peripheral's own bluetoothd): waiting connected beats failing and waiting out the
+    /// reconnect backoff, then connecting again.
+    static let lateCharacteristicTimeout = Duration.seconds(15)
+
+    /// Waits (``lateCharacteristicTimeout`` in all) for the subscribed characteristics the resolved
+    /// tree lacks; true when it waited, so the tree is resolved again. A characteristic that does not
+    /// appear fails the subscription after this, as before.
+    private func awaitLateCharacteristics(_ id: String, device: DeviceConfiguration, peripheral: Peripheral)
+        async throws -> Bool
+    {
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.lateCharacteristicTimeout
+        var waited = false
+        for subscription in device.subscribe where subscription.mode != .read {
+            let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
+            let missing: CommandFailure
+            do {
+                _ = try characteristic(target, of: id)
+                continue
+            } catch {
+                missing = error
+            }
+            guard clock.now < deadline else { break }
+            logger.info(
+                "waiting for the device to show a subscribed characteristic",
+                [("device", id), ("reason", missing.message)])
+            waited = true
+            let found = try await peripheral.waitForCharacteristic(
+                subscription.characteristic, service: subscription.service, timeout: deadline - clock.now)
+            if found == nil { break }
+        }
+        return waited
     }
 
     /// The characteristic a subscription or command means (within its service when it names one).
