@@ -346,20 +346,16 @@ extension BLELink {
         return services.map(\.uuid)
     }
 
-    /// How long a connected device may take to show a subscribed characteristic it lacked when its
-    /// services resolved (its GATT application registered after the link came up, as after a restart
-    /// of the peripheral's own bluetoothd): waiting connected beats failing and waiting out the
-    /// reconnect backoff, then connecting again.
-    static let lateCharacteristicTimeout = Duration.seconds(15)
-
-    /// Waits (``lateCharacteristicTimeout`` in all) for the subscribed characteristics the resolved
-    /// tree lacks; true when it waited, so the tree is resolved again. A characteristic that does not
-    /// appear fails the subscription after this, as before.
+    /// Waits (``LateCharacteristicPolicy``) for the subscribed characteristics the resolved tree
+    /// lacks and the device served before; true when it waited, so the tree is resolved again. A
+    /// characteristic that does not appear fails the subscription after this, as before.
     private func awaitLateCharacteristics(_ id: String, device: DeviceConfiguration, peripheral: Peripheral)
         async throws -> Bool
     {
+        let policy = LateCharacteristicPolicy()
+        let known = (try? await gateway?.state.knownPeripherals()) ?? []
         let clock = ContinuousClock()
-        let deadline = clock.now + Self.lateCharacteristicTimeout
+        let deadline = clock.now + policy.timeout
         var waited = false
         for subscription in device.subscribe where subscription.mode != .read {
             let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
@@ -370,9 +366,13 @@ extension BLELink {
             } catch {
                 missing = error
             }
-            guard clock.now < deadline else { break }
+            guard
+                policy.waits(
+                    for: subscription.characteristic, device: id, address: peripheral.identifier.string, known: known),
+                clock.now < deadline
+            else { break }
             logger.info(
-                "waiting for the device to show a subscribed characteristic",
+                "waiting for the device to show a subscribed characteristic it served before",
                 [("device", id), ("reason", missing.message)])
             waited = true
             let found = try await peripheral.waitForCharacteristic(
