@@ -118,6 +118,24 @@ import Testing
         #expect(scheduler.handle(.adapterPowered(true), at: start) == [.connect("k")])
     }
 
+    @Test func adapterBackClearsTheBackoffEarnedWhileItWasAway() {
+        var scheduler = Scheduler(devices: [.init(id: "k", mode: .keepConnected)], now: start, backoff: Self.backoff)
+        _ = scheduler.handle(.discovered("k"), at: start)
+        _ = scheduler.handle(.connected("k"), at: start)
+        // bluetoothd goes away: the link drops first, then connects fail until the adapter is gone.
+        #expect(scheduler.handle(.disconnected("k"), at: start) == [])
+        #expect(scheduler.handle(.tick, at: start + .seconds(1)) == [.connect("k")])
+        #expect(scheduler.handle(.connectFailed("k"), at: start + .seconds(1)) == [])
+        #expect(scheduler.nextDeadline() == start + .seconds(3))
+        #expect(scheduler.handle(.adapterPowered(false), at: start + .seconds(2)) == [])
+        // Back half a second later: connect at once, not at the backoff's deadline.
+        let back = start + .milliseconds(2500)
+        #expect(scheduler.handle(.adapterPowered(true), at: back) == [.connect("k")])
+        // The next failure starts the backoff from its first step again.
+        #expect(scheduler.handle(.connectFailed("k"), at: back) == [])
+        #expect(scheduler.nextDeadline() == back + .seconds(1))
+    }
+
     @Test func reconfigureDropsRemovedDevicesOnlyAndKeepsOthersConnected() {
         let devices = [Scheduler.DeviceSpec(id: "a", mode: .keepConnected), .init(id: "b", mode: .keepConnected)]
         var scheduler = Scheduler(devices: devices, now: start, backoff: Self.backoff)

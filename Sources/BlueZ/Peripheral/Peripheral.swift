@@ -33,6 +33,14 @@ public actor Peripheral {
     private var busyAttributes: Set<DBusObjectPath> = []
     private var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
     private var acquiredMTU: Int?
+    /// `waitForCharacteristic` calls, woken when the GATT tree grows.
+    private var gattWaiters: [Int: GATTWaiter] = [:]
+
+    private struct GATTWaiter {
+        let uuid: BluetoothUUID
+        let service: BluetoothUUID?
+        let once: ResumeOnce<Bool>
+    }
 
     private struct Subscription {
         let channel: NotificationChannel
@@ -140,6 +148,46 @@ public actor Peripheral {
             if let found = candidate.characteristic(uuid) { return found }
         }
         throw BluetoothError(.attributeNotFound, "no characteristic \(uuid) on \(identifier)")
+    }
+
+    /// The characteristic `uuid` (in `service` when given), waiting up to `timeout` for it to appear;
+    /// nil when it did not. A peripheral whose GATT application registers after the link came up
+    /// announces its services later: it indicates Service Changed, bluetoothd discovers again and
+    /// adds the objects (`InterfacesAdded` under the device), while `ServicesResolved` stays true.
+    /// Throws when the peripheral is not connected or the link drops meanwhile.
+    public func waitForCharacteristic(
+        _ uuid: BluetoothUUID, service: BluetoothUUID? = nil, timeout: Duration
+    ) async throws -> GATTCharacteristic? {
+        try requireReady()
+        if let found = try? characteristic(uuid, service: service) { return found }
+        nextID += 1
+        let id = nextID
+        let appeared = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                let once = ResumeOnce(continuation)
+                gattWaiters[id] = GATTWaiter(uuid: uuid, service: service, once: once)
+                operations[id] = { error in once.resume(with: .failure(error)) }
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    self.endGATTWait(id, .success(false))
+                }
+            }
+        } onCancel: {
+            Task { await self.endGATTWait(id, .failure(BluetoothError(.operationCancelled))) }
+        }
+        return appeared ? try? characteristic(uuid, service: service) : nil
+    }
+
+    private func endGATTWait(_ id: Int, _ result: Result<Bool, any Error>) {
+        operations[id] = nil
+        gattWaiters.removeValue(forKey: id)?.once.resume(with: result)
+    }
+
+    /// Wakes the `waitForCharacteristic` calls whose characteristic the tree now has.
+    private func wakeGATTWaiters() {
+        for (id, waiter) in gattWaiters where (try? characteristic(waiter.uuid, service: waiter.service)) != nil {
+            endGATTWait(id, .success(true))
+        }
     }
 
     // MARK: Reads and writes
@@ -551,6 +599,7 @@ public actor Peripheral {
         case .failPendingOperations(let error):
             let failing = operations
             operations.removeAll()
+            gattWaiters.removeAll()
             for fail in failing.values { fail(error) }
             let ending = subscriptions
             subscriptions.removeAll()
@@ -581,11 +630,13 @@ public actor Peripheral {
 
     func gattAdded(_ path: DBusObjectPath, _ interfaces: [String: [String: DBusValue]]) {
         gatt[path, default: [:]].merge(interfaces) { _, new in new }
+        if !gattWaiters.isEmpty { wakeGATTWaiters() }
     }
 
     /// The whole GATT tree as bluetoothd reports it now (`GetManagedObjects` after services resolved).
     func replaceGATT(_ tree: [DBusObjectPath: [String: [String: DBusValue]]]) {
         gatt = tree
+        if !gattWaiters.isEmpty { wakeGATTWaiters() }
     }
 
     func gattRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {

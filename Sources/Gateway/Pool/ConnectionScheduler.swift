@@ -9,7 +9,8 @@
 ///   and commands for them can always rotate through;
 /// - on-demand devices are released as soon as their polls and commands are done;
 /// - failed connects and lost connections are retried after `backoff(attempt)` (the central's
-///   `ReconnectPolicy`); a connected device silent for longer than its `silenceTimeout` is
+///   `ReconnectPolicy`); the adapter powering on (again, or a restarted bluetoothd's) clears
+///   every backoff, since failures while Bluetooth was away say nothing about the device; a connected device silent for longer than its `silenceTimeout` is
 ///   disconnected and reconnected (watchdog);
 /// - optionally, discovery is paused while a connect is in progress.
 public struct ConnectionScheduler: Sendable {
@@ -218,7 +219,14 @@ public struct ConnectionScheduler: Sendable {
             return actions
         case .adapterPowered(let powered):
             adapterPowered = powered
-            if !powered {
+            if powered {
+                // The adapter (or bluetoothd) is back: a fresh start, not one more failure in a
+                // row, so no device waits out a backoff earned while Bluetooth was away.
+                for id in order {
+                    records[id]?.attempts = 0
+                    records[id]?.retryAt = nil
+                }
+            } else {
                 for id in order where records[id]?.phase != .idle {
                     records[id]?.phase = .idle
                     records[id]?.busy = false

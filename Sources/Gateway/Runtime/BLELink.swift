@@ -320,7 +320,10 @@ extension BLELink {
         Task {
             do {
                 try await central.connect(peripheral, timeout: timeout)
-                let services = try await resolve(id, peripheral: peripheral)
+                var services = try await resolve(id, peripheral: peripheral)
+                if try await awaitLateCharacteristics(id, device: device, peripheral: peripheral) {
+                    services = try await resolve(id, peripheral: peripheral)
+                }
                 try await subscribe(id, device: device, peripheral: peripheral)
                 await remember(id, peripheral: peripheral, device: device, services: services)
                 await gateway?.deviceConnected(id, services: services.map(\.shortString))
@@ -341,6 +344,42 @@ extension BLELink {
         }
         gatt[id] = ResolvedGATT(device: id, services: found)
         return services.map(\.uuid)
+    }
+
+    /// Waits (``LateCharacteristicPolicy``) for the subscribed characteristics the resolved tree
+    /// lacks and the device served before; true when it waited, so the tree is resolved again. A
+    /// characteristic that does not appear fails the subscription after this, as before.
+    private func awaitLateCharacteristics(_ id: String, device: DeviceConfiguration, peripheral: Peripheral)
+        async throws -> Bool
+    {
+        let policy = LateCharacteristicPolicy()
+        let known = (try? await gateway?.state.knownPeripherals()) ?? []
+        let clock = ContinuousClock()
+        let deadline = clock.now + policy.timeout
+        var waited = false
+        for subscription in device.subscribe where subscription.mode != .read {
+            let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
+            let missing: CommandFailure
+            do {
+                _ = try characteristic(target, of: id)
+                continue
+            } catch {
+                missing = error
+            }
+            guard
+                policy.waits(
+                    for: subscription.characteristic, device: id, address: peripheral.identifier.string, known: known),
+                clock.now < deadline
+            else { break }
+            logger.info(
+                "waiting for the device to show a subscribed characteristic it served before",
+                [("device", id), ("reason", missing.message)])
+            waited = true
+            let found = try await peripheral.waitForCharacteristic(
+                subscription.characteristic, service: subscription.service, timeout: deadline - clock.now)
+            if found == nil { break }
+        }
+        return waited
     }
 
     /// The characteristic a subscription or command means (within its service when it names one).

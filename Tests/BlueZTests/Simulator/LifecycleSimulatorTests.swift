@@ -137,4 +137,25 @@ import Testing
             #expect(try await bluez.simulator.snapshot(address: PairingSimulatorTests.sensor.string).present)
         }
     }
+
+    /// `waitForCharacteristic`: a characteristic already there comes at once; one that does not
+    /// appear gives nil after the timeout; the link dropping ends the wait with an error, not the
+    /// timeout.
+    @Test func waitingForALateCharacteristicEndsOnItsTimeoutOrTheDisconnect() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let present = try await strap.waitForCharacteristic(
+                SimulatedBlueZ.heartRateMeasurement, service: SimulatedBlueZ.heartRateService, timeout: .seconds(30))
+            #expect(present?.uuid == SimulatedBlueZ.heartRateMeasurement)
+            let absent = BluetoothUUID(UInt16(0x2A6E))
+            let start = ContinuousClock.now
+            #expect(try await strap.waitForCharacteristic(absent, timeout: .milliseconds(300)) == nil)
+            #expect(ContinuousClock.now - start >= .milliseconds(300))
+            let waiting = Task { try await strap.waitForCharacteristic(absent, timeout: .seconds(60)) }
+            let dropped = ContinuousClock.now
+            await bluez.manager.cancelConnection(strap)
+            await expectThrows(BluetoothError.self) { _ = try await waiting.value }
+            #expect(ContinuousClock.now - dropped < .seconds(30), "the wait outlived the link")
+        }
+    }
 }

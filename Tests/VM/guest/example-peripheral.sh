@@ -4,8 +4,8 @@
 # the guest's loopback and `blebridge run` on the other controller, until the first heart-rate
 # reading is published. The examples register on the first adapter bluetoothd lists; the gateway
 # takes the other one (GW, PERIPHERAL: hciN; GW_INDEX, PERIPHERAL_INDEX: N).
-# Helpers: now, readings, wait_for_reading_after COUNT SINCE LABEL, start_examples, stop_examples,
-# start_keep_advertising, stop_keep_advertising.
+# Helpers: now, readings, wait_for_reading_after COUNT SINCE LABEL, power_on ADAPTER LABEL (sets
+# BACK), start_examples, stop_examples, start_keep_advertising, stop_keep_advertising.
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 bin="${BLEBRIDGE_BIN_DIR:-$repo/.build/debug}"
 examples=/usr/share/doc/bluez-test-scripts/examples
@@ -57,6 +57,27 @@ wait_for_reading_after() {
     echo "guest: $label: reading after ${took}s"
     echo "$label $took (BlueZ back at $since)" >> $O/recovery.txt
     awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { echo "guest: FAIL $label took ${took}s (> $limit s)"; tail -40 $O/gateway.log; exit 1; }
+}
+
+# power_on ADAPTER LABEL: powers ADAPTER (hciN) on. BACK is when bluetoothd first answered that it
+# is powered: the moment "the adapter is back" for the 10 s bar, since nothing reaches a peripheral
+# before. Read by polling the property while the write is pending: bluetoothd's reply to the write
+# came up to 1.3 s after the change the gateway already acted on (measured), so the reply would
+# flatter the gateway. How long powering took (bluetoothd and the kernel, not the gateway) is
+# printed and kept in recovery.txt beside the recovery times.
+power_on() {
+    local asked setter
+    asked=$(now)
+    busctl --system set-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Powered b true &
+    setter=$!
+    for _ in $(seq 1 300); do
+        [ "$(busctl --system get-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Powered)" = "b true" ] && break
+        sleep 0.05
+    done
+    BACK=$(now)
+    wait "$setter"
+    echo "guest: $2: $1 powered $(elapsed "$asked" "$BACK")s after the request"
+    echo "$2-power-on $(elapsed "$asked" "$BACK") (requested at $asked)" >> $O/recovery.txt
 }
 
 start_examples
