@@ -149,8 +149,12 @@ import Testing
             #expect(await bluez.simulator.pairingAgents.defaultOwner == owner)
             try await bluez.simulator.restartBluez(downtime: .milliseconds(200))
             // No pair call: the agent registers again (as the default agent) when AgentManager1 is back.
+            // Both sides are awaited: the simulator makes the first registered agent the default
+            // (as src/agent.c does) before the library has had RegisterAgent's and
+            // RequestDefaultAgent's replies and recorded its capability (1 in 3 runs saw that gap).
             let registered = await waitUntil(timeout: .seconds(5)) {
-                await bluez.simulator.pairingAgents.defaultOwner == owner
+                let capability = await bluez.manager.agent.registeredCapability
+                return await bluez.simulator.pairingAgents.defaultOwner == owner && capability == .keyboardDisplay
             }
             #expect(registered, "the agent was not registered again after the restart")
             #expect(await bluez.simulator.pairingAgents.agents[owner]?.capability == "KeyboardDisplay")
