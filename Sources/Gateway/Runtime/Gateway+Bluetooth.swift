@@ -2,9 +2,6 @@ import Foundation
 import MQTT
 
 extension Gateway {
-    /// The Bluetooth side's state now (adapter, power, bluetoothd, the problem and what to do).
-    public func bluetoothHealth() -> BluetoothHealth { bluetooth }
-
     /// ``BLELink`` learnt something new about Bluetooth: log what to fix when it became unusable
     /// (or how it changed), update systemd's `STATUS=` (``ServiceStatus``), and publish the health
     /// at once so Home Assistant's "Bluetooth" problem sensor follows without waiting for the next

@@ -83,11 +83,12 @@ extension Gateway {
         return status.connected
     }
 
-    /// Publishes `<device>/availability` when it changed.
+    /// Publishes `<device>/availability` when it changed (and recounts `STATUS=`'s devices then;
+    /// this runs on every advertisement of a configured device, and a recount visits them all).
     func publishAvailability(_ id: String) async {
-        updateStatus()
         let value = isAvailable(id) ? "online" : "offline"
         guard devices[id] != nil, devices[id]?.availability != value else { return }
+        updateStatus()
         devices[id]?.availability = value
         guard client.connectionState.isConnected else {
             devices[id]?.availability = nil

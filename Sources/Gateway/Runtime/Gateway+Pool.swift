@@ -62,6 +62,7 @@ extension Gateway {
         devices[id]?.lastSeen = Date()
         devices[id]?.services = services
         logger.info("device connected and subscribed", [("device", id)])
+        updateStatus()
         await poolEvent(.connected(id))
         await publishAvailability(id)
         try? await publishDevices()
@@ -79,6 +80,7 @@ extension Gateway {
             counters.reconnects += 1
             logger.notice("device disconnected; reconnecting", [("device", id)])
         }
+        if wasConnected { updateStatus() }
         await poolEvent(.disconnected(id))
         await publishAvailability(id)
         if wasConnected { try? await publishDevices() }
@@ -88,6 +90,7 @@ extension Gateway {
         logger.notice(powered ? "adapter powered on" : "adapter not available", [])
         if !powered {
             for id in devices.keys where devices[id]?.connected == true { devices[id]?.connected = false }
+            updateStatus()
         }
         await poolEvent(.adapterPowered(powered))
         for id in devices.keys.sorted() { await publishAvailability(id) }
