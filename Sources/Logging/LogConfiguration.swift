@@ -14,10 +14,11 @@ public struct LogSink: Sendable {
         self.write = write
     }
 
-    /// Standard error, one `write(2)` per line so lines from many threads never interleave.
+    /// Standard error, one `write(2)` per line so lines from many threads never interleave; each
+    /// line starts with the local time (``LogTimestamp``), since nothing else records it there.
     public static func standardError(colour: Bool) -> LogSink {
         LogSink { record in
-            writeLine(record.formatted(colour: colour))
+            writeLine(LogTimestamp.now() + " " + record.formatted(colour: colour))
         }
     }
 
@@ -28,8 +29,9 @@ public struct LogSink: Sendable {
         writeLine(record.journalLine)
     }
 
-    /// The sink for this process: journald when standard error is the journal stream, else
-    /// standard error with colours when it is a terminal.
+    /// The sink for this process: journald when standard error is the journal stream (no
+    /// timestamp: the journal has its own), else standard error with timestamps, and colours when
+    /// it is a terminal.
     public static var automatic: LogSink {
         standardErrorIsJournal ? journal : standardError(colour: standardErrorWantsColour)
     }
@@ -63,6 +65,9 @@ public final class LogConfiguration: Sendable {
     private struct State: Sendable {
         var threshold: LogLevel
         var sink: LogSink
+        /// Extra receivers of records at or above a level (the gateway's `bridge/logging`).
+        var taps: [Int: (minimum: LogLevel, sink: LogSink)] = [:]
+        var nextTap = 0
     }
     private let state: Mutex<State>
 
@@ -82,5 +87,26 @@ public final class LogConfiguration: Sendable {
     public var sink: LogSink {
         get { state.withLock { $0.sink } }
         set { state.withLock { $0.sink = newValue } }
+    }
+
+    /// Also hands every record at or above `minimum` (and the threshold) to `sink`, after the
+    /// main sink; returns the id for ``removeTap(_:)``. A tap must not log itself.
+    public func addTap(minimum: LogLevel, _ sink: LogSink) -> Int {
+        state.withLock { state in
+            state.nextTap += 1
+            state.taps[state.nextTap] = (minimum, sink)
+            return state.nextTap
+        }
+    }
+
+    public func removeTap(_ id: Int) {
+        _ = state.withLock { $0.taps.removeValue(forKey: id) }
+    }
+
+    /// Writes `record` to the sink and the taps that want it.
+    func write(_ record: LogRecord) {
+        let (sink, taps) = state.withLock { ($0.sink, $0.taps) }
+        sink.write(record)
+        for (_, tap) in taps where record.level >= tap.minimum { tap.sink.write(record) }
     }
 }

@@ -29,7 +29,12 @@ public struct LogRecord: Sendable {
         } else {
             line += name
         }
-        line += " [\(label)] \(message)"
+        return line + " [\(label)] " + text
+    }
+
+    /// The message and its `key=value` pairs, without level or label.
+    public var text: String {
+        var line = message
         for (key, value) in metadata {
             line += " \(key)=\(Self.quoteIfNeeded(value))"
         }

@@ -30,8 +30,7 @@ public struct Logger: Sendable {
         metadata: @autoclosure () -> [(String, String)] = []
     ) {
         guard isEnabled(level) else { return }
-        LogConfiguration.shared.sink.write(
-            LogRecord(level: level, label: label, message: message(), metadata: metadata()))
+        LogConfiguration.shared.write(LogRecord(level: level, label: label, message: message(), metadata: metadata()))
     }
 
     public func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {

@@ -146,10 +146,7 @@ public actor MQTTClient {
             logger.info("MQTT connected", [("broker", "\(configuration.broker)"), ("session", "\(sessionPresent)")])
             perform(lifecycle.handle(.connected(sessionPresent: sessionPresent)))
         case .disconnected(let reason, let wasConnected):
-            if let reason {
-                let text = wasConnected ? "MQTT connection lost" : "MQTT connection attempt failed"
-                logger.warning(text, [("broker", "\(configuration.broker)"), ("reason", reason.message)])
-            }
+            // The network thread logged it, with the retry delay (``MQTTRetryReport``).
             perform(lifecycle.handle(.disconnected(reason: reason, wasConnected: wasConnected)))
         case .loopStopped:
             perform(lifecycle.handle(.loopStopped))

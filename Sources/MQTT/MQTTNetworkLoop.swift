@@ -97,6 +97,7 @@ final class MQTTNetworkLoop: Sendable {
             minimum: configuration.minimumReconnectDelay, maximum: configuration.maximumReconnectDelay)
         var hostIsSet = false  // mosquitto_connect_bind_v5 ran once; later attempts use mosquitto_reconnect
         var everConnected = false
+        var failuresInRow = 0
         var configured = false
         while !isStopping {
             context.attempt.withLock { $0 = .init() }
@@ -119,12 +120,20 @@ final class MQTTNetworkLoop: Sendable {
             }
             let wasConnected = context.attempt.withLock { $0.connected }
             if wasConnected { backoff.reset() }
+            failuresInRow = wasConnected ? 0 : failuresInRow + 1
             if isStopping && (wasConnected || reason?.code == .noConnection) { reason = nil }
+            let stopsHere = isStopping || (stopAfterFirstFailure && !everConnected && !wasConnected)
+            let delay = stopsHere ? nil : backoff.nextDelay(jitter: Double.random(in: 0...1))
+            if let reason {
+                // One line per attempt (docs/deploy.md, "Logs"): what failed and when the next try comes.
+                let report = MQTTRetryReport(
+                    reason: reason.message, broker: "\(configuration.broker)", wasConnected: wasConnected,
+                    everConnected: everConnected || wasConnected, failures: failuresInRow, retryIn: delay)
+                logger.log(report.level, report.message, metadata: report.metadata.map { ($0.key, $0.value) })
+            }
             context.events.yield(.disconnected(reason: reason, wasConnected: wasConnected))
             everConnected = everConnected || wasConnected
-            if isStopping || (stopAfterFirstFailure && !everConnected) { break }
-            let delay = backoff.nextDelay(jitter: Double.random(in: 0...1))
-            if let reason { logger.info("MQTT reconnecting in \(delay)", [("reason", reason.message)]) }
+            guard let delay else { break }
             _ = wake.wait(timeout: .now() + delay.dispatchInterval)
         }
         context.events.yield(.loopStopped)

@@ -28,12 +28,19 @@ import Testing
     }
 
     @Test(arguments: [["no-such-command"], [], ["--no-such-option"], ["--log-level"], ["help", "no-such-command"]])
-    func usageErrorsExit64WithHelpOnStandardError(_ arguments: [String]) async throws {
+    func usageErrorsExit64WithOneLineAndAHint(_ arguments: [String]) async throws {
         let result = try await blebridge(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("blebridge: "))
-        #expect(result.stderr.contains("Usage: blebridge"))
+        #expect(result.stderr.hasSuffix(" (see 'blebridge --help')\n"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line, not the help: \(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aCommandsUsageErrorNamesTheCommandAndItsHelp() async throws {
+        let result = try await blebridge(["run", "--no-such-option"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "blebridge run: unknown option --no-such-option (see 'blebridge run --help')\n")
     }
 
     @Test func anInvalidLogLevelIsAUsageErrorNamingTheAcceptedLevels() async throws {
@@ -142,7 +149,8 @@ import Testing
     @Test func checkConfigRejectsExtraArguments() async throws {
         let result = try await blebridge(["check-config", "a.json", "b.json"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("unexpected argument b.json"))
-        #expect(result.stderr.contains("Usage: blebridge check-config"))
+        #expect(
+            result.stderr
+                == "blebridge check-config: unexpected argument b.json (see 'blebridge check-config --help')\n")
     }
 }

@@ -58,6 +58,7 @@ import Testing
     func usageErrorsExit64(_ arguments: [String]) async throws {
         let result = try await blebridge(arguments)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("Usage: blebridge decode"))
+        #expect(result.stderr.hasPrefix("blebridge decode: "))
+        #expect(result.stderr.hasSuffix(" (see 'blebridge decode --help')\n"))
     }
 }

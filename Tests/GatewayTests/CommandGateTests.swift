@@ -44,6 +44,69 @@ import Testing
         gate.admit(topic: topic, kind: topics.classify(topic)!, payload: Array(payload.utf8), at: now)
     }
 
+    /// `<device>/set/<name>` with a plain value, as Zigbee2MQTT clients send it.
+    @Test func acceptsAPlainValueOnAnAttributeTopic() throws {
+        var gate = CommandGate(policy: Self.policy())
+        let on = try admit(&gate, "blebridge/lamp/set/power", "ON").get()
+        #expect(
+            on.steps == [
+                .write(device: "lamp", characteristic: Self.power, value: [1], type: .withResponse, name: "power")
+            ])
+        #expect(on.source == "blebridge/lamp/set/power")
+        let eighty = try admit(&gate, "blebridge/lamp/set/brightness", " 80\n").get()
+        #expect(
+            eighty.steps == [
+                .write(
+                    device: "lamp", characteristic: Self.brightness, value: [80], type: .withResponse,
+                    name: "brightness")
+            ])
+        let mild = try admit(&gate, "blebridge/lamp/set/alert_level", "mild").get()
+        #expect(mild.steps.count == 1)
+        let read = try admit(&gate, "blebridge/lamp/get/battery", "").get()
+        #expect(read.steps == [.read(device: "lamp", characteristic: Self.battery, name: "battery")])
+    }
+
+    @Test func refusesAPlainValueClearly() {
+        var gate = CommandGate(policy: Self.policy())
+        #expect(admit(&gate, "blebridge/lamp/set/brightness", "ON").failure?.code == .invalidValue)
+        let unknown = admit(&gate, "blebridge/lamp/set/colour", "red").failure
+        #expect(unknown?.code == .notAllowed)
+        #expect(unknown?.message == "'colour' is not a writable command of lamp")
+        #expect(
+            admit(&gate, "blebridge/lamp/set/power", "").failure?.message == "set/power needs a value, e.g. ON or 80")
+        #expect(admit(&gate, "blebridge/lamp/set/", "1").failure?.code == .invalidRequest)
+        #expect(admit(&gate, "blebridge/nothing/set/power", "ON").failure?.code == .unknownDevice)
+    }
+
+    @Test func bridgeRequestsAcceptAnEmptyPayload() throws {
+        var gate = CommandGate(policy: Self.policy())
+        #expect(try admit(&gate, "blebridge/bridge/request/devices", "").get().steps == [.listDevices])
+        #expect(try admit(&gate, "blebridge/bridge/request/scan", " \n").get().steps == [.scan(duration: .seconds(10))])
+        #expect(try admit(&gate, "blebridge/bridge/request/restart", "").get().steps == [.restart])
+        #expect(try admit(&gate, "blebridge/bridge/request/config/reload", "{}").get().steps == [.reloadConfiguration])
+        // A device command still needs its JSON object.
+        #expect(admit(&gate, "blebridge/lamp/set", "").failure?.code == .invalidJSON)
+        #expect(admit(&gate, "blebridge/bridge/request/connect", "").failure?.message == "'device' is required")
+    }
+
+    @Test func scanDurationsTakeTheConfigurationsForms() throws {
+        var gate = CommandGate(policy: Self.policy())
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/scan", #"{"duration":"5s"}"#).get().steps == [
+                .scan(duration: .seconds(5))
+            ])
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/scan", #"{"duration":"1500ms"}"#).get().steps == [
+                .scan(duration: .milliseconds(1500))
+            ])
+        #expect(
+            try admit(&gate, "blebridge/bridge/request/scan", #"{"duration":7}"#).get().steps == [
+                .scan(duration: .seconds(7))
+            ])
+        #expect(admit(&gate, "blebridge/bridge/request/scan", #"{"duration":"2m"}"#).failure?.code == .invalidValue)
+        #expect(admit(&gate, "blebridge/bridge/request/scan", #"{"duration":"5"}"#).failure?.code == .invalidValue)
+    }
+
     @Test func acceptsANamedSetWithTransaction() throws {
         var gate = CommandGate(policy: Self.policy())
         let command = try admit(&gate, "blebridge/lamp/set", #"{"power":true,"brightness":40,"transaction":"t-1"}"#)
@@ -261,6 +324,11 @@ import Testing
 extension Result where Failure == CommandFailure {
     fileprivate var failureMessage: String? {
         if case .failure(let failure) = self { return failure.message }
+        return nil
+    }
+
+    fileprivate var failure: CommandFailure? {
+        if case .failure(let failure) = self { return failure }
         return nil
     }
 }

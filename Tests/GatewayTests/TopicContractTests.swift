@@ -33,7 +33,18 @@ import Testing
         #expect(topics.classify("blebridge/bridge/set") == .device("bridge", .set))
         #expect(topics.classify("blebridge//get") == .device("", .get))
         #expect(topics.classify("other/lamp/set") == nil)
-        #expect(topics.classify("blebridge/lamp/set/x") == nil)
+        // Zigbee2MQTT's `<device>/set/<name>` and `<device>/get/<name>`; deeper levels are not commands.
+        #expect(topics.classify("blebridge/lamp/set/power") == .deviceAttribute("lamp", .set, "power"))
+        #expect(topics.classify("blebridge/lamp/get/battery") == .deviceAttribute("lamp", .get, "battery"))
+        #expect(topics.classify("blebridge/lamp/set/") == .deviceAttribute("lamp", .set, ""))
+        #expect(topics.classify("blebridge/lamp/set/x/y") == nil)
+        #expect(topics.classify("blebridge/lamp/availability/x") == nil)
+        #expect(topics.classify("blebridge/bridge/request/restart") == .request(.restart))
+        #expect(topics.classify("blebridge/bridge/request/config/reload") == .request(.configReload))
+        #expect(topics.commandFilters.contains("blebridge/+/set/+"))
+        #expect(topics.commandFilters.contains("blebridge/+/get/+"))
+        #expect(topics.bridgeLogging == "blebridge/bridge/logging")
+        #expect(topics.bridgeEvent == "blebridge/bridge/event")
     }
 
     @Test func defaultAnswerTopicsStayShortWhateverTheRequestTopic() {

@@ -28,3 +28,22 @@ import Testing
         #expect(!LogSink.standardErrorIsJournal)
     }
 }
+
+/// Lines outside journald start with the local time; durations in lines are rounded.
+@Suite struct TimestampAndDurationTests {
+    @Test func timestampsAreDateTimeAndMilliseconds() {
+        #expect(LogTimestamp.format(seconds: 1_796_148_324, milliseconds: 7, utc: true) == "2026-12-01 18:05:24.007")
+        let now = LogTimestamp.now()
+        #expect(now.count == 23)
+        #expect(now.range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$"#, options: .regularExpression) != nil)
+    }
+
+    @Test func durationsAreRoundedForPeople() {
+        #expect(LogDuration.rounded(.nanoseconds(137_876_626)) == "0.1s")
+        #expect(LogDuration.rounded(.milliseconds(250)) == "0.3s")
+        #expect(LogDuration.rounded(.milliseconds(9_949)) == "9.9s")
+        #expect(LogDuration.rounded(.milliseconds(9_960)) == "10s")
+        #expect(LogDuration.rounded(.seconds(29.6)) == "30s")
+        #expect(LogDuration.rounded(.seconds(245)) == "4m05s")
+    }
+}

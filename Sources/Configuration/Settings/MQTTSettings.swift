@@ -24,6 +24,8 @@ public struct MQTTSettings: Sendable, Equatable {
     public var qos: Int
     /// Also publish every characteristic's raw value on its own topic.
     public var rawTopics: Bool
+    /// `<device>/availability` as `{"state":"online"}` (like `bridge/state`) instead of `online`.
+    public var jsonAvailability: Bool
     /// TLS settings; used when `url` is `mqtts://`.
     public var tls: TLSSettings
     /// Topic prefixes, besides `<base_topic>/`, that an MQTT 5 request may name as its response topic.
@@ -34,8 +36,9 @@ public struct MQTTSettings: Sendable, Equatable {
         protocolVersion: ProtocolVersion = .v5, username: String? = nil, passwordFile: String? = nil,
         passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
         baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false, tls: TLSSettings = TLSSettings(),
-        responseTopicPrefixes: [String] = []
+        responseTopicPrefixes: [String] = [], jsonAvailability: Bool = false
     ) {
+        self.jsonAvailability = jsonAvailability
         self.url = url
         self.clientID = clientID
         self.protocolVersion = protocolVersion
@@ -53,7 +56,7 @@ public struct MQTTSettings: Sendable, Equatable {
 
     static let keys = [
         "url", "client_id", "protocol", "username", "password_file", "password_env", "keepalive", "clean_session",
-        "base_topic", "qos", "raw_topics", "tls", "response_topic_prefixes",
+        "base_topic", "qos", "raw_topics", "tls", "response_topic_prefixes", "json_availability",
     ]
 
     /// Reads the password from `password_file` or `password_env`; nil when neither is set.
@@ -119,6 +122,7 @@ extension MQTTSettings: Decodable {
         }
         qos = try reader.integer("qos", in: 0...2) ?? defaults.qos
         rawTopics = try reader.bool("raw_topics") ?? defaults.rawTopics
+        jsonAvailability = try reader.bool("json_availability") ?? defaults.jsonAvailability
         tls = try reader.object(TLSSettings.self, "tls") ?? defaults.tls
         let prefixExpected = "a topic prefix such as \"myapp/replies\""
         responseTopicPrefixes =

@@ -48,10 +48,21 @@ public struct CommandGate: Sendable {
                     .payloadTooLarge, "\(payload.count) bytes; commands are limited to \(policy.maximumPayloadBytes)"))
         }
         let document: JSONValue
-        do {
-            document = try parser.parse(payload)
-        } catch {
-            return .failure(CommandFailure(.invalidJSON, "payload is not valid JSON: \(error)"))
+        switch kind {
+        case .deviceAttribute(_, let operation, let name):
+            switch attributeValue(payload, operation: operation, name: name) {
+            case .success(let value): document = .object([JSONMember(name, value)])
+            case .failure(let failure): return .failure(failure)
+            }
+        case .request where Self.isBlank(payload):
+            // Zigbee2MQTT clients send requests without parameters as an empty payload.
+            document = .object([])
+        default:
+            do {
+                document = try parser.parse(payload)
+            } catch {
+                return .failure(CommandFailure(.invalidJSON, "payload is not valid JSON: \(error)"))
+            }
         }
         guard let members = document.objectMembers else {
             return .failure(CommandFailure(.invalidJSON, "payload must be a JSON object, got \(document.typeName)"))
@@ -64,7 +75,7 @@ public struct CommandGate: Sendable {
         let transaction = Self.transaction(of: document)
         let result: Result<ValidatedCommand, CommandFailure>
         switch kind {
-        case .device(let device, let operation):
+        case .device(let device, let operation), .deviceAttribute(let device, let operation, _):
             result = deviceCommand(
                 topic: topic, device: device, operation: operation,
                 members: members.filter { $0.key != "transaction" }, transaction: transaction)
@@ -157,7 +168,7 @@ public struct CommandGate: Sendable {
         case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "service", "enable"]
         case .scan: allowedKeys = ["transaction", "duration"]
         case .connect, .disconnect: allowedKeys = ["transaction", "device"]
-        case .devices: allowedKeys = ["transaction"]
+        case .devices, .configReload, .restart: allowedKeys = ["transaction"]
         }
         if let unknown = document.objectMembers?.first(where: { !allowedKeys.contains($0.key) }) {
             return .failure(CommandFailure(.invalidRequest, "unknown key '\(unknown.key)' for \(kind.rawValue)"))
@@ -168,15 +179,25 @@ public struct CommandGate: Sendable {
         switch kind {
         case .devices:
             return single(.listDevices, device: nil)
+        case .configReload:
+            return single(.reloadConfiguration, device: nil)
+        case .restart:
+            return single(.restart, device: nil)
         case .scan:
-            var seconds: Int64 = 10
+            var duration: Duration = .seconds(10)
             if let value = document["duration"] {
-                guard let number = value.intValue, (1...60).contains(number) else {
-                    return .failure(CommandFailure(.invalidValue, "duration must be whole seconds 1...60"))
+                // Whole seconds, or a duration string in the configuration's forms ("5s", "1m").
+                let parsed =
+                    value.intValue.map { Duration.seconds($0) } ?? value.stringValue.flatMap(DurationParser.parse)
+                guard let parsed, parsed >= .seconds(1), parsed <= .seconds(60) else {
+                    return .failure(
+                        CommandFailure(
+                            .invalidValue, "duration must be 1 to 60 seconds: a whole number or a string such as \"5s\""
+                        ))
                 }
-                seconds = number
+                duration = parsed
             }
-            return single(.scan(duration: .seconds(seconds)), device: nil)
+            return single(.scan(duration: duration), device: nil)
         case .connect, .disconnect:
             switch requireDevice(document) {
             case .failure(let failure): return .failure(failure)
@@ -253,6 +274,28 @@ public struct CommandGate: Sendable {
                 }
             }
         }
+    }
+
+    /// The value of `<device>/set/<name>`: the payload as JSON when it parses (`80`, `true`,
+    /// `"text"`, `{…}`), else as a string (`ON`, `high`); `<device>/get/<name>` ignores its payload.
+    private func attributeValue(_ payload: [UInt8], operation: DeviceOperation, name: String)
+        -> Result<JSONValue, CommandFailure>
+    {
+        guard !name.isEmpty else {
+            return .failure(
+                CommandFailure(
+                    .invalidRequest, "name a command after \(operation.rawValue)/, e.g. \(operation.rawValue)/power"))
+        }
+        guard operation == .set else { return .success(.null) }
+        let text = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            return .failure(CommandFailure(.invalidValue, "set/\(name) needs a value, e.g. ON or 80"))
+        }
+        return .success((try? parser.parse(Array(text.utf8))) ?? .string(text))
+    }
+
+    static func isBlank(_ payload: [UInt8]) -> Bool {
+        payload.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
 
     private func requireDevice(_ document: JSONValue) -> Result<String, CommandFailure> {

@@ -14,13 +14,16 @@ public enum GatewayCommand: Sendable, Hashable {
     case connect(device: String)
     case disconnect(device: String)
     case listDevices
+    /// `bridge/request/config/reload` and `bridge/request/restart` (``GatewayControlRequest``).
+    case reloadConfiguration
+    case restart
 
     public var device: String? {
         switch self {
         case .write(let device, _, _, _, _, _), .read(let device, _, _, _), .notify(let device, _, _, _),
             .connect(let device), .disconnect(let device):
             device
-        case .scan, .listDevices: nil
+        case .scan, .listDevices, .reloadConfiguration, .restart: nil
         }
     }
 }

@@ -9,10 +9,13 @@ import JSON
 public struct DiscoveryBuilder: Sendable {
     public let topics: TopicContract
     public let gatewayID: String
+    /// Device availability is `{"state":"online"}` (`mqtt.json_availability`), read with a template.
+    public let jsonAvailability: Bool
 
-    public init(topics: TopicContract, gatewayID: String) {
+    public init(topics: TopicContract, gatewayID: String, jsonAvailability: Bool = false) {
         self.topics = topics
         self.gatewayID = gatewayID
+        self.jsonAvailability = jsonAvailability
     }
 
     /// Object ids only contain `[a-zA-Z0-9_-]`.
@@ -37,7 +40,9 @@ public struct DiscoveryBuilder: Sendable {
 
     func availability(for device: DiscoveryDevice) -> JSONValue {
         guard case .array(var list) = availability else { return availability }
-        list.append(.object([JSONMember("topic", .string(topics.availability(device.id)))]))
+        var entry = [JSONMember("topic", .string(topics.availability(device.id)))]
+        if jsonAvailability { entry.append(JSONMember("value_template", "{{ value_json.state }}")) }
+        list.append(.object(entry))
         return .array(list)
     }
 

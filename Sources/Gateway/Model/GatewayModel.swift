@@ -79,7 +79,15 @@ public struct GatewayModel: Sendable {
 
     public var discoveryBuilder: DiscoveryBuilder? {
         configuration.homeAssistant.enabled
-            ? DiscoveryBuilder(topics: topics, gatewayID: configuration.gatewayID) : nil
+            ? DiscoveryBuilder(
+                topics: topics, gatewayID: configuration.gatewayID,
+                jsonAvailability: configuration.mqtt.jsonAvailability) : nil
+    }
+
+    /// `<device>/availability`: `online`/`offline`, or `{"state":"online"}` with `mqtt.json_availability`.
+    public func availabilityPayload(online: Bool) -> [UInt8] {
+        guard configuration.mqtt.jsonAvailability else { return Array((online ? "online" : "offline").utf8) }
+        return (online ? BridgePayloads.online : BridgePayloads.offline).bytes
     }
 
     /// Discovery for the writable commands of every device (switches, numbers, selects).

@@ -26,6 +26,7 @@ public struct GatewayStateStore: Sendable {
         try await store.removeStateValue(forKey: KnownPeripheral.key(deviceID))
         try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
         try await store.removeStateValue(forKey: Self.sourcesKey(deviceID))
+        try await store.removeStateValue(forKey: Self.adoptedKey(deviceID))
     }
 
     static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }
@@ -68,5 +69,19 @@ public struct GatewayStateStore: Sendable {
         let topics = (sources.devices[deviceID] ?? [:]).sorted { $0.key < $1.key }
         let members = topics.map { JSONMember($0.key, .array($0.value.sorted().map { .string($0) })) }
         try await store.setStateValue(JSONValue.object(members).bytes, forKey: Self.sourcesKey(deviceID))
+    }
+}
+
+/// The address each configured device was last bound to (for `bridge/event` `device_adopted`).
+extension GatewayStateStore {
+    static func adoptedKey(_ deviceID: String) -> String { "adopted/\(deviceID)" }
+
+    public func adoptedAddress(deviceID: String) async throws -> String? {
+        let rows = try await store.stateValues(prefix: Self.adoptedKey(deviceID))
+        return rows.first { $0.key == Self.adoptedKey(deviceID) }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    public func setAdoptedAddress(_ address: String, deviceID: String) async throws {
+        try await store.setStateValue(Array(address.utf8), forKey: Self.adoptedKey(deviceID))
     }
 }

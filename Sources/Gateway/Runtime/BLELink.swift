@@ -629,7 +629,7 @@ extension BLELink {
         case .disconnect:
             disconnect(id)
             return nil
-        case .scan, .listDevices:
+        case .scan, .listDevices, .reloadConfiguration, .restart:
             return nil
         }
     }

@@ -45,6 +45,7 @@ extension Gateway {
         let topics = model.topics
         do {
             try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
+            flushPendingEvents()
             try await publishRetained(topics.bridgeInfo, model.bridgeInfo(startedAt: startedAt).json.bytes)
             try await publishDevices()
             for id in devices.keys.sorted() {
@@ -86,7 +87,8 @@ extension Gateway {
     /// Publishes `<device>/availability` when it changed (and recounts `STATUS=`'s devices then;
     /// this runs on every advertisement of a configured device, and a recount visits them all).
     func publishAvailability(_ id: String) async {
-        let value = isAvailable(id) ? "online" : "offline"
+        let online = isAvailable(id)
+        let value = online ? "online" : "offline"
         guard devices[id] != nil, devices[id]?.availability != value else { return }
         updateStatus()
         devices[id]?.availability = value
@@ -95,7 +97,7 @@ extension Gateway {
             return
         }
         do {
-            try await publishRetained(model.topics.availability(id), Array(value.utf8))
+            try await publishRetained(model.topics.availability(id), model.availabilityPayload(online: online))
         } catch {
             devices[id]?.availability = nil
         }

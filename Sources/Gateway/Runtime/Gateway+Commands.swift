@@ -66,11 +66,16 @@ extension Gateway {
                 "command accepted",
                 [
                     ("topic", message.topic), ("steps", "\(command.steps.count)"),
-                    ("transaction", command.transaction?.serialized ?? "-"),
+                    ("transaction", command.transaction.map(Self.logText) ?? "-"),
                 ])
             nextCommandID += 1
             await dispatch(PendingCommand(id: nextCommandID, command: command, reply: reply))
         }
+    }
+
+    /// A transaction as a log value: a string as its text (the log quotes it once when needed), a number as is.
+    static func logText(_ transaction: JSONValue) -> String {
+        transaction.stringValue ?? transaction.serialized
     }
 
     /// Where to answer `message`, and the refusal when its MQTT 5 response topic is not allowed
@@ -79,7 +84,8 @@ extension Gateway {
         let topics = model.topics
         let fallback: String
         switch kind {
-        case .device(let id, let operation): fallback = topics.response(device: id, operation)
+        case .device(let id, let operation), .deviceAttribute(let id, let operation, _):
+            fallback = topics.response(device: id, operation)
         case .request(let request): fallback = topics.response(request)
         case .unknownRequest(let name): fallback = topics.response(unknownRequest: name)
         case .homeAssistantStatus: fallback = topics.response(.devices)
@@ -121,6 +127,10 @@ extension Gateway {
     func dispatch(_ pending: PendingCommand) async {
         let command = pending.command
         switch command.steps.first {
+        case .reloadConfiguration:
+            dispatchControl(pending, kind: .reload)
+        case .restart:
+            dispatchControl(pending, kind: .restart)
         case .listDevices:
             let summaries = model.configuration.devices.map { device in
                 let status = devices[device.id] ?? DeviceStatus()

@@ -55,6 +55,7 @@ extension Gateway {
         pipeline.withRouter { $0.setAddress(address, for: id) }
         if first { await poolEvent(.discovered(id)) }
         await publishAvailability(id)
+        if first { await deviceJoined(id, address: address) }
     }
 
     func deviceConnected(_ id: String, services: [String]) async {

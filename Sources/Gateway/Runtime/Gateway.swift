@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import JSON
 import Logging
 import MQTT
 import Outbox
@@ -75,6 +76,16 @@ public actor Gateway {
     let statusContinuation: AsyncStream<ServiceStatus>.Continuation
     /// Every change of ``ServiceStatus``, newest only (a slow reader skips to the latest); ends at `stop`.
     public nonisolated let statusUpdates: AsyncStream<ServiceStatus>
+    /// `bridge/request/config/reload` and `bridge/request/restart`, for the owner to carry out
+    /// (only the kinds in ``GatewayOptions/controlRequests``); ends at `stop`.
+    public nonisolated let controlRequests: AsyncStream<GatewayControlRequest>
+    let controlContinuation: AsyncStream<GatewayControlRequest>.Continuation
+    /// `bridge/logging`: warnings and errors from the log tap, published while connected.
+    let loggingRecords: AsyncStream<LogRecord>
+    let loggingContinuation: AsyncStream<LogRecord>.Continuation
+    var loggingTap: Int?
+    /// `bridge/event` messages decided while the broker was away (the latest 100), sent at the next connection.
+    var pendingEvents: [MQTTMessage] = []
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -105,6 +116,9 @@ public actor Gateway {
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(
             of: ServiceStatus.self, bufferingPolicy: .bufferingNewest(1))
+        (controlRequests, controlContinuation) = AsyncStream.makeStream(of: GatewayControlRequest.self)
+        (loggingRecords, loggingContinuation) = AsyncStream.makeStream(
+            of: LogRecord.self, bufferingPolicy: .bufferingNewest(Self.loggingBacklog))
         for device in configuration.devices {
             devices[device.id] = DeviceStatus(address: device.match.address?.string)
         }
@@ -167,6 +181,7 @@ public actor Gateway {
         // sends the commands it queued while the gateway was down right after it, and the client
         // drops a message that matches no stream.
         await subscribeCommands()
+        startBridgeLogging()
         try await client.start()
         let states = client.connectionStates
         tasks.append(
@@ -241,7 +256,7 @@ public actor Gateway {
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         if client.connectionState.isConnected {
             for id in devices.keys.sorted() {
-                try? await publishRetained(model.topics.availability(id), Array("offline".utf8))
+                try? await publishRetained(model.topics.availability(id), model.availabilityPayload(online: false))
             }
             try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
         }
@@ -255,6 +270,8 @@ public actor Gateway {
         await answerOverASecondConnection()
         await store.close()
         statusContinuation.finish()
+        controlContinuation.finish()
+        stopBridgeLogging()
         logger.info("stopped")
     }
 
@@ -294,7 +311,8 @@ public actor Gateway {
             actions += scheduler.handle(.reconfigure(unchanged), at: .now)
         }
         actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: .now)
-        for id in diff.removed {
+        for id in diff.removed.sorted() {
+            publishEvent(.left, device: id, [JSONMember("reason", "removed from the configuration")])
             devices[id] = nil
             await removeDiscovery(of: id)
             try? await state.forget(deviceID: id)
@@ -309,13 +327,11 @@ public actor Gateway {
         for device in configuration.devices where devices[device.id]?.lastSeen != nil {
             actions += scheduler.handle(.discovered(device.id), at: .now)
         }
+        // Only the lists that have members (no `changed=""`).
+        let lists = [("changed", diff.changed), ("removed", diff.removed), ("added", diff.added)]
         logger.info(
             "configuration reloaded",
-            [
-                ("changed", diff.changed.sorted().joined(separator: ",")),
-                ("removed", diff.removed.sorted().joined(separator: ",")),
-                ("added", diff.added.sorted().joined(separator: ",")),
-            ])
+            lists.filter { !$0.1.isEmpty }.map { ($0.0, $0.1.sorted().joined(separator: ",")) })
         await perform(actions)
         await ble?.update(configuration: configuration)
         updateStatus()
@@ -337,8 +353,9 @@ public actor Gateway {
             updateStatus { $0.broker = .connected }
             await subscribeCommands()
             await announceBridge()
-        case .disconnected(let reason?):
-            logger.warning("broker disconnected; readings are kept in the outbox", [("reason", reason.message)])
+        case .disconnected(_?):
+            // Once per outage (the MQTT client logs each attempt, with its reason and retry delay).
+            if serviceStatus.broker == .connected { logger.notice("broker away; readings are kept in the outbox") }
             updateStatus { $0.broker = .disconnected }
         case .disconnected(nil):
             updateStatus { $0.broker = .disconnected }

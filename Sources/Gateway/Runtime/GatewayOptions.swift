@@ -13,6 +13,9 @@ public struct GatewayOptions: Sendable {
     public var discoveryDelay: Duration
     /// How long SIGTERM waits for in-flight commands and unacknowledged readings.
     public var drainTimeout: Duration
+    /// The MQTT control requests the owner of the gateway reads from ``Gateway/controlRequests``
+    /// (`blebridge run`: both; `demo`: reload); the others are answered `not_allowed`.
+    public var controlRequests: Set<GatewayControlRequest.Kind> = []
 
     public init(
         busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,

@@ -26,12 +26,19 @@ public struct TopicContract: Sendable, Hashable {
     public var bridgeDevices: String { "\(base)/bridge/devices" }
     public var bridgeHealth: String { "\(base)/bridge/health" }
     public var bridgeLog: String { "\(base)/bridge/log" }
+    /// Warnings and errors of the gateway's log, as `{"level":…,"message":…}` (not retained).
+    public var bridgeLogging: String { "\(base)/bridge/logging" }
+    /// Device events: joined, adopted, left (not retained).
+    public var bridgeEvent: String { "\(base)/bridge/event" }
 
     // Device topics.
     public func device(_ id: String) -> String { "\(base)/\(id)" }
     public func availability(_ id: String) -> String { "\(base)/\(id)/availability" }
     public func set(_ id: String) -> String { "\(base)/\(id)/set" }
     public func get(_ id: String) -> String { "\(base)/\(id)/get" }
+    /// Zigbee2MQTT-style `<device>/set/<command>` (a plain value) and `<device>/get/<name>`.
+    public func set(_ id: String, attribute: String) -> String { "\(base)/\(id)/set/\(attribute)" }
+    public func get(_ id: String, attribute: String) -> String { "\(base)/\(id)/get/\(attribute)" }
     /// Optional raw per-characteristic topic (`raw_topics`): hex payload.
     public func raw(_ id: String, characteristic: String) -> String { "\(base)/\(id)/raw/\(characteristic)" }
 
@@ -71,7 +78,7 @@ public struct TopicContract: Sendable, Hashable {
 
     /// The filters the gateway subscribes to for commands.
     public var commandFilters: [String] {
-        ["\(base)/+/set", "\(base)/+/get", "\(base)/bridge/request/#"]
+        ["\(base)/+/set", "\(base)/+/get", "\(base)/+/set/+", "\(base)/+/get/+", "\(base)/bridge/request/#"]
     }
 
     /// Classifies an incoming topic.
@@ -87,12 +94,14 @@ public struct TopicContract: Sendable, Hashable {
             return .request(request)
         }
         // `bridge/set`, `/set` and over-long levels are classified too: they are answered `unknown_device`.
-        if parts.count == 2 {
+        if parts.count == 2 || parts.count == 3 {
+            let operation: DeviceOperation
             switch parts[1] {
-            case "set": return .device(parts[0], .set)
-            case "get": return .device(parts[0], .get)
+            case "set": operation = .set
+            case "get": operation = .get
             default: return nil
             }
+            return parts.count == 2 ? .device(parts[0], operation) : .deviceAttribute(parts[0], operation, parts[2])
         }
         return nil
     }
@@ -112,11 +121,17 @@ public enum BridgeRequestKind: String, Sendable, Hashable, CaseIterable {
     case connect
     case disconnect
     case devices
+    /// Re-reads the configuration file, as SIGHUP does.
+    case configReload = "config/reload"
+    /// Stops gracefully and starts again (the same process, `blebridge run` only).
+    case restart
 }
 
 /// What an incoming message is, by its topic.
 public enum InboundTopic: Sendable, Hashable {
     case device(String, DeviceOperation)
+    /// `<device>/set/<name>` with a plain value (`ON`, `80`) or `<device>/get/<name>`.
+    case deviceAttribute(String, DeviceOperation, String)
     case request(BridgeRequestKind)
     /// Under `bridge/request/` but not a known request: answered with `invalid_request`.
     case unknownRequest(String)

@@ -37,7 +37,7 @@ enum CommandLineTool {
         do {
             try applyLogLevel(&arguments)
         } catch {
-            return report(error, usage: usage)
+            return report(error, command: nil)
         }
         warnAboutInvalidEnvironmentLogLevel()
 
@@ -53,10 +53,10 @@ enum CommandLineTool {
             return .success
         }
         if let unknown = leading.first {
-            return report(CommandLineError.usage("unknown option \(unknown)"), usage: usage)
+            return report(CommandLineError.usage("unknown option \(unknown)"), command: nil)
         }
         guard let commandIndex else {
-            return report(CommandLineError.usage("no command given"), usage: usage)
+            return report(CommandLineError.usage("no command given"), command: nil)
         }
         let name = arguments[commandIndex]
         var rest = ArgumentList(Array(arguments[(commandIndex + 1)...]))
@@ -65,7 +65,7 @@ enum CommandLineTool {
             return help(for: rest.positional())
         }
         guard let command = CommandRegistry.command(named: name) else {
-            return report(CommandLineError.usage("unknown command '\(name)'"), usage: usage)
+            return report(CommandLineError.usage("unknown command '\(name)'"), command: nil)
         }
         if rest.flag("help", short: "h") {
             StandardStreams.out(command.usage + "\n")
@@ -74,7 +74,7 @@ enum CommandLineTool {
         do {
             return try await command.run(&rest)
         } catch {
-            return report(error, usage: command.usage)
+            return report(error, command: command.name)
         }
     }
 
@@ -85,7 +85,7 @@ enum CommandLineTool {
             return .success
         }
         guard let command = CommandRegistry.command(named: name) else {
-            return report(CommandLineError.usage("unknown command '\(name)'"), usage: usage)
+            return report(CommandLineError.usage("unknown command '\(name)'"), command: nil)
         }
         StandardStreams.out(command.usage + "\n")
         return .success
@@ -109,11 +109,12 @@ enum CommandLineTool {
             "blebridge: ignoring BLEBRIDGE_LOG=\(raw): expected one of \(LogLevel.acceptedNames)\n")
     }
 
-    /// Prints `error` as one line (plus `usage` for usage errors) and returns its exit status.
-    static func report(_ error: any Error, usage: String) -> ExitStatus {
+    /// Prints `error` as one line and returns its exit status; a usage error ends with where the
+    /// help is (`blebridge run: unknown option --x (see 'blebridge run --help')`), not the help itself.
+    static func report(_ error: any Error, command: String?) -> ExitStatus {
         switch error {
         case CommandLineError.usage(let message):
-            StandardStreams.error("blebridge: \(message)\n\n\(usage)\n")
+            StandardStreams.error("\(usageLine(message, command: command))\n")
             return .usage
         case CommandLineError.failure(let message, let status):
             StandardStreams.error("blebridge: \(message)\n")
@@ -122,5 +123,11 @@ enum CommandLineTool {
             StandardStreams.error("blebridge: \(String(describing: error))\n")
             return .failure
         }
+    }
+
+    /// The one line printed for a usage error.
+    static func usageLine(_ message: String, command: String?) -> String {
+        let name = command.map { "blebridge \($0)" } ?? "blebridge"
+        return "\(name): \(message) (see '\(name) --help')"
     }
 }

@@ -5,13 +5,17 @@ enum CheckConfigCommand: CLICommand {
     static let name = "check-config"
     static let summary = "Validate a configuration file and print a summary"
     static let usage = """
-        Usage: blebridge check-config [PATH]
+        Usage: blebridge check-config [PATH | -c PATH]
 
-        Validates the configuration at PATH (default ./config.json; --config PATH works too; - or
-        /dev/stdin reads standard input, e.g. a pipe) and prints a one-screen summary of what the
-        gateway will do. Exits 0 when it is valid, 78 when
-        it is not (66 when the file is missing or unreadable), with one line naming the file, the
-        key path and what is accepted there.
+        Validates the configuration at PATH (default ./config.json; - or /dev/stdin reads
+        standard input, e.g. a pipe) and prints a one-screen summary of what the gateway will do.
+        An invalid configuration is reported on one line naming the file, the key path and what
+        is accepted there.
+
+        Options:
+          -c, --config PATH   The configuration, as an option instead of the argument
+
+        Exit status: 0 valid, 78 invalid, 66 missing or unreadable, 64 usage error.
         """
 
     static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {

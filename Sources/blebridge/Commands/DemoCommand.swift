@@ -10,7 +10,7 @@ enum DemoCommand: CLICommand {
     static let name = "demo"
     static let summary = "Run the gateway against the simulator and a local broker"
     static let usage = """
-        Usage: blebridge demo [--config PATH] [--quiet]
+        Usage: blebridge demo [-c PATH] [--quiet]
 
         Starts a private dbus-daemon, the BlueZ simulator with the demo scenario (heart-rate strap,
         thermometer, BTHome sensor, iBeacon, lamp), a mosquitto broker on a free loopback port, and
@@ -21,6 +21,9 @@ enum DemoCommand: CLICommand {
         Options:
           -c, --config PATH   Configuration file (default config.json)
           --quiet             Do not print the messages, only the instructions
+
+        Exit status: 0 after Ctrl-C, 64 usage error, 66 configuration missing or unreadable,
+        78 invalid configuration, 69 dbus-daemon or mosquitto could not be started.
         """
 
     static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {
@@ -65,6 +68,8 @@ enum DemoCommand: CLICommand {
         options.brokerURL = broker.url
         options.outboxPath = workspace.appendingPathComponent("outbox.sqlite").path
         options.healthInterval = .seconds(10)
+        // The demo's broker and bus live in this process: a restart would take them down.
+        options.controlRequests = [.reload]
         let status = try await RunCommand.runGateway(
             configuration: configuration, configurationPath: path, options: options)
         logger.debug("stopping the printer")

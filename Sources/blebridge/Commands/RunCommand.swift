@@ -16,7 +16,8 @@ enum RunCommand: CLICommand {
     static let name = "run"
     static let summary = "Run the gateway (BLE -> MQTT, commands back)"
     static let usage = """
-        Usage: blebridge run [--config PATH] [--bus ADDRESS] [--broker URL] [--outbox PATH]
+        Usage: blebridge run [-c PATH] [--bus ADDRESS] [--broker URL] [--outbox PATH]
+                             [--health-interval DURATION]
 
         Runs the gateway described by the configuration (default ./config.json): scans and
         connects through BlueZ, publishes decoded readings through the SQLite outbox to the MQTT
@@ -28,10 +29,16 @@ enum RunCommand: CLICommand {
           --bus ADDRESS         D-Bus address instead of bluetooth.bus (e.g. unix:path=/run/x)
           --broker URL          Broker URL instead of mqtt.url
           --outbox PATH         Outbox database instead of outbox.path
-          --health-interval D   How often bridge/health is published (default 30s)
+          --health-interval DURATION
+                                How often bridge/health is published, e.g. 30s or 2m (default 30s)
 
         Signals: SIGTERM or SIGINT drain in-flight work, publish the offline state and exit 0;
         SIGHUP reloads the configuration (device changes apply without touching other devices).
+        Over MQTT, bridge/request/config/reload does what SIGHUP does and bridge/request/restart
+        stops gracefully and starts again in the same process.
+
+        Exit status: 0 stopped by SIGTERM or SIGINT, 64 usage error, 66 configuration missing or
+        unreadable, 78 invalid configuration, 69 the gateway could not start (systemd restarts it).
         """
 
     static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {
@@ -47,7 +54,14 @@ enum RunCommand: CLICommand {
         }
         try arguments.finish()
         let configuration = try loadConfiguration(path: path)
+        options.controlRequests = [.reload, .restart]
         return try await runGateway(configuration: configuration, configurationPath: path, options: options)
+    }
+
+    /// What the run loop reacts to: a signal, or a control request over MQTT.
+    private enum RunEvent: Sendable {
+        case signal(Int32)
+        case control(GatewayControlRequest)
     }
 
     /// Runs until SIGTERM/SIGINT; shared with `demo`.
@@ -88,26 +102,65 @@ enum RunCommand: CLICommand {
         let statusTask = notifier.map { notifier in
             Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
         }
-        for await signal in signals {
-            if signal == SIGHUP {
-                try? notifier?.notify(.reloading)
-                do {
-                    let reloaded = try ConfigurationLoader(knownDecoders: DecoderRegistry.standard.knownNames)
-                        .load(path: configurationPath)
-                    await gateway.reload(reloaded)
-                } catch {
-                    logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
-                }
-                try? notifier?.notify(.ready)
-                continue
+        let (events, eventSink) = AsyncStream.makeStream(of: RunEvent.self)
+        let feeders = [
+            Task { for await signal in signals { eventSink.yield(.signal(signal)) } },
+            Task { for await request in gateway.controlRequests { eventSink.yield(.control(request)) } },
+        ]
+        /// SIGHUP and `bridge/request/config/reload`: the same reload; nil when it applied.
+        func reload() async -> String? {
+            try? notifier?.notify(.reloading)
+            defer { try? notifier?.notify(.ready) }
+            do {
+                let reloaded = try ConfigurationLoader(knownDecoders: DecoderRegistry.standard.knownNames)
+                    .load(path: configurationPath)
+                await gateway.reload(reloaded)
+                return nil
+            } catch {
+                logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
+                return "reload failed; keeping the running configuration: \(error)"
             }
-            logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
-            break
         }
+        var restart = false
+        loop: for await event in events {
+            switch event {
+            case .signal(SIGHUP):
+                _ = await reload()
+            case .control(let request) where request.kind == .reload:
+                await request.answer(await reload())
+            case .control:
+                restart = true
+                break loop
+            case .signal(let signal):
+                logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+                break loop
+            }
+        }
+        for feeder in feeders { feeder.cancel() }
         statusTask?.cancel()
-        try? notifier?.notify(.stopping, .status("stopping: draining in-flight work"))
+        if restart {
+            // systemd (Type=notify) sees a reload: the same process sends READY=1 again once restarted.
+            try? notifier?.notify(.reloading, .status("restarting: draining in-flight work"))
+        } else {
+            try? notifier?.notify(.stopping, .status("stopping: draining in-flight work"))
+        }
         watchdog?.cancel()
         await gateway.stop()
+        if restart { try restartProcess() }
         return .success
+    }
+
+    /// `bridge/request/restart`, after the graceful stop: the same process image runs again with
+    /// the same arguments and environment (same PID, so systemd keeps tracking it). Signal
+    /// dispositions and the mask are reset first, since `exec` keeps them.
+    private static func restartProcess() throws {
+        Logger(label: "run").notice("restarting", [("executable", "/proc/self/exe")])
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        sigprocmask(SIG_SETMASK, &empty, nil)
+        for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        throw CommandLineError.failure(
+            "restart failed: cannot execute /proc/self/exe: \(String(cString: strerror(errno)))", status: .software)
     }
 }

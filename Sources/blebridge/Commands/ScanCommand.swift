@@ -1,5 +1,6 @@
 import BlueZ
 import Bluetooth
+import Configuration
 import Decoders
 import Dispatch
 import Foundation
@@ -8,14 +9,14 @@ import Foundation
     import Glibc
 #endif
 
-/// `blebridge scan`: nearby BLE devices, live. On a terminal the table refreshes in place; otherwise each
-/// discovery is printed as one line.
+/// `blebridge scan`: nearby BLE devices, live. On a terminal the table (strongest first) is redrawn
+/// in place twice a second; otherwise each discovery is printed as one line.
 struct ScanCommand: CLICommand {
     static let name = "scan"
     static let summary = "Show nearby BLE devices (live on a terminal, one line per sighting otherwise)"
     static let usage = """
         Usage: blebridge scan [--bus ADDRESS] [--adapter NAME] [--service UUID[,UUID…]] [--rssi DBM]
-                              [--duplicates] [--duration SECONDS] [--plain]
+                              [--duplicates] [--duration DURATION] [--plain]
 
         Scans through BlueZ and shows each device's address, RSSI, name, advertised services and the
         decoded advertisement where the format is known (BTHome, iBeacon, Eddystone, …; raw hex otherwise).
@@ -25,7 +26,7 @@ struct ScanCommand: CLICommand {
           --service UUIDS        only devices advertising one of these services (16-bit or 128-bit, commas)
           --rssi DBM             only devices at least this strong, e.g. -80
           --duplicates           report every advertisement, not only changes
-          --duration SECONDS     stop after this long (default: until Ctrl-C)
+          --duration DURATION    stop after this long, e.g. 5s or 2m (default: until Ctrl-C)
           --plain                one line per sighting even on a terminal
 
         Exit status: 0 when stopped, 69 BlueZ or the adapter unavailable, 64 usage error.
@@ -44,7 +45,8 @@ struct ScanCommand: CLICommand {
         let rssi = try arguments.option("rssi", expected: "a whole number of dBm such as -80", parse: { Int($0) })
         let duplicates = arguments.flag("duplicates")
         let duration = try arguments.option(
-            "duration", expected: "a positive number of seconds", parse: { Double($0).flatMap { $0 > 0 ? $0 : nil } })
+            "duration", expected: DurationParser.acceptedForms,
+            parse: { DurationParser.parse($0).flatMap { $0 > .zero ? $0 : nil } })
         let plain = arguments.flag("plain")
         try arguments.finish()
 
@@ -74,7 +76,7 @@ struct ScanCommand: CLICommand {
             throw CommandLineError.failure("cannot scan: \(error)", status: .unavailable)
         }
         let live = !plain && isatty(STDOUT_FILENO) == 1
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { ContinuousClock.now + $0 }
         let consumer = Task {
             var view = ScanView()
             var lastDraw = ContinuousClock.now - .seconds(1)
@@ -83,7 +85,7 @@ struct ScanCommand: CLICommand {
                 if live {
                     view.update(row)
                     if ContinuousClock.now - lastDraw >= .milliseconds(500) {
-                        StandardStreams.out(view.screen())
+                        StandardStreams.out(view.redraw(size: TerminalSize.standardOutput))
                         lastDraw = .now
                     }
                 } else {
@@ -94,9 +96,9 @@ struct ScanCommand: CLICommand {
         }
         if let deadline { try? await Task.sleep(until: deadline) } else { await waitForInterrupt() }
         consumer.cancel()
-        let view = await consumer.value
+        var view = await consumer.value
         await manager.close()
-        if live { StandardStreams.out(view.screen()) }
+        if live { StandardStreams.out(view.redraw(size: TerminalSize.standardOutput)) }
         return .success
     }
 
@@ -164,6 +166,8 @@ struct ScanView {
     }
 
     private(set) var rows: [BluetoothAddress: Row] = [:]
+    /// Lines the previous frame drew (the cursor is below them).
+    private var drawnLines = 0
 
     mutating func update(_ row: Row) {
         var merged = row
@@ -171,11 +175,49 @@ struct ScanView {
         rows[row.address] = merged
     }
 
-    /// The whole table, with the escape codes that redraw it from the top of the terminal.
-    func screen() -> String {
-        let header = "blebridge scan: \(rows.count) devices (Ctrl-C to stop)\n"
-        let lines = rows.values.sorted { ($0.rssi ?? -999) > ($1.rssi ?? -999) }.map(\.line)
-        return "\u{1B}[H\u{1B}[2J" + header + lines.joined(separator: "\n") + "\n"
+    /// The rows, strongest signal first (unknown RSSI last), then by address so equal rows keep their place.
+    var sortedRows: [Row] {
+        rows.values.sorted { left, right in
+            let (a, b) = (left.rssi ?? Int.min, right.rssi ?? Int.min)
+            return a != b ? a > b : left.address.description < right.address.description
+        }
+    }
+
+    /// The header line: `3 devices`, `1 device`.
+    var header: String {
+        "blebridge scan: \(rows.count) \(rows.count == 1 ? "device" : "devices") (Ctrl-C to stop)"
+    }
+
+    /// The table drawn over the previous frame in place: the cursor goes back up the lines drawn
+    /// last time, each line is rewritten and cleared to its end, and what is below is cleared; the
+    /// rest of the screen (the shell prompt, earlier output) is left alone. Lines are cut to the
+    /// terminal's width and rows to its height, so the cursor movement stays exact.
+    mutating func redraw(size: TerminalSize) -> String {
+        let rowsShown = max(1, size.rows - 2)
+        let sorted = sortedRows
+        var lines = [header] + sorted.prefix(rowsShown).map(\.line)
+        if sorted.count > rowsShown { lines.append("… and \(sorted.count - rowsShown) more") }
+        let width = max(1, size.columns - 1)
+        var text = drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A" : ""
+        for line in lines {
+            text += String(line.prefix(width)) + "\u{1B}[K\n"
+        }
+        drawnLines = lines.count
+        return text + "\u{1B}[J"
+    }
+}
+
+/// The size of the terminal on standard output (80×24 when it cannot be asked).
+struct TerminalSize: Equatable {
+    var columns: Int
+    var rows: Int
+
+    static var standardOutput: TerminalSize {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+            return TerminalSize(columns: 80, rows: 24)
+        }
+        return TerminalSize(columns: Int(size.ws_col), rows: Int(size.ws_row))
     }
 }
 
