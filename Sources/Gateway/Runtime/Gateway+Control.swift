@@ -66,7 +66,7 @@ extension Gateway {
             JSONMember("data", .object([JSONMember("id", .string(id))] + data)),
         ])
         let message = MQTTMessage(topic: model.topics.bridgeEvent, payload: payload.bytes, qos: .atLeastOnce)
-        logger.info("bridge event", [("type", event.rawValue), ("device", id)])
+        logger.debug("bridge event", [("type", event.rawValue), ("device", id)])
         guard client.connectionState.isConnected else {
             pendingEvents.append(message)
             if pendingEvents.count > 100 { pendingEvents.removeFirst(pendingEvents.count - 100) }

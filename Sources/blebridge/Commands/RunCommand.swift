@@ -152,7 +152,8 @@ enum RunCommand: CLICommand {
 
     /// `bridge/request/restart`, after the graceful stop: the same process image runs again with
     /// the same arguments and environment (same PID, so systemd keeps tracking it). Signal
-    /// dispositions and the mask are reset first, since `exec` keeps them.
+    /// dispositions and the mask are reset first, since `exec` keeps them (the new process sets
+    /// its own at start; this only closes the window before it does).
     private static func restartProcess() throws {
         Logger(label: "run").notice("restarting", [("executable", "/proc/self/exe")])
         var empty = sigset_t()

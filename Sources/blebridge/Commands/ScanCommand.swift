@@ -185,7 +185,7 @@ struct ScanView {
 
     /// The header line: `3 devices`, `1 device`.
     var header: String {
-        "blebridge scan: \(rows.count) \(rows.count == 1 ? "device" : "devices") (Ctrl-C to stop)"
+        "blebridge scan: \(counted(rows.count, "device")) (Ctrl-C to stop)"
     }
 
     /// The table drawn over the previous frame in place: the cursor goes back up the lines drawn

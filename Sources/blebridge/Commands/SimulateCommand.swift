@@ -88,7 +88,7 @@ struct SimulateCommand: CLICommand {
         let addresses = await simulator.deviceAddresses()
         StandardStreams.out(
             """
-            blebridge simulate: scenario \(scenario.name) (\(addresses.count) devices) on \(address)
+            blebridge simulate: scenario \(scenario.name) (\(counted(addresses.count, "device"))) on \(address)
             export DBUS_SYSTEM_BUS_ADDRESS='\(address)'
             control: busctl --address='\(address)' call \(SimulatorNames.control) \(BlueZSimulator.controlPath) \
             \(BlueZSimulator.controlInterface) ListDevices
