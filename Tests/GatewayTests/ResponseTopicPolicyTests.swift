@@ -18,7 +18,8 @@ import Testing
         "homeassistant/status", "homeassistant/sensor/blebridge_lamp/power/config", "blebridge/bridge/state",
         "blebridge/bridge/info", "blebridge/bridge/health", "blebridge/bridge/devices", "blebridge/bridge/log",
         "blebridge/bridge/request/scan", "blebridge/bridge/response", "blebridge/lamp", "blebridge/lamp/availability",
-        "blebridge/lamp/raw/2a19", "blebridge/other/set", "blebridge/other/get", "blebridge", "apps/repliesX",
+        "blebridge/lamp/raw/2a19", "blebridge/other/set", "blebridge/other/get", "blebridge/other/set/power",
+        "blebridge/other/get/x", "blebridge", "apps/repliesX",
         "apps/other", "e2e", "elsewhere", "blebridge/a+b", "e2e/" + String(repeating: "a", count: 2045),
     ])
     func refusesEverythingElse(_ topic: String) {

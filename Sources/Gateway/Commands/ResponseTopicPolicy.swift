@@ -3,7 +3,7 @@
 /// Allowed: topics under `<base>/` and under the configured `mqtt.response_topic_prefixes`, at
 /// most ``maximumBytes`` long, that are not the gateway's own: the `bridge/` topics other than
 /// `bridge/response/…`, a configured device's topics (state, availability, raw, set, get), any
-/// `<base>/<level>/set|get` command topic, Home Assistant's discovery prefix and status topic.
+/// `<base>/<level>/set|get` and `<base>/<level>/set|get/<name>` command topic, Home Assistant's discovery prefix and status topic.
 /// Everything else is refused, so a client that may only publish commands cannot make the
 /// gateway write a topic only the gateway may write.
 public struct ResponseTopicPolicy: Sendable {
@@ -45,7 +45,7 @@ public struct ResponseTopicPolicy: Sendable {
             return levels.count > 2 && levels[1] == "response" ? nil : gatewayOwned
         }
         if deviceIDs.contains(first) { return gatewayOwned }
-        if levels.count == 2, levels[1] == "set" || levels[1] == "get" { return gatewayOwned }
+        if levels.count == 2 || levels.count == 3, levels[1] == "set" || levels[1] == "get" { return gatewayOwned }
         return nil
     }
 
