@@ -40,6 +40,9 @@ import Testing
 
     @Test func durationsAreRoundedForPeople() {
         #expect(LogDuration.rounded(.nanoseconds(137_876_626)) == "0.1s")
+        #expect(LogDuration.rounded(.milliseconds(20)) == "20ms")
+        #expect(LogDuration.rounded(.microseconds(94_400)) == "94ms")
+        #expect(LogDuration.rounded(.milliseconds(95)) == "0.1s")
         #expect(LogDuration.rounded(.milliseconds(250)) == "0.3s")
         #expect(LogDuration.rounded(.milliseconds(9_949)) == "9.9s")
         #expect(LogDuration.rounded(.milliseconds(9_960)) == "10s")
