@@ -22,16 +22,21 @@ import Testing
     }
 
     /// A pipeline for the configured devices `hr_strap` and `thermo`.
-    private func pipeline(homeAssistant: Bool = false) async throws -> (ReadingPipeline, Publisher) {
+    private func pipeline(
+        homeAssistant: Bool = false, rawTopics: Bool = false, stateWindow: Duration = .zero
+    ) async throws -> (ReadingPipeline, Publisher) {
         let store = try await OutboxStore(path: directory.file("outbox.sqlite").path)
         let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1", clientID: "idle"))
         let publisher = Publisher(store: store, client: client)
         let topics = TopicContract()
         let router = ReadingRouter(
-            topics: topics, qos: .atLeastOnce, rawTopics: false,
+            topics: topics, qos: .atLeastOnce, rawTopics: rawTopics,
             discoveryBuilder: homeAssistant ? DiscoveryBuilder(topics: topics, gatewayID: "blebridge") : nil,
             devices: [DiscoveryDevice(id: "hr_strap", name: "Strap"), DiscoveryDevice(id: "thermo", name: "Thermo")])
-        return (ReadingPipeline(router: router, namer: FieldNamer(), publisher: publisher), publisher)
+        return (
+            ReadingPipeline(router: router, namer: FieldNamer(), publisher: publisher, stateWindow: stateWindow),
+            publisher
+        )
     }
 
     /// A heart-rate measurement (flags 0, 8-bit value).
@@ -169,5 +174,67 @@ import Testing
         #expect(
             events.first?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/heart_rate/config"])
         #expect(events.last?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/battery/config"])
+    }
+
+    /// Four notifications in the same millisecond (the demo thermometer's burst) become one state
+    /// publish carrying the last of them; the raw topic keeps every reading; a lone reading
+    /// afterwards is published on its own.
+    @Test func aBurstOfReadingsBecomesOneStatePublishAndRawTopicsKeepEveryReading() async throws {
+        let (pipeline, publisher) = try await pipeline(rawTopics: true, stateWindow: .milliseconds(50))
+        let start = Date()
+        for index in 0..<4 {
+            pipeline.received(
+                beat(60 + index), device: "hr_strap", subscription: Self.heartRate,
+                sampleTime: start + Double(index) / 1000)
+        }
+        // The raw entries go at once, the state once the window has passed.
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
+        var records = try await rows(publisher)
+        #expect(records.filter { $0.entry.topic == "blebridge/hr_strap/raw/2a37" }.count == 4)
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63])
+        pipeline.received(beat(70), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 7 })
+        records = try await rows(publisher)
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63, 70])
+    }
+
+    /// A state still waiting for its window is published when the gateway stops.
+    @Test func stoppingPublishesTheStatesWaitingForTheirWindow() async throws {
+        let (pipeline, publisher) = try await pipeline(stateWindow: .seconds(1))
+        pipeline.received(beat(60), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(61), device: "thermo", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.stopAccepting()
+        let records = try await rows(publisher)
+        #expect(heartRates(records) == [60, 61])
+    }
+}
+
+/// ``StateCoalescer``: the pure decisions behind one message per burst.
+@Suite struct StateCoalescerTests {
+    func entry(_ text: String) -> OutboxEntry {
+        OutboxEntry(
+            topic: "t", payload: Array(text.utf8), qos: .atLeastOnce, retain: false,
+            sampleTime: Date(timeIntervalSince1970: 0), stream: "d")
+    }
+
+    @Test func theFirstReadingSchedulesAFlushAndLaterOnesMergeIntoIt() {
+        var coalescer = StateCoalescer(window: .milliseconds(50))
+        #expect(coalescer.offer(entry("1"), device: "a") == .scheduleFlush)
+        #expect(coalescer.offer(entry("2"), device: "a") == .merged)
+        #expect(coalescer.offer(entry("x"), device: "b") == .scheduleFlush)
+        #expect(coalescer.offer(entry("3"), device: "a") == .merged)
+        #expect(coalescer.flush(device: "a") == entry("3"))
+        #expect(coalescer.flush(device: "a") == nil)
+        // The next reading starts a new burst.
+        #expect(coalescer.offer(entry("4"), device: "a") == .scheduleFlush)
+        #expect(coalescer.flushAll().map(\.payload) == [Array("4".utf8), Array("x".utf8)])
+        #expect(coalescer.flush(device: "b") == nil)
+    }
+
+    @Test func aZeroWindowPublishesEveryReading() {
+        var coalescer = StateCoalescer(window: .zero)
+        #expect(coalescer.offer(entry("1"), device: "a") == .publish(entry("1")))
+        #expect(coalescer.offer(entry("2"), device: "a") == .publish(entry("2")))
+        #expect(coalescer.pending.isEmpty)
     }
 }

@@ -1,0 +1,48 @@
+public import Outbox
+
+/// Merges the state publishes of one device's burst of readings into one: a device that notifies
+/// several characteristics at once (the demo's thermometer: four in the same millisecond) gets
+/// one `<base>/<device>` message carrying all of them instead of one per characteristic.
+///
+/// The first reading of a burst asks for a flush `window` later; readings arriving before the
+/// flush replace the pending state entry (each entry holds the whole merged state, so the last
+/// one carries every reading's fields). A lone reading is therefore published `window` after it
+/// arrived, never later. A zero window publishes every reading's state at once. Pure: the
+/// ``ReadingPipeline`` holds it under its lock and runs the flushes on its injected clock.
+struct StateCoalescer: Sendable {
+    enum Decision: Equatable, Sendable {
+        /// Publish this entry now (no window).
+        case publish(OutboxEntry)
+        /// The first reading of a burst: flush the device after the window.
+        case scheduleFlush
+        /// A flush is already due; the entry replaced the pending one.
+        case merged
+    }
+
+    let window: Duration
+    /// Per device: the latest state entry waiting for its flush.
+    private(set) var pending: [String: OutboxEntry] = [:]
+
+    init(window: Duration) {
+        self.window = window
+    }
+
+    /// The state entry of a reading of `device`.
+    mutating func offer(_ entry: OutboxEntry, device: String) -> Decision {
+        guard window > .zero else { return .publish(entry) }
+        let first = pending.updateValue(entry, forKey: device) == nil
+        return first ? .scheduleFlush : .merged
+    }
+
+    /// The device's flush is due: the entry to publish (nil when there is none, e.g. after ``flushAll()``).
+    mutating func flush(device: String) -> OutboxEntry? {
+        pending.removeValue(forKey: device)
+    }
+
+    /// Everything pending, now (the gateway is stopping), in device order.
+    mutating func flushAll() -> [OutboxEntry] {
+        let entries = pending.keys.sorted().compactMap { pending[$0] }
+        pending = [:]
+        return entries
+    }
+}
