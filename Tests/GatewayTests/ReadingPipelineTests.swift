@@ -4,6 +4,7 @@ import Foundation
 import MQTT
 import Outbox
 import Publisher
+import Synchronization
 import TestSupport
 import Testing
 
@@ -23,7 +24,8 @@ import Testing
 
     /// A pipeline for the configured devices `hr_strap` and `thermo`.
     private func pipeline(
-        homeAssistant: Bool = false, rawTopics: Bool = false, stateWindow: Duration = .zero
+        homeAssistant: Bool = false, rawTopics: Bool = false, stateWindow: Duration = .zero,
+        clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> (ReadingPipeline, Publisher) {
         let store = try await OutboxStore(path: directory.file("outbox.sqlite").path)
         let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1", clientID: "idle"))
@@ -34,7 +36,8 @@ import Testing
             discoveryBuilder: homeAssistant ? DiscoveryBuilder(topics: topics, gatewayID: "blebridge") : nil,
             devices: [DiscoveryDevice(id: "hr_strap", name: "Strap"), DiscoveryDevice(id: "thermo", name: "Thermo")])
         return (
-            ReadingPipeline(router: router, namer: FieldNamer(), publisher: publisher, stateWindow: stateWindow),
+            ReadingPipeline(
+                router: router, namer: FieldNamer(), publisher: publisher, stateWindow: stateWindow, clock: clock),
             publisher
         )
     }
@@ -177,22 +180,32 @@ import Testing
     }
 
     /// Four notifications in the same millisecond (the demo thermometer's burst) become one state
-    /// publish carrying the last of them; the raw topic keeps every reading; a lone reading
-    /// afterwards is published on its own.
+    /// publish carrying the last of them, once the window has passed on the pipeline's clock; the
+    /// raw topic keeps every reading at once; a lone reading afterwards is published on its own.
     @Test func aBurstOfReadingsBecomesOneStatePublishAndRawTopicsKeepEveryReading() async throws {
-        let (pipeline, publisher) = try await pipeline(rawTopics: true, stateWindow: .milliseconds(50))
+        let clock = GatedClock()
+        let (pipeline, publisher) = try await pipeline(
+            rawTopics: true, stateWindow: .milliseconds(50), clock: clock)
         let start = Date()
         for index in 0..<4 {
             pipeline.received(
                 beat(60 + index), device: "hr_strap", subscription: Self.heartRate,
                 sampleTime: start + Double(index) / 1000)
         }
-        // The raw entries go at once, the state once the window has passed.
-        #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
+        // One flush waits on the clock; the raw entries are already in the outbox, the state not.
+        #expect(await waitUntil { clock.sleepers == 1 })
         var records = try await rows(publisher)
-        #expect(records.filter { $0.entry.topic == "blebridge/hr_strap/raw/2a37" }.count == 4)
+        #expect(records.map(\.entry.topic) == Array(repeating: "blebridge/hr_strap/raw/2a37", count: 4))
+        clock.advance(by: .milliseconds(49))
+        #expect(clock.sleepers == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
+        records = try await rows(publisher)
         #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63])
+        // A lone reading: its own flush, its own publish.
         pipeline.received(beat(70), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        #expect(await waitUntil { clock.sleepers == 1 })
+        clock.advance(by: .milliseconds(50))
         #expect(try await waitUntil { try await publisher.store.stats().depth == 7 })
         records = try await rows(publisher)
         #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63, 70])
@@ -206,6 +219,43 @@ import Testing
         pipeline.stopAccepting()
         let records = try await rows(publisher)
         #expect(heartRates(records) == [60, 61])
+    }
+}
+
+/// A clock whose sleepers wait until the test moves it past their deadline.
+final class GatedClock: Clock {
+    typealias Duration = Swift.Duration
+    typealias Instant = ManualClock.Instant
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Swift.Duration { .nanoseconds(1) }
+    /// How many sleeps are waiting.
+    var sleepers: Int { state.withLock { $0.sleepers.count } }
+
+    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
+        await withCheckedContinuation { continuation in
+            let due = state.withLock { state in
+                guard state.now < deadline else { return true }
+                state.sleepers.append((deadline, continuation))
+                return false
+            }
+            if due { continuation.resume() }
+        }
+    }
+
+    func advance(by duration: Swift.Duration) {
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due.map(\.continuation)
+        }
+        for continuation in due { continuation.resume() }
     }
 }
 
