@@ -95,6 +95,11 @@ import Testing
         print("thermometer: \(count) state messages in \(seconds) s")
         #expect(Double(count) <= seconds + 1, "\(count) state messages in \(seconds) s")
         #expect(count >= 1)
+        // bridge/devices (retained) carries only fields that change with a device's connection,
+        // and is published only when they did.
+        let devices = world.recorder.on("blebridge/bridge/devices").map(\.text)
+        #expect(!devices.isEmpty && devices.allSatisfy { !$0.contains("\"rssi\"") && !$0.contains("last_seen") })
+        #expect(zip(devices, devices.dropFirst()).allSatisfy { $0 != $1 }, "\(devices)")
         await world.shutdown()
     }
 }
