@@ -179,36 +179,47 @@ import Testing
         #expect(events.last?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/battery/config"])
     }
 
-    /// Four notifications in the same millisecond (the demo thermometer's burst) become one state
-    /// publish carrying the last of them, once the window has passed on the pipeline's clock; the
-    /// raw topic keeps every reading at once; a lone reading afterwards is published on its own.
+    /// Four notifications of four characteristics in the same millisecond (the demo thermometer's
+    /// burst) become one state publish carrying all of them, once the window has passed on the
+    /// pipeline's clock; the raw topic keeps every reading at once. A heart rate read twice within
+    /// the window publishes the first at once: no value read is lost.
     @Test func aBurstOfReadingsBecomesOneStatePublishAndRawTopicsKeepEveryReading() async throws {
         let clock = GatedClock()
         let (pipeline, publisher) = try await pipeline(
             rawTopics: true, stateWindow: .milliseconds(50), clock: clock)
         let start = Date()
-        for index in 0..<4 {
-            pipeline.received(
-                beat(60 + index), device: "hr_strap", subscription: Self.heartRate,
-                sampleTime: start + Double(index) / 1000)
+        for (index, name) in ["temperature", "humidity", "pressure", "intermediate"].enumerated() {
+            pipeline.deliver(
+                device: "thermo", fields: [DecodedField(name: name, value: .int(Int64(index)))],
+                raw: (name, [UInt8(index)]), rssi: nil, sampleTime: start + Double(index) / 1000,
+                fromConnection: true)
         }
         // One flush waits on the clock; the raw entries are already in the outbox, the state not.
         #expect(await waitUntil { clock.sleepers == 1 })
         var records = try await rows(publisher)
-        #expect(records.map(\.entry.topic) == Array(repeating: "blebridge/hr_strap/raw/2a37", count: 4))
+        #expect(records.count == 4 && records.allSatisfy { $0.entry.topic.hasPrefix("blebridge/thermo/raw/") })
         clock.advance(by: .milliseconds(49))
         #expect(clock.sleepers == 1)
         clock.advance(by: .milliseconds(1))
         #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
         records = try await rows(publisher)
-        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63])
-        // A lone reading: its own flush, its own publish.
+        let states = records.filter { $0.entry.topic == "blebridge/thermo" }.map { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]) ?? [:]
+        }
+        #expect(states.count == 1)
+        #expect(states.first.map { Set($0.keys) } == ["temperature", "humidity", "pressure", "intermediate", "ts"])
+
+        // The same field twice within a window: the first value is published at once.
         pipeline.received(beat(70), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(71), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 8 })
+        records = try await rows(publisher)
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70])
         #expect(await waitUntil { clock.sleepers == 1 })
         clock.advance(by: .milliseconds(50))
-        #expect(try await waitUntil { try await publisher.store.stats().depth == 7 })
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 9 })
         records = try await rows(publisher)
-        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [63, 70])
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70, 71])
     }
 
     /// A state still waiting for its window is published when the gateway stops.
@@ -269,22 +280,33 @@ final class GatedClock: Clock {
 
     @Test func theFirstReadingSchedulesAFlushAndLaterOnesMergeIntoIt() {
         var coalescer = StateCoalescer(window: .milliseconds(50))
-        #expect(coalescer.offer(entry("1"), device: "a") == .scheduleFlush)
-        #expect(coalescer.offer(entry("2"), device: "a") == .merged)
-        #expect(coalescer.offer(entry("x"), device: "b") == .scheduleFlush)
-        #expect(coalescer.offer(entry("3"), device: "a") == .merged)
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["t"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["h"]) == .merged)
+        #expect(coalescer.offer(entry("x"), device: "b", fields: ["t"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("3"), device: "a", fields: ["p"]) == .merged)
         #expect(coalescer.flush(device: "a") == entry("3"))
         #expect(coalescer.flush(device: "a") == nil)
         // The next reading starts a new burst.
-        #expect(coalescer.offer(entry("4"), device: "a") == .scheduleFlush)
+        #expect(coalescer.offer(entry("4"), device: "a", fields: ["t"]) == .scheduleFlush)
         #expect(coalescer.flushAll().map(\.payload) == [Array("4".utf8), Array("x".utf8)])
         #expect(coalescer.flush(device: "b") == nil)
     }
 
+    @Test func aFieldChangedTwiceInOneBurstPublishesTheFirstValueAtOnce() {
+        var coalescer = StateCoalescer(window: .milliseconds(50))
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["heart_rate"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["battery"]) == .merged)
+        // heart_rate again: the state holding the first heart rate (and the battery) goes now.
+        #expect(coalescer.offer(entry("3"), device: "a", fields: ["heart_rate"]) == .publishPending(entry("2")))
+        // The new burst only holds heart_rate: the battery may change again without a publish.
+        #expect(coalescer.offer(entry("4"), device: "a", fields: ["battery"]) == .merged)
+        #expect(coalescer.flush(device: "a") == entry("4"))
+    }
+
     @Test func aZeroWindowPublishesEveryReading() {
         var coalescer = StateCoalescer(window: .zero)
-        #expect(coalescer.offer(entry("1"), device: "a") == .publish(entry("1")))
-        #expect(coalescer.offer(entry("2"), device: "a") == .publish(entry("2")))
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["t"]) == .publish(entry("1")))
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["t"]) == .publish(entry("2")))
         #expect(coalescer.pending.isEmpty)
     }
 }

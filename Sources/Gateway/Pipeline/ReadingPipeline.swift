@@ -129,12 +129,15 @@ final class ReadingPipeline: Sendable {
             var entries = output.entries
             if let stateEntry = entries.first {
                 // The state publish waits for the burst to end; the raw topic entries go at once.
-                switch state.coalescer.offer(stateEntry, device: device) {
+                var changed = Set(named.map(\.name))
+                if rssi != nil { changed.insert("rssi") }
+                switch state.coalescer.offer(stateEntry, device: device, fields: changed) {
                 case .publish: break
                 case .scheduleFlush:
                     entries.removeFirst()
                     scheduleFlush(device, after: state.coalescer.window)
                 case .merged: entries.removeFirst()
+                case .publishPending(let pending): entries[0] = pending
                 }
             }
             publisher.offer(entries)
