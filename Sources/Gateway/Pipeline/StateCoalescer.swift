@@ -1,4 +1,4 @@
-public import Outbox
+import Outbox
 
 /// Merges the state publishes of one device's burst of readings into one: a device that notifies
 /// several characteristics at once (the demo's thermometer: four in the same millisecond) gets
