@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "Logging"),
         .target(name: "JSON"),
         .target(name: "Bluetooth"),
-        .target(name: "ByteLayouts"),  // the user-defined layout description, shared by Configuration and Decoders
+        .target(name: "HomeAssistantTables"),  // Home Assistant's device/state classes and units, pinned to a release
+        // The user-defined layout description, shared by Configuration and Decoders.
+        .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
         .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
 
@@ -46,14 +48,15 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll"]),
         .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
-        .target(name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON"]),
+        .target(
+            name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
 
         // The product.
         .target(
             name: "Gateway",
             dependencies: [
                 "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
-                "Bluetooth",
+                "Bluetooth", "HomeAssistantTables",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -99,7 +102,10 @@ let package = Package(
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport"]),
+            dependencies: [
+                "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport", "Decoders",
+                "HomeAssistantTables",
+            ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox"]),

@@ -324,7 +324,8 @@ devices = [{
 config = {
     "gateway_id": "bench",
     "bluetooth": {"adapter": "hci0", "bus": bus, "max_connections": int(connections)},
-    "mqtt": {"url": "mqtt://127.0.0.1:%s" % port, "client_id": "blebridge-bench", "qos": 1},
+    # One publish per reading, like the C relay it is compared with (no burst merging).
+    "mqtt": {"url": "mqtt://127.0.0.1:%s" % port, "client_id": "blebridge-bench", "qos": 1, "state_window": "0ms"},
     "outbox": {"path": outbox, "synchronous": "normal"},
     "homeassistant": {"enabled": False},
     "devices": devices,

@@ -5,7 +5,7 @@
 #                            -dev packages, pkg-config, dpkg-dev. Nothing is started.
 #   scripts/setup.sh demo    build, plus what `blebridge demo` runs: dbus-daemon and mosquitto.
 #   scripts/setup.sh [test]  demo, plus the test tools: busctl, openssl, Python with dbus/gi/jsonschema,
-#                            and bleak in .build/venv (skipped with BLEBRIDGE_SKIP_PYTHON=1).
+#                            and bleak and Jinja2 in .build/venv (skipped with BLEBRIDGE_SKIP_PYTHON=1).
 #
 # Run as root (it uses apt-get), or install the listed packages yourself: as a normal user it
 # prints the missing ones and exits 1. Files it makes inside the checkout (.build/venv) belong to
@@ -89,3 +89,9 @@ bleak_venv() { # DIR VERSION
 }
 bleak_venv "$venv" "$bleak_version"
 bleak_venv "$root/.build/venv-bleak-newest" "$bleak_newest_version"
+# Jinja2, Home Assistant's template engine: the end-to-end tests render the discovery payloads'
+# value templates with it (HomeAssistantControlTests). Pinned like bleak.
+jinja2_version=3.1.6
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('jinja2') != '$jinja2_version')" 2>/dev/null; then
+    "${as_owner[@]}" "$venv/bin/pip" install -q "jinja2==$jinja2_version" >/dev/null
+fi

@@ -1,6 +1,7 @@
 extension ByteLayout {
     /// Checks the layout itself: names present and unique, lengths where needed, bits inside their
-    /// container, open-ended fields last. Call it when loading the configuration.
+    /// container, open-ended fields last, device classes and units Home Assistant accepts
+    /// (``validateHomeAssistant()``). Call it when loading the configuration.
     public func validate() throws(ByteLayoutError) {
         var names: Set<String> = []
         func claim(_ name: String?, _ path: String) throws(ByteLayoutError) {
@@ -50,5 +51,6 @@ extension ByteLayout {
                 try claim(field.name, path)
             }
         }
+        try validateHomeAssistant()
     }
 }

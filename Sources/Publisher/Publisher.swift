@@ -287,6 +287,12 @@ public actor Publisher {
             held.removeFirst(excess)
             heldDropped += excess
         }
+        scheduleHeldRetry()
+    }
+
+    /// Until `retryDelay` has passed, offered readings are held in memory instead of committed
+    /// (each commit would wait out the busy timeout of a lock); then the held ones are committed.
+    private func scheduleHeldRetry() {
         guard !heldRetryScheduled else { return }
         heldRetryScheduled = true
         onThread(after: options.retryDelay) { publisher in
@@ -429,8 +435,17 @@ public actor Publisher {
             noteStoreResult(.success(()))
             perform(window.removed(ids))
         } catch {
-            logger.error("deleting acknowledged readings failed; retrying", [("error", "\(error)")])
+            // Logged like a refused commit (with its code) when the outbox's trouble starts here:
+            // whichever operation meets a lock or a full disk first, the log and health say so.
+            if storeError?.code != error.code {
+                logger.error(
+                    "deleting acknowledged readings failed; retrying",
+                    [("code", error.code.rawValue), ("error", "\(error)")])
+            }
             storeError = error
+            // The next commit would meet the same lock: new readings wait in memory meanwhile,
+            // which keeps the thread free for `stats()` (the health topic says `locked`).
+            if Self.canPass(error) { scheduleHeldRetry() }
             perform(window.removeFailed(ids))
         }
     }

@@ -82,6 +82,21 @@ import Testing
         Case(
             json: subscription(#"{"fields": [{"name": "a", "type": "uint8"}, {"name": "a", "type": "uint8"}]}"#),
             code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[1]", mentions: "duplicate name 'a'"),
+        // Device classes, units and state classes Home Assistant refuses (its tables, pinned).
+        Case(
+            json: subscription(#"{"fields": [{"name": "t", "type": "int16_le", "device_class": "temp"}]}"#),
+            code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].device_class",
+            mentions: "unknown sensor device class 'temp' (did you mean 'temperature'?)"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "t", "type": "int16_le", "unit": "%", "device_class": "temperature"}]}"#),
+            code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].unit",
+            mentions: "device class 'temperature' takes one of 'K', '°C', '°F', not '%' (Home Assistant 20"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"type": "bits", "length": 1, "bits": [{"name": "door", "shift": 0, "device_class": "doors"}]}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].bits[0].device_class",
+            mentions: "unknown binary sensor device class 'doors'"),
         Case(
             json: subscription(#"{"fields": [{"name": "a"}]}"#), code: .missingKey,
             keyPath: "devices[1].subscribe[0].layout.fields[0].type", mentions: "required key is missing"),

@@ -102,10 +102,12 @@ import Testing
         let data = answer?["data"] as? [String: Any]
         #expect(
             data?["front"] as? String == "hello front" && data?["back"] as? String == "hello back", "\(answer ?? [:])")
-        // The subscription names the back service: its notification (sent on write) is the state.
-        let state = await world.state("panel") { $0["raw_hex"] as? String == Self.hex("hello back") }
+        // The subscription names the back service: its notification (sent on write) is the state,
+        // decoded with the `back` command's format (utf8) into its name.
+        let state = await world.state("panel") { $0["back"] as? String == "hello back" }
         #expect(state != nil, "panel states: \(world.states("panel").suffix(3))")
-        #expect(!world.states("panel").contains { $0["raw_hex"] as? String == Self.hex("hello front") })
+        #expect(!world.states("panel").contains { $0["back"] as? String == "hello front" })
+        #expect(!world.states("panel").contains { $0["raw_hex"] != nil })
         // A service the device does not have: a clear error, on the response and in the log.
         answer = try await Self.request(world, "blebridge/panel/get", #"{"elsewhere":""}"#)
         #expect(Self.code(answer) == "ble_error")
@@ -170,7 +172,7 @@ import Testing
         #expect(Self.code(answer) == "ok", "\(Self.message(answer))")
         try await world.simulator.setCharacteristicValue(
             address: Self.panel, uuid: Self.label, service: Self.back, value: Array("still on".utf8), notify: true)
-        let kept = await world.state("panel") { $0["raw_hex"] as? String == Self.hex("still on") }
+        let kept = await world.state("panel") { $0["back"] as? String == "still on" }
         #expect(kept != nil, "subscription stopped after raw notify off; states: \(world.states("panel").suffix(3))")
         // Not allowlisted: the strap's heart rate, and writes to the panel's label.
         answer = try await Self.request(

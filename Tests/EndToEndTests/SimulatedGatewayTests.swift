@@ -30,12 +30,19 @@ import Testing
             "published \(String(describing: published)), simulator \(battery)")
         // Thermometer and the passive BTHome sensor.
         #expect(await world.state("thermometer") { $0["temperature"] != nil } != nil)
-        // Its three temperatures under readable names, never the old `temperature_<characteristic>`.
-        let thermometer = await world.state("thermometer") {
-            $0["intermediate_temperature"] != nil && $0["environmental_sensing_temperature"] != nil
+        // Its three temperatures under readable names, never the old `temperature_<characteristic>`
+        // or `<service>_temperature`: the configuration's "temperature" is the room (about 21 °C),
+        // the Health Thermometer's measurement the body (about 37 °C).
+        let thermometer = await world.state("thermometer", timeout: .seconds(30)) {
+            $0["intermediate_temperature"] != nil && $0["body_temperature"] != nil && $0["temperature"] != nil
         }
         #expect(thermometer != nil, "thermometer states: \(world.states("thermometer").suffix(3))")
-        #expect(world.states("thermometer").allSatisfy { !$0.keys.contains { $0.hasPrefix("temperature_") } })
+        #expect((thermometer?["temperature"] as? Double).map { $0 < 30 } == true, "\(thermometer ?? [:])")
+        #expect((thermometer?["body_temperature"] as? Double).map { $0 > 34 } == true, "\(thermometer ?? [:])")
+        #expect(
+            world.states("thermometer").allSatisfy {
+                !$0.keys.contains { $0.hasPrefix("temperature_") || $0.hasPrefix("environmental_sensing") }
+            })
         #expect(
             await world.recorder.first(on: "homeassistant/sensor/blebridge_thermometer/intermediate_temperature/config")
                 .flatMap(world.recorder.json)?["unique_id"] as? String
@@ -43,8 +50,19 @@ import Testing
         #expect(await world.state("bthome") { $0["temperature"] != nil && $0["rssi"] != nil } != nil)
         #expect(await world.recorder.first(on: "blebridge/hr_strap/availability") { $0.text == "online" } != nil)
         // Discovery: valid JSON, unique ids, state topics and availability on bridge and device.
-        let heartRate = await world.recorder.first(on: "homeassistant/sensor/blebridge_hr_strap/heart_rate/config")
-        let config = try #require(heartRate.flatMap(world.recorder.json))
+        // The strap's Device Information (read after it connected) names its maker and model.
+        let heartRate = await world.recorder.first(
+            on: "homeassistant/sensor/blebridge_hr_strap/heart_rate/config", timeout: .seconds(30)
+        ) { message in
+            (world.recorder.json(message)?["device"] as? [String: Any])?["manufacturer"] as? String
+                == "Polar Electro Oy"
+        }
+        let config = try #require(
+            heartRate.flatMap(world.recorder.json), "log: \(world.gateway.log.suffix(2000))")
+        let device = config["device"] as? [String: Any]
+        #expect(device?["model"] as? String == "H10 SIM")
+        #expect(device?["sw_version"] as? String == "5.0.0")
+        #expect((device?["connections"] as? [[String]]) == [["bluetooth", "C0:FF:EE:00:00:01"]])
         #expect(config["unit_of_measurement"] as? String == "bpm")
         #expect(config["state_topic"] as? String == "blebridge/hr_strap")
         #expect(config["availability_mode"] as? String == "all")
@@ -66,11 +84,7 @@ import Testing
 
     @Test func setChangesTheLampAndDisallowedWritesNeverReachIt() async throws {
         let world = try await SimulatedWorld()
-        #expect(
-            await world.recorder.first(on: "blebridge/lamp/availability", timeout: .seconds(30)) {
-                $0.text == "online"
-            } != nil,
-            "lamp never online; log: \(world.gateway.log.suffix(3000))")
+        await world.waitOnline("lamp")
         try await world.simulator.clearWrites(address: SimulatedWorld.lamp)
         var properties = MQTTProperties()
         properties.responseTopic = "e2e/lamp"

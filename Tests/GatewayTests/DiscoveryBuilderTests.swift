@@ -35,8 +35,34 @@ import Testing
                 ]))
         let device = try #require(config["device"])
         #expect(device["identifiers"] == .array(["blebridge_hr_strap"]))
-        #expect(device["connections"] == .array([.array(["mac", "c0:ff:ee:00:00:01"])]))
+        // Home Assistant's Bluetooth integrations write the address this way: the devices merge.
+        #expect(device["connections"] == .array([.array(["bluetooth", "C0:FF:EE:00:00:01"])]))
         #expect(device["via_device"] == "blebridge_bridge")
+        // Nothing reported a maker: none is claimed (not "BLEBridge" for someone else's strap).
+        #expect(device["manufacturer"] == nil && device["model"] == nil && device["sw_version"] == nil)
+        #expect(config["object_id"] == nil)
+        #expect(config["default_entity_id"] == "sensor.hr_strap_heart_rate")
+        #expect(config["origin"]?["name"] == "BLEBridge")
+        #expect(config["origin"]?["sw_version"] == .string(BLEBridgeVersion.string))
+        #expect(config["enabled_by_default"] == nil)
+    }
+
+    @Test func reportedMakerModelAndFirmwareFillTheDeviceBlock() throws {
+        let described = DiscoveryDevice(
+            id: "hr_strap", name: "Chest strap", model: "H10", manufacturer: "Polar Electro Oy", firmware: "3.1.1")
+        let device = try #require(
+            try json(builder.sensor(device: described, field: "heart_rate", sample: 72, unit: "bpm"))["device"])
+        #expect(device["manufacturer"] == "Polar Electro Oy")
+        #expect(device["model"] == "H10")
+        #expect(device["sw_version"] == "3.1.1")
+    }
+
+    @Test func rssiIsADisabledDiagnosticEntity() throws {
+        let rssi = try json(builder.sensor(device: strap, field: "rssi", sample: -60, unit: "dBm"))
+        #expect(rssi["enabled_by_default"] == false)
+        #expect(rssi["entity_category"] == "diagnostic")
+        let battery = try json(builder.sensor(device: strap, field: "battery", sample: 80, unit: "%", kind: .battery))
+        #expect(battery["enabled_by_default"] == nil)
     }
 
     @Test(arguments: [
@@ -67,22 +93,38 @@ import Testing
         let power = NamedCommand(
             name: "power", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.read, .write],
             format: ValueFormat(.bool))
-        let powerMessage = try #require(builder.control(device: lamp, command: power))
+        let powerMessage = try #require(builder.control(device: lamp, command: power, stateful: true))
         #expect(powerMessage.topic == "homeassistant/switch/blebridge_lamp/power/config")
         let config = try json(powerMessage)
         #expect(config["command_topic"] == "blebridge/lamp/set")
         #expect(config["payload_on"] == #"{"power":true}"#)
+        #expect(config["state_topic"] == "blebridge/lamp")
+        #expect(config["value_template"] == "{{ 'ON' if value_json.power else 'OFF' }}")
+        #expect(config["default_entity_id"] == "switch.lamp_power")
+        #expect(config["origin"] != nil && config["object_id"] == nil)
         let brightness = NamedCommand(
             name: "brightness", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.write],
             format: ValueFormat(.uint8, minimum: 0, maximum: 100))
-        let number = try json(builder.control(device: lamp, command: brightness))
+        let number = try json(builder.control(device: lamp, command: brightness, stateful: true))
         #expect(number["max"] == .int(100))
+        #expect(number["value_template"] == "{{ value_json.brightness }}")
         #expect(
             builder.control(
                 device: lamp,
                 command: NamedCommand(
                     name: "r", characteristic: BluetoothUUID(UInt16(1)), operations: [.read], format: ValueFormat(.bool)
-                )) == nil)
+                ), stateful: true) == nil)
+    }
+
+    @Test func controlsWhoseValueNothingReportsHaveNoStateTopic() throws {
+        let lamp = DiscoveryDevice(id: "lamp", name: "Lamp")
+        let power = NamedCommand(
+            name: "power", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.write],
+            format: ValueFormat(.bool))
+        // No state topic: Home Assistant keeps the switch optimistic instead of reading an
+        // undefined `value_json.power` from every state message.
+        let config = try json(builder.control(device: lamp, command: power, stateful: false))
+        #expect(config["state_topic"] == nil && config["value_template"] == nil)
     }
 
     @Test func decoderKindsDecideComponentClassAndStateClass() throws {
@@ -92,9 +134,17 @@ import Testing
         #expect(energy["device_class"] == nil)
         let contact = try #require(
             builder.sensor(
-                device: strap, field: "sensor_contact", sample: .bool(true), unit: nil, kind: .binary("connectivity")))
+                device: strap, field: "sensor_contact", sample: .bool(true), unit: nil, kind: .binary(nil)))
         #expect(contact.topic == "homeassistant/binary_sensor/blebridge_hr_strap/sensor_contact/config")
-        #expect(try json(contact)["device_class"] == "connectivity")
+        #expect(try json(contact)["device_class"] == nil)
+        // A class Home Assistant does not know is left out rather than refused.
+        let unknown = try json(
+            builder.sensor(device: strap, field: "x", sample: .bool(true), unit: nil, kind: .binary("temp")))
+        #expect(unknown["device_class"] == nil)
+        // A state class the device class does not allow becomes the one it does.
+        let volume = try json(
+            builder.sensor(device: strap, field: "volume", sample: 1.5, unit: "L", kind: .sensor("volume")))
+        #expect(volume["state_class"] == "total_increasing")
         #expect(builder.sensor(device: strap, field: "model", sample: "H10", unit: nil, kind: .attribute) == nil)
         let battery = try json(
             builder.sensor(device: strap, field: "battery", sample: .int(80), unit: "%", kind: .battery))
@@ -117,6 +167,9 @@ import Testing
         #expect(config["entity_category"] == "diagnostic")
         #expect(config["state_topic"] == "blebridge/bridge/health")
         #expect(config["value_template"] == "{{ 'ON' if value_json.outbox_error else 'OFF' }}")
+        let dropped = try json(entities.first { $0.topic.contains("/dropped/") })
+        #expect(dropped["state_class"] == "total_increasing")
+        #expect(dropped["enabled_by_default"] == false)
     }
 
     @Test func bridgeEntitiesIncludeABluetoothProblemSensor() throws {

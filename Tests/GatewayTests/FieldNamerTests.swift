@@ -34,11 +34,13 @@ import Testing
         for order in orders {
             var namer = Self.thermometer()
             for source in order + order {
+                // The configuration's "temperature" (Environmental Sensing, the room) keeps the
+                // plain name; the Health Thermometer's measurement is the body temperature.
                 let expected =
                     switch source.rank {
-                    case 0: "temperature"
+                    case 0: "body_temperature"
                     case 1: "intermediate_temperature"
-                    default: "environmental_sensing_temperature"
+                    default: "temperature"
                     }
                 #expect(names(&namer, source) == [expected], "order \(order.map(\.rank))")
             }
@@ -51,8 +53,26 @@ import Testing
         let environmental = FieldNamer.Source(rank: 0, characteristic: "temperature", service: "environmental_sensing")
         let measurement = FieldNamer.Source(
             rank: 1, characteristic: "temperature_measurement", service: "health_thermometer")
-        #expect(names(&namer, measurement) == ["health_thermometer_temperature"])
+        #expect(names(&namer, measurement) == ["body_temperature"])
         #expect(names(&namer, environmental) == ["temperature"])
+    }
+
+    @Test func aCharacteristicNamedLikeTheFieldOwnsItBeforeAMeasurement() {
+        // Temperature Measurement listed first still yields `temperature` to "temperature";
+        // without "temperature" configured, the measurement keeps it and the room is ambient.
+        var namer = FieldNamer(characteristics: ["t": ["temperature_measurement", "temperature"]])
+        let measurement = FieldNamer.Source(
+            rank: 0, characteristic: "temperature_measurement", service: "health_thermometer")
+        let environmental = FieldNamer.Source(rank: 1, characteristic: "temperature", service: "environmental_sensing")
+        #expect(names(&namer, measurement) == ["body_temperature"])
+        #expect(names(&namer, environmental) == ["temperature"])
+        var vendor = FieldNamer(characteristics: ["t": ["temperature_measurement", "6b1e0010"]])
+        let room = FieldNamer.Source(rank: 1, characteristic: "6b1e0010", service: "environmental_sensing")
+        #expect(names(&vendor, room) == ["ambient_temperature"])
+        #expect(names(&vendor, measurement) == ["temperature"])
+        // Services that say nothing about what they measure keep their name as the prefix.
+        let scale = FieldNamer.Source(rank: 2, characteristic: "6b1e0011", service: "weight_scale")
+        #expect(names(&vendor, scale) == ["weight_scale_temperature"])
     }
 
     @Test func withoutAnOwnerTheFirstListedProducerKeepsIt() {

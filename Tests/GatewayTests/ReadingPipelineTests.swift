@@ -4,6 +4,7 @@ import Foundation
 import MQTT
 import Outbox
 import Publisher
+import Synchronization
 import TestSupport
 import Testing
 
@@ -22,16 +23,23 @@ import Testing
     }
 
     /// A pipeline for the configured devices `hr_strap` and `thermo`.
-    private func pipeline(homeAssistant: Bool = false) async throws -> (ReadingPipeline, Publisher) {
+    private func pipeline(
+        homeAssistant: Bool = false, rawTopics: Bool = false, stateWindow: Duration = .zero,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> (ReadingPipeline, Publisher) {
         let store = try await OutboxStore(path: directory.file("outbox.sqlite").path)
         let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1", clientID: "idle"))
         let publisher = Publisher(store: store, client: client)
         let topics = TopicContract()
         let router = ReadingRouter(
-            topics: topics, qos: .atLeastOnce, rawTopics: false,
+            topics: topics, qos: .atLeastOnce, rawTopics: rawTopics,
             discoveryBuilder: homeAssistant ? DiscoveryBuilder(topics: topics, gatewayID: "blebridge") : nil,
             devices: [DiscoveryDevice(id: "hr_strap", name: "Strap"), DiscoveryDevice(id: "thermo", name: "Thermo")])
-        return (ReadingPipeline(router: router, namer: FieldNamer(), publisher: publisher), publisher)
+        return (
+            ReadingPipeline(
+                router: router, namer: FieldNamer(), publisher: publisher, stateWindow: stateWindow, clock: clock),
+            publisher
+        )
     }
 
     /// A heart-rate measurement (flags 0, 8-bit value).
@@ -169,5 +177,136 @@ import Testing
         #expect(
             events.first?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/heart_rate/config"])
         #expect(events.last?.discovery.map(\.topic) == ["homeassistant/sensor/blebridge_hr_strap/battery/config"])
+    }
+
+    /// Four notifications of four characteristics in the same millisecond (the demo thermometer's
+    /// burst) become one state publish carrying all of them, once the window has passed on the
+    /// pipeline's clock; the raw topic keeps every reading at once. A heart rate read twice within
+    /// the window publishes the first at once: no value read is lost.
+    @Test func aBurstOfReadingsBecomesOneStatePublishAndRawTopicsKeepEveryReading() async throws {
+        let clock = GatedClock()
+        let (pipeline, publisher) = try await pipeline(
+            rawTopics: true, stateWindow: .milliseconds(50), clock: clock)
+        let start = Date()
+        for (index, name) in ["temperature", "humidity", "pressure", "intermediate"].enumerated() {
+            pipeline.deliver(
+                device: "thermo", fields: [DecodedField(name: name, value: .int(Int64(index)))],
+                raw: (name, [UInt8(index)]), rssi: nil, sampleTime: start + Double(index) / 1000,
+                fromConnection: true)
+        }
+        // One flush waits on the clock; the raw entries are already in the outbox, the state not.
+        #expect(await waitUntil { clock.sleepers == 1 })
+        var records = try await rows(publisher)
+        #expect(records.count == 4 && records.allSatisfy { $0.entry.topic.hasPrefix("blebridge/thermo/raw/") })
+        clock.advance(by: .milliseconds(49))
+        #expect(clock.sleepers == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
+        records = try await rows(publisher)
+        let states = records.filter { $0.entry.topic == "blebridge/thermo" }.map { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]) ?? [:]
+        }
+        #expect(states.count == 1)
+        #expect(states.first.map { Set($0.keys) } == ["temperature", "humidity", "pressure", "intermediate", "ts"])
+
+        // The same field twice within a window: the first value is published at once.
+        pipeline.received(beat(70), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(71), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 8 })
+        records = try await rows(publisher)
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70])
+        #expect(await waitUntil { clock.sleepers == 1 })
+        clock.advance(by: .milliseconds(50))
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 9 })
+        records = try await rows(publisher)
+        #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70, 71])
+    }
+
+    /// A state still waiting for its window is published when the gateway stops.
+    @Test func stoppingPublishesTheStatesWaitingForTheirWindow() async throws {
+        let (pipeline, publisher) = try await pipeline(stateWindow: .seconds(1))
+        pipeline.received(beat(60), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.received(beat(61), device: "thermo", subscription: Self.heartRate, sampleTime: Date())
+        pipeline.stopAccepting()
+        let records = try await rows(publisher)
+        #expect(heartRates(records) == [60, 61])
+    }
+}
+
+/// A clock whose sleepers wait until the test moves it past their deadline.
+final class GatedClock: Clock {
+    typealias Duration = Swift.Duration
+    typealias Instant = ManualClock.Instant
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Swift.Duration { .nanoseconds(1) }
+    /// How many sleeps are waiting.
+    var sleepers: Int { state.withLock { $0.sleepers.count } }
+
+    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
+        await withCheckedContinuation { continuation in
+            let due = state.withLock { state in
+                guard state.now < deadline else { return true }
+                state.sleepers.append((deadline, continuation))
+                return false
+            }
+            if due { continuation.resume() }
+        }
+    }
+
+    func advance(by duration: Swift.Duration) {
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due.map(\.continuation)
+        }
+        for continuation in due { continuation.resume() }
+    }
+}
+
+/// ``StateCoalescer``: the pure decisions behind one message per burst.
+@Suite struct StateCoalescerTests {
+    func entry(_ text: String) -> OutboxEntry {
+        OutboxEntry(
+            topic: "t", payload: Array(text.utf8), qos: .atLeastOnce, retain: false,
+            sampleTime: Date(timeIntervalSince1970: 0), stream: "d")
+    }
+
+    @Test func theFirstReadingSchedulesAFlushAndLaterOnesMergeIntoIt() {
+        var coalescer = StateCoalescer(window: .milliseconds(50))
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["t"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["h"]) == .merged)
+        #expect(coalescer.offer(entry("x"), device: "b", fields: ["t"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("3"), device: "a", fields: ["p"]) == .merged)
+        #expect(coalescer.flush(device: "a") == entry("3"))
+        #expect(coalescer.flush(device: "a") == nil)
+        // The next reading starts a new burst.
+        #expect(coalescer.offer(entry("4"), device: "a", fields: ["t"]) == .scheduleFlush)
+        #expect(coalescer.flushAll().map(\.payload) == [Array("4".utf8), Array("x".utf8)])
+        #expect(coalescer.flush(device: "b") == nil)
+    }
+
+    @Test func aFieldChangedTwiceInOneBurstPublishesTheFirstValueAtOnce() {
+        var coalescer = StateCoalescer(window: .milliseconds(50))
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["heart_rate"]) == .scheduleFlush)
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["battery"]) == .merged)
+        // heart_rate again: the state holding the first heart rate (and the battery) goes now.
+        #expect(coalescer.offer(entry("3"), device: "a", fields: ["heart_rate"]) == .publishPending(entry("2")))
+        // The new burst only holds heart_rate: the battery may change again without a publish.
+        #expect(coalescer.offer(entry("4"), device: "a", fields: ["battery"]) == .merged)
+        #expect(coalescer.flush(device: "a") == entry("4"))
+    }
+
+    @Test func aZeroWindowPublishesEveryReading() {
+        var coalescer = StateCoalescer(window: .zero)
+        #expect(coalescer.offer(entry("1"), device: "a", fields: ["t"]) == .publish(entry("1")))
+        #expect(coalescer.offer(entry("2"), device: "a", fields: ["t"]) == .publish(entry("2")))
+        #expect(coalescer.pending.isEmpty)
     }
 }

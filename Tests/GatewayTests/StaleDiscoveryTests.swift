@@ -27,8 +27,13 @@ import Testing
         ]
         // Services unknown: the thermometer also subscribes to `temperature` (2a6e), whose field
         // `temperature_intermediate` could be named `temperature_intermediate_temperature` if its
-        // service had no assigned name. Nothing can be proven stale.
-        #expect(StaleDiscovery.topics(announced: announced, configuration: configuration, live: []).isEmpty)
+        // service had no assigned name. Only the Environmental Sensing name of the previous
+        // version can be proven stale: `temperature` (2a6e) now keeps the plain name, and
+        // Environmental Sensing is never a prefix any more (`ambient_…`).
+        let environmental = Self.topic("thermometer", "environmental_sensing_temperature")
+        #expect(
+            StaleDiscovery.topics(announced: announced, configuration: configuration, live: [])
+                == ["thermometer": [environmental]])
 
         // Every service the thermometer resolved has an assigned name: qualified names are the
         // characteristic's or the service's, never `<field>_<characteristic>`. `body_temperature`
@@ -40,7 +45,8 @@ import Testing
                 resolvedServices: ["thermometer": Self.named, "lamp": Self.named])
                 == [
                     "thermometer": [
-                        "temperature_intermediate_temperature", "temperature_temperature", "humidity_pressure",
+                        "temperature_intermediate_temperature", "temperature_temperature",
+                        "environmental_sensing_temperature", "humidity_pressure",
                     ]
                     .map { Self.topic("thermometer", $0) }
                 ])
@@ -49,7 +55,7 @@ import Testing
         #expect(
             StaleDiscovery.topics(
                 announced: announced, configuration: configuration, live: [], resolvedServices: ["thermometer": vendor]
-            ).isEmpty)
+            ) == ["thermometer": [environmental]])
     }
 
     @Test func theConfigurationAloneCanProveANameOld() throws {
@@ -63,7 +69,11 @@ import Testing
         ]
         #expect(
             StaleDiscovery.topics(announced: ["thermometer": Self.thermometer], configuration: configuration, live: [])
-                == ["thermometer": [Self.topic("thermometer", "temperature_intermediate_temperature")]])
+                == [
+                    "thermometer": ["temperature_intermediate_temperature", "environmental_sensing_temperature"].map {
+                        Self.topic("thermometer", $0)
+                    }
+                ])
 
         // A subscription naming a service with an assigned name is named after it.
         configuration.devices[index].subscribe = [
@@ -75,11 +85,16 @@ import Testing
             .map { Self.topic("thermometer", $0) }
         #expect(
             StaleDiscovery.topics(announced: ["thermometer": topics], configuration: configuration, live: [])
-                == ["thermometer": [Self.topic("thermometer", "temperature_temperature")]])
+                == [
+                    "thermometer": ["temperature_temperature", "environmental_sensing_temperature"].map {
+                        Self.topic("thermometer", $0)
+                    }
+                ])
         // The same characteristic once more without a service: `temperature_temperature` is current again.
         configuration.devices[index].subscribe.append(Subscription(characteristic: BluetoothUUID(UInt16(0x2A6E))))
         #expect(
-            StaleDiscovery.topics(announced: ["thermometer": topics], configuration: configuration, live: []).isEmpty)
+            StaleDiscovery.topics(announced: ["thermometer": topics], configuration: configuration, live: [])
+                == ["thermometer": [Self.topic("thermometer", "environmental_sensing_temperature")]])
     }
 
     @Test func topicsAnnouncedNowAreNeverStale() throws {

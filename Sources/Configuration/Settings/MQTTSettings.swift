@@ -26,6 +26,9 @@ public struct MQTTSettings: Sendable, Equatable {
     public var rawTopics: Bool
     /// `<device>/availability` as `{"state":"online"}` (like `bridge/state`) instead of `online`.
     public var jsonAvailability: Bool
+    /// Readings of one device that arrive within this window share one state publish (a lone
+    /// reading waits at most this long); zero publishes every reading's state at once.
+    public var stateWindow: Duration
     /// TLS settings; used when `url` is `mqtts://`.
     public var tls: TLSSettings
     /// Topic prefixes, besides `<base_topic>/`, that an MQTT 5 request may name as its response topic.
@@ -35,7 +38,8 @@ public struct MQTTSettings: Sendable, Equatable {
         url: BrokerURL = BrokerURL(host: "127.0.0.1"), clientID: String = "blebridge",
         protocolVersion: ProtocolVersion = .v5, username: String? = nil, passwordFile: String? = nil,
         passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
-        baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false, tls: TLSSettings = TLSSettings(),
+        baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false,
+        stateWindow: Duration = .milliseconds(50), tls: TLSSettings = TLSSettings(),
         responseTopicPrefixes: [String] = [], jsonAvailability: Bool = false
     ) {
         self.jsonAvailability = jsonAvailability
@@ -50,13 +54,14 @@ public struct MQTTSettings: Sendable, Equatable {
         self.baseTopic = baseTopic
         self.qos = qos
         self.rawTopics = rawTopics
+        self.stateWindow = stateWindow
         self.tls = tls
         self.responseTopicPrefixes = responseTopicPrefixes
     }
 
     static let keys = [
         "url", "client_id", "protocol", "username", "password_file", "password_env", "keepalive", "clean_session",
-        "base_topic", "qos", "raw_topics", "tls", "response_topic_prefixes", "json_availability",
+        "base_topic", "qos", "raw_topics", "state_window", "tls", "response_topic_prefixes", "json_availability",
     ]
 
     /// Reads the password from `password_file` or `password_env`; nil when neither is set.
@@ -123,6 +128,8 @@ extension MQTTSettings: Decodable {
         qos = try reader.integer("qos", in: 0...2) ?? defaults.qos
         rawTopics = try reader.bool("raw_topics") ?? defaults.rawTopics
         jsonAvailability = try reader.bool("json_availability") ?? defaults.jsonAvailability
+        stateWindow =
+            try reader.duration("state_window", minimum: .zero, maximum: .seconds(1)) ?? defaults.stateWindow
         tls = try reader.object(TLSSettings.self, "tls") ?? defaults.tls
         let prefixExpected = "a topic prefix such as \"myapp/replies\""
         responseTopicPrefixes =

@@ -19,7 +19,8 @@ public struct HeartRateMeasurement: CharacteristicDecoder {
             flags & 0x01 != 0 ? Int64(try reader.uint16("heart_rate")) : Int64(try reader.uint8("heart_rate"))
         fields.append(.int("heart_rate", heartRate, unit: "bpm", kind: .measurement))
         if flags & 0x04 != 0 {
-            fields.append(.bool("sensor_contact", flags & 0x02 != 0, kind: .binary("connectivity")))
+            // Skin contact: no Home Assistant device class means it (`connectivity` would read "Connected").
+            fields.append(.bool("sensor_contact", flags & 0x02 != 0, kind: .binary(nil)))
         }
         if flags & 0x08 != 0 {
             fields.append(.int("energy_expended", try reader.uint16("energy_expended"), unit: "kJ", kind: .counter))

@@ -1,5 +1,6 @@
 import Bluetooth
 import ByteLayouts
+import HomeAssistantTables
 
 extension ByteLayout: ValueDecoder {
     /// ``ByteLayout/validate()`` as a `DecoderError` (`invalid_layout`, the path as its field).
@@ -73,7 +74,11 @@ extension ByteLayout: ValueDecoder {
         return .double(label, Scale.affine(value, scale: scale, offset: offset), unit: field.unit, kind: kind)
     }
 
+    /// A sensor with the state class Home Assistant allows for `deviceClass` (`measurement`
+    /// where it can, `total_increasing` for an `energy` or `volume` counter).
     static func kind(_ deviceClass: String?) -> FieldKind {
-        deviceClass.map { FieldKind.sensor($0) } ?? .measurement
+        guard let deviceClass else { return .measurement }
+        let stateClass = HomeAssistantTables.defaultStateClass(deviceClass: deviceClass)
+        return FieldKind.sensor(deviceClass, stateClass: stateClass.flatMap(FieldKind.StateClass.init(rawValue:)))
     }
 }

@@ -18,7 +18,7 @@ public struct DiscoveryBuilder: Sendable {
         self.jsonAvailability = jsonAvailability
     }
 
-    /// Object ids only contain `[a-zA-Z0-9_-]`.
+    /// Topic segments and entity ids only contain `[a-zA-Z0-9_-]`.
     static func sanitize(_ text: String) -> String {
         String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
     }
@@ -46,18 +46,35 @@ public struct DiscoveryBuilder: Sendable {
         return .array(list)
     }
 
+    /// The `device` block: `connections` with the Bluetooth address as Home Assistant's own
+    /// Bluetooth integrations write it (so their device and this one merge), and the manufacturer,
+    /// model and firmware the device reported (Device Information service) or its advertisement
+    /// format implies; none of them when unknown.
     func deviceBlock(_ device: DiscoveryDevice) -> JSONValue {
         var members: [JSONMember] = [
             JSONMember("identifiers", .array([.string(nodeID(device))])),
             JSONMember("name", .string(device.name)),
         ]
         if let address = device.address {
-            members.append(JSONMember("connections", .array([.array(["mac", .string(address.lowercased())])])))
+            members.append(JSONMember("connections", .array([.array(["bluetooth", .string(address.uppercased())])])))
         }
-        members.append(JSONMember("manufacturer", .string(device.manufacturer ?? "BLEBridge")))
+        if let manufacturer = device.manufacturer { members.append(JSONMember("manufacturer", .string(manufacturer))) }
         if let model = device.model { members.append(JSONMember("model", .string(model))) }
+        if let firmware = device.firmware { members.append(JSONMember("sw_version", .string(firmware))) }
         members.append(JSONMember("via_device", .string("\(Self.sanitize(gatewayID))_bridge")))
         return .object(members)
+    }
+
+    /// The `origin` block every payload carries: what announced the entity.
+    static let origin: JSONValue = .object([
+        JSONMember("name", "BLEBridge"), JSONMember("sw_version", .string(BLEBridgeVersion.string)),
+    ])
+
+    /// `default_entity_id`: the entity id Home Assistant gives a new entity
+    /// (`sensor.thermometer_temperature`; lowercase letters, digits and `_` only).
+    static func defaultEntityID(component: String, _ objectID: String) -> JSONMember {
+        let slug = String(objectID.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+        return JSONMember("default_entity_id", .string("\(component).\(slug)"))
     }
 
     /// The discovery message of one decoded field, or nil when the field is not an entity.
@@ -72,7 +89,7 @@ public struct DiscoveryBuilder: Sendable {
         var members: [JSONMember] = [
             JSONMember("name", .string(Self.displayName(field))),
             JSONMember("unique_id", .string(uniqueID(device, field))),
-            JSONMember("object_id", .string("\(Self.sanitize(device.id))_\(objectID)")),
+            Self.defaultEntityID(component: classification.component, "\(Self.sanitize(device.id))_\(objectID)"),
             JSONMember("state_topic", .string(topics.device(device.id))),
         ]
         if classification.component == "binary_sensor" {
@@ -89,8 +106,10 @@ public struct DiscoveryBuilder: Sendable {
         if let category = classification.entityCategory {
             members.append(JSONMember("entity_category", .string(category)))
         }
+        if !classification.enabledByDefault { members.append(JSONMember("enabled_by_default", false)) }
         members.append(JSONMember("availability", availability(for: device)))
         members.append(JSONMember("availability_mode", "all"))
+        members.append(JSONMember("origin", Self.origin))
         members.append(JSONMember("device", deviceBlock(device)))
         let topic = topics.discovery(component: classification.component, nodeID: nodeID(device), objectID: objectID)
         return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
@@ -98,7 +117,12 @@ public struct DiscoveryBuilder: Sendable {
 
     /// The discovery message of a writable named command: `switch` for booleans, `number` for
     /// integers, `select` for alert levels; nil for formats Home Assistant cannot drive.
-    public func control(device: DiscoveryDevice, command: NamedCommand) -> DiscoveryMessage? {
+    ///
+    /// `stateful`: the command's characteristic is subscribed (notified, indicated or polled), so
+    /// its value, decoded with the command's format, is in the device's state under the
+    /// command's name; the control then shows that state (`state_topic`, `value_template`).
+    /// Otherwise nothing reports the value and Home Assistant keeps it optimistically.
+    public func control(device: DiscoveryDevice, command: NamedCommand, stateful: Bool) -> DiscoveryMessage? {
         guard command.operations.contains(.write) else { return nil }
         let name = command.name
         let component: String
@@ -109,9 +133,13 @@ public struct DiscoveryBuilder: Sendable {
             extra = [
                 JSONMember("payload_on", .string(JSONValue.object([JSONMember(name, true)]).serialized)),
                 JSONMember("payload_off", .string(JSONValue.object([JSONMember(name, false)]).serialized)),
-                JSONMember("value_template", .string("{{ 'ON' if value_json.\(name) else 'OFF' }}")),
-                JSONMember("state_on", "ON"), JSONMember("state_off", "OFF"),
             ]
+            if stateful {
+                extra += [
+                    JSONMember("value_template", .string("{{ 'ON' if value_json.\(name) else 'OFF' }}")),
+                    JSONMember("state_on", "ON"), JSONMember("state_off", "OFF"),
+                ]
+            }
         case .uint8, .uint16, .uint32, .int8, .int16, .int32:
             component = "number"
             let bounds: [ValueFormat.Kind: (Int64, Int64)] = [
@@ -119,9 +147,9 @@ public struct DiscoveryBuilder: Sendable {
                 .int16: (-32768, 32767), .int32: (-2_147_483_648, 2_147_483_647),
             ]
             let (low, high) = bounds[command.format.kind] ?? (0, 255)
-            extra = [
-                JSONMember("command_template", .string("{\"\(name)\": {{ value | int }}}")),
-                JSONMember("value_template", .string("{{ value_json.\(name) }}")),
+            extra = [JSONMember("command_template", .string("{\"\(name)\": {{ value | int }}}"))]
+            if stateful { extra.append(JSONMember("value_template", .string("{{ value_json.\(name) }}"))) }
+            extra += [
                 JSONMember("min", .int(max(low, command.format.minimum ?? low))),
                 JSONMember("max", .int(min(high, command.format.maximum ?? high))),
                 JSONMember("mode", "slider"),
@@ -132,21 +160,21 @@ public struct DiscoveryBuilder: Sendable {
                 JSONMember("options", ["none", "mild", "high"]),
                 JSONMember("command_template", .string("{\"\(name)\": \"{{ value }}\"}")),
             ]
+            if stateful { extra.append(JSONMember("value_template", .string("{{ value_json.\(name) }}"))) }
         case .hex, .utf8, .layout:
             return nil
         }
         var members: [JSONMember] = [
             JSONMember("name", .string(Self.displayName(name))),
             JSONMember("unique_id", .string(uniqueID(device, name))),
-            JSONMember("object_id", .string("\(Self.sanitize(device.id))_\(Self.sanitize(name))")),
+            Self.defaultEntityID(component: component, "\(Self.sanitize(device.id))_\(Self.sanitize(name))"),
             JSONMember("command_topic", .string(topics.set(device.id))),
         ]
-        if command.operations.contains(.read) || command.operations.contains(.notify) || component != "select" {
-            members.append(JSONMember("state_topic", .string(topics.device(device.id))))
-        }
+        if stateful { members.append(JSONMember("state_topic", .string(topics.device(device.id)))) }
         members += extra
         members.append(JSONMember("availability", availability(for: device)))
         members.append(JSONMember("availability_mode", "all"))
+        members.append(JSONMember("origin", Self.origin))
         members.append(JSONMember("device", deviceBlock(device)))
         let topic = topics.discovery(component: component, nodeID: nodeID(device), objectID: Self.sanitize(name))
         return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
@@ -164,16 +192,23 @@ public struct DiscoveryBuilder: Sendable {
             JSONMember("manufacturer", "BLEBridge"),
             JSONMember("sw_version", .string(BLEBridgeVersion.string)),
         ])
-        let sensors = ["connections", "outbox_depth", "dropped"].map { (field: String) -> DiscoveryMessage in
+        // `dropped` only grows while the gateway runs (a restart starts it at 0 again, which
+        // `total_increasing` reads as a new cycle); the others go up and down.
+        let sensors = [
+            ("connections", "measurement"), ("outbox_depth", "measurement"), ("dropped", "total_increasing"),
+        ]
+        .map { (field: String, stateClass: String) -> DiscoveryMessage in
             let members: [JSONMember] = [
                 JSONMember("name", .string(Self.displayName(field))),
                 JSONMember("unique_id", .string("\(node)_\(field)")),
-                JSONMember("object_id", .string("\(node)_\(field)")),
+                Self.defaultEntityID(component: "sensor", "\(node)_\(field)"),
                 JSONMember("state_topic", .string(topics.bridgeHealth)),
                 JSONMember("value_template", .string("{{ value_json.\(field) }}")),
-                JSONMember("state_class", "measurement"),
+                JSONMember("state_class", .string(stateClass)),
                 JSONMember("entity_category", "diagnostic"),
+                JSONMember("enabled_by_default", false),
                 JSONMember("availability", availability),
+                JSONMember("origin", Self.origin),
                 JSONMember("device", block),
             ]
             return DiscoveryMessage(
@@ -200,7 +235,7 @@ public struct DiscoveryBuilder: Sendable {
         let members: [JSONMember] = [
             JSONMember("name", .string(name)),
             JSONMember("unique_id", .string("\(node)_\(objectID)")),
-            JSONMember("object_id", .string("\(node)_\(objectID)")),
+            Self.defaultEntityID(component: "binary_sensor", "\(node)_\(objectID)"),
             JSONMember("state_topic", .string(topics.bridgeHealth)),
             JSONMember("value_template", .string(state)),
             JSONMember("json_attributes_topic", .string(topics.bridgeHealth)),
@@ -208,6 +243,7 @@ public struct DiscoveryBuilder: Sendable {
             JSONMember("device_class", "problem"),
             JSONMember("entity_category", "diagnostic"),
             JSONMember("availability", availability),
+            JSONMember("origin", Self.origin),
             JSONMember("device", device),
         ]
         return DiscoveryMessage(

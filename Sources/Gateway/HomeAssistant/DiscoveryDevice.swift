@@ -4,15 +4,22 @@ public struct DiscoveryDevice: Sendable, Hashable {
     public var name: String
     /// `AA:BB:CC:DD:EE:FF` when known (used for the `connections` block).
     public var address: String?
+    /// What the device reported (Device Information service) or its advertisement format
+    /// implies; nil when unknown (then left out of discovery).
     public var model: String?
     public var manufacturer: String?
+    public var firmware: String?
 
-    public init(id: String, name: String, address: String? = nil, model: String? = nil, manufacturer: String? = nil) {
+    public init(
+        id: String, name: String, address: String? = nil, model: String? = nil, manufacturer: String? = nil,
+        firmware: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.address = address
         self.model = model
         self.manufacturer = manufacturer
+        self.firmware = firmware
     }
 }
 

@@ -48,7 +48,7 @@ public struct DiscoverySources: Sendable, Equatable {
     ///   or (raw GATT on) an allowlist entry with `read` or `notify`;
     /// - a characteristic still subscribed may take its name: it owns the name (is named like
     ///   it, or like it plus `_measurement`), or it produced the same field under a qualified name
-    ///   (`<characteristic>`, `<service>_<field>`, `<field>_<characteristic>`), which becomes the
+    ///   (`<characteristic>`, `<service>_<field>`, `body_<field>`, `<field>_<characteristic>`), which becomes the
     ///   plain name once the characteristic that held it is gone.
     ///
     /// Not a proof in one case: a subscription that has never delivered the field in any run
@@ -110,5 +110,6 @@ public struct DiscoverySources: Sendable, Equatable {
         guard name.hasSuffix("_" + field) else { return false }
         let service = String(name.dropLast(field.count + 1))
         return AssignedNumbers.services.contains { $0.name == service }
+            || FieldNamer.serviceQualifiers.values.contains(service)
     }
 }

@@ -1,4 +1,5 @@
 public import Decoders
+import HomeAssistantTables
 import JSON
 
 /// How a decoded field appears in Home Assistant: component, device class, unit, state class.
@@ -9,10 +10,14 @@ public struct FieldClassification: Sendable, Hashable {
     public var stateClass: String?
     public var icon: String?
     public var entityCategory: String?
+    /// False for entities that change often and matter little (RSSI): Home Assistant creates
+    /// them disabled, so they do not fill its recorder unless a user enables them.
+    public var enabledByDefault: Bool
 
     public init(
         component: String = "sensor", deviceClass: String? = nil, unit: String? = nil,
-        stateClass: String? = "measurement", icon: String? = nil, entityCategory: String? = nil
+        stateClass: String? = "measurement", icon: String? = nil, entityCategory: String? = nil,
+        enabledByDefault: Bool = true
     ) {
         self.component = component
         self.deviceClass = deviceClass
@@ -20,6 +25,34 @@ public struct FieldClassification: Sendable, Hashable {
         self.stateClass = stateClass
         self.icon = icon
         self.entityCategory = entityCategory
+        self.enabledByDefault = enabledByDefault
+    }
+
+    /// The same classification, made acceptable to Home Assistant (``HomeAssistantTables``): a
+    /// state class the device class does not allow becomes the one it does, and a device class
+    /// whose units do not include the field's is dropped (the unit stays; a sensor without a
+    /// device class takes any unit). Decoders declare valid combinations (a test checks every
+    /// one); this keeps a layout or an unforeseen unit from producing an entity Home Assistant
+    /// refuses.
+    func acceptedByHomeAssistant() -> FieldClassification {
+        var result = self
+        if component == "binary_sensor" {
+            if HomeAssistantTables.binarySensorProblem(deviceClass: deviceClass) != nil { result.deviceClass = nil }
+            return result
+        }
+        if HomeAssistantTables.sensorProblem(deviceClass: deviceClass, unit: unit, stateClass: stateClass) != nil {
+            result.stateClass =
+                stateClass == nil ? nil : HomeAssistantTables.defaultStateClass(deviceClass: deviceClass)
+        }
+        if HomeAssistantTables.sensorProblem(deviceClass: deviceClass, unit: unit, stateClass: result.stateClass)
+            != nil
+        {
+            result.deviceClass = nil
+            if HomeAssistantTables.sensorProblem(deviceClass: nil, unit: unit, stateClass: result.stateClass) != nil {
+                result.stateClass = nil
+            }
+        }
+        return result
     }
 
     /// Classifies a field by the decoder's kind when it has one (component, device class, state
@@ -27,7 +60,7 @@ public struct FieldClassification: Sendable, Hashable {
     /// (attributes such as arrays, identifiers and flags).
     public static func classify(name: String, value: JSONValue, unit: String?, kind: FieldKind?) -> FieldClassification?
     {
-        guard let kind else { return classify(name: name, value: value, unit: unit) }
+        guard let kind else { return classify(name: name, value: value, unit: unit)?.acceptedByHomeAssistant() }
         switch value {
         case .array, .object, .null: return nil
         default: break
@@ -38,11 +71,14 @@ public struct FieldClassification: Sendable, Hashable {
             return nil
         case .binarySensor:
             return FieldClassification(
-                component: "binary_sensor", deviceClass: kind.deviceClass, stateClass: nil, entityCategory: category)
+                component: "binary_sensor", deviceClass: kind.deviceClass, stateClass: nil, entityCategory: category
+            ).acceptedByHomeAssistant()
         case .sensor:
             return FieldClassification(
                 deviceClass: kind.deviceClass, unit: unit.map(normalizedUnit), stateClass: kind.stateClass?.rawValue,
-                icon: name == "heart_rate" ? "mdi:heart-pulse" : nil, entityCategory: category)
+                icon: name == "heart_rate" ? "mdi:heart-pulse" : nil, entityCategory: category,
+                enabledByDefault: name != "rssi"
+            ).acceptedByHomeAssistant()
         }
     }
 
@@ -61,7 +97,7 @@ public struct FieldClassification: Sendable, Hashable {
         let lowered = name.lowercased()
         if lowered == "rssi" {
             return FieldClassification(
-                deviceClass: "signal_strength", unit: "dBm", entityCategory: "diagnostic")
+                deviceClass: "signal_strength", unit: "dBm", entityCategory: "diagnostic", enabledByDefault: false)
         }
         if lowered.hasPrefix("battery") && (unit == nil || unit == "%") {
             return FieldClassification(deviceClass: "battery", unit: "%", entityCategory: "diagnostic")
@@ -84,8 +120,8 @@ public struct FieldClassification: Sendable, Hashable {
         case "V", "mV": return FieldClassification(deviceClass: "voltage", unit: unit)
         case "lx": return FieldClassification(deviceClass: "illuminance", unit: unit)
         case "ppm" where lowered.contains("co2"): return FieldClassification(deviceClass: "carbon_dioxide", unit: unit)
-        case "µg/m³" where lowered.contains("pm2"): return FieldClassification(deviceClass: "pm25", unit: unit)
-        case "µg/m³" where lowered.contains("pm10"): return FieldClassification(deviceClass: "pm10", unit: unit)
+        case "μg/m³" where lowered.contains("pm2"): return FieldClassification(deviceClass: "pm25", unit: unit)
+        case "μg/m³" where lowered.contains("pm10"): return FieldClassification(deviceClass: "pm10", unit: unit)
         case "W": return FieldClassification(deviceClass: "power", unit: unit)
         case "kJ", "J", "Wh", "kWh":
             return FieldClassification(deviceClass: "energy", unit: unit, stateClass: "total_increasing")
@@ -97,19 +133,6 @@ public struct FieldClassification: Sendable, Hashable {
 
     /// Decoder unit spellings → Home Assistant's.
     static func normalizedUnit(_ unit: String) -> String {
-        switch unit.lowercased() {
-        case "c", "celsius", "degc", "°c": "°C"
-        case "f", "fahrenheit", "degf", "°f": "°F"
-        case "percent", "%": "%"
-        case "dbm": "dBm"
-        case "bpm", "beats/min": "bpm"
-        case "hpa": "hPa"
-        case "pa": "Pa"
-        case "kpa": "kPa"
-        case "v", "volt": "V"
-        case "mv": "mV"
-        case "lux", "lx": "lx"
-        default: unit
-        }
+        HomeAssistantTables.canonicalUnit(unit)
     }
 }

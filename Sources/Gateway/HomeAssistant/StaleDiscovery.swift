@@ -5,11 +5,14 @@ public import Configuration
 /// they can be deleted (empty retained config) instead of lingering in Home Assistant.
 ///
 /// Earlier versions named the field of a colliding characteristic `<field>_<characteristic>`
-/// (`temperature_intermediate_temperature`); ``FieldNamer`` now names it after the
-/// characteristic (`intermediate_temperature`) or its service (`environmental_sensing_temperature`).
+/// (`temperature_intermediate_temperature`), later `<service>_<field>`
+/// (`environmental_sensing_temperature`); ``FieldNamer`` now names it after the characteristic
+/// (`intermediate_temperature`) or what its service measures (`body_temperature`).
 /// Fields appear only once a value was decoded, so "no longer announced" cannot be read off the
 /// fields seen so far. Instead a topic is stale only when the configuration rules out every
-/// current name for it; anything else is kept:
+/// current name for it; anything else is kept. `<service>_<field>` of a service FieldNamer now
+/// qualifies by what it measures (Health Thermometer, Environmental Sensing) is stale when a
+/// subscribed characteristic owns `<field>`; otherwise:
 /// - its object id is `<field>_<characteristic>` for a characteristic the device subscribes to,
 ///   where a subscribed characteristic owns `<field>` (is named `<field>` or
 ///   `<field>_measurement`: the collision that earned the old name), and none of the device's
@@ -56,7 +59,18 @@ public enum StaleDiscovery {
         let names = subscriptions.map { DiscoveryBuilder.sanitize(FieldNamer.characteristicName($0.characteristic)) }
         // Named like a characteristic: FieldNamer's first choice for a qualified name.
         guard !names.contains(objectID) else { return false }
-        // `<service>_<field>`: the second choice, for whatever service the device resolves.
+        // `<service>_<field>` of a service FieldNamer now names by what it measures
+        // (`environmental_sensing_temperature` is now `ambient_temperature`, or `temperature` when
+        // the configuration names Environmental Sensing's Temperature): an old name when a
+        // subscribed characteristic owns `<field>` (the collision that earned it).
+        if let service = FieldNamer.serviceQualifiers.keys.first(where: { objectID.hasPrefix($0 + "_") }) {
+            let field = String(objectID.dropFirst(service.count + 1))
+            return names.contains { FieldNamer.owns($0, field) }
+        }
+        // `<qualifier>_<field>` and `<service>_<field>`: FieldNamer's second and third choices.
+        guard !FieldNamer.serviceQualifiers.values.contains(where: { objectID.hasPrefix($0 + "_") }) else {
+            return false
+        }
         guard !AssignedNumbers.services.contains(where: { objectID.hasPrefix($0.name + "_") }) else { return false }
         var matched = false
         for (subscription, name) in zip(subscriptions, names) where objectID.hasSuffix("_" + name) {

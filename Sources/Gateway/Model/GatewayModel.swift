@@ -1,4 +1,4 @@
-import Bluetooth
+public import Bluetooth
 public import Configuration
 public import Foundation
 
@@ -73,9 +73,22 @@ public struct GatewayModel: Sendable {
         return ConnectionScheduler.DeviceSpec(id: device.id, mode: mode, pollInterval: poll, silenceTimeout: silence)
     }
 
+    /// The Home Assistant devices, with the maker and model an advertisement format implies
+    /// (a Ruuvi format comes from a RuuviTag); the Device Information service, read at
+    /// connection, adds them for connected devices.
     public var discoveryDevices: [DiscoveryDevice] {
-        configuration.devices.map { DiscoveryDevice(id: $0.id, name: $0.name, address: $0.match.address?.string) }
+        configuration.devices.map { device in
+            let known = Self.advertisedMakers[device.advertisement?.decoder ?? ""]
+            return DiscoveryDevice(
+                id: device.id, name: device.name, address: device.match.address?.string, model: known?.model,
+                manufacturer: known?.manufacturer)
+        }
     }
+
+    /// Advertisement decoders whose format only one maker's devices send.
+    static let advertisedMakers: [String: (manufacturer: String, model: String)] = [
+        "ruuvi": ("Ruuvi Innovations", "RuuviTag")
+    ]
 
     public var discoveryBuilder: DiscoveryBuilder? {
         configuration.homeAssistant.enabled
@@ -90,18 +103,41 @@ public struct GatewayModel: Sendable {
         return (online ? BridgePayloads.online : BridgePayloads.offline).bytes
     }
 
-    /// Discovery for the writable commands of every device (switches, numbers, selects).
+    /// Discovery for the writable commands of every device (switches, numbers, selects); a
+    /// control shows the device's state when its characteristic is subscribed
+    /// (``stateCommand(characteristic:service:of:)``).
     public var controlDiscovery: [String: [DiscoveryMessage]] {
         guard let builder = discoveryBuilder else { return [:] }
         var result: [String: [DiscoveryMessage]] = [:]
         for device in configuration.devices {
             let discoveryDevice = DiscoveryDevice(
                 id: device.id, name: device.name, address: device.match.address?.string)
+            let stateful = Set(
+                device.subscribe.compactMap { subscription in
+                    subscription.decoder == nil && subscription.layout == nil
+                        ? Self.stateCommand(
+                            characteristic: subscription.characteristic, service: subscription.service, of: device)?
+                            .name
+                        : nil
+                })
             result[device.id] = device.commands.compactMap {
-                builder.control(device: discoveryDevice, command: Self.namedCommand($0))
+                builder.control(
+                    device: discoveryDevice, command: Self.namedCommand($0), stateful: stateful.contains($0.name))
             }
         }
         return result
+    }
+
+    /// The named command on `characteristic` (in `service`, when both name one), whose format
+    /// decodes that characteristic's subscribed values into the command's name, so the state
+    /// carries `power` and `brightness` as Home Assistant's controls read them.
+    public static func stateCommand(
+        characteristic: BluetoothUUID, service: BluetoothUUID?, of device: DeviceConfiguration
+    ) -> NamedCommand? {
+        device.commands.first { command in
+            command.characteristic == characteristic
+                && (command.service == nil || service == nil || command.service == service)
+        }.map(namedCommand)
     }
 
     public func bridgeInfo(startedAt: Date) -> BridgeInfo {

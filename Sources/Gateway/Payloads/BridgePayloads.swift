@@ -53,7 +53,8 @@ public struct BridgeInfo: Sendable, Hashable {
     }
 }
 
-/// One entry of `bridge/devices` (retained).
+/// One entry of `bridge/devices` (retained: without `rssi` and `last_seen`) and of the answer to
+/// `bridge/request/devices` (with them).
 public struct DeviceSummary: Sendable, Hashable {
     public var id: String
     public var name: String
@@ -78,21 +79,27 @@ public struct DeviceSummary: Sendable, Hashable {
         self.services = services
     }
 
-    public var json: JSONValue {
-        .object([
+    public var json: JSONValue { json(stable: false) }
+
+    /// `stable`: only the fields that do not change with every advertisement (no `rssi`, `last_seen`).
+    public func json(stable: Bool) -> JSONValue {
+        var members: [JSONMember] = [
             JSONMember("id", .string(id)),
             JSONMember("name", .string(name)),
             JSONMember("address", address.map { .string($0) } ?? .null),
             JSONMember("connection", .string(connection)),
             JSONMember("connected", .bool(connected)),
-            JSONMember("rssi", rssi.map { .int(Int64($0)) } ?? .null),
-            JSONMember("last_seen", lastSeen.map { .string(Timestamp.iso8601($0)) } ?? .null),
-            JSONMember("services", .array(services.map { .string($0) })),
-        ])
+        ]
+        if !stable {
+            members.append(JSONMember("rssi", rssi.map { .int(Int64($0)) } ?? .null))
+            members.append(JSONMember("last_seen", lastSeen.map { .string(Timestamp.iso8601($0)) } ?? .null))
+        }
+        members.append(JSONMember("services", .array(services.map { .string($0) })))
+        return .object(members)
     }
 
-    public static func list(_ devices: [DeviceSummary]) -> JSONValue {
-        .array(devices.map(\.json))
+    public static func list(_ devices: [DeviceSummary], stable: Bool = false) -> JSONValue {
+        .array(devices.map { $0.json(stable: stable) })
     }
 }
 

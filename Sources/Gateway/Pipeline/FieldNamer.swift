@@ -7,13 +7,16 @@ public import Decoders
 /// Sensing's Temperature all decode to `temperature`), with names that read well and do not
 /// depend on which value happened to arrive first.
 ///
-/// Who keeps the plain name: the characteristic the name belongs to (its characteristic name is
-/// the field name, or the field name plus `_measurement`), the one listed first in the
-/// configuration when several do; when none does, the one listed first among those that
-/// produced it. Every other characteristic's field gets a qualified name:
+/// Who keeps the plain name: the characteristic the configuration names like the field
+/// (`"temperature"`, Environmental Sensing's Temperature, keeps `temperature`); else the one
+/// named like the field plus `_measurement` (`temperature_measurement`); the one listed first
+/// when several are; when none is, the one listed first among those that produced it. Every other
+/// characteristic's field gets a qualified name:
 /// 1. its characteristic name when that ends with `_<field>` (`intermediate_temperature`),
-/// 2. else `<service name>_<field>` when its service has a name (`environmental_sensing_temperature`),
-/// 3. else `<field>_<characteristic name or UUID>`.
+/// 2. else `<what the service measures>_<field>` for services that say it (Health Thermometer:
+///    `body_temperature`, Environmental Sensing: `ambient_temperature`; ``serviceQualifiers``),
+/// 3. else `<service name>_<field>` when its service has a name (`weight_scale_weight`),
+/// 4. else `<field>_<characteristic name or UUID>`.
 ///
 /// The owner is known from the configuration in every case but one (two characteristics that
 /// both do not own the name): there, the first arrival holds the plain name until one listed
@@ -82,12 +85,20 @@ public struct FieldNamer: Sendable {
         return published
     }
 
-    /// The rank that keeps the plain name `field`.
+    /// The rank that keeps the plain name `field`: named like it, else like its measurement.
     private func owner(of field: String, device: String) -> Int? {
         let configured = characteristics[device] ?? []
+        if let exact = configured.firstIndex(of: field) { return exact }
         if let natural = configured.indices.first(where: { Self.owns(configured[$0], field) }) { return natural }
         return producers[device]?[field]?.min()
     }
+
+    /// Services whose name says what their values are of, by the word a person would put in
+    /// front of the field (`body_temperature`, `ambient_temperature`).
+    public static let serviceQualifiers: [String: String] = [
+        "health_thermometer": "body",
+        "environmental_sensing": "ambient",
+    ]
 
     /// A characteristic owns the field named like it (`temperature`) or like its measurement
     /// (`temperature_measurement` → `temperature`).
@@ -99,7 +110,9 @@ public struct FieldNamer: Sendable {
         if source.characteristic.hasSuffix("_" + field), !owns(source.characteristic, field) {
             return source.characteristic
         }
-        if let service = source.service, !service.isEmpty { return "\(service)_\(field)" }
+        if let service = source.service, !service.isEmpty {
+            return "\(serviceQualifiers[service] ?? service)_\(field)"
+        }
         return "\(field)_\(source.characteristic)"
     }
 

@@ -26,14 +26,22 @@ final class ReadingPipeline: Sendable {
         let decoder: String?
         let layout: ByteLayout?
         let source: FieldNamer.Source
+        /// The named command on the same characteristic, when the subscription names no decoder
+        /// or layout: its values are decoded with the command's format into the command's name
+        /// (`power`), which Home Assistant's control reads (``GatewayModel/stateCommand(characteristic:service:of:)``).
+        let command: NamedCommand?
         /// The characteristic as raw topics name it (its short UUID), computed once.
         let rawName: String
 
-        init(characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?, source: FieldNamer.Source) {
+        init(
+            characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?, source: FieldNamer.Source,
+            command: NamedCommand? = nil
+        ) {
             self.characteristic = characteristic
             self.decoder = decoder
             self.layout = layout
             self.source = source
+            self.command = decoder == nil && layout == nil ? command : nil
             rawName = characteristic.shortString
         }
     }
@@ -59,6 +67,7 @@ final class ReadingPipeline: Sendable {
     private struct State {
         var router: ReadingRouter
         var namer: FieldNamer
+        var coalescer: StateCoalescer
         var accepting = true
         var reported: [String: ContinuousClock.Instant] = [:]
     }
@@ -66,18 +75,32 @@ final class ReadingPipeline: Sendable {
     private let state: Mutex<State>
     private let registry = DecoderRegistry.standard
     private let publisher: Publisher
+    /// Runs the burst flushes (``StateCoalescer``); injected so tests can drive it.
+    private let clock: any Clock<Duration>
     private let logger = Logger(label: "ble")
     let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
-    init(router: ReadingRouter, namer: FieldNamer, publisher: Publisher) {
-        state = Mutex(State(router: router, namer: namer))
+    /// `stateWindow`: readings of one device within it share one state publish (`mqtt.state_window`).
+    init(
+        router: ReadingRouter, namer: FieldNamer, publisher: Publisher, stateWindow: Duration = .zero,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        state = Mutex(State(router: router, namer: namer, coalescer: StateCoalescer(window: stateWindow)))
         self.publisher = publisher
+        self.clock = clock
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     }
 
     /// A value notified or read from a connected device's characteristic, received at `sampleTime`.
     func received(_ bytes: [UInt8], device: String, subscription: Subscription, sampleTime: Date) {
+        if let command = subscription.command, let value = command.format.decode(bytes) {
+            deliver(
+                device: device, fields: [DecodedField(name: command.name, value: DecodedValue(value))],
+                named: subscription.source, raw: (subscription.rawName, bytes), rssi: nil, sampleTime: sampleTime,
+                fromConnection: true)
+            return
+        }
         let reading =
             subscription.layout?.reading(bytes)
             ?? registry.decode(bytes, uuid: subscription.characteristic, decoder: subscription.decoder)
@@ -103,7 +126,21 @@ final class ReadingPipeline: Sendable {
             let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
             let output = state.router.route(
                 device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
-            publisher.offer(output.entries)
+            var entries = output.entries
+            if let stateEntry = entries.first {
+                // The state publish waits for the burst to end; the raw topic entries go at once.
+                var changed = Set(named.map(\.name))
+                if rssi != nil { changed.insert("rssi") }
+                switch state.coalescer.offer(stateEntry, device: device, fields: changed) {
+                case .publish: break
+                case .scheduleFlush:
+                    entries.removeFirst()
+                    scheduleFlush(device, after: state.coalescer.window)
+                case .merged: entries.removeFirst()
+                case .publishPending(let pending): entries[0] = pending
+                }
+            }
+            publisher.offer(entries)
             let due = state.reported[device].map { now - $0 >= Self.reportInterval } ?? true
             guard due || rssi != nil || !fromConnection || !output.discovery.isEmpty else { return nil }
             state.reported[device] = now
@@ -112,6 +149,25 @@ final class ReadingPipeline: Sendable {
                 discovery: output.discovery, source: raw?.characteristic)
         }
         if let event { continuation.yield(event) }
+    }
+
+    /// Publishes `device`'s merged state once the burst window has passed.
+    private func scheduleFlush(_ device: String, after window: Duration) {
+        let clock = self.clock
+        Task { [weak self] in
+            try? await Self.sleep(clock, for: window)
+            self?.flush(device)
+        }
+    }
+
+    private static func sleep<C: Clock>(_ clock: C, for duration: Duration) async throws where C.Duration == Duration {
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+
+    private func flush(_ device: String) {
+        state.withLock { state in
+            if let entry = state.coalescer.flush(device: device) { publisher.offer([entry]) }
+        }
     }
 
     /// Runs `body` on the router (reload, addresses, discovery re-sends).
@@ -125,8 +181,12 @@ final class ReadingPipeline: Sendable {
     }
 
     /// Stops taking readings (the gateway is stopping); later ones are ignored.
+    /// States still waiting for their burst to end are published now.
     func stopAccepting() {
-        state.withLock { $0.accepting = false }
+        state.withLock { state in
+            state.accepting = false
+            publisher.offer(state.coalescer.flushAll())
+        }
         continuation.finish()
     }
 }

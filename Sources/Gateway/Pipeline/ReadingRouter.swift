@@ -41,7 +41,16 @@ public struct ReadingRouter: Sendable {
     /// ``allDiscovery()`` with the new builder.
     public mutating func update(devices: [DiscoveryDevice], discoveryBuilder: DiscoveryBuilder?) {
         self.discoveryBuilder = discoveryBuilder
-        self.devices = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var updated = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // What the devices reported about themselves still holds.
+        for (id, device) in self.devices {
+            guard var new = updated[id] else { continue }
+            new.manufacturer = new.manufacturer ?? device.manufacturer
+            new.model = new.model ?? device.model
+            new.firmware = new.firmware ?? device.firmware
+            updated[id] = new
+        }
+        self.devices = updated
         states = states.filter { self.devices[$0.key] != nil }
         fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }
     }
@@ -67,6 +76,20 @@ public struct ReadingRouter: Sendable {
         devices[deviceID]?.address = address
     }
 
+    /// What `deviceID` reported about itself (Device Information service): the discovery messages
+    /// of its fields seen so far, announced again with the new `device` block, when it changed.
+    public mutating func describe(
+        _ deviceID: String, manufacturer: String?, model: String?, firmware: String?
+    ) -> [DiscoveryMessage] {
+        guard var device = devices[deviceID] else { return [] }
+        device.manufacturer = manufacturer ?? device.manufacturer
+        device.model = model ?? device.model
+        device.firmware = firmware ?? device.firmware
+        guard device != devices[deviceID] else { return [] }
+        devices[deviceID] = device
+        return discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+    }
+
     public func state(of deviceID: String) -> DeviceState? { states[deviceID] }
 
     /// Whether `deviceID` is a configured device.
@@ -82,6 +105,13 @@ public struct ReadingRouter: Sendable {
         states[deviceID] = state
         var info = fieldInfo[deviceID] ?? [:]
         var newFields: [String] = []
+        // An advertisement that carries the firmware version (BTHome) names it for discovery.
+        if case .string(let firmware)? = fields.first(where: { $0.name == "firmware_version" })?.value,
+            devices[deviceID] != nil, devices[deviceID]?.firmware != firmware
+        {
+            devices[deviceID]?.firmware = firmware
+            newFields = info.keys.sorted()
+        }
         for field in fields where field.name != "ts" {
             if info[field.name] == nil { newFields.append(field.name) }
             info[field.name] = (JSONValue(field.value), field.unit, field.kind)

@@ -34,6 +34,8 @@ actor BLELink {
     /// Per device: one task per raw-GATT notify request (`bridge/request/gatt/notify`).
     private var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
     private var expectedDisconnects: Set<String> = []
+    /// Devices whose Device Information was read in this run.
+    private var described: Set<String> = []
     private var scanTask: Task<Void, Never>?
     private var discoveryPaused = false
     private var stopped = false
@@ -327,6 +329,7 @@ extension BLELink {
                 try await subscribe(id, device: device, peripheral: peripheral)
                 await remember(id, peripheral: peripheral, device: device, services: services)
                 await gateway?.deviceConnected(id, services: services.map(\.shortString))
+                await describe(id, peripheral: peripheral)
             } catch {
                 cancelSubscriptions(id)
                 expectedDisconnects.insert(id)
@@ -334,6 +337,26 @@ extension BLELink {
                 await gateway?.deviceConnectFailed(id, error: "\(error)")
             }
         }
+    }
+
+    /// Reads the manufacturer, model and firmware of the Device Information service (when the
+    /// device has it; once per run) for the Home Assistant device block.
+    private func describe(_ id: String, peripheral: Peripheral) async {
+        guard !described.contains(id) else { return }
+        var strings: [UInt16: String] = [:]
+        for uuid: UInt16 in [0x2A29, 0x2A24, 0x2A26] {
+            let target = CharacteristicTarget(BluetoothUUID(uuid), service: BluetoothUUID(UInt16(0x180A)))
+            guard let entry = try? characteristic(target, of: id),
+                let value = try? await peripheral.readValue(for: entry.characteristic)
+            else { continue }
+            let text = String(decoding: Array(value).prefix { $0 != 0 }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { strings[uuid] = text }
+        }
+        described.insert(id)
+        guard !strings.isEmpty else { return }
+        await gateway?.deviceDescribed(
+            id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26])
     }
 
     private func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
@@ -417,7 +440,9 @@ extension BLELink {
                 CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
             let context = ReadingPipeline.Subscription(
                 characteristic: subscription.characteristic, decoder: subscription.decoder,
-                layout: subscription.layout, source: source(entry, device: device))
+                layout: subscription.layout, source: source(entry, device: device),
+                command: GatewayModel.stateCommand(
+                    characteristic: subscription.characteristic, service: entry.service, of: device))
             // Runs on the notify socket's thread; the end of the notifications comes with the
             // disconnection event, which reconnects.
             let listener = try await peripheral.notifications(for: entry.characteristic) { value in
@@ -436,12 +461,15 @@ extension BLELink {
 
     private func received(
         _ bytes: [UInt8], device id: String, characteristic: BluetoothUUID, decoder: String?, layout: ByteLayout?,
-        source: FieldNamer.Source
+        source: FieldNamer.Source, service: BluetoothUUID? = nil
     ) {
+        let command = configuration.device(id: id).flatMap {
+            GatewayModel.stateCommand(characteristic: characteristic, service: service, of: $0)
+        }
         pipeline.received(
             bytes, device: id,
             subscription: ReadingPipeline.Subscription(
-                characteristic: characteristic, decoder: decoder, layout: layout, source: source),
+                characteristic: characteristic, decoder: decoder, layout: layout, source: source, command: command),
             sampleTime: Date())
     }
 
@@ -458,7 +486,7 @@ extension BLELink {
             guard let value = try? await peripheral.readValue(for: entry.characteristic) else { continue }
             received(
                 Array(value), device: id, characteristic: subscription.characteristic, decoder: subscription.decoder,
-                layout: subscription.layout, source: source(entry, device: device))
+                layout: subscription.layout, source: source(entry, device: device), service: entry.service)
         }
     }
 
@@ -582,16 +610,16 @@ extension BLELink {
         case .read(_, let uuid, let name, let service):
             let entry = try characteristic(CharacteristicTarget(uuid, service: service), of: id)
             let bytes = Array(try await peripheral.readValue(for: entry.characteristic))
+            let device = configuration.device(id: id)
+            let source = source(entry, device: device)
+            received(
+                bytes, device: id, characteristic: uuid, decoder: nil, layout: Self.layout(of: source, device: device),
+                source: source, service: entry.service)
             if let name, let command = configuration.device(id: id)?.command(named: name),
                 let value = GatewayModel.namedCommand(command).format.decode(bytes)
             {
                 return JSONMember(name, value)
             }
-            let device = configuration.device(id: id)
-            let source = source(entry, device: device)
-            received(
-                bytes, device: id, characteristic: uuid, decoder: nil, layout: Self.layout(of: source, device: device),
-                source: source)
             let reading = registry.decode(bytes, uuid: uuid)
             if let name, reading.isSuccess {
                 let fields = reading.fields.map { JSONMember($0.name, JSONValue($0.value)) }
@@ -615,7 +643,7 @@ extension BLELink {
                         for try await value in stream {
                             await self?.received(
                                 Array(value), device: id, characteristic: uuid, decoder: "raw", layout: layout,
-                                source: source)
+                                source: source, service: entry.service)
                         }
                     } catch {}
                 }

@@ -47,6 +47,7 @@ extension Gateway {
             try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
             flushPendingEvents()
             try await publishRetained(topics.bridgeInfo, model.bridgeInfo(startedAt: startedAt).json.bytes)
+            publishedDevices = nil
             try await publishDevices()
             for id in devices.keys.sorted() {
                 devices[id]?.availability = nil
@@ -58,14 +59,21 @@ extension Gateway {
         }
     }
 
+    /// `bridge/devices` (retained) with the fields that change only when a device is found,
+    /// connects, disconnects or is reconfigured; published only when it changed (RSSI and last
+    /// seen change all the time: they are in the answer of `bridge/request/devices` and in each
+    /// device's state).
     func publishDevices() async throws {
         let summaries = model.configuration.devices.map { device in
             let status = devices[device.id] ?? DeviceStatus()
             return DeviceSummary(
                 id: device.id, name: device.name, address: status.address, connection: device.connection.rawValue,
-                connected: status.connected, rssi: status.rssi, lastSeen: status.lastSeen, services: status.services)
+                connected: status.connected, rssi: nil, lastSeen: nil, services: status.services)
         }
-        try await publishRetained(model.topics.bridgeDevices, DeviceSummary.list(summaries).bytes)
+        let payload = DeviceSummary.list(summaries, stable: true).bytes
+        guard payload != publishedDevices else { return }
+        try await publishRetained(model.topics.bridgeDevices, payload)
+        publishedDevices = payload
     }
 
     func isAvailable(_ id: String) -> Bool {

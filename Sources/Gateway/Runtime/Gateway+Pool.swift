@@ -114,6 +114,21 @@ extension Gateway {
         }
     }
 
+    /// A device reported its manufacturer, model or firmware (Device Information service): its
+    /// entities are announced again with them in the `device` block.
+    func deviceDescribed(_ id: String, manufacturer: String?, model: String?, firmware: String?) async {
+        let messages = pipeline.withRouter {
+            $0.describe(id, manufacturer: manufacturer, model: model, firmware: firmware)
+        }
+        logger.info(
+            "device information read",
+            [
+                ("device", id), ("manufacturer", manufacturer ?? "-"), ("model", model ?? "-"),
+                ("firmware", firmware ?? "-"),
+            ])
+        if !messages.isEmpty, client.connectionState.isConnected { await publish(discovery: messages) }
+    }
+
     /// Notifications keep the silence watchdog quiet.
     func activity(_ id: String) {
         _ = scheduler.handle(.activity(id), at: .now)

@@ -35,6 +35,8 @@ public actor Gateway {
     let startInstant = ContinuousClock.now
     var counters = GatewayCounters()
     var devices: [String: DeviceStatus] = [:]
+    /// The last `bridge/devices` payload published in this connection (only a change is sent again).
+    var publishedDevices: [UInt8]?
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
     /// What produced each field entity announced (persisted, for removing those of
@@ -111,7 +113,8 @@ public actor Gateway {
             store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
         self.publisher = publisher
         self.pipeline = ReadingPipeline(
-            router: router, namer: FieldNamer(configuration: configuration), publisher: publisher)
+            router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
+            stateWindow: configuration.mqtt.stateWindow)
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(

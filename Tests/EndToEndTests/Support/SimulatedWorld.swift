@@ -2,6 +2,7 @@ import BlueZSimulator
 import Foundation
 import MQTT
 import TestSupport
+import Testing
 
 /// A private bus with the simulator (demo scenario, in this process), a real broker, the real
 /// `blebridge run` subprocess pointed at both, and a recorder subscribed to everything.
@@ -50,6 +51,14 @@ final class SimulatedWorld: Sendable {
             recorder.json(message).map(predicate) ?? false
         }
         return message.flatMap(recorder.json)
+    }
+
+    /// Waits until `device` is announced online; records an issue with the gateway's log if not.
+    func waitOnline(_ device: String, timeout: Duration = .seconds(30)) async {
+        let online = await recorder.first(on: "blebridge/\(device)/availability", timeout: timeout) {
+            $0.text == "online"
+        }
+        #expect(online != nil, "\(device) never online; log: \(gateway.log.suffix(3000))")
     }
 
     func shutdown() async {

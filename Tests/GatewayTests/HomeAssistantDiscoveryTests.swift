@@ -1,0 +1,203 @@
+import Bluetooth
+import Configuration
+import Decoders
+import Foundation
+import Gateway
+import HomeAssistantTables
+import JSON
+import Testing
+
+/// Every discovery payload the gateway can produce, checked against Home Assistant's tables
+/// (``HomeAssistantTables``, pinned to one release): the fields of every decoder (found by
+/// feeding each one seeded random values, with headers that steer into its optional fields, and
+/// every BTHome object id), the controls of the sample configuration and the bridge's entities.
+@Suite struct HomeAssistantDiscoveryTests {
+    let builder = DiscoveryBuilder(topics: TopicContract(), gatewayID: "blebridge")
+    let device = DiscoveryDevice(id: "dev", name: "Device", address: "C0:FF:EE:00:00:01")
+
+    /// One distinct field a decoder produced: name, unit, kind and a sample value.
+    struct Produced: Hashable {
+        var decoder: String
+        var name: String
+        var unit: String?
+        var kind: FieldKind
+        var sample: JSONValue
+    }
+
+    static let context = AdvertisementContext(
+        address: BluetoothAddress("54:48:E6:8F:80:A5"),
+        bindKey: Array(repeating: 0x11, count: 16))
+
+    /// The fields every built-in decoder produced for 4,000 seeded random inputs (a quarter with
+    /// each of the decoder's steering headers), plus every BTHome object id.
+    static let produced: [Produced] = {
+        var generator = SeededRandomNumberGenerator(seed: 0x4841_5f74_6162_6c65)
+        var seen: [String: Produced] = [:]
+        func record(_ decoder: String, _ readings: [DecodedReading]) {
+            for reading in readings where reading.isSuccess {
+                for field in reading.fields {
+                    let key = "\(decoder)|\(field.name)|\(field.unit ?? "")|\(field.kind)|\(Self.shape(field.value))"
+                    if seen[key] == nil {
+                        seen[key] = Produced(
+                            decoder: decoder, name: field.name, unit: field.unit, kind: field.kind,
+                            sample: JSONValue(field.value))
+                    }
+                }
+            }
+        }
+        func random(_ prefix: [UInt8]) -> [UInt8] {
+            prefix
+                + (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+        }
+        for decoder in DecoderRegistry.builtInCharacteristics {
+            for prefix: [UInt8] in [[], [0xFF], [0x1F], [0x07]] {
+                for _ in 0..<1_000 { record(decoder.name, [decoder.reading(random(prefix))]) }
+            }
+        }
+        for decoder in DecoderRegistry.builtInAdvertisements {
+            let prefixes: [[UInt8]] =
+                switch decoder.name {
+                case "ibeacon": [[0x02, 0x15]]
+                case "eddystone": [[0x00], [0x10], [0x20, 0x00], [0x30]]
+                case "ruuvi": [[0x05], [0x03]]
+                case "bthome_v1": [[0x23, 0x02], [0xA5, 0x50], [0x43, 0x06], [0x08, 0x00], [0x02, 0x3A]]
+                default: [[]]
+                }
+            for prefix in prefixes {
+                for _ in 0..<(4_000 / prefixes.count) {
+                    record(decoder.name, [decoder.reading(random(prefix), context: context)])
+                }
+            }
+        }
+        // BTHome v2, unencrypted: every object id with values of every length.
+        let bthome = BTHomeDecoder()
+        for id in UInt8.min...UInt8.max {
+            for length in 1...8 {
+                for _ in 0..<4 {
+                    let value = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    record("bthome", [bthome.reading([0x40, id] + value, context: context)])
+                }
+            }
+        }
+        return seen.values.sorted { ($0.decoder, $0.name) < ($1.decoder, $1.name) }
+    }()
+
+    static func shape(_ value: DecodedValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "bool"
+        case .int, .double: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// The problems Home Assistant has with one discovery payload; empty when it accepts it.
+    static func problems(_ message: DiscoveryMessage) throws -> [String] {
+        let config = try JSONParser().parse(message.payload)
+        let component = message.topic.split(separator: "/")[1]
+        var problems: [String] = []
+        if config["object_id"] != nil { problems.append("has object_id") }
+        if config["origin"]?["name"] == nil { problems.append("no origin") }
+        if config["default_entity_id"]?.stringValue?.hasPrefix("\(component).") != true {
+            problems.append("default_entity_id \(String(describing: config["default_entity_id"]))")
+        }
+        let deviceClass = config["device_class"]?.stringValue
+        switch component {
+        case "sensor":
+            if let problem = HomeAssistantTables.sensorProblem(
+                deviceClass: deviceClass, unit: config["unit_of_measurement"]?.stringValue,
+                stateClass: config["state_class"]?.stringValue)
+            {
+                problems.append(problem)
+            }
+        case "binary_sensor":
+            if let problem = HomeAssistantTables.binarySensorProblem(deviceClass: deviceClass) {
+                problems.append(problem)
+            }
+            if config["state_class"] != nil || config["unit_of_measurement"] != nil {
+                problems.append("a binary sensor with a state class or unit")
+            }
+        default:
+            if deviceClass != nil { problems.append("device class on a \(component)") }
+        }
+        return problems
+    }
+
+    @Test func theDecodersProduceManyFields() {
+        // The random inputs reach deep: heart rate's optional fields, every BTHome object.
+        let names = Set(Self.produced.map(\.name))
+        #expect(Self.produced.count > 150, "\(Self.produced.count) fields")
+        for name in ["energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas"] {
+            #expect(names.contains(name), "\(name) never produced")
+        }
+    }
+
+    /// The decoders themselves declare what Home Assistant accepts (the builder would otherwise
+    /// quietly drop a device class or change a state class to make it so).
+    @Test func everyDecoderKindIsOneHomeAssistantAccepts() {
+        for field in Self.produced {
+            let problem: String? =
+                switch field.kind.component {
+                case .sensor:
+                    HomeAssistantTables.sensorProblem(
+                        deviceClass: field.kind.deviceClass, unit: field.unit.map(HomeAssistantTables.canonicalUnit),
+                        stateClass: field.kind.stateClass?.rawValue)
+                case .binarySensor: HomeAssistantTables.binarySensorProblem(deviceClass: field.kind.deviceClass)
+                case .attribute, .event: nil
+                }
+            #expect(problem == nil, "\(field.decoder).\(field.name) [\(field.unit ?? "-")]: \(problem ?? "")")
+        }
+    }
+
+    @Test func everyFieldEntityPassesHomeAssistantsTables() throws {
+        var entities = 0
+        for field in Self.produced {
+            guard
+                let message = builder.sensor(
+                    device: device, field: field.name, sample: field.sample, unit: field.unit, kind: field.kind)
+            else { continue }
+            entities += 1
+            let problems = try Self.problems(message)
+            #expect(problems.isEmpty, "\(field.decoder).\(field.name): \(problems)")
+        }
+        #expect(entities > 100)
+        // Fields without a decoder kind (classified by name and unit) as well.
+        for (name, unit) in [("temperature", "%"), ("pm25", "µg/m³"), ("pressure", "hPa"), ("rssi", "dBm")] {
+            let message = try #require(builder.sensor(device: device, field: name, sample: 1.5, unit: unit))
+            let problems = try Self.problems(message)
+            #expect(problems.isEmpty, "\(name) [\(unit)]: \(problems)")
+        }
+    }
+
+    @Test func controlsAndBridgeEntitiesPassHomeAssistantsTables() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let configuration = try ConfigurationLoader().load(path: root.appendingPathComponent("config.json").path)
+        let model = GatewayModel(configuration: configuration)
+        let messages = model.controlDiscovery.values.flatMap { $0 } + builder.bridgeEntities()
+        #expect(messages.count >= 8)
+        for message in messages {
+            let problems = try Self.problems(message)
+            #expect(problems.isEmpty, "\(message.topic): \(problems)")
+        }
+    }
+
+    @Test func theTablesRefuseWhatHomeAssistantRefuses() {
+        #expect(HomeAssistantTables.sensorProblem(deviceClass: "temp", unit: "°C", stateClass: nil) != nil)
+        #expect(HomeAssistantTables.sensorProblem(deviceClass: "temperature", unit: "%", stateClass: nil) != nil)
+        #expect(
+            HomeAssistantTables.sensorProblem(deviceClass: "volume", unit: "L", stateClass: "measurement") != nil)
+        #expect(
+            HomeAssistantTables.sensorProblem(deviceClass: "energy", unit: "kWh", stateClass: "total_increasing")
+                == nil)
+        #expect(HomeAssistantTables.sensorProblem(deviceClass: nil, unit: "furlongs", stateClass: "measurement") == nil)
+        #expect(HomeAssistantTables.binarySensorProblem(deviceClass: "connected") != nil)
+        #expect(HomeAssistantTables.canonicalUnit("µg/m³") == "μg/m³")
+        #expect(HomeAssistantTables.defaultStateClass(deviceClass: "energy") == "total_increasing")
+        #expect(HomeAssistantTables.defaultStateClass(deviceClass: "timestamp") == nil)
+    }
+}
