@@ -52,6 +52,11 @@ public struct BridgeConfiguration: Sendable, Equatable {
         if mqtt.tls.insecure {
             warnings.append("mqtt.tls.insecure is true: the broker's host name is not checked against its certificate")
         }
+        for (index, device) in devices.enumerated() where device.match.address == nil {
+            warnings.append(
+                "devices[\(index)] (\"\(device.id)\") matches without an address: the first device with a fixed address it catches is \"\(device.id)\", every further one is published as its own device \"\(device.id)_<last 3 address bytes>\" (docs/configuration.md, \"One match, several devices\")"
+            )
+        }
         if devices.isEmpty {
             warnings.append("no devices are configured; the gateway will only publish its own state")
         }

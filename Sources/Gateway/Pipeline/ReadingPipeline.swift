@@ -1,5 +1,6 @@
 import Bluetooth
 import ByteLayouts
+import Configuration
 import Decoders
 import Foundation
 import Logging
@@ -59,6 +60,7 @@ final class ReadingPipeline: Sendable {
     private struct State {
         var router: ReadingRouter
         var namer: FieldNamer
+        var throttle: ReadingThrottle<ContinuousClock.Instant>
         var accepting = true
         var reported: [String: ContinuousClock.Instant] = [:]
     }
@@ -70,8 +72,11 @@ final class ReadingPipeline: Sendable {
     let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
-    init(router: ReadingRouter, namer: FieldNamer, publisher: Publisher) {
-        state = Mutex(State(router: router, namer: namer))
+    init(
+        router: ReadingRouter, namer: FieldNamer, publisher: Publisher,
+        throttle: ReadingThrottle<ContinuousClock.Instant> = ReadingThrottle()
+    ) {
+        state = Mutex(State(router: router, namer: namer, throttle: throttle))
         self.publisher = publisher
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     }
@@ -100,16 +105,21 @@ final class ReadingPipeline: Sendable {
         let now = ContinuousClock.now
         let event = state.withLock { state -> Event? in
             guard state.accepting, state.router.knows(device) else { return nil }
-            let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
-            let output = state.router.route(
-                device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
-            publisher.offer(output.entries)
+            var discovery: [DiscoveryMessage] = []
+            // A reading `only_on_change` or `min_interval` holds back still says the device is alive.
+            if state.throttle.admit(device: device, source: raw?.characteristic, fields: fields, now: now) {
+                let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
+                let output = state.router.route(
+                    device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
+                publisher.offer(output.entries)
+                discovery = output.discovery
+            }
             let due = state.reported[device].map { now - $0 >= Self.reportInterval } ?? true
-            guard due || rssi != nil || !fromConnection || !output.discovery.isEmpty else { return nil }
+            guard due || rssi != nil || !fromConnection || !discovery.isEmpty else { return nil }
             state.reported[device] = now
             return Event(
                 device: device, sampleTime: sampleTime, rssi: rssi, fromConnection: fromConnection,
-                discovery: output.discovery, source: raw?.characteristic)
+                discovery: discovery, source: raw?.characteristic)
         }
         if let event { continuation.yield(event) }
     }
@@ -119,9 +129,14 @@ final class ReadingPipeline: Sendable {
         state.withLock { body(&$0.router) }
     }
 
-    /// A reloaded configuration's field naming.
-    func replaceNamer(_ namer: FieldNamer) {
-        state.withLock { $0.namer = namer }
+    /// A reloaded configuration's field naming and publishing policies.
+    func replaceConfiguration(_ configuration: BridgeConfiguration) {
+        let namer = FieldNamer(configuration: configuration)
+        let policies = ReadingThrottle<ContinuousClock.Instant>.policies(configuration)
+        state.withLock {
+            $0.namer = namer
+            $0.throttle.update(policies: policies)
+        }
     }
 
     /// Stops taking readings (the gateway is stopping); later ones are ignored.

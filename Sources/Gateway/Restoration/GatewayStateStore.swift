@@ -26,6 +26,27 @@ public struct GatewayStateStore: Sendable {
         try await store.removeStateValue(forKey: KnownPeripheral.key(deviceID))
         try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
         try await store.removeStateValue(forKey: Self.sourcesKey(deviceID))
+        try await store.removeStateValue(forKey: Self.matchKey(deviceID))
+    }
+
+    static let matchPrefix = "match-instances/"
+
+    static func matchKey(_ deviceID: String) -> String { matchPrefix + deviceID }
+
+    /// ``MatchInstances/bindings``: per device whose match has no address, the fixed addresses it
+    /// caught in the order first seen (`["A4:C1:38:00:00:01",…]`).
+    public func matchBindings() async throws -> [String: [String]] {
+        var bindings: [String: [String]] = [:]
+        for row in try await store.stateValues(prefix: Self.matchPrefix) {
+            guard case .array(let addresses) = try? parser.parse(row.value) else { continue }
+            bindings[String(row.key.dropFirst(Self.matchPrefix.count))] = addresses.compactMap(\.stringValue)
+        }
+        return bindings
+    }
+
+    public func setMatchBindings(_ addresses: [String], deviceID: String) async throws {
+        try await store.setStateValue(
+            JSONValue.array(addresses.map { .string($0) }).bytes, forKey: Self.matchKey(deviceID))
     }
 
     static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }

@@ -23,6 +23,10 @@ public actor Gateway {
     let logger = Logger(label: "gateway")
     let options: GatewayOptions
     var model: GatewayModel
+    /// The configuration as loaded (``model`` holds it expanded by ``instances``).
+    var configured: BridgeConfiguration
+    /// The devices matches without an address caught, each with its own id (kept in ``state``).
+    var instances = MatchInstances()
     var gate: CommandGate
     var scheduler: ConnectionScheduler
     let pipeline: ReadingPipeline
@@ -80,6 +84,7 @@ public actor Gateway {
         self.options = options
         let model = GatewayModel(configuration: configuration)
         self.model = model
+        self.configured = configuration
         self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model)
@@ -100,7 +105,8 @@ public actor Gateway {
             store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
         self.publisher = publisher
         self.pipeline = ReadingPipeline(
-            router: router, namer: FieldNamer(configuration: configuration), publisher: publisher)
+            router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
+            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)))
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(
@@ -161,6 +167,8 @@ public actor Gateway {
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
+        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:])
+        if !instances.bindings.isEmpty { await apply(instances.expand(configured), reason: "match instances restored") }
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
         // The command streams exist before the first CONNACK: with a persistent session the broker
@@ -274,6 +282,12 @@ public actor Gateway {
     /// changed devices reconnect with their new settings; removed ones are disconnected and their
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
     public func reload(_ configuration: BridgeConfiguration) async {
+        configured = configuration
+        await apply(instances.expand(configuration), reason: "configuration reloaded")
+    }
+
+    /// Applies `configuration` (already expanded by ``instances``) as a reload does.
+    func apply(_ configuration: BridgeConfiguration, reason: String) async {
         let old = model.configuration
         let diff = GatewayModel.changes(from: old, to: configuration)
         if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
@@ -310,7 +324,7 @@ public actor Gateway {
             actions += scheduler.handle(.discovered(device.id), at: .now)
         }
         logger.info(
-            "configuration reloaded",
+            reason,
             [
                 ("changed", diff.changed.sorted().joined(separator: ",")),
                 ("removed", diff.removed.sorted().joined(separator: ",")),
