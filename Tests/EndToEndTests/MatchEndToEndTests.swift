@@ -76,6 +76,30 @@ import Testing
             on: "homeassistant/sensor/blebridge_\(instance)/temperature/config")
         #expect(config.flatMap(world.recorder.json)?["state_topic"] as? String == "blebridge/\(instance)")
         #expect(world.states("bt").allSatisfy { (($0["temperature"] as? Double) ?? 0) < 15 })
+
+        // Restart with the sensor that is "one" out of range: the other one advertises first, and
+        // still keeps its instance id (the assignment is stored), then "one" comes back as "one".
+        let oneIsCold = (world.states("one").first?["temperature"] as? Double ?? 0) < 27
+        let oneAddress = oneIsCold ? "A4:C1:38:8D:18:B2" : "A4:C1:38:CF:01:56"
+        world.gateway.process.signal(SIGTERM)
+        #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        try await world.simulator.setDeviceInRange(address: oneAddress, false)
+        let (instanceBefore, oneBefore) = (world.states(instance).count, world.states("one").count)
+        let second = try GatewayProcess(restarting: world.gateway)
+        #expect(
+            await world.state(instance) { _ in world.states(instance).count >= instanceBefore + 2 } != nil,
+            "log: \(second.log.suffix(3000))")
+        #expect(world.states("one").count == oneBefore, "the other sensor must not take the plain id")
+        try await world.simulator.setDeviceInRange(address: oneAddress, true)
+        #expect(await world.state("one") { _ in world.states("one").count >= oneBefore + 2 } != nil)
+        for id in ["one", instance] {
+            let temperatures = world.states(id).compactMap { $0["temperature"] as? Double }
+            #expect(
+                temperatures.allSatisfy { $0 < 27 } || temperatures.allSatisfy { $0 > 27 },
+                "\(id) mixes the two sensors after the restart: \(temperatures)")
+        }
+        #expect(second.log.contains("match instances restored"))
+        await second.process.stop(grace: .seconds(10))
         await world.shutdown()
     }
 }
