@@ -40,6 +40,9 @@ extension BridgeConfiguration {
             "raw GATT \(commands.rawGATT.enabled ? "on (\(commands.rawGATT.allow.count) allowed)" : "off"); "
                 + "rate limit \(commands.rateLimit)")
         row("devices", devices.isEmpty ? "none" : "\(devices.count)")
+        if autoDevices.enabled {
+            row("auto devices", "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)")
+        }
         for device in devices {
             var publishing: [String] = []
             if device.onlyOnChange { publishing.append("only on change") }

@@ -52,4 +52,20 @@ import Testing
         try await reopened.forget(deviceID: "two")
         #expect(try await reopened.matchBindings().keys.sorted() == ["one"])
     }
+
+    @Test func automaticDevicesSurviveReopeningAndAreForgottenWithTheirDevice() async throws {
+        let directory = try TemporaryDirectory(prefix: "gateway-state")
+        let path = directory.file("blebridge.sqlite").path
+        let entry = AutoDevices.Entry(
+            address: "A4:C1:38:CF:01:56", decoder: "bthome", lastSeen: Date(timeIntervalSince1970: 1_800_000_000))
+        do {
+            let state = GatewayStateStore(store: try await OutboxStore(path: path))
+            try await state.setAutoDevice(entry, id: "bthome_cf0156")
+            await state.store.close()
+        }
+        let reopened = GatewayStateStore(store: try await OutboxStore(path: path))
+        #expect(try await reopened.autoDevices() == ["bthome_cf0156": entry])
+        try await reopened.forget(deviceID: "bthome_cf0156")
+        #expect(try await reopened.autoDevices().isEmpty)
+    }
 }

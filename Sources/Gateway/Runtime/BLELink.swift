@@ -266,12 +266,17 @@ extension BLELink {
         let address = discovery.peripheral.identifier.string
         let advertisement = discovery.advertisementData
         seen.record(address, name: advertisement.localName, rssi: discovery.rssi, at: time)
-        guard
-            let caughtBy = deviceID(
-                address: address, name: advertisement.localName,
-                services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
-        else { return }
-        let id = await assignedID(caughtBy, address: discovery.peripheral.identifier)
+        let id: String
+        if let caughtBy = deviceID(
+            address: address, name: advertisement.localName,
+            services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
+        {
+            id = await assignedID(caughtBy, address: discovery.peripheral.identifier)
+        } else if let automatic = await autoDeviceID(discovery) {
+            id = automatic
+        } else {
+            return
+        }
         peripherals[id] = discovery.peripheral
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
@@ -301,6 +306,20 @@ extension BLELink {
     /// seconds by the gateway), so memory falls back once passing devices are gone.
     func pruneSeen() {
         seen.prune(now: Date())
+    }
+
+    /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
+    /// address whose advertisement a built-in decoder recognises; nil otherwise.
+    private func autoDeviceID(_ discovery: Discovery) async -> String? {
+        let address = discovery.peripheral.identifier
+        guard configuration.autoDevices.enabled, MatchInstances.isFixed(address) else { return nil }
+        let advertisement = discovery.advertisementData
+        let recognised = registry.decodeAdvertisement(
+            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+            context: AdvertisementContext(address: address)
+        ).first { $0.isSuccess }
+        guard let decoder = recognised?.decoder else { return nil }
+        return await gateway?.addAutoDevice(address, decoder: decoder)
     }
 
     /// BTHome de-duplication (`deduplicate`, on by default): false for a reading that repeats the

@@ -20,7 +20,7 @@ extension Gateway {
             logger.notice(
                 "the match of a device caught another device; it gets its own id",
                 [("device", templateID), ("address", address.string), ("id", id)])
-            await apply(instances.expand(configured), reason: "match instance added")
+            await apply(expanded(configured), reason: "match instance added")
             return id
         }
     }

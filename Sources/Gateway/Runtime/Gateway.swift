@@ -27,6 +27,8 @@ public actor Gateway {
     var configured: BridgeConfiguration
     /// The devices matches without an address caught, each with its own id (kept in ``state``).
     var instances = MatchInstances()
+    /// The zero-configuration devices (`auto_devices`, kept in ``state``).
+    var autoDevices = AutoDevices()
     var gate: CommandGate
     var scheduler: ConnectionScheduler
     let pipeline: ReadingPipeline
@@ -168,7 +170,10 @@ public actor Gateway {
         announced = (try? await state.announcedDiscovery()) ?? [:]
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
         instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:])
-        if !instances.bindings.isEmpty { await apply(instances.expand(configured), reason: "match instances restored") }
+        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:])
+        if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty {
+            await apply(expanded(configured), reason: "match instances and automatic devices restored")
+        }
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
         // The command streams exist before the first CONNACK: with a persistent session the broker
@@ -283,7 +288,7 @@ public actor Gateway {
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
     public func reload(_ configuration: BridgeConfiguration) async {
         configured = configuration
-        await apply(instances.expand(configuration), reason: "configuration reloaded")
+        await apply(expanded(configuration), reason: "configuration reloaded")
     }
 
     /// Applies `configuration` (already expanded by ``instances``) as a reload does.
