@@ -40,7 +40,8 @@ public struct SeenAdvertisers: Sendable {
 
     /// Entries seen at or after `since`, by address.
     public func seen(since: Date) -> [(address: String, entry: Entry)] {
-        entries.filter { $0.value.time >= since }.map { ($0.key, $0.value) }.sorted { $0.address < $1.address }
+        entries.filter { $0.value.time >= since }.map { (address: $0.key, entry: $0.value) }
+            .sorted { $0.address < $1.address }
     }
 
     /// Drops entries older than ``maxAge``; when the table has shrunk to a quarter of its peak it is
