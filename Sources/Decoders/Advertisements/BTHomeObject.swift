@@ -94,7 +94,7 @@ struct BTHomeObject: Sendable {
         number(0x2E, "humidity", 1, unit: "%", kind: .humidity),
         number(0x2F, "moisture", 1, unit: "%", kind: .sensor("moisture")),
         BTHomeObject(id: 0x3A, name: "button", format: .button, unit: nil, kind: .event("button")),
-        BTHomeObject(id: 0x3B, name: "command", format: .command, unit: nil, kind: .event("command")),
+        BTHomeObject(id: 0x3B, name: "command", format: .command, unit: nil, kind: .event(nil)),
         BTHomeObject(id: 0x3C, name: "dimmer", format: .dimmer, unit: nil, kind: .event(nil)),
         number(0x3D, "count", 2),
         number(0x3E, "count", 4),
