@@ -40,9 +40,19 @@ extension BridgeConfiguration {
             "raw GATT \(commands.rawGATT.enabled ? "on (\(commands.rawGATT.allow.count) allowed)" : "off"); "
                 + "rate limit \(commands.rateLimit)")
         row("devices", devices.isEmpty ? "none" : "\(devices.count)")
+        if autoDevices.enabled {
+            row("auto devices", "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)")
+        }
         for device in devices {
+            var publishing: [String] = []
+            if device.onlyOnChange { publishing.append("only on change") }
+            if let interval = device.minInterval {
+                publishing.append("at most every \(DurationParser.format(interval))")
+            }
+            if !device.deduplicate { publishing.append("BTHome repeats kept") }
             lines.append(
-                "  \(device.id) (\(device.name)): \(device.connection.rawValue), matched by \(device.match.summary)")
+                "  \(device.id) (\(device.name)): \(device.connection.rawValue), matched by \(device.match.summary)"
+                    + publishing.map { "; " + $0 }.joined())
             if !device.subscribe.isEmpty {
                 let items = device.subscribe.map { subscription in
                     let name =

@@ -9,12 +9,14 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var homeAssistant: HomeAssistantSettings
     public var commands: CommandSettings
     public var devices: [DeviceConfiguration]
+    /// Zero-configuration devices (off by default).
+    public var autoDevices: AutoDeviceSettings
 
     public init(
         gatewayID: String = "blebridge", bluetooth: BluetoothSettings = BluetoothSettings(),
         mqtt: MQTTSettings = MQTTSettings(), outbox: OutboxSettings = OutboxSettings(),
         homeAssistant: HomeAssistantSettings = HomeAssistantSettings(), commands: CommandSettings = CommandSettings(),
-        devices: [DeviceConfiguration] = []
+        devices: [DeviceConfiguration] = [], autoDevices: AutoDeviceSettings = AutoDeviceSettings()
     ) {
         self.gatewayID = gatewayID
         self.bluetooth = bluetooth
@@ -23,6 +25,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         self.homeAssistant = homeAssistant
         self.commands = commands
         self.devices = devices
+        self.autoDevices = autoDevices
     }
 
     /// The device with `id`, if configured.
@@ -52,13 +55,20 @@ public struct BridgeConfiguration: Sendable, Equatable {
         if mqtt.tls.insecure {
             warnings.append("mqtt.tls.insecure is true: the broker's host name is not checked against its certificate")
         }
-        if devices.isEmpty {
+        for (index, device) in devices.enumerated() where device.match.address == nil {
+            warnings.append(
+                "devices[\(index)] (\"\(device.id)\") matches without an address: the first device with a fixed address it catches is \"\(device.id)\", every further one is published as its own device \"\(device.id)_<last 3 address bytes>\" (docs/configuration.md, \"One match, several devices\")"
+            )
+        }
+        if devices.isEmpty, !autoDevices.enabled {
             warnings.append("no devices are configured; the gateway will only publish its own state")
         }
         return warnings
     }
 
-    static let keys = ["$schema", "gateway_id", "bluetooth", "mqtt", "outbox", "homeassistant", "commands", "devices"]
+    static let keys = [
+        "$schema", "gateway_id", "bluetooth", "mqtt", "outbox", "homeassistant", "commands", "devices", "auto_devices",
+    ]
 }
 
 extension BridgeConfiguration: Decodable {
@@ -77,6 +87,7 @@ extension BridgeConfiguration: Decodable {
         homeAssistant = try reader.object(HomeAssistantSettings.self, "homeassistant") ?? HomeAssistantSettings()
         commands = try reader.object(CommandSettings.self, "commands") ?? CommandSettings()
         devices = try reader.objects(DeviceConfiguration.self, "devices") ?? []
+        autoDevices = try reader.object(AutoDeviceSettings.self, "auto_devices") ?? AutoDeviceSettings()
         try validateAcrossDevices()
     }
 

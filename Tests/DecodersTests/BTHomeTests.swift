@@ -312,9 +312,17 @@ import Testing
         #expect(BTHomeDecoder().reading(bytes("40 5305 4142")).error?.field == "object[0].text")
     }
 
+    /// The date of the specification `objectLengths` was checked against: bthome.io/format as
+    /// published from github.com/home-assistant/bthome.io, src/format.html at 0cf388b
+    /// (2026-04-30, "move command object from 0xE0 to 0x3B"), after 0x65 settings revision
+    /// (2026-04-29) and 0x64 light level (2026-03-02). A newer spec with new ids fails
+    /// `noIDOutsideTheSpecificationIsDecoded` only once someone adds them here and to the decoder.
+    static let specificationDate = "2026-04-30"
+
     /// Every object id of the specification with its data length, written independently of the
     /// decoder's table: a payload of `id` followed by that many bytes must decode to one field
-    /// with no bytes left over.
+    /// with no bytes left over. Variable-length objects (0x3B command, 0x53 text, 0x54 raw) are
+    /// listed with the length their 0x01-filled example has.
     static let objectLengths: [(UInt8, Int, String)] = [
         (0x00, 1, "packet_id"), (0x01, 1, "battery"), (0x02, 2, "temperature"), (0x03, 2, "humidity"),
         (0x04, 3, "pressure"), (0x05, 3, "illuminance"), (0x06, 2, "weight"), (0x07, 2, "weight"),
@@ -326,7 +334,8 @@ import Testing
         (0x1F, 1, "lock"), (0x20, 1, "moisture_detected"), (0x21, 1, "motion"), (0x22, 1, "moving"),
         (0x23, 1, "occupancy"), (0x24, 1, "plug"), (0x25, 1, "presence"), (0x26, 1, "problem"), (0x27, 1, "running"),
         (0x28, 1, "safety"), (0x29, 1, "smoke"), (0x2A, 1, "sound"), (0x2B, 1, "tamper"), (0x2C, 1, "vibration"),
-        (0x2D, 1, "window"), (0x2E, 1, "humidity"), (0x2F, 1, "moisture"), (0x3A, 1, "button"), (0x3C, 2, "dimmer"),
+        (0x2D, 1, "window"), (0x2E, 1, "humidity"), (0x2F, 1, "moisture"), (0x3A, 1, "button"), (0x3B, 3, "command"),
+        (0x3C, 2, "dimmer"),
         (0x3D, 2, "count"), (0x3E, 4, "count"), (0x3F, 2, "rotation"), (0x40, 2, "distance"), (0x41, 2, "distance"),
         (0x42, 3, "duration"), (0x43, 2, "current"), (0x44, 2, "speed"), (0x45, 2, "temperature"),
         (0x46, 1, "uv_index"),
@@ -336,7 +345,8 @@ import Testing
         (0x55, 4, "volume_storage"), (0x56, 2, "conductivity"), (0x57, 1, "temperature"), (0x58, 1, "temperature"),
         (0x59, 1, "count"), (0x5A, 2, "count"), (0x5B, 4, "count"), (0x5C, 4, "power"), (0x5D, 2, "current"),
         (0x5E, 2, "direction"), (0x5F, 2, "precipitation"), (0x60, 1, "channel"), (0x61, 2, "rotational_speed"),
-        (0x62, 4, "speed"), (0x63, 4, "acceleration"), (0x64, 1, "light_level"), (0xF0, 2, "device_type_id"),
+        (0x62, 4, "speed"), (0x63, 4, "acceleration"), (0x64, 1, "light_level"), (0x65, 1, "settings_revision"),
+        (0xF0, 2, "device_type_id"),
         (0xF1, 4, "firmware_version"), (0xF2, 3, "firmware_version"),
     ]
 
@@ -349,6 +359,88 @@ import Testing
             #expect(!fields.contains { $0.name == "undecoded_object_id" }, "object 0x\(Hex.string([id]))")
             #expect(BTHomeDecoder().reading(Array(payload.dropLast())).error?.code == .truncated)
         }
+    }
+
+    /// The other direction: every id the specification of `specificationDate` does not define is
+    /// unknown to the decoder, so the decoder's table is exactly the specification's.
+    @Test func noIDOutsideTheSpecificationIsDecoded() {
+        let specified = Set(Self.objectLengths.map(\.0))
+        #expect(specified.count == Self.objectLengths.count, "no id listed twice")
+        #expect(specified.count == 95, "ids of bthome.io/format on \(Self.specificationDate)")
+        for id in UInt8.min...UInt8.max where !specified.contains(id) {
+            let reading = BTHomeDecoder().reading([0x40, id])
+            #expect(reading["undecoded_object_id"] == .string("0x" + Hex.string([id])), "object 0x\(Hex.string([id]))")
+        }
+    }
+
+    /// The issue's bar: the settings revision (0x65) before a temperature, out of the order the
+    /// specification asks for, as bthome-ble decodes it.
+    @Test func settingsRevisionThenTemperature() {
+        let reading = BTHomeDecoder().reading(bytes("40 65b1 02ca09"))
+        #expect(reading.error == nil)
+        #expect(reading["settings_revision"] == .int(177))
+        #expect(reading["temperature"] == .double(25.06))
+    }
+
+    static let commandVectors: [Vector] = [
+        Vector(
+            "bthome", "40 3b0000", #"{"command":"off","command_opcode":0,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io/format events: 3B0000 = off"),
+        Vector(
+            "bthome", "40 3b0001", #"{"command":"on","command_opcode":1,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io/format events: 3B0001 = on"),
+        Vector(
+            "bthome", "40 3b0002", #"{"command":"toggle","command_opcode":2,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io/format events: 3B0002 = toggle"),
+        Vector(
+            "bthome", "40 3b010305",
+            #"{"command":"step_up","command_opcode":3,"command_steps":5,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io/format events: 3B010305 = step up 5 steps"),
+        Vector(
+            "bthome", "40 3b010405",
+            #"{"command":"step_down","command_opcode":4,"command_steps":5,"encrypted":false,"trigger_based":false}"#,
+            source: "bthome.io/format events: 3B010405 = step down 5 steps"),
+        Vector(
+            "bthome", "40 3be10305 015d",
+            #"{"command":"step_up","command_opcode":3,"command_steps":5,"battery":93,"encrypted":false,"trigger_based":false}"#,
+            source: "the length byte's reserved high 3 bits are ignored; the object after it is read"),
+        Vector(
+            "bthome", "40 3b02 0a 0102 015d",
+            #"{"command":null,"command_opcode":10,"command_arguments":"0102","battery":93,"encrypted":false,"trigger_based":false}"#,
+            source: "an opcode the spec does not name (manufacturer-specific): null with the opcode and arguments"),
+        Vector(
+            "bthome", "40 02ca09 66aabb f00100",
+            #"{"temperature":25.06,"undecoded_object_id":"0x66","undecoded_hex":"66aabb","device_type_id":1,"encrypted":false,"trigger_based":false}"#,
+            source:
+                "an unknown id whose length only one choice (2 bytes) makes the rest decode in id order: the rest is kept"
+        ),
+        Vector(
+            "bthome", "40 7001 02ca09",
+            #"{"undecoded_object_id":"0x70","undecoded_hex":"700102ca09","encrypted":false,"trigger_based":false}"#,
+            source: "objects after an unknown id with a lower id break the spec's order: parsing stops as the spec says"
+        ),
+        Vector(
+            "bthome", "40 66 f0f00100",
+            #"{"undecoded_object_id":"0x66","undecoded_hex":"66f0f00100","encrypted":false,"trigger_based":false}"#,
+            source:
+                "an unknown id where 1 byte (then F0 = 1) and 4 bytes (then nothing) both fit: ambiguous, parsing stops"
+        ),
+        Vector(
+            "bthome", "40 02ca09 7001",
+            #"{"temperature":25.06,"undecoded_object_id":"0x70","undecoded_hex":"7001","encrypted":false,"trigger_based":false}"#,
+            source: "an unknown id at the end: the fields before it are kept"),
+    ]
+
+    @Test(arguments: commandVectors)
+    func commandsAndUnknownIDsDecodeToGoldenJSON(_ vector: Vector) {
+        expectGolden(BTHomeDecoder().reading(bytes(vector.hex)), vector)
+    }
+
+    @Test func aCutCommandIsATypedError() {
+        let cut = BTHomeDecoder().reading(bytes("40 3b0203 05"))
+        #expect(cut.error?.code == .truncated)
+        #expect(cut.error?.field == "object[0].command.arguments")
+        #expect(BTHomeDecoder().reading(bytes("40 3b00")).error?.field == "object[0].command.opcode")
     }
 }
 

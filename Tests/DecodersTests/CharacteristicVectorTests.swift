@@ -68,7 +68,7 @@ import Testing
             source: "HTS"),
         Vector(
             "intermediate_temperature", "02 6D0100FF 00000000000000",
-            #"{"temperature":36.5,"timestamp":"0000-00-00T00:00:00"}"#, source: "HTS: unknown date"),
+            #"{"temperature":36.5,"timestamp":null}"#, source: "HTS: unknown date"),
         // Blood Pressure Measurement (BLS 1.0)
         Vector(
             "blood_pressure_measurement", "00 7800 5000 5D00",
@@ -98,6 +98,18 @@ import Testing
             "weight_measurement", "08 B036 E100 E606", #"{"weight":70,"bmi":22.5,"height":1.766}"#,
             source: "WSS: SI height in 0.001 m"),
         Vector("weight_measurement", "00 FFFF", #"{"weight":null}"#, source: "WSS: measurement unsuccessful"),
+        Vector(
+            "weight_measurement", "02 c800 0000 00 00 081822", #"{"weight":1,"timestamp":null}"#,
+            source: "Date Time with year, month and day not known (0): null, not 0000-00-00"),
+        Vector(
+            "weight_measurement", "02 c800 e907 00 1e 081822", #"{"weight":1,"timestamp":null}"#,
+            source: "Date Time with only the month not known: null"),
+        Vector(
+            "weight_measurement", "02 c800 e807 02 1d 081822", #"{"weight":1,"timestamp":"2024-02-29T08:24:34"}"#,
+            source: "Date Time: 29 February of a leap year"),
+        Vector(
+            "weight_measurement", "02 c800 d007 02 1d 000000", #"{"weight":1,"timestamp":"2000-02-29T00:00:00"}"#,
+            source: "Date Time: 2000 is a leap year (divisible by 400)"),
         // CSC Measurement (CSCS 1.0)
         Vector(
             "csc_measurement", "03 00010000 0004 1000 0002",
@@ -166,8 +178,18 @@ import Testing
         ("system_id", "01 02 03 04 05 06 07", .truncated, "organizationally_unique_identifier"),
         ("manufacturer_name_string", "ff", .invalidValue, "manufacturer_name"),
         ("temperature_measurement", "02 420E00FE EA07", .truncated, "timestamp.month"),
-        ("temperature_measurement", "02 420E00FE EA070D1E010203", .invalidValue, "timestamp"),
+        ("temperature_measurement", "02 420E00FE EA070D1E010203", .invalidValue, "timestamp.month"),
         ("temperature_measurement", "04 420E00FE 0A", .invalidValue, "temperature_type"),
+        ("weight_measurement", "02 c800 e907021e0a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 6c07021d0a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 e907021d0a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 0000021e0a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 e907041f0a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 e90700200a0b0c", .invalidValue, "timestamp.day"),
+        ("weight_measurement", "02 c800 0500010100000000", .invalidValue, "timestamp.year"),
+        ("weight_measurement", "02 c800 e90701011800 00", .invalidValue, "timestamp.hours"),
+        ("weight_measurement", "02 c800 e90701010a3c00", .invalidValue, "timestamp.minutes"),
+        ("weight_measurement", "02 c800 e90701010a0b3c", .invalidValue, "timestamp.seconds"),
         ("blood_pressure_measurement", "10 7800 5000 5D00 01", .truncated, "measurement_status"),
         ("humidity", "1127", .invalidValue, "humidity"),
         ("pressure", "F2750F", .truncated, "pressure"),

@@ -125,13 +125,13 @@ import Testing
                 "NordicSemiconductor/Android-nRF-Toolbox .../bps/BloodPressureMeasurementParserTest.kt (user id only)"),
         Vector(
             "weight_measurement", "06 2012 00000000000000 01",
-            #"{"weight":23.2,"timestamp":"0000-00-00T00:00:00","user_id":1}"#,
+            #"{"weight":23.2,"timestamp":null,"user_id":1}"#,
             source:
                 "StanfordSpezi/SpeziKt core/bluetooth/src/test/java/edu/stanford/spezikt/core/bluetooth/WeightDataConverterTest.kt (23.2 kg, user 1)"
         ),
         Vector(
             "weight_measurement", "06 100E 00000000000000 01",
-            #"{"weight":18,"timestamp":"0000-00-00T00:00:00","user_id":1}"#,
+            #"{"weight":18,"timestamp":null,"user_id":1}"#,
             source: "StanfordSpezi/SpeziKt .../WeightDataConverterTest.kt (18.0 kg)"),
         Vector(
             "battery_level", "2C", #"{"battery":44}"#,

@@ -34,4 +34,38 @@ import Testing
         #expect(try await reopened.knownPeripherals().map(\.deviceID) == ["hr_strap"])
         #expect(try await reopened.announcedDiscovery().isEmpty)
     }
+
+    /// The ids a match without an address assigned (``MatchInstances``) survive a restart.
+    @Test func matchBindingsSurviveReopeningAndAreForgottenWithTheirDevice() async throws {
+        let directory = try TemporaryDirectory(prefix: "gateway-state")
+        let path = directory.file("blebridge.sqlite").path
+        do {
+            let state = GatewayStateStore(store: try await OutboxStore(path: path))
+            try await state.setMatchBindings(["A4:C1:38:8D:18:B2", "A4:C1:38:CF:01:56"], deviceID: "one")
+            try await state.setMatchBindings(["A4:C1:38:00:00:01"], deviceID: "two")
+            await state.store.close()
+        }
+        let reopened = GatewayStateStore(store: try await OutboxStore(path: path))
+        #expect(
+            try await reopened.matchBindings()
+                == ["one": ["A4:C1:38:8D:18:B2", "A4:C1:38:CF:01:56"], "two": ["A4:C1:38:00:00:01"]])
+        try await reopened.forget(deviceID: "two")
+        #expect(try await reopened.matchBindings().keys.sorted() == ["one"])
+    }
+
+    @Test func automaticDevicesSurviveReopeningAndAreForgottenWithTheirDevice() async throws {
+        let directory = try TemporaryDirectory(prefix: "gateway-state")
+        let path = directory.file("blebridge.sqlite").path
+        let entry = AutoDevices.Entry(
+            address: "A4:C1:38:CF:01:56", decoder: "bthome", lastSeen: Date(timeIntervalSince1970: 1_800_000_000))
+        do {
+            let state = GatewayStateStore(store: try await OutboxStore(path: path))
+            try await state.setAutoDevice(entry, id: "bthome_cf0156")
+            await state.store.close()
+        }
+        let reopened = GatewayStateStore(store: try await OutboxStore(path: path))
+        #expect(try await reopened.autoDevices() == ["bthome_cf0156": entry])
+        try await reopened.forget(deviceID: "bthome_cf0156")
+        #expect(try await reopened.autoDevices().isEmpty)
+    }
 }

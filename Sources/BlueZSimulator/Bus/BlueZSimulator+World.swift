@@ -47,6 +47,9 @@ extension BlueZSimulator {
         if let load = scenario.load {
             startLoad(devices: load.devices, rate: load.rate)
         }
+        if let passing = scenario.passing {
+            startPassing(passing)
+        }
     }
 
     func generatorTick(_ key: CharacteristicKey) {

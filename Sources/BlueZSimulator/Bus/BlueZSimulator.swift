@@ -74,6 +74,8 @@ public actor BlueZSimulator {
     var disconnectTimers: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
     var load = LoadState()
+    /// Passing mode's progress (``ScenarioPassing``).
+    var passing = PassingStatistics(appeared: 0, gone: 0)
     var adapterAliasOverride: String?
     var adapterModes = AdapterModes()
     /// The running `Discoverable`/`Pairable` timeouts (cancelled when the mode or its timeout changes).

@@ -13,11 +13,13 @@ public struct Scenario: Sendable, Equatable, Decodable {
     public var timing: ScenarioTiming
     public var devices: [ScenarioDevice]
     public var load: ScenarioLoad?
+    /// Devices walking by (random private addresses that come and go); nil: none.
+    public var passing: ScenarioPassing?
 
     public init(
         name: String, description: String = "", adapter: ScenarioAdapter = ScenarioAdapter(),
         timing: ScenarioTiming = ScenarioTiming(), devices: [ScenarioDevice], load: ScenarioLoad? = nil,
-        secondAdapter: ScenarioAdapter? = nil
+        secondAdapter: ScenarioAdapter? = nil, passing: ScenarioPassing? = nil
     ) {
         self.name = name
         self.description = description
@@ -26,10 +28,11 @@ public struct Scenario: Sendable, Equatable, Decodable {
         self.timing = timing
         self.devices = devices
         self.load = load
+        self.passing = passing
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, adapter, timing, devices, load
+        case name, description, adapter, timing, devices, load, passing
         case secondAdapter = "second_adapter"
     }
 
@@ -47,6 +50,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
         timing = try container.decodeIfPresent(ScenarioTiming.self, forKey: .timing) ?? ScenarioTiming()
         devices = try container.decodeIfPresent([ScenarioDevice].self, forKey: .devices) ?? []
         load = try container.decodeIfPresent(ScenarioLoad.self, forKey: .load)
+        passing = try container.decodeIfPresent(ScenarioPassing.self, forKey: .passing)
         var seen: Set<String> = []
         for (index, device) in devices.enumerated() {
             guard seen.insert(device.address.string).inserted else {

@@ -22,11 +22,20 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public var commands: [DeviceCommand]
     /// Command rate limit for this device; nil: `commands.rate_limit`.
     public var rateLimit: RateLimit?
+    /// Publish a reading only when a field's value differs from the last published one (`rssi`,
+    /// `packet_id` and `encryption_counter` alone do not count as a change).
+    public var onlyOnChange: Bool
+    /// Publish at most one reading per this interval (per characteristic, and once for
+    /// advertisements); nil: every reading.
+    public var minInterval: Duration?
+    /// Drop BTHome advertisements that repeat the previous `packet_id` or replay an older
+    /// encryption counter (the BTHome specification asks receivers to); default on.
+    public var deduplicate: Bool
 
     public init(
         id: String, name: String? = nil, match: DeviceMatch, connection: Connection = .keepConnected,
         subscribe: [Subscription] = [], advertisement: AdvertisementSettings? = nil, commands: [DeviceCommand] = [],
-        rateLimit: RateLimit? = nil
+        rateLimit: RateLimit? = nil, onlyOnChange: Bool = false, minInterval: Duration? = nil, deduplicate: Bool = true
     ) {
         self.id = id
         self.name = name ?? id
@@ -36,6 +45,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
         self.advertisement = advertisement
         self.commands = commands
         self.rateLimit = rateLimit
+        self.onlyOnChange = onlyOnChange
+        self.minInterval = minInterval
+        self.deduplicate = deduplicate
     }
 
     /// The command called `name`, if configured.
@@ -43,7 +55,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
         commands.first { $0.name == name }
     }
 
-    static let keys = ["id", "name", "match", "connection", "subscribe", "advertisement", "commands", "rate_limit"]
+    static let keys = [
+        "id", "name", "match", "connection", "subscribe", "advertisement", "commands", "rate_limit", "only_on_change",
+        "min_interval", "deduplicate",
+    ]
 
     /// Topic levels under `<base>/` the gateway itself uses.
     static let reservedIDs: Set<String> = ["bridge"]
@@ -68,6 +83,9 @@ extension DeviceConfiguration: Decodable {
         advertisement = try reader.object(AdvertisementSettings.self, "advertisement")
         commands = try reader.objects(DeviceCommand.self, "commands") ?? []
         rateLimit = try reader.rateLimit("rate_limit")
+        onlyOnChange = try reader.bool("only_on_change") ?? false
+        minInterval = try reader.duration("min_interval", minimum: .milliseconds(1))
+        deduplicate = try reader.bool("deduplicate") ?? true
         // Without an explicit mode, a device with nothing to connect for is only listened to.
         connection =
             try reader.enumeration(Connection.self, "connection")

@@ -17,7 +17,8 @@ public struct DeviceMatch: Sendable, Equatable {
 
     static let keys = ["address", "address_type", "name_prefix", "service"]
 
-    /// Whether an advertiser with these properties is this device.
+    /// Whether an advertiser with these properties is this device; `services` are the advertised
+    /// service UUIDs together with the UUIDs the advertisement carries service data for.
     public func matches(address: BluetoothAddress?, name: String?, services: [BluetoothUUID]) -> Bool {
         if let expected = self.address, address?.bytes != expected.bytes { return false }
         if let namePrefix, !(name?.hasPrefix(namePrefix) ?? false) { return false }

@@ -11,8 +11,13 @@ import Bluetooth
 /// device's bind key and the nonce `address (6) · d2 fc · device info · counter`. Decryption
 /// needs ``AdvertisementContext/bindKey`` and the address (from the context or the payload).
 ///
-/// An unknown object id stops parsing (its length is unknown): the fields read so far are kept
-/// and `undecoded_object_id` / `undecoded_hex` say what was left.
+/// An unknown object id has no known length. The specification tells receivers to stop there,
+/// and senders to put object ids in ascending order, so that an older receiver keeps the objects
+/// it knows. This decoder skips an unknown object only when its length is knowable: exactly one
+/// length of 1–4 bytes (the sizes of every fixed-size object) leaves a rest that decodes to its
+/// last byte as known objects whose ids ascend from the unknown id on (a newer sensor value
+/// followed by the device-information objects 0xF0–0xF2). Otherwise it stops. Either way
+/// `undecoded_object_id` / `undecoded_hex` say what was skipped (or everything left, on a stop).
 public struct BTHomeDecoder: AdvertisementDecoder {
     public let name = "bthome"
     public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFCD2)))
@@ -66,13 +71,49 @@ public struct BTHomeDecoder: AdvertisementDecoder {
         return fields
     }
 
-    /// An unknown object id: its length is unknown, so parsing stops; the rest is kept as hex.
+    /// The longest fixed-size object of the specification, in data bytes.
+    static let longestFixedObject = 4
+
+    /// An unknown object id at `start`: skipped when exactly one data length lets the rest decode
+    /// to the end as known objects in ascending id order from `id` on, otherwise everything from
+    /// `start` is left undecoded.
     static func undecoded(_ id: UInt8, _ reader: inout ByteReader, from start: Int) -> [DecodedField] {
+        let dataStart = reader.offset
+        var resumption: (length: Int, fields: [DecodedField])?
+        var candidates = 0
+        for length in 1...longestFixedObject where dataStart + length <= reader.bytes.count {
+            var rest = ByteReader(Array(reader.bytes[(dataStart + length)...]))
+            guard let fields = try? decodeKnownObjects(&rest, from: id), rest.isAtEnd else { continue }
+            candidates += 1
+            resumption = (length, fields)
+        }
         defer { _ = reader.rest() }
-        return [
+        let end = candidates == 1 ? dataStart + (resumption?.length ?? 0) : reader.bytes.count
+        let skipped: [DecodedField] = [
             .string("undecoded_object_id", "0x" + Hex.string([id])),
-            .string("undecoded_hex", Hex.string(reader.bytes[start...])),
+            .string("undecoded_hex", Hex.string(reader.bytes[start..<end])),
         ]
+        return candidates == 1 ? skipped + (resumption?.fields ?? []) : skipped
+    }
+
+    /// Known objects to the end, their ids ascending from `firstID` on; throws on the first unknown
+    /// or out-of-order id, so a skipped unknown object never hides a second one.
+    static func decodeKnownObjects(_ reader: inout ByteReader, from firstID: UInt8) throws(DecoderError)
+        -> [DecodedField]
+    {
+        var fields: [DecodedField] = []
+        var previous = firstID
+        while !reader.isAtEnd {
+            let start = reader.offset
+            let id = try reader.uint8("object.id")
+            guard let object = BTHomeObject.byID[id], id >= previous else {
+                throw DecoderError(
+                    .unsupported, field: "object.id", offset: start, message: "unknown or out-of-order object id")
+            }
+            previous = id
+            fields += try decode(object, from: &reader, label: object.name)
+        }
+        return fields
     }
 
     static func decodeObjects(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
@@ -122,6 +163,21 @@ public struct BTHomeDecoder: AdvertisementDecoder {
                 DecodedField(name: object.name, value: event, kind: object.kind),
                 .int(object.name + "_steps", steps),
             ]
+        case .command:
+            let length = Int(try reader.uint8(label + ".length") & 0x1F)
+            let opcode = try reader.uint8(label + ".opcode")
+            let arguments = try reader.bytes(length, label + ".arguments")
+            let command: DecodedValue = BTHomeObject.commandOpcodes[opcode].map { .string($0) } ?? .null
+            var fields = [
+                DecodedField(name: object.name, value: command, kind: object.kind),
+                .int(object.name + "_opcode", opcode),
+            ]
+            if [0x03, 0x04].contains(opcode), arguments.count == 1 {
+                fields.append(.int(object.name + "_steps", arguments[0]))
+            } else if !arguments.isEmpty {
+                fields.append(.string(object.name + "_arguments", Hex.string(arguments)))
+            }
+            return fields
         case .timestamp:
             let seconds = try reader.uint32(label)
             return [.string(object.name, UnixTime.iso8601(Int64(seconds)), kind: object.kind)]

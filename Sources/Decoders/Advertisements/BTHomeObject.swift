@@ -10,6 +10,8 @@ struct BTHomeObject: Sendable {
         case button
         /// Dimmer event: event byte and number of steps.
         case dimmer
+        /// Command: a length byte (low 5 bits: argument count), an opcode, then the arguments.
+        case command
         /// uint32 seconds since 1970-01-01 UTC.
         case timestamp
         /// Length byte, then UTF-8.
@@ -40,7 +42,8 @@ struct BTHomeObject: Sendable {
         BTHomeObject(id: id, name: name, format: .binary, unit: nil, kind: .binary(deviceClass))
     }
 
-    /// Every object id of the BTHome v2 specification.
+    /// Every object id of the BTHome v2 specification (bthome.io/format as of 2026-04-30, the
+    /// change that moved the command object to 0x3B).
     static let all: [BTHomeObject] = [
         number(0x00, "packet_id", 1, kind: .attribute),
         number(0x01, "battery", 1, unit: "%", kind: .battery),
@@ -91,6 +94,7 @@ struct BTHomeObject: Sendable {
         number(0x2E, "humidity", 1, unit: "%", kind: .humidity),
         number(0x2F, "moisture", 1, unit: "%", kind: .sensor("moisture")),
         BTHomeObject(id: 0x3A, name: "button", format: .button, unit: nil, kind: .event("button")),
+        BTHomeObject(id: 0x3B, name: "command", format: .command, unit: nil, kind: .event(nil)),
         BTHomeObject(id: 0x3C, name: "dimmer", format: .dimmer, unit: nil, kind: .event(nil)),
         number(0x3D, "count", 2),
         number(0x3E, "count", 4),
@@ -133,6 +137,7 @@ struct BTHomeObject: Sendable {
         number(0x62, "speed", 4, signed: true, 1, -6, unit: "m/s", kind: .speed),
         number(0x63, "acceleration", 4, signed: true, 1, -6, unit: "m/s²"),
         number(0x64, "light_level", 1),
+        number(0x65, "settings_revision", 1, kind: .attribute),
         number(0xF0, "device_type_id", 2, kind: .attribute),
         BTHomeObject(id: 0xF1, name: "firmware_version", format: .firmware(width: 4), unit: nil, kind: .attribute),
         BTHomeObject(id: 0xF2, name: "firmware_version", format: .firmware(width: 3), unit: nil, kind: .attribute),
@@ -146,4 +151,9 @@ struct BTHomeObject: Sendable {
     ]
 
     static let dimmerEvents: [UInt8: String] = [0x00: "none", 0x01: "rotate_left", 0x02: "rotate_right"]
+
+    /// Command opcodes; `step_up` and `step_down` carry the number of steps as their argument.
+    static let commandOpcodes: [UInt8: String] = [
+        0x00: "off", 0x01: "on", 0x02: "toggle", 0x03: "step_up", 0x04: "step_down",
+    ]
 }

@@ -21,7 +21,9 @@ public struct BloodPressureMeasurement: CharacteristicDecoder {
                 "mean_arterial_pressure", try reader.sfloat("mean_arterial_pressure"), unit: unit, kind: .pressure),
         ]
         if flags & 0x02 != 0 {
-            fields.append(.string("timestamp", try GATTDateTime(from: &reader, field: "timestamp").iso8601))
+            fields.append(
+                DecodedField(name: "timestamp", value: try GATTDateTime(from: &reader, field: "timestamp").decodedValue)
+            )
         }
         if flags & 0x04 != 0 {
             fields.append(.medical("pulse_rate", try reader.sfloat("pulse_rate"), unit: "bpm", kind: .measurement))

@@ -17,7 +17,9 @@ enum TemperatureMeasurementFormat {
             .medical("temperature", temperature, unit: flags & 0x01 != 0 ? "°F" : "°C", kind: .temperature)
         ]
         if flags & 0x02 != 0 {
-            fields.append(.string("timestamp", try GATTDateTime(from: &reader, field: "timestamp").iso8601))
+            fields.append(
+                DecodedField(name: "timestamp", value: try GATTDateTime(from: &reader, field: "timestamp").decodedValue)
+            )
         }
         if flags & 0x04 != 0 {
             let start = reader.offset

@@ -24,7 +24,9 @@ public struct WeightMeasurement: CharacteristicDecoder {
                     : Scale.decimal(Int64(rawWeight), multiplier: 5, exponent: -3))
         var fields = [DecodedField(name: "weight", value: weight, unit: imperial ? "lb" : "kg", kind: .weight)]
         if flags & 0x02 != 0 {
-            fields.append(.string("timestamp", try GATTDateTime(from: &reader, field: "timestamp").iso8601))
+            fields.append(
+                DecodedField(name: "timestamp", value: try GATTDateTime(from: &reader, field: "timestamp").decodedValue)
+            )
         }
         if flags & 0x04 != 0 {
             let user = try reader.uint8("user_id")

@@ -1,5 +1,6 @@
 import Bluetooth
 import ByteLayouts
+import Configuration
 import Decoders
 import Foundation
 import Logging
@@ -68,6 +69,7 @@ final class ReadingPipeline: Sendable {
         var router: ReadingRouter
         var namer: FieldNamer
         var coalescer: StateCoalescer
+        var throttle: ReadingThrottle<ContinuousClock.Instant>
         var accepting = true
         var reported: [String: ContinuousClock.Instant] = [:]
     }
@@ -84,9 +86,12 @@ final class ReadingPipeline: Sendable {
     /// `stateWindow`: readings of one device within it share one state publish (`mqtt.state_window`).
     init(
         router: ReadingRouter, namer: FieldNamer, publisher: Publisher, stateWindow: Duration = .zero,
+        throttle: ReadingThrottle<ContinuousClock.Instant> = ReadingThrottle(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        state = Mutex(State(router: router, namer: namer, coalescer: StateCoalescer(window: stateWindow)))
+        state = Mutex(
+            State(
+                router: router, namer: namer, coalescer: StateCoalescer(window: stateWindow), throttle: throttle))
         self.publisher = publisher
         self.clock = clock
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
@@ -123,30 +128,35 @@ final class ReadingPipeline: Sendable {
         let now = ContinuousClock.now
         let event = state.withLock { state -> Event? in
             guard state.accepting, state.router.knows(device) else { return nil }
-            let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
-            let output = state.router.route(
-                device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
-            var entries = output.entries
-            if let stateEntry = entries.first {
-                // The state publish waits for the burst to end; the raw topic entries go at once.
-                var changed = Set(named.map(\.name))
-                if rssi != nil { changed.insert("rssi") }
-                switch state.coalescer.offer(stateEntry, device: device, fields: changed) {
-                case .publish: break
-                case .scheduleFlush:
-                    entries.removeFirst()
-                    scheduleFlush(device, after: state.coalescer.window)
-                case .merged: entries.removeFirst()
-                case .publishPending(let pending): entries[0] = pending
+            var discovery: [DiscoveryMessage] = []
+            // A reading `only_on_change` or `min_interval` holds back still says the device is alive.
+            if state.throttle.admit(device: device, source: raw?.characteristic, fields: fields, now: now) {
+                let named = source.map { state.namer.name(fields, device: device, source: $0) } ?? fields
+                let output = state.router.route(
+                    device: device, fields: named, raw: raw, rssi: rssi, sampleTime: sampleTime)
+                var entries = output.entries
+                if let stateEntry = entries.first {
+                    // The state publish waits for the burst to end; the raw topic entries go at once.
+                    var changed = Set(named.map(\.name))
+                    if rssi != nil { changed.insert("rssi") }
+                    switch state.coalescer.offer(stateEntry, device: device, fields: changed) {
+                    case .publish: break
+                    case .scheduleFlush:
+                        entries.removeFirst()
+                        scheduleFlush(device, after: state.coalescer.window)
+                    case .merged: entries.removeFirst()
+                    case .publishPending(let pending): entries[0] = pending
+                    }
                 }
+                publisher.offer(entries)
+                discovery = output.discovery
             }
-            publisher.offer(entries)
             let due = state.reported[device].map { now - $0 >= Self.reportInterval } ?? true
-            guard due || rssi != nil || !fromConnection || !output.discovery.isEmpty else { return nil }
+            guard due || rssi != nil || !fromConnection || !discovery.isEmpty else { return nil }
             state.reported[device] = now
             return Event(
                 device: device, sampleTime: sampleTime, rssi: rssi, fromConnection: fromConnection,
-                discovery: output.discovery, source: raw?.characteristic)
+                discovery: discovery, source: raw?.characteristic)
         }
         if let event { continuation.yield(event) }
     }
@@ -175,9 +185,14 @@ final class ReadingPipeline: Sendable {
         state.withLock { body(&$0.router) }
     }
 
-    /// A reloaded configuration's field naming.
-    func replaceNamer(_ namer: FieldNamer) {
-        state.withLock { $0.namer = namer }
+    /// A reloaded configuration's field naming and publishing policies.
+    func replaceConfiguration(_ configuration: BridgeConfiguration) {
+        let namer = FieldNamer(configuration: configuration)
+        let policies = ReadingThrottle<ContinuousClock.Instant>.policies(configuration)
+        state.withLock {
+            $0.namer = namer
+            $0.throttle.update(policies: policies)
+        }
     }
 
     /// Stops taking readings (the gateway is stopping); later ones are ignored.

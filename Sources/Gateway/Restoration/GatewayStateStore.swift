@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 public import Outbox
 
@@ -27,6 +28,58 @@ public struct GatewayStateStore: Sendable {
         try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
         try await store.removeStateValue(forKey: Self.sourcesKey(deviceID))
         try await store.removeStateValue(forKey: Self.adoptedKey(deviceID))
+        try await store.removeStateValue(forKey: Self.matchKey(deviceID))
+        try await store.removeStateValue(forKey: Self.autoKey(deviceID))
+    }
+
+    static let autoPrefix = "auto-devices/"
+
+    static func autoKey(_ deviceID: String) -> String { autoPrefix + deviceID }
+
+    /// ``AutoDevices/entries``: `{"address":…,"decoder":…,"last_seen":<seconds since 1970>}` per id.
+    public func autoDevices() async throws -> [String: AutoDevices.Entry] {
+        var entries: [String: AutoDevices.Entry] = [:]
+        for row in try await store.stateValues(prefix: Self.autoPrefix) {
+            guard let members = (try? parser.parse(row.value))?.objectMembers else { continue }
+            var fields: [String: JSONValue] = [:]
+            for member in members { fields[member.key] = member.value }
+            guard let address = fields["address"]?.stringValue, let decoder = fields["decoder"]?.stringValue else {
+                continue
+            }
+            let seconds = fields["last_seen"]?.intValue ?? 0
+            entries[String(row.key.dropFirst(Self.autoPrefix.count))] = AutoDevices.Entry(
+                address: address, decoder: decoder, lastSeen: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
+        return entries
+    }
+
+    public func setAutoDevice(_ entry: AutoDevices.Entry, id: String) async throws {
+        let value: JSONValue = .object([
+            JSONMember("address", .string(entry.address)),
+            JSONMember("decoder", .string(entry.decoder)),
+            JSONMember("last_seen", .int(Int64(entry.lastSeen.timeIntervalSince1970))),
+        ])
+        try await store.setStateValue(value.bytes, forKey: Self.autoKey(id))
+    }
+
+    static let matchPrefix = "match-instances/"
+
+    static func matchKey(_ deviceID: String) -> String { matchPrefix + deviceID }
+
+    /// ``MatchInstances/bindings``: per device whose match has no address, the fixed addresses it
+    /// caught in the order first seen (`["A4:C1:38:00:00:01",…]`).
+    public func matchBindings() async throws -> [String: [String]] {
+        var bindings: [String: [String]] = [:]
+        for row in try await store.stateValues(prefix: Self.matchPrefix) {
+            guard case .array(let addresses) = try? parser.parse(row.value) else { continue }
+            bindings[String(row.key.dropFirst(Self.matchPrefix.count))] = addresses.compactMap(\.stringValue)
+        }
+        return bindings
+    }
+
+    public func setMatchBindings(_ addresses: [String], deviceID: String) async throws {
+        try await store.setStateValue(
+            JSONValue.array(addresses.map { .string($0) }).bytes, forKey: Self.matchKey(deviceID))
     }
 
     static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }

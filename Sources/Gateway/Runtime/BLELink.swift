@@ -40,8 +40,13 @@ actor BLELink {
     private var discoveryPaused = false
     private var stopped = false
     private var powered = false
-    /// Recently seen advertisers (for `bridge/request/scan`): address → (name, rssi, time).
-    private var seen: [String: (name: String?, rssi: Int?, time: Date)] = [:]
+    /// Recently seen advertisers (for `bridge/request/scan`), bounded by count and age.
+    private var seen = SeenAdvertisers()
+    /// Fixed addresses caught by a match without an address → the id the gateway assigned
+    /// (``MatchInstances``); cleared on reload.
+    private var assigned: [String: String] = [:]
+    /// Per device: the BTHome packet filter of `deduplicate`.
+    private var packetFilters: [String: BTHomePacketFilter] = [:]
     private let pipeline: ReadingPipeline
 
     init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline) {
@@ -144,7 +149,9 @@ extension BLELink {
     /// match still accepts it.
     func update(configuration: BridgeConfiguration) {
         self.configuration = configuration
-        pipeline.replaceNamer(FieldNamer(configuration: configuration))
+        assigned.removeAll()
+        packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
+        pipeline.replaceConfiguration(configuration)
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
                 device.match.matches(address: peripheral.identifier, name: nil, services: [])
@@ -206,12 +213,28 @@ extension BLELink {
 extension BLELink {
     // MARK: Discovery
 
-    /// The configured device an advertiser is, if any.
+    /// The configured device an advertiser is, if any: a device whose match names this address
+    /// first (that includes the instances ``MatchInstances`` split off), then the first other
+    /// match. `services` are the advertised service UUIDs and the service-data UUIDs.
     func deviceID(address: String, name: String?, services: [BluetoothUUID]) -> String? {
         let parsed = BluetoothAddress(address)
-        return configuration.devices.first { device in
+        func matches(_ device: DeviceConfiguration) -> Bool {
             device.match.matches(address: parsed, name: name, services: services)
-        }?.id
+        }
+        return
+            (configuration.devices.first { $0.match.address != nil && matches($0) }
+            ?? configuration.devices.first(where: matches))?.id
+    }
+
+    /// The id an advertiser caught by `id`'s match is published under: the device itself, or for a
+    /// match without an address that already caught another fixed address, an instance of its own
+    /// (asked of the gateway once per address, then remembered).
+    private func assignedID(_ id: String, address: BluetoothAddress) async -> String {
+        guard configuration.device(id: id)?.match.address == nil, MatchInstances.isFixed(address) else { return id }
+        if let known = assigned[address.string] { return known }
+        let assignedID = await gateway?.assignMatch(address, template: id) ?? id
+        assigned[address.string] = assignedID
+        return assignedID
     }
 
     private func startScan() {
@@ -244,11 +267,18 @@ extension BLELink {
         let time = Date()
         let address = discovery.peripheral.identifier.string
         let advertisement = discovery.advertisementData
-        seen[address] = (advertisement.localName, discovery.rssi, time)
-        guard
-            let id = deviceID(
-                address: address, name: advertisement.localName, services: advertisement.serviceUUIDs)
-        else { return }
+        seen.record(address, name: advertisement.localName, rssi: discovery.rssi, at: time)
+        let id: String
+        if let caughtBy = deviceID(
+            address: address, name: advertisement.localName,
+            services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
+        {
+            id = await assignedID(caughtBy, address: discovery.peripheral.identifier)
+        } else if let automatic = await autoDeviceID(discovery) {
+            id = automatic
+        } else {
+            return
+        }
         peripherals[id] = discovery.peripheral
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
@@ -267,10 +297,43 @@ extension BLELink {
                 context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
                 decoder: settings.decoder)
         }
-        for reading in readings where reading.isSuccess {
+        for reading in readings where reading.isSuccess && isNew(reading, device: device) {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
                 fromConnection: false)
+        }
+    }
+
+    /// Drops advertisers not seen for a minute even when nothing advertises (called every few
+    /// seconds by the gateway), so memory falls back once passing devices are gone.
+    func pruneSeen() {
+        seen.prune(now: Date())
+    }
+
+    /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
+    /// address whose advertisement a built-in decoder recognises; nil otherwise.
+    private func autoDeviceID(_ discovery: Discovery) async -> String? {
+        let address = discovery.peripheral.identifier
+        guard configuration.autoDevices.enabled, MatchInstances.isFixed(address) else { return nil }
+        let advertisement = discovery.advertisementData
+        let recognised = registry.decodeAdvertisement(
+            serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+            context: AdvertisementContext(address: address)
+        ).first { $0.isSuccess }
+        guard let decoder = recognised?.decoder else { return nil }
+        return await gateway?.addAutoDevice(address, decoder: decoder)
+    }
+
+    /// BTHome de-duplication (`deduplicate`, on by default): false for a reading that repeats the
+    /// device's previous packet id or replays an older encryption counter.
+    private func isNew(_ reading: DecodedReading, device: DeviceConfiguration) -> Bool {
+        guard device.deduplicate, reading.decoder == "bthome" else { return true }
+        switch packetFilters[device.id, default: BTHomePacketFilter()].judge(reading) {
+        case .new: return true
+        case .duplicate: return false
+        case .replayed:
+            logger.debug("replayed BTHome advertisement dropped", [("device", device.id)])
+            return false
         }
     }
 
@@ -278,9 +341,8 @@ extension BLELink {
     func scanSnapshot(for duration: Duration) async -> JSONValue {
         let since = Date()
         try? await Task.sleep(for: duration)
-        let entries = seen.filter { $0.value.time >= since }.sorted { $0.key < $1.key }
         return .array(
-            entries.map { address, info in
+            seen.seen(since: since).map { address, info in
                 .object([
                     JSONMember("address", .string(address)),
                     JSONMember("name", info.name.map(JSONValue.string) ?? .null),

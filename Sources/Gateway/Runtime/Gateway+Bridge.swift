@@ -113,6 +113,7 @@ extension Gateway {
 
     func refreshAvailability() async {
         for id in devices.keys.sorted() { await publishAvailability(id) }
+        await ble?.pruneSeen()
     }
 
     /// Every discovery message: bridge entities, controls, fields seen so far. Remembers the

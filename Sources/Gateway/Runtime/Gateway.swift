@@ -24,6 +24,12 @@ public actor Gateway {
     let logger = Logger(label: "gateway")
     let options: GatewayOptions
     var model: GatewayModel
+    /// The configuration as loaded (``model`` holds it expanded by ``instances``).
+    var configured: BridgeConfiguration
+    /// The devices matches without an address caught, each with its own id (kept in ``state``).
+    var instances = MatchInstances()
+    /// The zero-configuration devices (`auto_devices`, kept in ``state``).
+    var autoDevices = AutoDevices()
     var gate: CommandGate
     var scheduler: ConnectionScheduler
     let pipeline: ReadingPipeline
@@ -93,6 +99,7 @@ public actor Gateway {
         self.options = options
         let model = GatewayModel(configuration: configuration)
         self.model = model
+        self.configured = configuration
         self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model)
@@ -114,7 +121,8 @@ public actor Gateway {
         self.publisher = publisher
         self.pipeline = ReadingPipeline(
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
-            stateWindow: configuration.mqtt.stateWindow)
+            stateWindow: configuration.mqtt.stateWindow,
+            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)))
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(
@@ -178,6 +186,11 @@ public actor Gateway {
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
+        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:])
+        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:])
+        if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty {
+            await apply(expanded(configured), reason: "match instances and automatic devices restored")
+        }
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
         // The command streams exist before the first CONNACK: with a persistent session the broker
@@ -294,6 +307,12 @@ public actor Gateway {
     /// changed devices reconnect with their new settings; removed ones are disconnected and their
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
     public func reload(_ configuration: BridgeConfiguration) async {
+        configured = configuration
+        await apply(expanded(configuration), reason: "configuration reloaded")
+    }
+
+    /// Applies `configuration` (already expanded by ``instances``) as a reload does.
+    func apply(_ configuration: BridgeConfiguration, reason: String) async {
         let old = model.configuration
         let diff = GatewayModel.changes(from: old, to: configuration)
         if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
@@ -333,8 +352,7 @@ public actor Gateway {
         // Only the lists that have members (no `changed=""`).
         let lists = [("changed", diff.changed), ("removed", diff.removed), ("added", diff.added)]
         logger.info(
-            "configuration reloaded",
-            lists.filter { !$0.1.isEmpty }.map { ($0.0, $0.1.sorted().joined(separator: ",")) })
+            reason, lists.filter { !$0.1.isEmpty }.map { ($0.0, $0.1.sorted().joined(separator: ",")) })
         await perform(actions)
         await ble?.update(configuration: configuration)
         updateStatus()

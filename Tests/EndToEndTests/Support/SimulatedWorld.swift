@@ -20,12 +20,15 @@ final class SimulatedWorld: Sendable {
     static let brightness = "6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
     init(
-        scenario: String = "demo", healthInterval: String = "30s", edit: (inout [String: Any]) -> Void = { _ in },
+        scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
+        edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in }
     ) async throws {
         bus = try await DBusDaemonFixture()
+        var loaded = try Scenario.load(scenario)
+        loaded.passing = passing ?? loaded.passing
         simulator = BlueZSimulator(
-            scenario: try Scenario.load(scenario), options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
+            scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
         try await simulator.start(busAddress: bus.address)
         broker = try await MosquittoFixture()
         recorder = try await MQTTRecorder(url: broker.url, cleanSession: false)

@@ -1,0 +1,84 @@
+import Bluetooth
+import Configuration
+import Testing
+
+@testable import Gateway
+
+/// A match without an address that catches several devices: each gets its own id, and the
+/// assignment survives a restart (the bindings are what the gateway stores).
+@Suite struct MatchInstancesTests {
+    static let template = DeviceConfiguration(
+        id: "one", name: "One", match: DeviceMatch(namePrefix: "ATC_"), connection: .passive,
+        advertisement: AdvertisementSettings(decoder: "bthome"), onlyOnChange: true)
+    static let pinned = DeviceConfiguration(
+        id: "strap", match: DeviceMatch(address: BluetoothAddress("C0:FF:EE:00:00:01")), connection: .passive)
+    static let configuration = BridgeConfiguration(devices: [template, pinned])
+
+    /// The instances behind a reference, so `#expect` can call the mutating `assign`.
+    final class Box {
+        var instances: MatchInstances
+        init(_ instances: MatchInstances = MatchInstances()) { self.instances = instances }
+        func assign(_ address: BluetoothAddress, caughtBy template: DeviceConfiguration) -> MatchInstances.Assignment {
+            instances.assign(address, caughtBy: template)
+        }
+        var bindings: [String: [String]] { instances.bindings }
+        func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration { instances.expand(configuration) }
+    }
+
+    static let first = BluetoothAddress("A4:C1:38:8D:18:B2")!
+    static let second = BluetoothAddress("A4:C1:38:CF:01:56")!
+
+    @Test func theFirstFixedAddressIsTheDeviceAndEveryFurtherOneAnInstance() {
+        let instances = Box()
+        #expect(instances.assign(Self.first, caughtBy: Self.template) == .newTemplateBinding)
+        #expect(instances.assign(Self.first, caughtBy: Self.template) == .template)
+        #expect(instances.assign(Self.second, caughtBy: Self.template) == .newInstance("one_cf0156"))
+        #expect(instances.assign(Self.second, caughtBy: Self.template) == .instance("one_cf0156"))
+        #expect(instances.bindings == ["one": [Self.first.string, Self.second.string]])
+
+        let expanded = instances.expand(Self.configuration)
+        #expect(expanded.devices.map(\.id) == ["one", "strap", "one_cf0156"])
+        let instance = expanded.devices[2]
+        #expect(instance.name == "One CF0156")
+        #expect(instance.match == DeviceMatch(address: Self.second), "pinned to its address alone")
+        #expect(instance.advertisement == Self.template.advertisement)
+        #expect(instance.onlyOnChange, "the configured device's settings are copied")
+        #expect(expanded.devices[0].match.address == nil, "the configured device keeps its match")
+    }
+
+    @Test func theAssignmentSurvivesARestartInTheOrderFirstSeen() {
+        let instances = Box()
+        _ = instances.assign(Self.first, caughtBy: Self.template)
+        _ = instances.assign(Self.second, caughtBy: Self.template)
+        // After a restart the second sensor may advertise first: it keeps its id all the same.
+        let restored = Box(MatchInstances(bindings: instances.bindings))
+        #expect(restored.assign(Self.second, caughtBy: Self.template) == .instance("one_cf0156"))
+        #expect(restored.assign(Self.first, caughtBy: Self.template) == .template)
+        #expect(restored.expand(Self.configuration).devices.map(\.id) == ["one", "strap", "one_cf0156"])
+    }
+
+    @Test func privateAddressesAndAddressMatchesAreNeverSplit() {
+        let instances = Box()
+        _ = instances.assign(Self.first, caughtBy: Self.template)
+        let resolvable = BluetoothAddress("4A:11:22:33:44:55", type: .random)!
+        let nonResolvable = BluetoothAddress("0A:11:22:33:44:55", type: .random)!
+        let staticRandom = BluetoothAddress("CA:11:22:33:44:55", type: .random)!
+        #expect(instances.assign(resolvable, caughtBy: Self.template) == .template)
+        #expect(instances.assign(nonResolvable, caughtBy: Self.template) == .template)
+        #expect(instances.assign(staticRandom, caughtBy: Self.template) == .newInstance("one_334455"))
+        #expect(instances.assign(Self.second, caughtBy: Self.pinned) == .template)
+        #expect(instances.bindings["strap"] == nil)
+    }
+
+    @Test func instancesOfRemovedDevicesAndTakenIDsAreLeftOut() {
+        let instances = Box()
+        _ = instances.assign(Self.first, caughtBy: Self.template)
+        _ = instances.assign(Self.second, caughtBy: Self.template)
+        #expect(instances.expand(BridgeConfiguration(devices: [Self.pinned])).devices.map(\.id) == ["strap"])
+        let taken = DeviceConfiguration(
+            id: "one_cf0156", match: DeviceMatch(address: BluetoothAddress("C0:FF:EE:00:00:09")), connection: .passive)
+        #expect(
+            instances.expand(BridgeConfiguration(devices: [Self.template, taken])).devices.map(\.id)
+                == ["one", "one_cf0156"])
+    }
+}
