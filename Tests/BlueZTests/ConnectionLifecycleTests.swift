@@ -181,6 +181,20 @@ import Testing
         #expect(machine.state == .disconnected)
     }
 
+    /// An aborted link reported before the `Connect` reply (the two reach the lifecycle by
+    /// separate tasks) leaves the decision to the reply: the abort is retried, as in the other order.
+    @Test func linkDropBeforeTheConnectReplyWaitsForTheReply() {
+        var machine = ConnectionLifecycle()
+        _ = machine.handle(.connectRequested(timeout: timeout))
+        _ = machine.handle(.connectedChanged(true))
+        #expect(machine.handle(.connectedChanged(false)) == [.emitDisconnected(.remote)])
+        #expect(machine.state == .connecting)
+        let abort = BluetoothError(.connectionFailed, "le-connection-abort-by-local")
+        let actions = machine.handle(.connectFailed(attempt: 1, abort))
+        #expect(actions == [.scheduleRetry(attempt: 1, after: machine.configuration.abortRetryDelay)])
+        #expect(machine.state == .waitingToRetry)
+    }
+
     @Test func adapterLossEndsEverything() {
         var machine = readyMachine()
         let actions = machine.handle(.adapterLost(.adapterPoweredOff))

@@ -117,6 +117,11 @@ import Testing
         // SIGTERM, then a command while nothing runs.
         world.gateway.process.signal(SIGTERM)
         #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        // The stop waited for BlueZ to have the links down: a disconnect still draining let the
+        // restarted gateway find the lamp connected, lose it mid-connect and fail the command.
+        for device in [SimulatedWorld.lamp, SimulatedWorld.strap] {
+            #expect(try await world.simulator.snapshot(address: device).connected == false, "\(device) left connected")
+        }
         _ = try await Self.setLamp(world, brightness: 37, transaction: "while-down")
         #expect(
             try await world.simulator.characteristicValue(address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness)

@@ -352,6 +352,12 @@ public actor CentralManager {
         await peripheral.cancelConnection()
     }
 
+    /// Disconnects, or abandons a pending connect, and returns once BlueZ reports the link down
+    /// (see `Peripheral.disconnect()`); returns early when the calling task is cancelled.
+    public func disconnect(_ peripheral: Peripheral) async {
+        await peripheral.disconnect()
+    }
+
     private func devicePath(_ address: BluetoothAddress) -> DBusObjectPath {
         DBusObjectPath(validating: BlueZPaths.device(address, adapter: options.adapter)) ?? adapterPath
     }

@@ -292,7 +292,13 @@ public struct ConnectionLifecycle: Sendable {
         case .ready:
             state = .disconnected
             return [.failPendingOperations(reason.pendingOperationError), .emitDisconnected(reason)]
-        case .resolvingServices, .connecting:
+        case .connecting:
+            // `Connect` is still outstanding and its reply decides the attempt (an aborted link,
+            // `le-connection-abort-by-local`, is retried). bluetoothd sends the reply before this
+            // signal, but the reply and the signal reach the lifecycle by separate tasks, so under
+            // load the signal can come first; failing here skipped the retry.
+            return [.emitDisconnected(reason)]
+        case .resolvingServices:
             // The link dropped before services resolved: the attempt failed.
             state = .disconnected
             let error = BluetoothError(.connectionFailed, "the link dropped before services were resolved")

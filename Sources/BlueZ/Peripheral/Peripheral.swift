@@ -33,6 +33,8 @@ public actor Peripheral {
     private var busyAttributes: Set<DBusObjectPath> = []
     private var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
     private var acquiredMTU: Int?
+    /// `disconnect()` calls, woken once the link is down and no attempt is pending.
+    private var settledWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     /// `waitForCharacteristic` calls, woken when the GATT tree grows.
     private var gattWaiters: [Int: GATTWaiter] = [:]
 
@@ -531,6 +533,36 @@ public actor Peripheral {
         handle(.cancelRequested)
     }
 
+    /// Disconnects, or abandons a pending connect, and returns once BlueZ has reported the link down
+    /// and nothing is pending (or when the calling task is cancelled). A process that exits right
+    /// after `cancelConnection()` can leave its `Disconnect` unsent, or the device connected by a
+    /// `Connect` BlueZ completes later, to nobody: a connected device stops advertising and the
+    /// next start never sees it.
+    func disconnect() async {
+        handle(.cancelRequested)
+        guard !isSettled else { return }
+        nextID += 1
+        let id = nextID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if isSettled || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    settledWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.resumeSettledWaiter(id) }
+        }
+    }
+
+    private func resumeSettledWaiter(_ id: Int) {
+        settledWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// No link and no attempt: what `disconnect()` waits for.
+    private var isSettled: Bool { lifecycle.state == .disconnected && !lifecycle.isLinkUp }
+
     /// Feeds one event to the lifecycle and performs its actions. With `BLEBRIDGE_LOG=debug` every
     /// step is logged (event, new state, actions): the trail to read when a connect times out.
     func handle(_ event: ConnectionLifecycle.Event) {
@@ -542,6 +574,11 @@ public actor Peripheral {
                 ("actions", actions.map { "\($0)" }.joined(separator: ", ")),
             ])
         for action in actions { perform(action) }
+        if isSettled, !settledWaiters.isEmpty {
+            let waiters = settledWaiters
+            settledWaiters.removeAll()
+            for waiter in waiters.values { waiter.resume() }
+        }
     }
 
     private static let logger = Logger(label: "connection")

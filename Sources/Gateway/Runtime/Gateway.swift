@@ -239,7 +239,9 @@ public actor Gateway {
             try? await Task.sleep(for: .milliseconds(20))
         }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
-        await ble?.stop()
+        // Disconnects get at least 3 s even when commands used the drain time up: a connect left
+        // in flight at exit connects the device to nobody (see BLELink.stop(until:)).
+        await ble?.stop(until: max(deadline, .now + .seconds(3)))
         // Let the backlog go out while the broker is there, then wait for what is in flight.
         // (Readings offered to the publisher are committed before this stats call runs: both run
         // on the outbox's thread, in order.)
