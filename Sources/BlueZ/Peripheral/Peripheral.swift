@@ -402,15 +402,25 @@ public actor Peripheral {
     }
 
     private func acquiredSocketEnded(_ path: DBusObjectPath, channel: NotificationChannel) async {
-        // BlueZ closes the socket as the link drops, usually just before Connected=false arrives: give the
-        // disconnect a moment to be reported so listeners learn the real reason.
-        if lifecycle.state == .ready { try? await Task.sleep(for: .milliseconds(500)) }
+        // BlueZ closes the socket as the link drops, just before it sends Connected=false; the signal can reach
+        // this actor later (signals and replies take separate paths here). BlueZ's answer to a Get comes after
+        // that signal on the bus: when it says the link is down, the signal is on its way and ends the stream
+        // with the real reason (`failPendingOperations`). Otherwise the socket ended on its own.
+        if lifecycle.state == .ready, await linkReportedDown() { return }
         guard let subscription = subscriptions[path], subscription.channel === channel else { return }
         subscriptions[path] = nil
         channel.finish(
             throwing: lifecycle.state == .ready
                 ? BluetoothError(.failed, "BlueZ closed the notification socket")
                 : BluetoothError(.peripheralDisconnected))
+    }
+
+    /// Whether BlueZ says `Connected` is false now (nil answer: unknown, treated as up).
+    private func linkReportedDown() async -> Bool {
+        let reply = try? await connection.call(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.properties, method: "Get",
+            arguments: [.string(BlueZNames.device), .string("Connected")], timeout: callTimeout)
+        return reply?.first?.asBool == false
     }
 
     // MARK: Operations

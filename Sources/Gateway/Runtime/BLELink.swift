@@ -153,7 +153,7 @@ extension BLELink {
         for task in connectTasks.values { task.cancel() }
         let targets = ids.compactMap { peripherals[$0] }
         let pending = Array(connectTasks.values)
-        await Self.untilDone(or: deadline) {
+        await Deadline.run(until: deadline) {
             // Each connect task ends in its catch (its operations fail as the link drops) and cancels
             // its own attempt; the disconnects after it settle whatever that attempt left behind.
             await withTaskGroup(of: Void.self) { group in
@@ -163,19 +163,6 @@ extension BLELink {
             await withTaskGroup(of: Void.self) { group in
                 for peripheral in targets { group.addTask { await central.disconnect(peripheral) } }
             }
-        }
-    }
-
-    /// Runs `work` until it finishes or `deadline` passes (then it is cancelled and not awaited further).
-    private static func untilDone(
-        or deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Void
-    ) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await work() }
-            // A deadline, not synchronisation: how long a stop waits for BlueZ at most.
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
         }
     }
 

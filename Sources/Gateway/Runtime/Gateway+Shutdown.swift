@@ -19,6 +19,28 @@ extension Gateway {
         }
     }
 
+    /// Returns once no command is in flight, or when the calling task is cancelled (one caller:
+    /// the stop).
+    func commandsFinished() async {
+        guard commandsInFlight > 0 else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if commandsInFlight == 0 || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    commandWaiter = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.resumeCommandWaiter() }
+        }
+    }
+
+    func resumeCommandWaiter() {
+        commandWaiter?.resume()
+        commandWaiter = nil
+    }
+
     /// Lets the command tasks answer what the client received before DISCONNECT (the streams end
     /// once the client has stopped, after delivering it); waits until `deadline` at most.
     func finishCommandStreams(until deadline: ContinuousClock.Instant) async {

@@ -51,7 +51,11 @@ public actor Gateway {
     var discoveryResend: Task<Void, Never>?
     var wake: Task<Void, Never>?
     var stopping = false
-    var commandsInFlight = 0
+    var commandsInFlight = 0 {
+        didSet { if commandsInFlight == 0 { resumeCommandWaiter() } }
+    }
+    /// The stop waiting for the commands in flight to finish (``commandsFinished()``).
+    var commandWaiter: CheckedContinuation<Void, Never>?
     var pendingCommands: [String: [PendingCommand]] = [:]
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
@@ -235,21 +239,15 @@ public actor Gateway {
         pipeline.stopAccepting()
         logger.info("stopping: draining in-flight work")
         let deadline = ContinuousClock.now + options.drainTimeout
-        while commandsInFlight > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        await Deadline.run(until: deadline) { [weak self] in await self?.commandsFinished() }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
         // Disconnects get at least 3 s even when commands used the drain time up: a connect left
         // in flight at exit connects the device to nobody (see BLELink.stop(until:)).
         await ble?.stop(until: max(deadline, .now + .seconds(3)))
         // Let the backlog go out while the broker is there, then wait for what is in flight.
-        // (Readings offered to the publisher are committed before this stats call runs: both run
-        // on the outbox's thread, in order.)
-        while client.connectionState.isConnected, ContinuousClock.now < deadline,
-            let depth = try? await store.stats().depth, depth > 0
-        {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        // (Readings offered to the publisher are committed first: both run on the outbox's
+        // thread, in order.)
+        await publisher.waitUntilDrained(timeout: max(.zero, deadline - ContinuousClock.now))
         await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
