@@ -98,6 +98,7 @@ public actor Publisher {
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
+                // Real delay: the window's once-a-second tick (stall detection by `stallTimeout`).
                 try? await Task.sleep(for: .seconds(1))
                 guard let self else { return }
                 await self.tick()

@@ -120,6 +120,7 @@ public actor CentralManager {
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
+                    // Real delay: the period of the sweep that forgets devices unseen for `deviceTimeToLive`.
                     try? await Task.sleep(for: sweepInterval)
                     guard let self else { return }
                     await self.sweepDeviceCache()
@@ -171,6 +172,7 @@ public actor CentralManager {
                 return false
             }
             group.addTask {
+                // A deadline, not synchronisation: how long to wait for poweredOn.
                 try? await Task.sleep(for: timeout)
                 return false
             }

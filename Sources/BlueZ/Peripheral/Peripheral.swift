@@ -170,6 +170,7 @@ public actor Peripheral {
                 gattWaiters[id] = GATTWaiter(uuid: uuid, service: service, once: once)
                 operations[id] = { error in once.resume(with: .failure(error)) }
                 Task {
+                    // A deadline, not synchronisation: the operation's timeout.
                     try? await Task.sleep(for: timeout)
                     self.endGATTWait(id, .success(false))
                 }
@@ -494,6 +495,7 @@ public actor Peripheral {
                 return try await body()
             } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" && attempt < 3 {
                 attempt += 1
+                // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
                 try await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }
@@ -625,6 +627,7 @@ public actor Peripheral {
         case .startTimeout(let attempt, let duration):
             timeoutTask?.cancel()
             timeoutTask = Task {
+                // A deadline, not synchronisation: the connect attempt's timeout.
                 try? await Task.sleep(for: duration)
                 guard !Task.isCancelled else { return }
                 self.handle(.timeoutFired(attempt: attempt))
@@ -634,6 +637,7 @@ public actor Peripheral {
             timeoutTask = nil
         case .scheduleRetry(let attempt, let delay):
             Task {
+                // Real delay: the lifecycle's retry delay (after InProgress or an aborted link).
                 try? await Task.sleep(for: delay)
                 self.handle(.retryDue(attempt: attempt))
             }

@@ -117,6 +117,7 @@ extension BLELink {
         await gateway?.bluetoothHealthChanged(health)
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
         retryTask = Task { [weak self] in
+            // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
             try? await Task.sleep(until: due, clock: ContinuousClock())
             guard !Task.isCancelled else { return }
             await self?.start()
@@ -304,6 +305,7 @@ extension BLELink {
     /// `bridge/request/scan`: advertisers seen during the next `duration`.
     func scanSnapshot(for duration: Duration) async -> JSONValue {
         let since = Date()
+        // Real delay: the scan window the request asked for.
         try? await Task.sleep(for: duration)
         let entries = seen.filter { $0.value.time >= since }.sorted { $0.key < $1.key }
         return .array(

@@ -47,6 +47,7 @@ extension Gateway {
         let tasks = Array(commandTasks.values)
         commandTasks = [:]
         let timer = Task {
+            // A deadline, not synchronisation: the command tasks are cancelled if they have not ended by then.
             try? await Task.sleep(until: deadline)
             for task in tasks { task.cancel() }
         }
@@ -106,6 +107,7 @@ extension Gateway {
             return failed
         }
         let timer = Task {
+            // A deadline, not synchronisation: the publishes still waiting are cancelled then.
             try? await Task.sleep(until: deadline)
             work.cancel()
         }

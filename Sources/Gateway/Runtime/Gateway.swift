@@ -208,6 +208,7 @@ public actor Gateway {
             Task { [weak self] in
                 while !Task.isCancelled {
                     guard let interval = self?.options.healthInterval else { return }
+                    // Real delay: the health topic's period (`--health-interval`).
                     try? await Task.sleep(for: interval)
                     await self?.healthTick()
                 }
@@ -216,6 +217,7 @@ public actor Gateway {
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
+                    // Real delay: the availability sweep's period (passive devices go offline on silence, which no event marks).
                     try? await Task.sleep(for: .seconds(5))
                     await self?.refreshAvailability()
                 }
@@ -280,6 +282,7 @@ public actor Gateway {
         outgoing.finish()
         guard let outgoingTask else { return }
         let timer = Task {
+            // A deadline, not synchronisation: the response queue is cancelled if it has not drained by then.
             try? await Task.sleep(until: max(deadline, .now + .milliseconds(500)))
             outgoingTask.cancel()
         }
