@@ -28,7 +28,7 @@ for ((run = 1; run <= runs; run++)); do
     fi
     # One line per failing test and run; a run that failed without a test failing (a crash of the
     # test process, a build problem) is counted under its own name so it is never lost.
-    names=$(sed -n 's/^.*✘ Test \(.*\) failed after .*/\1/p' "$log" | sort -u)
+    names=$(grep -v '✘ Test run with' "$log" | sed -n 's/^.*✘ Test \(.*\) failed after .*/\1/p' | sort -u)
     if [[ "$status" == FAILED && -z "$names" ]]; then
         names="(run failed without a failing test: see $log)"
     fi

@@ -195,6 +195,20 @@ import Testing
         #expect(machine.state == .waitingToRetry)
     }
 
+    /// A successful `Connect` reply handled after the link's drop (it was sent before the drop)
+    /// fails the attempt at once instead of waiting for `ServicesResolved` until the timeout.
+    @Test func aSuccessfulReplyAfterTheLinkDroppedFailsTheConnect() {
+        var machine = ConnectionLifecycle()
+        _ = machine.handle(.connectRequested(timeout: timeout))
+        _ = machine.handle(.connectedChanged(true))
+        _ = machine.handle(.connectedChanged(false))
+        let actions = machine.handle(.connectSucceeded(attempt: 1))
+        #expect(actions.first == .cancelTimeout)
+        #expect(
+            actions.contains { if case .completeConnect(let e) = $0 { e?.code == .connectionFailed } else { false } })
+        #expect(machine.state == .disconnected)
+    }
+
     @Test func adapterLossEndsEverything() {
         var machine = readyMachine()
         let actions = machine.handle(.adapterLost(.adapterPoweredOff))
