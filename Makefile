@@ -1,9 +1,11 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test build release bench format package pi-check
+.PHONY: demo test stress build release bench format package pi-check
 demo:
 	./scripts/demo.sh
 test:
 	./scripts/test.sh
+stress:
+	./scripts/stress.sh
 build:
 	swift build
 release:

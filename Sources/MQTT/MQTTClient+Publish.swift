@@ -7,6 +7,12 @@ internal import CMosquitto
 #endif
 
 extension MQTTClient {
+    /// QoS 1 and 2 publishes of the current connection waiting for their acknowledgement (0
+    /// without a connection): registered once `publish` has handed the message to libmosquitto.
+    public nonisolated var publishesAwaitingAcknowledgement: Int {
+        activeConnection.withLock { $0 }?.handle.context.inFlight.withLock { $0.waitingCount } ?? 0
+    }
+
     /// Publishes `message`; see the type's documentation for when this returns and what happens
     /// while disconnected (throws ``MQTTError/Code/noConnection`` at once).
     ///

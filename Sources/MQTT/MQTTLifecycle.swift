@@ -77,8 +77,11 @@ struct MQTTLifecycle: Sendable {
             return [.publishState(.connecting)]
         case (_, .connected(let sessionPresent)):
             phase = .connected
+            // SUBSCRIBEs are queued before anyone hears of the connection: whatever a listener
+            // publishes in response (the gateway's `online`) reaches the broker after them, so a
+            // peer that sees it can send commands at once.
             return [
-                .publishState(.connected(sessionPresent: sessionPresent)), .resubscribe(all: !sessionPresent),
+                .resubscribe(all: !sessionPresent), .publishState(.connected(sessionPresent: sessionPresent)),
                 .resolveConnectWaiters(nil),
             ]
         case (.starting(failFast: true), .disconnected(let reason, _)):

@@ -56,6 +56,10 @@ public actor Publisher {
     /// The hold overflowed during this refusal (logged once per refusal).
     private var holdFullLogged = false
     private var stopping = false
+    /// Callers of ``stop(drainTimeout:)`` and ``waitUntilDrained(timeout:)``, woken by ``perform(_:)``
+    /// once their condition holds, or by their timeout.
+    private var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = [:]
+    private var nextWaiter = 0
     private let clock = ContinuousClock()
     private let sampleTimeProperty: String?
 
@@ -94,6 +98,7 @@ public actor Publisher {
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
+                // Real delay: the window's once-a-second tick (stall detection by `stallTimeout`).
                 try? await Task.sleep(for: .seconds(1))
                 guard let self else { return }
                 await self.tick()
@@ -119,9 +124,45 @@ public actor Publisher {
             held.removeAll()
         }
         perform(window.connectionChanged(connected: false, now: clock.now))
-        let deadline = clock.now + drainTimeout
-        while !window.isIdle && clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        await wait(until: .idle, timeout: drainTimeout)
+    }
+
+    /// Waits (at most `timeout`) until everything committed has been published and deleted, or
+    /// until the connection is down: what a stopping gateway lets go out while the broker is there.
+    public func waitUntilDrained(timeout: Duration) async {
+        drain()  // readings offered before this call are committed first
+        await wait(until: .drained, timeout: timeout)
+    }
+
+    enum WaitCondition {
+        /// Nothing in flight, being read or being deleted (``stop(drainTimeout:)``).
+        case idle
+        /// Idle with no backlog and nothing held, or disconnected (``waitUntilDrained(timeout:)``).
+        case drained
+    }
+
+    private func holds(_ condition: WaitCondition) -> Bool {
+        switch condition {
+        case .idle: window.isIdle
+        case .drained: !window.connected || (window.isIdle && !window.hasBacklog && held.isEmpty)
+        }
+    }
+
+    private func wait(until condition: WaitCondition, timeout: Duration) async {
+        guard !holds(condition) else { return }
+        nextWaiter += 1
+        let id = nextWaiter
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiters[id] = (condition, continuation)
+            onThread(after: timeout) { $0.waiters.removeValue(forKey: id)?.continuation.resume() }
+        }
+    }
+
+    /// Wakes the waiters whose condition now holds.
+    private func wakeWaiters() {
+        for (id, waiter) in waiters where holds(waiter.condition) {
+            waiters[id] = nil
+            waiter.continuation.resume()
         }
     }
 
@@ -363,6 +404,7 @@ public actor Publisher {
     }
 
     private func perform(_ actions: [PublishWindow.Action]) {
+        defer { if !waiters.isEmpty { wakeWaiters() } }
         for action in actions {
             switch action {
             case .fetch(let after, let limit, let read):

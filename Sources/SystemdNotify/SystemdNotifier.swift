@@ -95,6 +95,7 @@ public final class SystemdNotifier: Sendable {
                 if await isHealthy() {
                     try? notify(.watchdog)
                 }
+                // Real delay: the watchdog's ping interval (half of WatchdogSec).
                 try? await Task.sleep(for: interval)
             }
         }

@@ -181,6 +181,34 @@ import Testing
         #expect(machine.state == .disconnected)
     }
 
+    /// An aborted link reported before the `Connect` reply (the two reach the lifecycle by
+    /// separate tasks) leaves the decision to the reply: the abort is retried, as in the other order.
+    @Test func linkDropBeforeTheConnectReplyWaitsForTheReply() {
+        var machine = ConnectionLifecycle()
+        _ = machine.handle(.connectRequested(timeout: timeout))
+        _ = machine.handle(.connectedChanged(true))
+        #expect(machine.handle(.connectedChanged(false)) == [.emitDisconnected(.remote)])
+        #expect(machine.state == .connecting)
+        let abort = BluetoothError(.connectionFailed, "le-connection-abort-by-local")
+        let actions = machine.handle(.connectFailed(attempt: 1, abort))
+        #expect(actions == [.scheduleRetry(attempt: 1, after: machine.configuration.abortRetryDelay)])
+        #expect(machine.state == .waitingToRetry)
+    }
+
+    /// A successful `Connect` reply handled after the link's drop (it was sent before the drop)
+    /// fails the attempt at once instead of waiting for `ServicesResolved` until the timeout.
+    @Test func aSuccessfulReplyAfterTheLinkDroppedFailsTheConnect() {
+        var machine = ConnectionLifecycle()
+        _ = machine.handle(.connectRequested(timeout: timeout))
+        _ = machine.handle(.connectedChanged(true))
+        _ = machine.handle(.connectedChanged(false))
+        let actions = machine.handle(.connectSucceeded(attempt: 1))
+        #expect(actions.first == .cancelTimeout)
+        #expect(
+            actions.contains { if case .completeConnect(let e) = $0 { e?.code == .connectionFailed } else { false } })
+        #expect(machine.state == .disconnected)
+    }
+
     @Test func adapterLossEndsEverything() {
         var machine = readyMachine()
         let actions = machine.handle(.adapterLost(.adapterPoweredOff))

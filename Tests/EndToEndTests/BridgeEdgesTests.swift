@@ -131,11 +131,8 @@ import Testing
         configuration["mqtt"] = mqtt
         try JSONSerialization.data(withJSONObject: configuration).write(
             to: URL(fileURLWithPath: world.gateway.configPath))
-        // Every connection settled first: a connect still in flight at the stop can leave BlueZ's
-        // device connected to nobody (a separate problem, not what this test is about).
-        for device in ["hr_strap", "thermometer", "lamp"] {
-            #expect(await world.state(device, timeout: .seconds(30)) != nil, "\(device) never published")
-        }
+        // No wait for the connections to settle: a connect still in flight at the restart is
+        // disconnected by the stop (BLELink.stop(until:)), so the device is seen again.
         let pid = world.gateway.process.processIdentifier
         recorder.clear()
         try await recorder.publish("blebridge/bridge/request/restart", "")

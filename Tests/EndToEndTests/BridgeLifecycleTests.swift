@@ -108,7 +108,9 @@ import Testing
         try await recorder.subscribe("blebridge/bridge/state")
         let gateway = try GatewayProcess(brokerURL: broker.url)
         #expect(await recorder.first(on: "blebridge/bridge/state") { $0.text.contains("online") } != nil)
-        try await Task.sleep(for: .milliseconds(300))  // the gateway subscribes right after going online
+        // Subscribed by now: the client queues its SUBSCRIBEs as it handles CONNACK, before the
+        // gateway hears of the connection and publishes `online`, and the broker handles one
+        // connection's packets in order.
 
         func code(_ message: MQTTMessage?) -> String? {
             guard let message, let object = recorder.json(message), let error = object["error"] as? [String: Any] else {

@@ -140,7 +140,13 @@ import Testing
         let other = try SQLiteConnection(path: world.gateway.outboxPath)
         try other.execute("BEGIN IMMEDIATE")
         let sent = try await Self.beats(world, from: 1300, count: 12, every: .milliseconds(700))
-        #expect(world.gateway.log.contains("code=locked"), "log: \(world.gateway.log.suffix(3000))")
+        // The refusal comes once SQLite's busy handler has slept its 5 s budget: it sums the delays
+        // it asks for, not the time that passed, so on a loaded machine it ends later (an 8 s gap
+        // in the health topic at load 14, the outbox thread waiting meanwhile) than the 8.4 s of
+        // beats above. Waited for, not checked once.
+        #expect(
+            await waitUntil(timeout: .seconds(60)) { world.gateway.log.contains("code=locked") },
+            "log: \(world.gateway.log.suffix(3000))")
         try other.execute("COMMIT")
         let recorder = world.recorder
         let delivered = await Self.delivered(sent, in: world)

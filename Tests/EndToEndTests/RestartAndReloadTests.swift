@@ -1,6 +1,7 @@
 import BlueZSimulator
 import Foundation
 import MQTT
+import Outbox
 import TestSupport
 import Testing
 
@@ -19,9 +20,8 @@ import Testing
         let killed = Array(1400..<1410)
         for bpm in killed {
             try await FaultTests.beat(world, UInt16(bpm))
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(await Self.committed(bpm, by: world.gateway), "\(bpm) never reached the outbox")
         }
-        try await Task.sleep(for: .seconds(1))
         world.gateway.process.signal(SIGKILL)
         await world.gateway.process.waitForExit()
         // A second run, stopped with SIGTERM while the broker is still away.
@@ -30,9 +30,8 @@ import Testing
         let terminated = Array(1500..<1505)
         for bpm in terminated {
             try await FaultTests.beat(world, UInt16(bpm))
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(await Self.committed(bpm, by: second), "\(bpm) never reached the outbox")
         }
-        try await Task.sleep(for: .seconds(1))
         second.process.signal(SIGTERM)
         #expect(await second.process.waitForExit(timeout: .seconds(15)) == 0)
         // Broker back, third run: everything accepted before is delivered, in order.
@@ -58,6 +57,20 @@ import Testing
         #expect(third.log.contains("restored known peripheral device=hr_strap"), "log: \(third.log.suffix(2000))")
         await third.process.stop(grace: .seconds(10))
         await world.shutdown()
+    }
+
+    /// Whether a heart-rate reading of `bpm` is committed in `gateway`'s outbox (accepted: it survives
+    /// whatever happens to the process next). Read through a second SQLite connection.
+    static func committed(_ bpm: Int, by gateway: GatewayProcess) async -> Bool {
+        await waitUntil(timeout: .seconds(30)) {
+            guard let outbox = try? SQLiteConnection(path: gateway.outboxPath, mode: .readOnly),
+                let payloads = try? outbox.texts("SELECT CAST(payload AS TEXT) FROM outbox")
+            else { return false }
+            return payloads.contains { payload in
+                let object = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+                return object?["heart_rate"] as? Int == bpm
+            }
+        }
     }
 
     /// The strap notifies again (the gateway is connected and subscribed) through `gateway`.
@@ -117,6 +130,11 @@ import Testing
         // SIGTERM, then a command while nothing runs.
         world.gateway.process.signal(SIGTERM)
         #expect(await world.gateway.process.waitForExit(timeout: .seconds(15)) == 0)
+        // The stop waited for BlueZ to have the links down: a disconnect still draining let the
+        // restarted gateway find the lamp connected, lose it mid-connect and fail the command.
+        for device in [SimulatedWorld.lamp, SimulatedWorld.strap] {
+            #expect(try await world.simulator.snapshot(address: device).connected == false, "\(device) left connected")
+        }
         _ = try await Self.setLamp(world, brightness: 37, transaction: "while-down")
         #expect(
             try await world.simulator.characteristicValue(address: SimulatedWorld.lamp, uuid: SimulatedWorld.brightness)

@@ -110,7 +110,8 @@ import Testing
         let publish = Task {
             try await client.publish(MQTTMessage(topic: "kept/1", text: "resent", qos: .atLeastOnce, retain: true))
         }
-        try await Task.sleep(for: .milliseconds(200))  // PUBLISH written, PUBACK withheld
+        // Handed to libmosquitto, PUBACK withheld (written now or re-sent after the reconnect).
+        #expect(await waitUntil { client.publishesAwaitingAcknowledgement == 1 })
         await broker.stop(kill: true)
         #expect(await MQTTTestHelpers.waitForState(client) { !$0.isConnected })
         try await broker.start()
@@ -130,7 +131,7 @@ import Testing
         let publish = Task {
             try await client.publish(MQTTMessage(topic: "lost/1", text: "x", qos: .exactlyOnce))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await waitUntil { client.publishesAwaitingAcknowledgement == 1 })
         await client.disconnect()
         await #expect {
             try await publish.value
@@ -145,7 +146,7 @@ import Testing
         let publish = Task {
             try await client.publish(MQTTMessage(topic: "slow/1", text: "x", qos: .atLeastOnce))
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await waitUntil { client.publishesAwaitingAcknowledgement == 1 })
         publish.cancel()
         await #expect(throws: CancellationError.self) { try await publish.value }
         broker.resume()

@@ -12,7 +12,7 @@ import Testing
         #expect(lifecycle.handle(.attemptStarted) == [.publishState(.connecting)])
         #expect(
             lifecycle.handle(.connected(sessionPresent: false)) == [
-                .publishState(.connected(sessionPresent: false)), .resubscribe(all: true), .resolveConnectWaiters(nil),
+                .resubscribe(all: true), .publishState(.connected(sessionPresent: false)), .resolveConnectWaiters(nil),
             ])
         #expect(lifecycle.phase == .connected)
         #expect(

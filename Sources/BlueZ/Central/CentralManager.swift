@@ -120,6 +120,7 @@ public actor CentralManager {
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
+                    // Real delay: the period of the sweep that forgets devices unseen for `deviceTimeToLive`.
                     try? await Task.sleep(for: sweepInterval)
                     guard let self else { return }
                     await self.sweepDeviceCache()
@@ -171,6 +172,7 @@ public actor CentralManager {
                 return false
             }
             group.addTask {
+                // A deadline, not synchronisation: how long to wait for poweredOn.
                 try? await Task.sleep(for: timeout)
                 return false
             }
@@ -350,6 +352,12 @@ public actor CentralManager {
     /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).
     public func cancelConnection(_ peripheral: Peripheral) async {
         await peripheral.cancelConnection()
+    }
+
+    /// Disconnects, or abandons a pending connect, and returns once BlueZ reports the link down
+    /// (see `Peripheral.disconnect()`); returns early when the calling task is cancelled.
+    public func disconnect(_ peripheral: Peripheral) async {
+        await peripheral.disconnect()
     }
 
     private func devicePath(_ address: BluetoothAddress) -> DBusObjectPath {

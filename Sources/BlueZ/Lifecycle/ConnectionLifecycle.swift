@@ -106,6 +106,9 @@ public struct ConnectionLifecycle: Sendable {
     private var reportedReason: DisconnectReason?
     /// A connect requested while a local disconnect was outstanding, with its timeout.
     private var connectAfterDisconnect: Duration?
+    /// The link came up and dropped while `Connect` was outstanding: a successful reply that
+    /// follows (sent before the drop) does not make the attempt good.
+    private var linkDroppedWhileConnecting = false
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -126,6 +129,10 @@ public struct ConnectionLifecycle: Sendable {
         case .connectRequested(let timeout): return connectRequested(timeout: timeout)
         case .connectSucceeded(let number):
             guard number == attempt, state == .connecting else { return [] }
+            if linkDroppedWhileConnecting {
+                linkDroppedWhileConnecting = false
+                return fail(BluetoothError(.connectionFailed, "the link dropped before services were resolved"))
+            }
             if servicesResolved && isLinkUp { return becomeReady() }
             isLinkUp = true
             state = .resolvingServices
@@ -136,10 +143,12 @@ public struct ConnectionLifecycle: Sendable {
         case .retryDue(let number):
             guard number == attempt, state == .waitingToRetry else { return [] }
             state = .connecting
+            linkDroppedWhileConnecting = false
             return [.callConnect(attempt: attempt)]
         case .cureFinished(let number):
             guard number == attempt, state == .curingStaleInProgress else { return [] }
             state = .connecting
+            linkDroppedWhileConnecting = false
             return [.callConnect(attempt: attempt)]
         case .timeoutFired(let number):
             guard number == attempt, isAttempting else { return [] }
@@ -196,6 +205,7 @@ public struct ConnectionLifecycle: Sendable {
             return [.completeConnect(nil)]
         }
         state = .connecting
+        linkDroppedWhileConnecting = false
         return [.startTimeout(attempt: attempt, timeout), .callConnect(attempt: attempt)]
     }
 
@@ -281,6 +291,7 @@ public struct ConnectionLifecycle: Sendable {
         let wasUp = isLinkUp
         isLinkUp = up
         if up {
+            linkDroppedWhileConnecting = false
             if state == .connecting && servicesResolved { return becomeReady() }
             return []
         }
@@ -292,7 +303,14 @@ public struct ConnectionLifecycle: Sendable {
         case .ready:
             state = .disconnected
             return [.failPendingOperations(reason.pendingOperationError), .emitDisconnected(reason)]
-        case .resolvingServices, .connecting:
+        case .connecting:
+            // `Connect` is still outstanding and its reply decides the attempt (an aborted link,
+            // `le-connection-abort-by-local`, is retried). bluetoothd sends the reply before this
+            // signal, but the reply and the signal reach the lifecycle by separate tasks, so under
+            // load the signal can come first; failing here skipped the retry.
+            linkDroppedWhileConnecting = true
+            return [.emitDisconnected(reason)]
+        case .resolvingServices:
             // The link dropped before services resolved: the attempt failed.
             state = .disconnected
             let error = BluetoothError(.connectionFailed, "the link dropped before services were resolved")

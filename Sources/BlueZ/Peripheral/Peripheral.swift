@@ -33,6 +33,8 @@ public actor Peripheral {
     private var busyAttributes: Set<DBusObjectPath> = []
     private var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
     private var acquiredMTU: Int?
+    /// `disconnect()` calls, woken once the link is down and no attempt is pending.
+    private var settledWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     /// `waitForCharacteristic` calls, woken when the GATT tree grows.
     private var gattWaiters: [Int: GATTWaiter] = [:]
 
@@ -168,6 +170,7 @@ public actor Peripheral {
                 gattWaiters[id] = GATTWaiter(uuid: uuid, service: service, once: once)
                 operations[id] = { error in once.resume(with: .failure(error)) }
                 Task {
+                    // A deadline, not synchronisation: the operation's timeout.
                     try? await Task.sleep(for: timeout)
                     self.endGATTWait(id, .success(false))
                 }
@@ -400,15 +403,25 @@ public actor Peripheral {
     }
 
     private func acquiredSocketEnded(_ path: DBusObjectPath, channel: NotificationChannel) async {
-        // BlueZ closes the socket as the link drops, usually just before Connected=false arrives: give the
-        // disconnect a moment to be reported so listeners learn the real reason.
-        if lifecycle.state == .ready { try? await Task.sleep(for: .milliseconds(500)) }
+        // BlueZ closes the socket as the link drops, just before it sends Connected=false; the signal can reach
+        // this actor later (signals and replies take separate paths here). BlueZ's answer to a Get comes after
+        // that signal on the bus: when it says the link is down, the signal is on its way and ends the stream
+        // with the real reason (`failPendingOperations`). Otherwise the socket ended on its own.
+        if lifecycle.state == .ready, await linkReportedDown() { return }
         guard let subscription = subscriptions[path], subscription.channel === channel else { return }
         subscriptions[path] = nil
         channel.finish(
             throwing: lifecycle.state == .ready
                 ? BluetoothError(.failed, "BlueZ closed the notification socket")
                 : BluetoothError(.peripheralDisconnected))
+    }
+
+    /// Whether BlueZ says `Connected` is false now (nil answer: unknown, treated as up).
+    private func linkReportedDown() async -> Bool {
+        let reply = try? await connection.call(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.properties, method: "Get",
+            arguments: [.string(BlueZNames.device), .string("Connected")], timeout: callTimeout)
+        return reply?.first?.asBool == false
     }
 
     // MARK: Operations
@@ -482,6 +495,7 @@ public actor Peripheral {
                 return try await body()
             } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" && attempt < 3 {
                 attempt += 1
+                // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
                 try await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }
@@ -531,6 +545,36 @@ public actor Peripheral {
         handle(.cancelRequested)
     }
 
+    /// Disconnects, or abandons a pending connect, and returns once BlueZ has reported the link down
+    /// and nothing is pending (or when the calling task is cancelled). A process that exits right
+    /// after `cancelConnection()` can leave its `Disconnect` unsent, or the device connected by a
+    /// `Connect` BlueZ completes later, to nobody: a connected device stops advertising and the
+    /// next start never sees it.
+    func disconnect() async {
+        handle(.cancelRequested)
+        guard !isSettled else { return }
+        nextID += 1
+        let id = nextID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if isSettled || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    settledWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.resumeSettledWaiter(id) }
+        }
+    }
+
+    private func resumeSettledWaiter(_ id: Int) {
+        settledWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// No link and no attempt: what `disconnect()` waits for.
+    private var isSettled: Bool { lifecycle.state == .disconnected && !lifecycle.isLinkUp }
+
     /// Feeds one event to the lifecycle and performs its actions. With `BLEBRIDGE_LOG=debug` every
     /// step is logged (event, new state, actions): the trail to read when a connect times out.
     func handle(_ event: ConnectionLifecycle.Event) {
@@ -542,6 +586,11 @@ public actor Peripheral {
                 ("actions", actions.map { "\($0)" }.joined(separator: ", ")),
             ])
         for action in actions { perform(action) }
+        if isSettled, !settledWaiters.isEmpty {
+            let waiters = settledWaiters
+            settledWaiters.removeAll()
+            for waiter in waiters.values { waiter.resume() }
+        }
     }
 
     private static let logger = Logger(label: "connection")
@@ -578,6 +627,7 @@ public actor Peripheral {
         case .startTimeout(let attempt, let duration):
             timeoutTask?.cancel()
             timeoutTask = Task {
+                // A deadline, not synchronisation: the connect attempt's timeout.
                 try? await Task.sleep(for: duration)
                 guard !Task.isCancelled else { return }
                 self.handle(.timeoutFired(attempt: attempt))
@@ -587,6 +637,7 @@ public actor Peripheral {
             timeoutTask = nil
         case .scheduleRetry(let attempt, let delay):
             Task {
+                // Real delay: the lifecycle's retry delay (after InProgress or an aborted link).
                 try? await Task.sleep(for: delay)
                 self.handle(.retryDue(attempt: attempt))
             }

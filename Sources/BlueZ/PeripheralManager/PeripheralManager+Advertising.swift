@@ -52,6 +52,7 @@ extension PeripheralManager {
     /// is connected.
     func refresh(every interval: Duration) async {
         while !Task.isCancelled {
+            // Real delay: the advertisement's refresh period.
             try? await Task.sleep(for: interval)
             guard let state = advertising, !Task.isCancelled else { return }
             if await hasConnectedDevice() { continue }

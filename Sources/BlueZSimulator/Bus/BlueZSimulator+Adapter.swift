@@ -169,6 +169,7 @@ extension BlueZSimulator {
         guard let deadline else { return }
         let generation = self.generation
         modeTimers[name] = Task { [weak self] in
+            // Real delay: the adapter's discoverable/pairable timeout.
             try? await Task.sleep(for: deadline)
             guard !Task.isCancelled, let self else { return }
             await self.modeTimerFired(name, generation: generation, expire)

@@ -157,6 +157,7 @@ extension BlueZSimulator {
     func schedule(_ key: String, after delay: Duration, _ body: @escaping @Sendable (BlueZSimulator) async -> Void) {
         let generation = self.generation
         let task = Task { [weak self] in
+            // Real delay: simulated radio timing (connect, resolve, disconnect delays).
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled, let self, await self.generation == generation else { return }
             await body(self)

@@ -10,6 +10,7 @@ extension BlueZSimulator {
         worldTasks.append(
             Task { [weak self, timing] in
                 while !Task.isCancelled {
+                    // Real delay: the simulated advertising interval.
                     try? await Task.sleep(for: timing.advertisingInterval)
                     guard let self, await self.generation >= generation else { return }
                     await self.advertisingTick()
@@ -23,6 +24,7 @@ extension BlueZSimulator {
                     let clock = ContinuousClock()
                     var next = clock.now + interval
                     while !Task.isCancelled {
+                        // Real delay: the simulated device's notification period.
                         try? await Task.sleep(until: next, clock: clock)
                         next += interval
                         guard let self else { return }
@@ -34,10 +36,12 @@ extension BlueZSimulator {
             for window in devices[key]!.spec.faults.outOfRange {
                 worldTasks.append(
                     Task { [weak self] in
+                        // Real delay: the scenario's out-of-range window starts then.
                         try? await Task.sleep(for: window.after)
                         guard !Task.isCancelled, let self else { return }
                         await self.setInRange(key, false)
                         guard let duration = window.duration else { return }
+                        // Real delay: the out-of-range window's length.
                         try? await Task.sleep(for: duration)
                         guard !Task.isCancelled else { return }
                         await self.setInRange(key, true)
@@ -64,6 +68,7 @@ extension BlueZSimulator {
         // One-shot and short: not kept (it checks the generation, so a stop or restart voids it).
         let generation = self.generation
         Task { [weak self] in
+            // Real delay: a controller's first scan round comes shortly after discovery starts.
             try? await Task.sleep(for: .milliseconds(20))
             guard let self, await self.generation == generation else { return }
             await self.advertisingTick()
@@ -173,6 +178,7 @@ extension BlueZSimulator {
             var emitted = [Int](repeating: 0, count: count)
             var due: [(index: Int, count: Int)] = []
             while !Task.isCancelled {
+                // Real delay: the load generator's tick.
                 try? await Task.sleep(for: tick)
                 let elapsed = (clock.now - start).seconds
                 due.removeAll(keepingCapacity: true)

@@ -269,6 +269,7 @@ public actor BlueZSimulator {
         }
         secondAdapterDevices = [:]
         log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])
+        // Real delay: the simulated bluetoothd restart's downtime.
         try await Task.sleep(for: downtime)
         try await bringUpBluez()
         log.notice("org.bluez back")

@@ -52,6 +52,7 @@ public final class PrivateBus: Sendable {
                 }
             }
             group.addTask {
+                // A deadline, not synchronisation: how long to wait for the bus address.
                 try await Task.sleep(for: timeout)
                 return nil
             }
@@ -80,6 +81,7 @@ public final class PrivateBus: Sendable {
         let pid = process.processIdentifier
         if process.isRunning, pid > 0 {
             kill(pid, SIGKILL)
+            // Bounded wait (3 s) for a SIGKILLed dbus-daemon to be reaped by Foundation's Process (no awaitable exit).
             for _ in 0..<300 where process.isRunning { usleep(10_000) }
         }
         try? FileManager.default.removeItem(atPath: directory)

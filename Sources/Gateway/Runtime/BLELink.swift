@@ -36,10 +36,16 @@ actor BLELink {
     private var expectedDisconnects: Set<String> = []
     /// Devices whose Device Information was read in this run.
     private var described: Set<String> = []
+    /// The connects in progress (connect, resolve, subscribe, report), awaited by ``stop(until:)``.
+    private var connectTasks: [Int: Task<Void, Never>] = [:]
+    private var nextConnectTask = 0
     private var scanTask: Task<Void, Never>?
     private var discoveryPaused = false
     private var stopped = false
     private var powered = false
+    /// Known peripherals were restored for the current central and power cycle (``start()`` and
+    /// the first powered state both ask; once is enough).
+    private var restored = false
     /// Recently seen advertisers (for `bridge/request/scan`), bounded by count and age.
     private var seen = SeenAdvertisers()
     /// Fixed addresses caught by a match without an address → the id the gateway assigned
@@ -92,6 +98,8 @@ extension BLELink {
                 Task { [weak self] in
                     for await event in disconnections { await self?.disconnected(event) }
                 })
+            // Before start returns: the gateway reads commands next, and a command the broker
+            // queued while it was down must find its device.
             await restoreKnownPeripherals()
         } catch {
             connection.close()
@@ -116,6 +124,7 @@ extension BLELink {
         await gateway?.bluetoothHealthChanged(health)
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
         retryTask = Task { [weak self] in
+            // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
             try? await Task.sleep(until: due, clock: ContinuousClock())
             guard !Task.isCancelled else { return }
             await self?.start()
@@ -129,19 +138,39 @@ extension BLELink {
         centralTasks.removeAll()
         if let central { await central.close() }
         central = nil
+        restored = false
         connection?.close()
         connection = nil
     }
 
-    func stop() async {
+    /// Disconnects every peripheral, connected or with a connect in progress, and returns once
+    /// BlueZ reports each link down (or at `deadline`). Leaving a connect in flight let BlueZ
+    /// complete it after the process had gone (a restart re-execs at once): the device stayed
+    /// connected to nobody, stopped advertising, and the restarted gateway never saw it again.
+    func stop(until deadline: ContinuousClock.Instant) async {
         stopped = true
         retryTask?.cancel()
         for task in centralTasks { task.cancel() }
         scanTask?.cancel()
-        for id in Array(peripherals.keys) where notifyTasks[id] != nil || listeners[id] != nil {
+        guard let central else { return }
+        let ids = Array(peripherals.keys)
+        for id in ids {
             cancelSubscriptions(id)
             expectedDisconnects.insert(id)
-            if let peripheral = peripherals[id] { await central?.cancelConnection(peripheral) }
+        }
+        for task in connectTasks.values { task.cancel() }
+        let targets = ids.compactMap { peripherals[$0] }
+        let pending = Array(connectTasks.values)
+        await Deadline.run(until: deadline) {
+            // Each connect task ends in its catch (its operations fail as the link drops) and cancels
+            // its own attempt; the disconnects after it settle whatever that attempt left behind.
+            await withTaskGroup(of: Void.self) { group in
+                for peripheral in targets { group.addTask { await central.cancelConnection(peripheral) } }
+            }
+            for task in pending { await task.value }
+            await withTaskGroup(of: Void.self) { group in
+                for peripheral in targets { group.addTask { await central.disconnect(peripheral) } }
+            }
         }
     }
 
@@ -205,6 +234,7 @@ extension BLELink {
             scanTask = nil
             for id in Set(notifyTasks.keys).union(listeners.keys) { cancelSubscriptions(id) }
             peripherals.removeAll()
+            restored = false
         }
         await gateway?.adapterPowered(isOn)
     }
@@ -340,6 +370,7 @@ extension BLELink {
     /// `bridge/request/scan`: advertisers seen during the next `duration`.
     func scanSnapshot(for duration: Duration) async -> JSONValue {
         let since = Date()
+        // Real delay: the scan window the request asked for.
         try? await Task.sleep(for: duration)
         return .array(
             seen.seen(since: since).map { address, info in
@@ -356,7 +387,13 @@ extension BLELink {
 
     /// State restoration: peripherals known from earlier runs are usable at once, without a scan.
     private func restoreKnownPeripherals() async {
-        guard let central, let gateway, let known = try? await gateway.state.knownPeripherals() else { return }
+        // Claimed before the first suspension: start() and the powered state can both be here.
+        guard !restored, let central, let gateway else { return }
+        restored = true
+        guard let known = try? await gateway.state.knownPeripherals() else {
+            restored = false
+            return
+        }
         let wanted = known.filter { configuration.device(id: $0.deviceID) != nil }
         let addresses = wanted.compactMap { BluetoothAddress($0.address) }
         let restored = await central.retrievePeripherals(withIdentifiers: addresses)
@@ -380,9 +417,14 @@ extension BLELink {
             Task { await gateway?.deviceConnectFailed(id, error: "not seen by the adapter") }
             return
         }
+        guard !stopped else { return }
         let timeout = configuration.bluetooth.connectTimeout
-        Task {
+        nextConnectTask += 1
+        let token = nextConnectTask
+        connectTasks[token] = Task {
+            defer { connectTasks[token] = nil }
             do {
+                try Task.checkCancellation()
                 try await central.connect(peripheral, timeout: timeout)
                 var services = try await resolve(id, peripheral: peripheral)
                 if try await awaitLateCharacteristics(id, device: device, peripheral: peripheral) {

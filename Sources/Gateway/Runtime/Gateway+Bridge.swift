@@ -231,6 +231,7 @@ extension Gateway {
         discoveryResend?.cancel()
         let delay = options.discoveryDelay
         discoveryResend = Task { [weak self] in
+            // Real delay: Home Assistant's discovery is re-sent this long after it announced itself online.
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled else { return }
             await self?.publishDiscovery()

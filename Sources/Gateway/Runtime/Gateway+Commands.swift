@@ -184,6 +184,7 @@ extension Gateway {
             pendingCommands[id, default: []].append(pending)
             let timeout = commandTimeout
             Task { [weak self] in
+                // Real delay: the command's timeout (`commands.timeout`), after which it is answered as expired.
                 try? await Task.sleep(for: timeout)
                 await self?.expire(commandID: pending.id, device: id)
             }

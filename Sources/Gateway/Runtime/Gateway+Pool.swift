@@ -33,6 +33,7 @@ extension Gateway {
         wake?.cancel()
         guard !stopping, let deadline = scheduler.nextDeadline() else { return }
         wake = Task { [weak self] in
+            // Real delay: the pool scheduler's next deadline (a rotation slot, a reconnect backoff).
             try? await Task.sleep(until: deadline, clock: .continuous)
             guard !Task.isCancelled, let self else { return }
             await self.poolEvent(.tick)

@@ -19,12 +19,35 @@ extension Gateway {
         }
     }
 
+    /// Returns once no command is in flight, or when the calling task is cancelled (one caller:
+    /// the stop).
+    func commandsFinished() async {
+        guard commandsInFlight > 0 else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if commandsInFlight == 0 || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    commandWaiter = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.resumeCommandWaiter() }
+        }
+    }
+
+    func resumeCommandWaiter() {
+        commandWaiter?.resume()
+        commandWaiter = nil
+    }
+
     /// Lets the command tasks answer what the client received before DISCONNECT (the streams end
     /// once the client has stopped, after delivering it); waits until `deadline` at most.
     func finishCommandStreams(until deadline: ContinuousClock.Instant) async {
         let tasks = Array(commandTasks.values)
         commandTasks = [:]
         let timer = Task {
+            // A deadline, not synchronisation: the command tasks are cancelled if they have not ended by then.
             try? await Task.sleep(until: deadline)
             for task in tasks { task.cancel() }
         }
@@ -84,6 +107,7 @@ extension Gateway {
             return failed
         }
         let timer = Task {
+            // A deadline, not synchronisation: the publishes still waiting are cancelled then.
             try? await Task.sleep(until: deadline)
             work.cancel()
         }

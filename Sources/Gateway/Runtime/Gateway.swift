@@ -59,7 +59,11 @@ public actor Gateway {
     var discoveryResend: Task<Void, Never>?
     var wake: Task<Void, Never>?
     var stopping = false
-    var commandsInFlight = 0
+    var commandsInFlight = 0 {
+        didSet { if commandsInFlight == 0 { resumeCommandWaiter() } }
+    }
+    /// The stop waiting for the commands in flight to finish (``commandsFinished()``).
+    var commandWaiter: CheckedContinuation<Void, Never>?
     var pendingCommands: [String: [PendingCommand]] = [:]
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
@@ -220,6 +224,7 @@ public actor Gateway {
             Task { [weak self] in
                 while !Task.isCancelled {
                     guard let interval = self?.options.healthInterval else { return }
+                    // Real delay: the health topic's period (`--health-interval`).
                     try? await Task.sleep(for: interval)
                     await self?.healthTick()
                 }
@@ -228,6 +233,7 @@ public actor Gateway {
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
+                    // Real delay: the availability sweep's period (passive devices go offline on silence, which no event marks).
                     try? await Task.sleep(for: .seconds(5))
                     await self?.refreshAvailability()
                 }
@@ -251,19 +257,15 @@ public actor Gateway {
         pipeline.stopAccepting()
         logger.info("stopping: draining in-flight work")
         let deadline = ContinuousClock.now + options.drainTimeout
-        while commandsInFlight > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        await Deadline.run(until: deadline) { [weak self] in await self?.commandsFinished() }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
-        await ble?.stop()
+        // Disconnects get at least 3 s even when commands used the drain time up: a connect left
+        // in flight at exit connects the device to nobody (see BLELink.stop(until:)).
+        await ble?.stop(until: max(deadline, .now + .seconds(3)))
         // Let the backlog go out while the broker is there, then wait for what is in flight.
-        // (Readings offered to the publisher are committed before this stats call runs: both run
-        // on the outbox's thread, in order.)
-        while client.connectionState.isConnected, ContinuousClock.now < deadline,
-            let depth = try? await store.stats().depth, depth > 0
-        {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        // (Readings offered to the publisher are committed first: both run on the outbox's
+        // thread, in order.)
+        await publisher.waitUntilDrained(timeout: max(.zero, deadline - ContinuousClock.now))
         await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
@@ -296,6 +298,7 @@ public actor Gateway {
         outgoing.finish()
         guard let outgoingTask else { return }
         let timer = Task {
+            // A deadline, not synchronisation: the response queue is cancelled if it has not drained by then.
             try? await Task.sleep(until: max(deadline, .now + .milliseconds(500)))
             outgoingTask.cancel()
         }

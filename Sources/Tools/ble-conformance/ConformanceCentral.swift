@@ -185,6 +185,7 @@ struct ConformanceCentral {
                 throw Transcript.Failure(description: "stream ended after \(received)")
             }
             group.addTask {
+                // A deadline, not synchronisation: the conformance step's time limit.
                 try await Task.sleep(for: .seconds(10))
                 throw Transcript.Failure(description: "fewer than \(count) values in 10 s")
             }

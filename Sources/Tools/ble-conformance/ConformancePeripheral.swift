@@ -69,6 +69,7 @@ struct ConformancePeripheral {
         // Heart rate every 200 ms (uint8 format, sensor contact detected), a temperature every 500 ms.
         var tick = 0
         while true {
+            // Real delay: the test peripheral notifies every 100 ms.
             try await Task.sleep(for: .milliseconds(100))
             tick += 1
             if tick % 2 == 0 {

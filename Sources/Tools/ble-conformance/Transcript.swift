@@ -76,6 +76,7 @@ func eventually(timeout: Duration, _ condition: () async throws -> Bool) async t
     let deadline = clock.now + timeout
     while clock.now < deadline {
         if try await condition() { return true }
+        // Polling interval of a conformance tool's wait on a remote peer's state (no event from the peer).
         try await Task.sleep(for: .milliseconds(50))
     }
     return try await condition()

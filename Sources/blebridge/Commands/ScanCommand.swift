@@ -94,6 +94,7 @@ struct ScanCommand: CLICommand {
             }
             return view
         }
+        // Real delay: the scan lasts `--duration` (or until interrupted).
         if let deadline { try? await Task.sleep(until: deadline) } else { await waitForInterrupt() }
         consumer.cancel()
         var view = await consumer.value

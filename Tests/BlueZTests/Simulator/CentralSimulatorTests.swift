@@ -168,6 +168,31 @@ import Testing
         }
     }
 
+    /// `disconnect` returns only once BlueZ has the link down, whether the peripheral was connected
+    /// or its connect was still pending: a stopping gateway that exits right after it leaves no
+    /// device connected to nobody.
+    @Test func disconnectReturnsOnceBlueZHasTheLinkDown() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let address = "C0:FF:EE:00:00:01"
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            #expect(try await bluez.simulator.snapshot(address: address).connected)
+            await bluez.manager.disconnect(strap)
+            #expect(await strap.state == .disconnected)
+            #expect(try await bluez.simulator.snapshot(address: address).connected == false)
+
+            try await bluez.simulator.injectConnectFailure(address: address, .timeout, count: 1)
+            let connecting = Task { try await bluez.manager.connect(strap) }
+            try await waitFor { await strap.state == .connecting }
+            await bluez.manager.disconnect(strap)
+            #expect(await strap.state == .disconnected)
+            #expect(try await bluez.simulator.snapshot(address: address).connected == false)
+            await #expect(throws: BluetoothError.Code.operationCancelled) {
+                try await self.code { try await connecting.value }
+            }
+            await bluez.manager.disconnect(strap)  // nothing to do: returns at once
+        }
+    }
+
     @Test func disconnectDuringReadsAndNotificationsAfterReconnect() async throws {
         try await SimulatedBlueZ.run { bluez in
             let disconnections = bluez.manager.disconnections

@@ -55,6 +55,7 @@ final class DemoBroker: Sendable {
         while ContinuousClock.now < deadline {
             if isAccepting(port) { return broker }
             guard broker.isRunning else { break }
+            // Polls a child mosquitto's port until it accepts (it signals readiness no other way), bounded.
             try await Task.sleep(for: .milliseconds(20))
         }
         broker.stop()
@@ -80,8 +81,10 @@ final class DemoBroker: Sendable {
         let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
+        // Bounded wait (2 s) for the broker to exit after SIGTERM before SIGKILL (no awaitable exit).
         for _ in 0..<200 where isRunning { usleep(10_000) }
         if isRunning { kill(pid, SIGKILL) }
+        // Bounded wait (1 s) for the SIGKILLed broker to be reaped.
         for _ in 0..<100 where isRunning { usleep(10_000) }
     }
 
