@@ -61,6 +61,22 @@ final class ManualClock: Clock {
         #expect(BluetoothHealth.problem(for: BluetoothError(.unauthorized)) == .accessDenied)
     }
 
+    /// dbus-daemon's refusal names the refused connection, which is new on every retry: the kind
+    /// (what decides whether the log says it again) is the error's name alone.
+    @Test func theLastErrorKindIgnoresWhatChangesOnEveryRetry() {
+        func refusal(_ sender: String) -> BluetoothHealth {
+            BluetoothHealth(
+                adapter: "hci0",
+                lastError: "org.freedesktop.DBus.Error.AccessDenied: Rejected send message, 4 matched rules; "
+                    + "type=\"method_call\", sender=\"\(sender)\" (uid=995 pid=303)",
+                problem: .accessDenied)
+        }
+        #expect(refusal(":1.12").lastErrorKind == "org.freedesktop.DBus.Error.AccessDenied")
+        #expect(refusal(":1.12").lastErrorKind == refusal(":1.14").lastErrorKind)
+        #expect(BluetoothHealth(adapter: "hci0", lastError: "gone").lastErrorKind == "gone")
+        #expect(BluetoothHealth(adapter: "hci0").lastErrorKind == nil)
+    }
+
     @Test func everyProblemSaysWhatToFixAndTheStatusLineSaysUnavailable() {
         for problem in BluetoothHealth.Problem.allCases where problem != .starting {
             let health = BluetoothHealth(adapter: "hci0", problem: problem)
@@ -70,6 +86,14 @@ final class ManualClock: Clock {
             #expect(!health.isAvailable)
         }
         #expect(BluetoothHealth(adapter: "hci0", problem: .accessDenied).advice?.contains("'bluetooth' group") == true)
+        // Refused access names the user, both fixes and what makes the fix take effect.
+        let denied = BluetoothHealth(adapter: "hci0", problem: .accessDenied, user: "blebridge").advice ?? ""
+        for part in [
+            "user 'blebridge'", "SupplementaryGroups=bluetooth", "restart the gateway",
+            #"<deny send_destination="org.bluez"/>"#, "/etc/dbus-1/system.d/", "systemctl reload dbus",
+        ] {
+            #expect(denied.contains(part), "advice lacks \(part): \(denied)")
+        }
         #expect(BluetoothHealth(adapter: "hci0", problem: .adapterPoweredOff).advice?.contains("rfkill") == true)
         #expect(
             BluetoothHealth(adapter: "hci0", problem: .bluezNotRunning).advice?.contains("bluetooth.service") == true)

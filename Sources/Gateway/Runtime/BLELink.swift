@@ -47,7 +47,7 @@ actor BLELink {
         self.configuration = configuration
         self.pipeline = pipeline
         self.busAddress = busAddress
-        self.health = BluetoothHealth(adapter: configuration.bluetooth.adapter)
+        self.health = BluetoothHealth(adapter: configuration.bluetooth.adapter, user: ProcessInfo.processInfo.userName)
     }
 }
 
@@ -104,7 +104,7 @@ extension BLELink {
     /// Bluetooth cannot be reached: report it and try again when ``BluetoothRetry`` says.
     private func unavailable(_ problem: BluetoothHealth.Problem, error: any Error) async {
         health = BluetoothHealth(
-            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem)
+            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem, user: health.user)
         let due = retry.failed()
         await gateway?.bluetoothHealthChanged(health)
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
@@ -161,9 +161,13 @@ extension BLELink {
 
     private func managerState(_ state: ManagerState) async {
         if state == .unauthorized {
+            // dbus-daemon's own text says which uid it refused and what call: keep it for the log.
+            let refusal: any Error =
+                await central?.accessDeniedError
+                ?? BluetoothError(.unauthorized, "D-Bus denied access to org.bluez")
             await dropCentral()
             await applyPowered(false)
-            await unavailable(.accessDenied, error: BluetoothError(.unauthorized, "D-Bus denied access to org.bluez"))
+            await unavailable(.accessDenied, error: refusal)
             return
         }
         await updateHealth(state)
