@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Gateway
@@ -44,6 +45,54 @@ final class ManualClock: Clock {
         #expect(retry.failures == 0 && !retry.isDue())
         #expect(clock.now.duration(to: retry.failed()) == .seconds(1))
         #expect(retry.delay(afterFailures: 1_000) == .seconds(8))
+    }
+
+    /// A policy change brings a later attempt forward to one second from now, never an earlier
+    /// one, and does nothing when no attempt is scheduled.
+    @Test func aPolicyChangeBringsTheRetryForward() {
+        let clock = ManualClock()
+        var retry = BluetoothRetry(clock: clock)
+        #expect(retry.changed() == nil, "nothing scheduled")
+        for _ in 0..<4 { _ = retry.failed() }
+        #expect(clock.now.duration(to: retry.nextAttempt!) == .seconds(8))
+        clock.advance(by: .seconds(2))
+        let soon = retry.changed()
+        #expect(soon.map { clock.now.duration(to: $0) } == .seconds(1))
+        #expect(retry.nextAttempt == soon)
+        #expect(retry.changed(settle: .seconds(3)) == nil, "the attempt due in 1 s stays")
+        clock.advance(by: .seconds(1))
+        #expect(retry.isDue())
+        // The early attempt failing again continues the backoff where it was.
+        #expect(clock.now.duration(to: retry.failed()) == .seconds(8))
+        retry.succeeded()
+        #expect(retry.changed() == nil)
+    }
+
+    /// The watch reports a file created, rewritten and removed in a watched directory, and ends its
+    /// stream when cancelled.
+    @Test func thePolicyWatchReportsChangesAndEndsWhenCancelled() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watch = try #require(PolicyDirectoryWatch(directories: [directory.path, "/nonexistent/dbus-1"]))
+        #expect(PolicyDirectoryWatch(directories: ["/nonexistent/dbus-1"]) == nil)
+        let seen = Mutex(0)
+        let ended = Mutex(false)
+        let stream = watch.changes
+        let consumer = Task {
+            for await _ in stream { seen.withLock { $0 += 1 } }
+            ended.withLock { $0 = true }
+        }
+        let file = directory.appendingPathComponent("deny.conf")
+        try Data("<busconfig/>".utf8).write(to: file)
+        #expect(await waitUntil { seen.withLock { $0 } >= 1 }, "no change reported for a new file")
+        let before = seen.withLock { $0 }
+        try FileManager.default.removeItem(at: file)
+        #expect(await waitUntil { seen.withLock { $0 } > before }, "no change reported for a removed file")
+        watch.cancel()
+        #expect(await waitUntil { ended.withLock { $0 } }, "the stream did not end")
+        watch.cancel()
+        consumer.cancel()
     }
 
     @Test func managerStatesAndErrorsMapToProblems() {

@@ -23,6 +23,9 @@ actor BLELink {
     private var health: BluetoothHealth
     private var retry = BluetoothRetry(clock: ContinuousClock())
     private var retryTask: Task<Void, Never>?
+    /// While the system bus refuses access: the policy directories' changes bring the retry forward.
+    private var policyWatch: PolicyDirectoryWatch?
+    private var policyTask: Task<Void, Never>?
     /// The tasks following the central's state and disconnections (ended with the central).
     private var centralTasks: [Task<Void, Never>] = []
     private var peripherals: [String: Peripheral] = [:]
@@ -108,11 +111,43 @@ extension BLELink {
         let due = retry.failed()
         await gateway?.bluetoothHealthChanged(health)
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
+        scheduleRetry(at: due)
+        if problem == .accessDenied { watchPolicy() }
+    }
+
+    private func scheduleRetry(at due: ContinuousClock.Instant) {
+        retryTask?.cancel()
         retryTask = Task { [weak self] in
             try? await Task.sleep(until: due, clock: ContinuousClock())
             guard !Task.isCancelled else { return }
             await self?.start()
         }
+    }
+
+    /// Refused by the system bus: follow its policy directories, so a fix is tried about a second
+    /// after it is saved rather than at the next scheduled retry (up to 8 s later).
+    private func watchPolicy() {
+        guard policyWatch == nil, busAddress == nil, case .system = configuration.bluetooth.bus,
+            let watch = PolicyDirectoryWatch(directories: PolicyDirectoryWatch.systemBusDirectories)
+        else { return }
+        policyWatch = watch
+        let changes = watch.changes
+        policyTask = Task { [weak self] in
+            for await _ in changes { await self?.policyChanged() }
+        }
+    }
+
+    private func policyChanged() {
+        guard health.problem == .accessDenied, retryTask != nil, let due = retry.changed() else { return }
+        logger.info("D-Bus policy changed; trying Bluetooth again", [("in", "\(due - ContinuousClock.now)")])
+        scheduleRetry(at: due)
+    }
+
+    private func stopWatchingPolicy() {
+        policyTask?.cancel()
+        policyTask = nil
+        policyWatch?.cancel()
+        policyWatch = nil
     }
 
     /// Drops the central and its bus connection (access was refused: a new connection is needed to
@@ -129,6 +164,7 @@ extension BLELink {
     func stop() async {
         stopped = true
         retryTask?.cancel()
+        stopWatchingPolicy()
         for task in centralTasks { task.cancel() }
         scanTask?.cancel()
         for id in Array(peripherals.keys) where notifyTasks[id] != nil || listeners[id] != nil {
@@ -171,7 +207,10 @@ extension BLELink {
             return
         }
         await updateHealth(state)
-        if state == .poweredOn || state == .poweredOff { retry.succeeded() }
+        if state == .poweredOn || state == .poweredOff {
+            retry.succeeded()
+            stopWatchingPolicy()
+        }
         await applyPowered(state == .poweredOn)
     }
 
