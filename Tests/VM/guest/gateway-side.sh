@@ -32,8 +32,11 @@ arrived_after() {
 # readings; prints and records the time from SINCE to the first one's arrival; fails the scenario
 # beyond LIMIT seconds (10).
 wait_for_reading_after() {
-    local count=$1 since=$2 label=$3 limit=${4:-10} took arrived
-    for _ in $(seq 1 600); do
+    local count=$1 since=$2 label=$3 limit=${4:-10} took arrived deadline
+    # Bounded by the clock, not by a count of polls: each poll starts processes, and on the loaded
+    # guest 600 of them took longer than the guest's whole time limit (so its logs were lost).
+    deadline=$(($(date +%s) + 60))
+    while [ "$(date +%s)" -lt "$deadline" ]; do
         [ "$(readings)" -gt "$count" ] && break
         sleep 0.1
     done
@@ -57,8 +60,9 @@ health_problem() {
 # `bluetooth.problem` PROBLEM ("null": available); records the time from SINCE to that message's
 # arrival (SEEN) and fails beyond LIMIT seconds (10).
 wait_for_problem() {
-    local problem=$1 since=$2 label=$3 limit=${4:-10} took pattern
-    for _ in $(seq 1 600); do
+    local problem=$1 since=$2 label=$3 limit=${4:-10} took pattern deadline
+    deadline=$(($(date +%s) + 60))
+    while [ "$(date +%s)" -lt "$deadline" ]; do
         [ "$(health_problem)" = "$problem" ] && break
         sleep 0.1
     done
