@@ -39,7 +39,7 @@ peripheral_address=$(busctl --system get-property org.bluez /org/bluez/$PERIPHER
 # removes the services one by one on Service Changed and re-reads the DB Hash in between (its
 # log); a link cut after the heart-rate service went but before the hash was re-read probably left
 # a cache without it under the old hash, so after the re-add bluetoothd skipped discovery and the
-# tree lacked 0x2A37 on every reconnect (one run in five, its log lost). A real sensor's database
+# tree lacked 0x2A37 on every reconnect (one run in eight, its log lost). A real sensor's database
 # does not change while the gateway's dongle is replugged.
 removed=$(now)
 kill "$BTVIRT_PID"; wait "$BTVIRT_PID" 2>/dev/null
