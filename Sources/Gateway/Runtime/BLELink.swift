@@ -206,16 +206,12 @@ extension BLELink {
             await unavailable(.accessDenied, error: refusal)
             return
         }
+        await updateHealth(state)
         if state == .poweredOn || state == .poweredOff {
             retry.succeeded()
             stopWatchingPolicy()
         }
-        // Powered on: scanning and the pool's connections start before the health report, which
-        // publishes through the outbox (on the loaded VM guest the report and the state store's
-        // read delayed the first connect by up to 3 s after bluetoothd said the adapter was on).
-        if state == .poweredOn { await applyPowered(true) }
-        await updateHealth(state)
-        if state != .poweredOn { await applyPowered(false) }
+        await applyPowered(state == .poweredOn)
     }
 
     /// The health as the central's `state` and BlueZ's name owner say.
