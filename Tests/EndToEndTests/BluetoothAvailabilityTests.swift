@@ -108,6 +108,9 @@ import Testing
         let denied = await Self.bluetoothHealth(recorder) { $0["problem"] as? String == "access_denied" }
         #expect(denied?["available"] as? Bool == false, "log: \(gateway.log)")
         #expect(await waitUntil { gateway.log.contains("'bluetooth' group") })
+        // dbus-daemon's own refusal (which names the uid and the call) is kept, not a generic text.
+        let refusal = denied?["last_error"] as? String ?? ""
+        #expect(refusal.contains("org.freedesktop.DBus.Error.AccessDenied") && refusal.contains("uid="), "\(refusal)")
 
         // The administrator fixes the policy (`systemctl reload dbus`): the next retry gets in.
         try PrivateBusConfiguration.text(socketPath: bus.socketPath)
@@ -119,6 +122,53 @@ import Testing
             took.map { $0 < .seconds(15) } ?? false, "first reading \(String(describing: took)) after the fix")
         print("BluetoothAvailabilityTests: first reading \(String(describing: took)) after the D-Bus policy was fixed")
         #expect(await Self.bluetoothHealth(recorder) { $0["available"] as? Bool == true } != nil)
+
+        await Self.shutdown(gateway, recorder, simulator, bus, broker)
+    }
+
+    /// The controller unplugged and plugged in again while bluetoothd keeps running: the gateway says
+    /// `adapter_missing` (health, STATUS=, the log's advice) and publishes readings within 10 s of
+    /// the adapter being back, without a restart.
+    @Test func aRemovedAdapterIsReportedAndReadingsFollowWhenItIsBack() async throws {
+        let broker = try await MosquittoFixture()
+        let socket = try NotifySocketFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/#")
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(
+            scenario: try Scenario.load("demo"), options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
+        try await simulator.start(busAddress: bus.address)
+        let gateway = try GatewayProcess(
+            brokerURL: broker.url, busAddress: bus.address, healthInterval: "1s",
+            environment: socket.environment(watchdog: .seconds(1)))
+        #expect(await Self.firstReading(recorder) != nil, "log: \(gateway.log)")
+
+        try await simulator.removeAdapter()
+        let missing = await Self.bluetoothHealth(recorder) { $0["problem"] as? String == "adapter_missing" }
+        #expect(missing?["adapter_present"] as? Bool == false, "log: \(gateway.log)")
+        #expect((missing?["bluez_owner"] as? String)?.hasPrefix(":") == true, "bluetoothd is still there")
+        #expect(
+            await socket.waitForMessage {
+                $0.contains("STATUS=") && $0.contains("Bluetooth unavailable (adapter_missing)")
+            }
+        )
+        #expect(await waitUntil { gateway.log.contains("bluetoothd has no adapter hci0") })
+
+        recorder.clear()
+        try await simulator.addAdapter()
+        let took = await Self.firstReading(recorder)
+        #expect(took != nil, "log: \(gateway.log)")
+        #expect(
+            took.map { $0 < .seconds(10) } ?? false,
+            "first reading \(String(describing: took)) after the adapter came back")
+        print("BluetoothAvailabilityTests: first reading \(String(describing: took)) after the adapter came back")
+        #expect(await Self.bluetoothHealth(recorder) { $0["available"] as? Bool == true } != nil)
+        // The status line's newest Bluetooth part is "ready" again (it said so before the removal too).
+        #expect(
+            await waitUntil {
+                socket.messages.last { $0.contains("STATUS=") }?.contains("Bluetooth ready (hci0)") == true
+            }, "\(socket.messages.suffix(3))")
+        #expect(gateway.process.isRunning)
 
         await Self.shutdown(gateway, recorder, simulator, bus, broker)
     }

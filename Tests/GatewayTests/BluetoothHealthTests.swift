@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Gateway
@@ -46,6 +47,54 @@ final class ManualClock: Clock {
         #expect(retry.delay(afterFailures: 1_000) == .seconds(8))
     }
 
+    /// A policy change brings a later attempt forward to one second from now, never an earlier
+    /// one, and does nothing when no attempt is scheduled.
+    @Test func aPolicyChangeBringsTheRetryForward() {
+        let clock = ManualClock()
+        var retry = BluetoothRetry(clock: clock)
+        #expect(retry.changed() == nil, "nothing scheduled")
+        for _ in 0..<4 { _ = retry.failed() }
+        #expect(clock.now.duration(to: retry.nextAttempt!) == .seconds(8))
+        clock.advance(by: .seconds(2))
+        let soon = retry.changed()
+        #expect(soon.map { clock.now.duration(to: $0) } == .seconds(1))
+        #expect(retry.nextAttempt == soon)
+        #expect(retry.changed(settle: .seconds(3)) == nil, "the attempt due in 1 s stays")
+        clock.advance(by: .seconds(1))
+        #expect(retry.isDue())
+        // The early attempt failing again continues the backoff where it was.
+        #expect(clock.now.duration(to: retry.failed()) == .seconds(8))
+        retry.succeeded()
+        #expect(retry.changed() == nil)
+    }
+
+    /// The watch reports a file created, rewritten and removed in a watched directory, and ends its
+    /// stream when cancelled.
+    @Test func thePolicyWatchReportsChangesAndEndsWhenCancelled() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watch = try #require(PolicyDirectoryWatch(directories: [directory.path, "/nonexistent/dbus-1"]))
+        #expect(PolicyDirectoryWatch(directories: ["/nonexistent/dbus-1"]) == nil)
+        let seen = Mutex(0)
+        let ended = Mutex(false)
+        let stream = watch.changes
+        let consumer = Task {
+            for await _ in stream { seen.withLock { $0 += 1 } }
+            ended.withLock { $0 = true }
+        }
+        let file = directory.appendingPathComponent("deny.conf")
+        try Data("<busconfig/>".utf8).write(to: file)
+        #expect(await waitUntil { seen.withLock { $0 } >= 1 }, "no change reported for a new file")
+        let before = seen.withLock { $0 }
+        try FileManager.default.removeItem(at: file)
+        #expect(await waitUntil { seen.withLock { $0 } > before }, "no change reported for a removed file")
+        watch.cancel()
+        #expect(await waitUntil { ended.withLock { $0 } }, "the stream did not end")
+        watch.cancel()
+        consumer.cancel()
+    }
+
     @Test func managerStatesAndErrorsMapToProblems() {
         #expect(BluetoothHealth.problem(for: .poweredOn, bluezRunning: true) == nil)
         #expect(BluetoothHealth.problem(for: .poweredOff, bluezRunning: true) == .adapterPoweredOff)
@@ -61,6 +110,22 @@ final class ManualClock: Clock {
         #expect(BluetoothHealth.problem(for: BluetoothError(.unauthorized)) == .accessDenied)
     }
 
+    /// dbus-daemon's refusal names the refused connection, which is new on every retry: the kind
+    /// (what decides whether the log says it again) is the error's name alone.
+    @Test func theLastErrorKindIgnoresWhatChangesOnEveryRetry() {
+        func refusal(_ sender: String) -> BluetoothHealth {
+            BluetoothHealth(
+                adapter: "hci0",
+                lastError: "org.freedesktop.DBus.Error.AccessDenied: Rejected send message, 4 matched rules; "
+                    + "type=\"method_call\", sender=\"\(sender)\" (uid=995 pid=303)",
+                problem: .accessDenied)
+        }
+        #expect(refusal(":1.12").lastErrorKind == "org.freedesktop.DBus.Error.AccessDenied")
+        #expect(refusal(":1.12").lastErrorKind == refusal(":1.14").lastErrorKind)
+        #expect(BluetoothHealth(adapter: "hci0", lastError: "gone").lastErrorKind == "gone")
+        #expect(BluetoothHealth(adapter: "hci0").lastErrorKind == nil)
+    }
+
     @Test func everyProblemSaysWhatToFixAndTheStatusLineSaysUnavailable() {
         for problem in BluetoothHealth.Problem.allCases where problem != .starting {
             let health = BluetoothHealth(adapter: "hci0", problem: problem)
@@ -70,6 +135,14 @@ final class ManualClock: Clock {
             #expect(!health.isAvailable)
         }
         #expect(BluetoothHealth(adapter: "hci0", problem: .accessDenied).advice?.contains("'bluetooth' group") == true)
+        // Refused access names the user, both fixes and what makes the fix take effect.
+        let denied = BluetoothHealth(adapter: "hci0", problem: .accessDenied, user: "blebridge").advice ?? ""
+        for part in [
+            "user 'blebridge'", "SupplementaryGroups=bluetooth", "restart the gateway",
+            #"<deny send_destination="org.bluez"/>"#, "/etc/dbus-1/system.d/", "systemctl reload dbus",
+        ] {
+            #expect(denied.contains(part), "advice lacks \(part): \(denied)")
+        }
         #expect(BluetoothHealth(adapter: "hci0", problem: .adapterPoweredOff).advice?.contains("rfkill") == true)
         #expect(
             BluetoothHealth(adapter: "hci0", problem: .bluezNotRunning).advice?.contains("bluetooth.service") == true)

@@ -44,7 +44,7 @@ import Testing
         ),
         (
             .accessDenied,
-            "Bluetooth unavailable (access_denied): access to org.bluez denied (user not in group bluetooth?), retrying"
+            "Bluetooth unavailable (access_denied): the D-Bus policy denies this user org.bluez (group bluetooth? a deny rule?), retrying"
         ),
         (.adapterMissing, "Bluetooth unavailable (adapter_missing): no adapter hci0"),
         (.bluezNotRunning, "Bluetooth unavailable (bluez_not_running): bluetoothd not running"),

@@ -9,7 +9,7 @@ mkdir -p "$out"
 
 # bluez-test-scripts: BlueZ's example GATT server and advertisement (python3-dbus, python3-gi), the
 # peripheral of the reference capture and of the lifecycle scenarios.
-need=(qemu-system-x86 bluez bluez-test-tools bluez-test-scripts python3-dbus python3-gi busybox-static cpio kmod)
+need=(qemu-system-x86 bluez bluez-test-tools bluez-test-scripts python3-dbus python3-gi busybox-static cpio kmod jq)
 missing=()
 for package in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -84,6 +84,9 @@ public actor CentralManager {
     private var buffered: [DBusSignal] = []
     private var tasks: [Task<Void, Never>] = []
     private var closed = false
+    /// The bus's refusal behind an `unauthorized` state (dbus-daemon's text names the user's uid and
+    /// the call it rejected), kept for the log; nil until access was denied.
+    public private(set) var accessDeniedError: DBusError?
 
     private struct Scanner {
         let filter: DiscoveryFilter
@@ -424,6 +427,7 @@ public actor CentralManager {
             objects = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", []))
         } catch let error as DBusError where error.name == .accessDenied {
             loading = false
+            accessDeniedError = error
             await track(.accessDenied)
             return
         } catch {

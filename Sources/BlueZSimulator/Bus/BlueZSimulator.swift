@@ -88,6 +88,8 @@ public actor BlueZSimulator {
     var descriptorWrites: [DescriptorKey: [UInt8]] = [:]
     /// Devices whose `Battery1` interface is exported (while connected and resolved).
     var batteryExported: Set<String> = []
+    /// The controller is gone (``removeAdapter()``): no adapter object until ``addAdapter()``.
+    var adapterRemoved = false
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -230,9 +232,11 @@ public actor BlueZSimulator {
                 .nameTaken, "org.bluez is already owned on \(busAddress); is bluetoothd or another simulator running?")
         }
         try await exportRoot(on: connection)
-        try await exportAdapter(on: connection)
-        for key in deviceOrder where devices[key]!.exported {
-            try await exportDevice(key, on: connection)
+        if !adapterRemoved {
+            try await exportAdapter(on: connection)
+            for key in deviceOrder where devices[key]!.exported {
+                try await exportDevice(key, on: connection)
+            }
         }
         try await exportSecondAdapter(on: connection)
         let changes = try await connection.nameOwnerChanges()

@@ -39,6 +39,14 @@ extension BlueZSimulator {
                     try await simulator.restartBluez(downtime: .milliseconds(Int64(seconds * 1000)))
                     return []
                 },
+                method("RemoveAdapter") { simulator, _ in
+                    try await simulator.removeAdapter()
+                    return []
+                },
+                method("AddAdapter") { simulator, _ in
+                    try await simulator.addAdapter()
+                    return []
+                },
                 method("DisconnectDevice", "s") { simulator, arguments in
                     try await simulator.disconnect(address: arguments[0].asString ?? "")
                     return []

@@ -408,6 +408,15 @@ public struct DeviceState: Sendable {
         }
     }
 
+    /// The adapter went away (the controller removed): as after a bluetoothd restart, except that
+    /// whether it comes back with the adapter depends on whether bluetoothd had stored it (`stored`:
+    /// not temporary before the adapter powered off; the VM tier saw an unbonded device connected
+    /// before come back).
+    public mutating func adapterRemoved(stored: Bool) {
+        if stored { temporary = false }
+        bluetoothdRestarted()
+    }
+
     /// A client left the bus: end its notification sessions everywhere.
     public mutating func clientVanished(_ sender: String) -> [Effect] {
         var effects: [Effect] = []

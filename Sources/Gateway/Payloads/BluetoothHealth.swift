@@ -33,10 +33,12 @@ public struct BluetoothHealth: Sendable, Hashable {
     public var lastError: String?
     /// Why Bluetooth is unusable; nil when it is usable.
     public var problem: Problem?
+    /// The user the gateway runs as (named in the advice when the bus refuses it); nil if unknown.
+    public var user: String?
 
     public init(
         adapter: String, adapterPresent: Bool = false, powered: Bool = false, bluezOwner: String? = nil,
-        lastError: String? = nil, problem: Problem? = .starting
+        lastError: String? = nil, problem: Problem? = .starting, user: String? = nil
     ) {
         self.adapter = adapter
         self.adapterPresent = adapterPresent
@@ -44,6 +46,14 @@ public struct BluetoothHealth: Sendable, Hashable {
         self.bluezOwner = bluezOwner
         self.lastError = lastError
         self.problem = problem
+        self.user = user
+    }
+
+    /// The kind of the last error: its D-Bus error name or code, the text before the first ": ".
+    /// The rest may differ on every attempt (dbus-daemon names the refused connection's unique name),
+    /// so a change of the problem or of this, not of the full text, is worth a log line.
+    public var lastErrorKind: String? {
+        lastError.map { text in text.range(of: ": ").map { String(text[..<$0.lowerBound]) } ?? text }
     }
 
     /// Whether scanning and connecting are possible.
@@ -57,9 +67,7 @@ public struct BluetoothHealth: Sendable, Hashable {
         case .busUnavailable?:
             "the D-Bus system bus cannot be reached: is dbus running, and is --bus / bluetooth.bus right?"
         case .accessDenied?:
-            "the D-Bus policy refuses this user access to org.bluez: run the service as a member of the "
-                + "'bluetooth' group (SupplementaryGroups=bluetooth) or as root, and check "
-                + "/etc/dbus-1/system.d/bluetooth.conf"
+            Self.accessAdvice(user: user)
         case .bluezNotRunning?:
             "bluetoothd is not running: systemctl enable --now bluetooth.service"
         case .adapterMissing?:
@@ -68,6 +76,21 @@ public struct BluetoothHealth: Sendable, Hashable {
             "adapter \(adapter) is powered off: rfkill unblock bluetooth, then bluetoothctl power on "
                 + "(AutoEnable=true in /etc/bluetooth/main.conf powers it at boot)"
         }
+    }
+
+    /// What to fix when the bus refuses `user` access to org.bluez. BlueZ's policy allows root and
+    /// the 'bluetooth' group (Debian's and Raspberry Pi OS's bluetooth.conf also everyone), so a
+    /// refusal comes from a missing group or a local `<deny>` rule. dbus-daemon applies a policy
+    /// file after a reload to new connections, which the gateway's retries open; a process's groups
+    /// only change when it is restarted.
+    static func accessAdvice(user: String?) -> String {
+        let who = user.map { "user '\($0)'" } ?? "this user"
+        return "the D-Bus policy refuses \(who) access to org.bluez. Either (1) \(who) is not in "
+            + "the 'bluetooth' group, which BlueZ's bluetooth.conf allows: add it (the packaged unit sets "
+            + "SupplementaryGroups=bluetooth) and restart the gateway; or (2) a rule in /etc/dbus-1/system.d/ or "
+            + "/usr/share/dbus-1/system.d/ denies it (<deny send_destination=\"org.bluez\"/> in a <policy> for this "
+            + "user or one of its groups): remove it and run 'systemctl reload dbus'; the gateway retries by itself "
+            + "(its retries are at most 8 s apart)"
     }
 
     /// The Bluetooth part of systemd's `STATUS=` line (``ServiceStatus``): short, with the problem's
@@ -83,7 +106,7 @@ public struct BluetoothHealth: Sendable, Hashable {
     static func hint(_ problem: Problem, adapter: String) -> String {
         switch problem {
         case .busUnavailable: "D-Bus bus unreachable, retrying"
-        case .accessDenied: "access to org.bluez denied (user not in group bluetooth?), retrying"
+        case .accessDenied: "the D-Bus policy denies this user org.bluez (group bluetooth? a deny rule?), retrying"
         case .bluezNotRunning: "bluetoothd not running"
         case .adapterMissing: "no adapter \(adapter)"
         case .adapterPoweredOff: "\(adapter) powered off or rfkill-blocked"

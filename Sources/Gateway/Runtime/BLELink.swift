@@ -23,6 +23,9 @@ actor BLELink {
     private var health: BluetoothHealth
     private var retry = BluetoothRetry(clock: ContinuousClock())
     private var retryTask: Task<Void, Never>?
+    /// While the system bus refuses access: the policy directories' changes bring the retry forward.
+    private var policyWatch: PolicyDirectoryWatch?
+    private var policyTask: Task<Void, Never>?
     /// The tasks following the central's state and disconnections (ended with the central).
     private var centralTasks: [Task<Void, Never>] = []
     private var peripherals: [String: Peripheral] = [:]
@@ -60,7 +63,7 @@ actor BLELink {
         self.configuration = configuration
         self.pipeline = pipeline
         self.busAddress = busAddress
-        self.health = BluetoothHealth(adapter: configuration.bluetooth.adapter)
+        self.health = BluetoothHealth(adapter: configuration.bluetooth.adapter, user: ProcessInfo.processInfo.userName)
     }
 }
 
@@ -119,16 +122,48 @@ extension BLELink {
     /// Bluetooth cannot be reached: report it and try again when ``BluetoothRetry`` says.
     private func unavailable(_ problem: BluetoothHealth.Problem, error: any Error) async {
         health = BluetoothHealth(
-            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem)
+            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem, user: health.user)
         let due = retry.failed()
         await gateway?.bluetoothHealthChanged(health)
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
+        scheduleRetry(at: due)
+        if problem == .accessDenied { watchPolicy() }
+    }
+
+    private func scheduleRetry(at due: ContinuousClock.Instant) {
+        retryTask?.cancel()
         retryTask = Task { [weak self] in
             // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
             try? await Task.sleep(until: due, clock: ContinuousClock())
             guard !Task.isCancelled else { return }
             await self?.start()
         }
+    }
+
+    /// Refused by the system bus: follow its policy directories, so a fix is tried about a second
+    /// after it is saved rather than at the next scheduled retry (up to 8 s later).
+    private func watchPolicy() {
+        guard policyWatch == nil, busAddress == nil, case .system = configuration.bluetooth.bus,
+            let watch = PolicyDirectoryWatch(directories: PolicyDirectoryWatch.systemBusDirectories)
+        else { return }
+        policyWatch = watch
+        let changes = watch.changes
+        policyTask = Task { [weak self] in
+            for await _ in changes { await self?.policyChanged() }
+        }
+    }
+
+    private func policyChanged() {
+        guard health.problem == .accessDenied, retryTask != nil, let due = retry.changed() else { return }
+        logger.info("D-Bus policy changed; trying Bluetooth again", [("in", "\(due - ContinuousClock.now)")])
+        scheduleRetry(at: due)
+    }
+
+    private func stopWatchingPolicy() {
+        policyTask?.cancel()
+        policyTask = nil
+        policyWatch?.cancel()
+        policyWatch = nil
     }
 
     /// Drops the central and its bus connection (access was refused: a new connection is needed to
@@ -150,6 +185,7 @@ extension BLELink {
     func stop(until deadline: ContinuousClock.Instant) async {
         stopped = true
         retryTask?.cancel()
+        stopWatchingPolicy()
         for task in centralTasks { task.cancel() }
         scanTask?.cancel()
         guard let central else { return }
@@ -199,13 +235,20 @@ extension BLELink {
 
     private func managerState(_ state: ManagerState) async {
         if state == .unauthorized {
+            // dbus-daemon's own text says which uid it refused and what call: keep it for the log.
+            let refusal: any Error =
+                await central?.accessDeniedError
+                ?? BluetoothError(.unauthorized, "D-Bus denied access to org.bluez")
             await dropCentral()
             await applyPowered(false)
-            await unavailable(.accessDenied, error: BluetoothError(.unauthorized, "D-Bus denied access to org.bluez"))
+            await unavailable(.accessDenied, error: refusal)
             return
         }
         await updateHealth(state)
-        if state == .poweredOn || state == .poweredOff { retry.succeeded() }
+        if state == .poweredOn || state == .poweredOff {
+            retry.succeeded()
+            stopWatchingPolicy()
+        }
         await applyPowered(state == .poweredOn)
     }
 

@@ -4,7 +4,8 @@
 ///
 /// A missing bluetoothd or adapter needs no retry: BlueZ's own signals (the name owner, the
 /// adapter's `InterfacesAdded`) announce its return. A bus cannot announce itself, and a policy
-/// change is not signalled, so those are tried again on this schedule. The cap is low (8 s) so
+/// change is not signalled on the bus, so those are tried again on this schedule; a change in the
+/// system bus's policy directories (``PolicyDirectoryWatch``) brings the attempt forward. The cap is low (8 s) so
 /// readings resume within 10 s of the bus being back; an attempt costs one `connect(2)`.
 struct BluetoothRetry<C: Clock>: Sendable where C.Duration == Duration, C: Sendable {
     let clock: C
@@ -44,6 +45,18 @@ struct BluetoothRetry<C: Clock>: Sendable where C.Duration == Duration, C: Senda
     mutating func succeeded() {
         failures = 0
         nextAttempt = nil
+    }
+
+    /// Something that may have ended the failure changed (a D-Bus policy file: dbus-daemon
+    /// reloads by itself and announces nothing): the scheduled attempt moves to `settle` from now
+    /// (time for dbus-daemon to reload first) when that is sooner. Returns the new time, or nil when
+    /// nothing is scheduled or the scheduled attempt comes sooner anyway.
+    mutating func changed(settle: Duration = .seconds(1)) -> C.Instant? {
+        guard let scheduled = nextAttempt else { return nil }
+        let soon = clock.now.advanced(by: settle)
+        guard soon < scheduled else { return nil }
+        nextAttempt = soon
+        return soon
     }
 
     /// Whether the scheduled attempt is due.

@@ -9,7 +9,7 @@ extension Gateway {
     func bluetoothHealthChanged(_ health: BluetoothHealth) async {
         let previous = bluetooth
         bluetooth = health
-        if health.problem != previous.problem || health.lastError != previous.lastError {
+        if health.problem != previous.problem || health.lastErrorKind != previous.lastErrorKind {
             if let advice = health.advice {
                 logger.error(
                     "Bluetooth unavailable: \(advice)",

@@ -114,6 +114,27 @@ import Testing
         #expect(paired.expireIfStale(now: off + .seconds(600), timeout: .seconds(30)) == [])
     }
 
+    /// A removed adapter takes every device; those bluetoothd had stored (connected before, or
+    /// paired) come back with it, disconnected and without GATT objects; the others do not.
+    @Test func adapterRemovalKeepsOnlyStoredDevices() throws {
+        let start = Self.clock.now
+        var connected = try Self.strap()
+        _ = connected.advertisementSeen(
+            at: start, rssi: -60, manufacturerData: [:], serviceData: [:], rssiDeltaThreshold: true,
+            duplicateData: false)
+        var seen = connected
+        _ = connected.connect(adapterPowered: true, timing: Self.timing)
+        _ = connected.connectionEstablished(at: start)
+        _ = connected.resolveServices()
+        #expect(!connected.temporary)
+        _ = connected.linkLost()
+        _ = connected.adapterPoweredOff(wasLinked: true, now: start)
+        connected.adapterRemoved(stored: true)
+        #expect(connected.exported && !connected.temporary && !connected.gattExported && !connected.connected)
+        seen.adapterRemoved(stored: false)
+        #expect(!seen.exported)
+    }
+
     @Test func connectFaults() throws {
         var device = try Self.strap()
         #expect(device.connect(adapterPowered: false, timing: Self.timing) == .reply(.failed("Input/output error")))

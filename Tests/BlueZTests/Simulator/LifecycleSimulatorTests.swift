@@ -158,4 +158,52 @@ import Testing
             #expect(ContinuousClock.now - dropped < .seconds(30), "the wait outlived the link")
         }
     }
+
+    /// The controller unplugged and plugged in again while bluetoothd runs: every object of the
+    /// adapter goes and the manager says `resetting` (not `unsupported`: the adapter was there);
+    /// after the re-add it is powered on and the unbonded device, forgotten with the adapter, is
+    /// found and read again within 10 s.
+    @Test func unbondedDeviceIsFoundAgainAfterTheAdapterIsRemovedAndAddedBack() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            #expect(await strap.state == .connected)
+            try await bluez.simulator.removeAdapter()
+            #expect(await waitUntil(timeout: .seconds(5)) { await bluez.manager.state == .resetting })
+            #expect(try await Self.objects(bluez, under: "/org/bluez/hci0") == 0)
+            #expect(await waitUntil(timeout: .seconds(5)) { await strap.state == .disconnected })
+            try await bluez.simulator.addAdapter()
+            let start = ContinuousClock.now
+            try await bluez.manager.waitUntilPoweredOn(timeout: .seconds(10))
+            let again = try await bluez.connected(SimulatedBlueZ.strap)
+            let values = try await again.notifications(
+                for: try await again.characteristic(SimulatedBlueZ.heartRateMeasurement))
+            #expect(try await next(1, of: values).count == 1)
+            let took = ContinuousClock.now - start
+            #expect(took < .seconds(10), "readings resumed \(took) after the adapter came back")
+        }
+    }
+
+    /// A bonded device comes back with the adapter (bluetoothd loads it from storage), disconnected
+    /// and paired, and connects without a scan.
+    @Test func bondedDeviceComesBackWithTheAdapter() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
+            let sensor = try await bluez.connected(PairingSimulatorTests.sensor)
+            try await bluez.manager.pair(sensor)
+            try await bluez.simulator.removeAdapter()
+            #expect(await waitUntil(timeout: .seconds(5)) { await bluez.manager.state == .resetting })
+            #expect(try await Self.objects(bluez, under: "/org/bluez/hci0") == 0)
+            try await bluez.simulator.addAdapter()
+            let start = ContinuousClock.now
+            try await bluez.manager.waitUntilPoweredOn(timeout: .seconds(10))
+            let snapshot = try await bluez.simulator.snapshot(address: PairingSimulatorTests.sensor.string)
+            #expect(snapshot.present && snapshot.paired && !snapshot.connected)
+            let known = await bluez.manager.retrievePeripherals(withIdentifiers: [PairingSimulatorTests.sensor])
+            let restored = try #require(known.first, "the bonded device did not come back with the adapter")
+            try await bluez.manager.connect(restored, timeout: .seconds(10))
+            let temperature = try await restored.characteristic(PairingSimulatorTests.temperature)
+            #expect(try await restored.readValue(for: temperature).count == 2)
+            let took = ContinuousClock.now - start
+            #expect(took < .seconds(10), "readings resumed \(took) after the adapter came back")
+        }
+    }
 }

@@ -1,21 +1,17 @@
 # Sourced by the lifecycle scenarios (after bluez-up.sh): BlueZ's own, unmodified example
 # peripheral (Debian's bluez-test-scripts: example-gatt-server, heart rate 0x180D with 0x2A37
-# notify and battery; example-advertisement, "TestAdvertisement") on one controller, mosquitto on
-# the guest's loopback and `blebridge run` on the other controller, until the first heart-rate
-# reading is published. The examples register on the first adapter bluetoothd lists; the gateway
-# takes the other one (GW, PERIPHERAL: hciN; GW_INDEX, PERIPHERAL_INDEX: N).
-# Helpers: now, readings, wait_for_reading_after COUNT SINCE LABEL, power_on ADAPTER LABEL (sets
-# BACK), start_examples, stop_examples, start_keep_advertising, stop_keep_advertising.
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
-bin="${BLEBRIDGE_BIN_DIR:-$repo/.build/debug}"
+# notify and battery; example-advertisement, "TestAdvertisement") on one controller, then the gateway
+# side (gateway-side.sh: mosquitto, the notification socket, the configuration) for the other one,
+# and `blebridge run` until the first heart-rate reading is published (unless GATEWAY_AT_START=0:
+# the scenario starts it with start_gateway). The examples register on the first adapter bluetoothd
+# lists; the gateway takes the other one (GW, PERIPHERAL: hciN; GW_INDEX, PERIPHERAL_INDEX: N).
+# Helpers: those of gateway-side.sh, and start_examples, stop_examples, start_keep_advertising,
+# stop_keep_advertising, examples_back_then_gateway COUNT LABEL.
 examples=/usr/share/doc/bluez-test-scripts/examples
-O=/tmp/out
 [ -f "$examples/example-gatt-server" ] || { echo "guest: bluez-test-scripts missing (Tests/VM/prepare.sh installs it)"; exit 1; }
 for index in 0 1; do busctl --system set-property org.bluez /org/bluez/hci$index org.bluez.Adapter1 Pairable b true; done
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-readings() { grep -c '^blebridge/strap .*heart_rate' $O/mqtt.log; }
+O=/tmp/out
 
 EXAMPLE_RUNS=0
 start_examples() {
@@ -39,45 +35,6 @@ start_examples() {
 stop_examples() {
     kill "$GATT_PID" "$ADV_PID" 2>/dev/null
     wait "$GATT_PID" "$ADV_PID" 2>/dev/null
-}
-
-# wait_for_reading_after COUNT SINCE LABEL [LIMIT]: waits (up to 60 s) for more than COUNT
-# readings; prints and records the time from SINCE to it; fails the scenario beyond LIMIT
-# seconds (10).
-wait_for_reading_after() {
-    local count=$1 since=$2 label=$3 limit=${4:-10} took
-    for _ in $(seq 1 600); do
-        [ "$(readings)" -gt "$count" ] && break
-        sleep 0.1
-    done
-    took=$(elapsed "$since" "$(now)")
-    if [ "$(readings)" -le "$count" ]; then
-        echo "guest: FAIL $label: no reading within 60 s"; tail -40 $O/gateway.log; exit 1
-    fi
-    echo "guest: $label: reading after ${took}s"
-    echo "$label $took (BlueZ back at $since)" >> $O/recovery.txt
-    awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { echo "guest: FAIL $label took ${took}s (> $limit s)"; tail -40 $O/gateway.log; exit 1; }
-}
-
-# power_on ADAPTER LABEL: powers ADAPTER (hciN) on. BACK is when bluetoothd first answered that it
-# is powered: the moment "the adapter is back" for the 10 s bar, since nothing reaches a peripheral
-# before. Read by polling the property while the write is pending: bluetoothd's reply to the write
-# came up to 1.3 s after the change the gateway already acted on (measured), so the reply would
-# flatter the gateway. How long powering took (bluetoothd and the kernel, not the gateway) is
-# printed and kept in recovery.txt beside the recovery times.
-power_on() {
-    local asked setter
-    asked=$(now)
-    busctl --system set-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Powered b true &
-    setter=$!
-    for _ in $(seq 1 300); do
-        [ "$(busctl --system get-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Powered)" = "b true" ] && break
-        sleep 0.05
-    done
-    BACK=$(now)
-    wait "$setter"
-    echo "guest: $2: $1 powered $(elapsed "$asked" "$BACK")s after the request"
-    echo "$2-power-on $(elapsed "$asked" "$BACK") (requested at $asked)" >> $O/recovery.txt
 }
 
 start_examples
@@ -108,28 +65,26 @@ start_keep_advertising() { keep_advertising & KEEP_ADVERTISING_PID=$!; }
 stop_keep_advertising() { kill "$KEEP_ADVERTISING_PID" 2>/dev/null; wait "$KEEP_ADVERTISING_PID" 2>/dev/null; }
 start_keep_advertising
 
-. "$(dirname "$0")/mosquitto-up.sh"
-cat > /tmp/config.json <<CONF
-{
-  "gateway_id": "vm",
-  "bluetooth": {"adapter": "$GW", "bus": "system"},
-  "mqtt": {"url": "mqtt://127.0.0.1:1883", "client_id": "blebridge-vm", "base_topic": "blebridge"},
-  "outbox": {"path": "/tmp/blebridge.sqlite"},
-  "homeassistant": {"enabled": false},
-  "devices": [
-    {"id": "strap", "name": "Strap", "match": {"name_prefix": "TestAdvertisement"}, "connection": "keep_connected",
-     "subscribe": [{"characteristic": "heart_rate_measurement", "mode": "notify"}]}
-  ]
+# examples_back_then_gateway COUNT LABEL: after bluetoothd (re)started with the gateway's controller
+# held off (AutoEnable=false): waits for both controllers, powers the peripheral's, registers the
+# examples again, then powers the gateway's (BACK) and waits for a reading beyond COUNT within 10 s.
+examples_back_then_gateway() {
+    for _ in $(seq 1 150); do
+        [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
+        sleep 0.2
+    done
+    btmgmt --index "$PERIPHERAL_INDEX" power on >/dev/null 2>&1
+    start_examples
+    busctl --system get-property org.bluez /org/bluez/$PERIPHERAL org.bluez.LEAdvertisingManager1 ActiveInstances | grep -q 'y 1' \
+        || { echo "guest: the example did not register on $PERIPHERAL ($2)"; exit 1; }
+    start_keep_advertising
+    power_on "$GW" "$2"
+    wait_for_reading_after "$1" "$BACK" "$2"
 }
-CONF
-# Each log line stamped with the wall time it arrived (seconds since the epoch): what the
-# recovery times are read against.
-stamp() { python3 -u -c 'import sys, time
-for line in sys.stdin: sys.stdout.write("%.3f %s" % (time.time(), line))'; }
-mkfifo /tmp/gateway.fifo
-stamp </tmp/gateway.fifo >$O/gateway.log &
-BLEBRIDGE_LOG=debug "$bin/blebridge" run --config /tmp/config.json --health-interval 5s >/tmp/gateway.fifo 2>&1 &
-GATEWAY_PID=$!
-mosquitto_sub -h 127.0.0.1 -t 'blebridge/strap' -F '%U %t %p' > $O/readings.log 2>&1 &
-start=$(now)
-wait_for_reading_after 0 "$start" first-reading-after-start 60
+
+PERIPHERAL_NAME=TestAdvertisement
+. "$(dirname "$0")/gateway-side.sh"
+if [ "${GATEWAY_AT_START:-1}" = 1 ]; then
+    start_gateway
+    wait_for_reading_after 0 "$(now)" first-reading-after-start 60
+fi

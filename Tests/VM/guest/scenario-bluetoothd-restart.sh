@@ -25,17 +25,7 @@ restart_bluetoothd() {
     count=$(readings)
     /usr/libexec/bluetooth/bluetoothd -n -d >>/tmp/bluetoothd.log 2>&1 &
     BLUETOOTHD_PID=$!
-    for _ in $(seq 1 150); do
-        [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
-        sleep 0.2
-    done
-    btmgmt --index "$PERIPHERAL_INDEX" power on >/dev/null 2>&1
-    start_examples
-    busctl --system get-property org.bluez /org/bluez/$PERIPHERAL org.bluez.LEAdvertisingManager1 ActiveInstances | grep -q 'y 1' \
-        || { echo "guest: the example did not register on $PERIPHERAL after the restart"; exit 1; }
-    start_keep_advertising
-    power_on "$GW" "bluetoothd-$signal"
-    wait_for_reading_after "$count" "$BACK" "bluetoothd-$signal"
+    examples_back_then_gateway "$count" "bluetoothd-$signal"
 }
 
 restart_bluetoothd TERM
