@@ -56,6 +56,9 @@ public actor Publisher {
     /// The hold overflowed during this refusal (logged once per refusal).
     private var holdFullLogged = false
     private var stopping = false
+    /// One line per kind of outbox failure per ``storeLogInterval`` at most (a full disk fails every
+    /// attempt; unthrottled that was 135–250 lines a second).
+    private var storeLogs: [StoreLog: LogThrottle] = [:]
     private let clock = ContinuousClock()
     private let sampleTimeProperty: String?
 
@@ -214,29 +217,45 @@ public actor Publisher {
         if inbox.setUrgent(urgent) { wake(.now) }
     }
 
-    /// Commits held readings and `submissions` in one transaction, held ones first.
+    /// Commits held readings, in chunks of at most ``heldChunk``, then `submissions` in one transaction.
+    /// A hold of thousands committed as one transaction would need that much free space at once: on
+    /// a disk with a little room again it never fit, and everything offered behind it was held too.
     private func commit(_ submissions: [PublisherInbox.Submission]) {
-        var groups = submissions
-        if !held.isEmpty {
-            groups.insert(PublisherInbox.Submission(entries: held, continuation: nil), at: 0)
-            held.removeAll()
+        while !held.isEmpty {
+            let chunk = Array(held.prefix(Self.heldChunk))
+            do throws(OutboxError) {
+                let records = try withStore { try $0.appendRecords(chunk) }
+                held.removeFirst(chunk.count)
+                noteStoreResult(.success(()))
+                perform(window.appended(records, now: clock.now))
+            } catch {
+                noteStoreResult(.failure(error))
+                guard Self.canPass(error) else {
+                    held.removeFirst(chunk.count)
+                    finish(PublisherInbox.Submission(entries: chunk, continuation: nil), .failure(error))
+                    continue
+                }
+                scheduleHeldRetry()
+                for submission in submissions { settle(submission, error) }
+                return
+            }
         }
-        guard !groups.isEmpty else { return }
+        guard !submissions.isEmpty else { return }
         do throws(OutboxError) {
-            let records = try withStore { try $0.appendRecords(groups.flatMap(\.entries)) }
+            let records = try withStore { try $0.appendRecords(submissions.flatMap(\.entries)) }
             noteStoreResult(.success(()))
-            for submission in groups { finish(submission, .success(())) }
+            for submission in submissions { finish(submission, .success(())) }
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
-            guard error.code == .entryTooLarge, groups.count > 1 else {
+            guard error.code == .entryTooLarge, submissions.count > 1 else {
                 // The whole store refuses writes: every group gets the same answer (trying them one
                 // by one would only wait out the busy timeout once per group).
-                for submission in groups { settle(submission, error) }
+                for submission in submissions { settle(submission, error) }
                 return
             }
             // One oversized entry must fail only its own submission.
-            for submission in groups {
+            for submission in submissions {
                 if !held.isEmpty && submission.continuation == nil {
                     hold(submission.entries)  // behind readings already held: order is kept
                     continue
@@ -251,6 +270,9 @@ public actor Publisher {
             }
         }
     }
+
+    /// Held readings committed per transaction.
+    static let heldChunk = 256
 
     /// A group the outbox refused: a waiting `submit` learns why; offered readings are held for
     /// the next attempt when the refusal can pass, and otherwise lost (logged).
@@ -287,6 +309,11 @@ public actor Publisher {
             held.removeFirst(excess)
             heldDropped += excess
         }
+        scheduleHeldRetry()
+    }
+
+    /// Commits the held readings after ``PublisherOptions/retryDelay`` (once, however often asked).
+    private func scheduleHeldRetry() {
         guard !heldRetryScheduled else { return }
         heldRetryScheduled = true
         onThread(after: options.retryDelay) { publisher in
@@ -320,18 +347,37 @@ public actor Publisher {
     private func noteStoreResult(_ result: Result<Void, OutboxError>) {
         switch result {
         case .success:
-            if let previous = storeError {
-                logger.notice("outbox accepts readings again", [("after", previous.code.rawValue)])
+            if let previous = storeError, let held = admitStoreLog(.recovered) {
+                logger.notice(
+                    "outbox accepts readings again", [("after", previous.code.rawValue)] + Self.repeats(held))
             }
             storeError = nil
             holdFullLogged = false
         case .failure(let error):
-            if storeError?.code != error.code {
+            if storeError?.code != error.code, let held = admitStoreLog(.refused) {
                 logger.error(
-                    "outbox refused readings", [("code", error.code.rawValue), ("error", error.message)])
+                    "outbox refused readings",
+                    [("code", error.code.rawValue), ("error", error.message)] + Self.repeats(held))
             }
             storeError = error
         }
+    }
+
+    /// The kinds of outbox failure lines, each throttled on its own.
+    enum StoreLog: Hashable {
+        case refused, recovered, reading, deleting
+    }
+
+    /// At most one line of each kind per this interval; the next line says how many were held back.
+    static let storeLogInterval: Duration = .seconds(10)
+
+    /// nil: leave the line out. Otherwise log it; the value is how many were left out before it.
+    private func admitStoreLog(_ kind: StoreLog) -> Int? {
+        storeLogs[kind, default: LogThrottle(interval: Self.storeLogInterval)].admit(at: clock.now)
+    }
+
+    private static func repeats(_ held: Int) -> [(String, String)] {
+        held > 0 ? [("suppressed", "\(held)")] : []
     }
 
     // MARK: - Driving the window
@@ -377,6 +423,8 @@ public actor Publisher {
                 discard(ids)
             case .resumeLater:
                 onThread(after: options.retryDelay) { $0.perform($0.window.resume()) }
+            case .retryRemovalLater:
+                onThread(after: options.retryDelay) { $0.perform($0.window.removalRetryDue()) }
             }
         }
     }
@@ -386,7 +434,9 @@ public actor Publisher {
             let records = try withStore { try $0.next(after: after, limit: limit) }
             perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
-            logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
+            if let held = admitStoreLog(.reading) {
+                logger.error("reading the outbox failed; retrying", [("error", "\(error)")] + Self.repeats(held))
+            }
             storeError = error
             perform(window.fetchFailed(read: read))
         }
@@ -429,7 +479,10 @@ public actor Publisher {
             noteStoreResult(.success(()))
             perform(window.removed(ids))
         } catch {
-            logger.error("deleting acknowledged readings failed; retrying", [("error", "\(error)")])
+            if let held = admitStoreLog(.deleting) {
+                logger.error(
+                    "deleting acknowledged readings failed; retrying", [("error", "\(error)")] + Self.repeats(held))
+            }
             storeError = error
             perform(window.removeFailed(ids))
         }

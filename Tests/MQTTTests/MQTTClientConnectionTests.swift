@@ -152,6 +152,32 @@ import Testing
         await client.disconnect()
     }
 
+    /// Issue 19, D4: a publish from a task cancelled before it got to wait (a shutdown timer that
+    /// already fired) waited for the acknowledgement anyway, and a frozen broker never sends it: the
+    /// cancellation handler ran before the waiter existed.
+    @Test func aPublishFromAnAlreadyCancelledTaskDoesNotWaitForTheAcknowledgement() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "cancelled-first")
+        broker.pause()
+        let publish = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await client.publish(MQTTMessage(topic: "slow/2", text: "x", qos: .atLeastOnce))
+        }
+        let outcome = await withDeadline(.seconds(5)) { () -> Bool? in
+            do {
+                try await publish.value
+                return false
+            } catch {
+                return error is CancellationError
+            }
+        }
+        #expect(
+            outcome == true,
+            "the publish \(outcome == nil ? "still waits after 5 s" : "did not throw CancellationError")")
+        broker.resume()
+        await client.disconnect()
+    }
+
     /// A persistent session keeps what arrives while the client is away; subscribing before
     /// `connect()` routes it to a stream (a new process would otherwise drop it).
     @Test func persistentSessionDeliversWhatWasQueuedWhileOffline() async throws {

@@ -205,6 +205,8 @@ public actor Gateway {
             gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline)
         ble = link
         await link.start()
+        // A SIGTERM may have stopped the gateway while Bluetooth was starting.
+        guard !stopping else { return }
         // Read commands once Bluetooth has started and known peripherals are restored, so a
         // command queued by the broker finds its device.
         readingCommands = true
@@ -240,10 +242,18 @@ public actor Gateway {
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         if client.connectionState.isConnected {
-            for id in devices.keys.sorted() {
-                try? await publishRetained(model.topics.availability(id), Array("offline".utf8))
-            }
-            try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
+            // Bounded: a broker that stopped answering (frozen, half-open) never acknowledges them.
+            let offline =
+                devices.keys.sorted().map { id in
+                    MQTTMessage(
+                        topic: model.topics.availability(id), payload: Array("offline".utf8), qos: .atLeastOnce,
+                        retain: true)
+                } + [
+                    MQTTMessage(
+                        topic: model.topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce,
+                        retain: true)
+                ]
+            _ = await Self.publish(offline, with: client, until: max(deadline, .now + .seconds(1)))
         }
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         // DISCONNECT first, then the command streams end (the client ends them): ending a

@@ -50,7 +50,19 @@ enum RunCommand: CLICommand {
         return try await runGateway(configuration: configuration, configurationPath: path, options: options)
     }
 
+    /// What the run loop waits for: a signal, or the end of the gateway's start.
+    enum RunEvent: Sendable {
+        case signal(Int32)
+        case started
+        case startFailed(any Error)
+    }
+
     /// Runs until SIGTERM/SIGINT; shared with `demo`.
+    ///
+    /// Signals are taken from the moment the gateway exists, also while it is still starting: a
+    /// start can wait a long time (a frozen broker never acknowledges the first retained publish),
+    /// and a SIGTERM then must stop the gateway, not wait for a start that may never end
+    /// (issue 19, D4).
     static func runGateway(
         configuration: BridgeConfiguration, configurationPath: String, options: GatewayOptions
     ) async throws -> ExitStatus {
@@ -63,33 +75,55 @@ enum RunCommand: CLICommand {
         let gateway: Gateway
         do {
             gateway = try await Gateway(configuration: configuration, options: options)
-            try await gateway.start()
         } catch {
-            // An MQTT setting the client rejects is a configuration error (78: not restarted by
-            // systemd); anything else may pass (69: restarted).
-            let status: ExitStatus =
-                (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
-            throw CommandLineError.failure("could not start the gateway: \(error)", status: status)
+            throw startFailure(error)
         }
-        logger.notice("gateway running", [("config", configurationPath)])
-        // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
-        let notifier: SystemdNotifier?
-        do {
-            notifier = try SystemdNotifier.fromEnvironment()
-        } catch {
-            logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
-            notifier = nil
+        let (events, continuation) = AsyncStream.makeStream(of: RunEvent.self)
+        let signalTask = Task {
+            for await signal in signals { continuation.yield(.signal(signal)) }
         }
-        try? notifier?.notify(.ready)
-        // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
-        // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
-        let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
-        // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
-        let statusTask = notifier.map { notifier in
-            Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+        let startTask = Task {
+            do {
+                try await gateway.start()
+                continuation.yield(.started)
+            } catch {
+                continuation.yield(.startFailed(error))
+            }
         }
-        for await signal in signals {
-            if signal == SIGHUP {
+        defer {
+            signalTask.cancel()
+            startTask.cancel()
+        }
+        var notifier: SystemdNotifier?
+        var watchdog: Task<Void, Never>?
+        var statusTask: Task<Void, Never>?
+        var running = false
+        loop: for await event in events {
+            switch event {
+            case .startFailed(let error):
+                throw startFailure(error)
+            case .started:
+                running = true
+                logger.notice("gateway running", [("config", configurationPath)])
+                // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
+                do {
+                    notifier = try SystemdNotifier.fromEnvironment()
+                } catch {
+                    logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
+                }
+                try? notifier?.notify(.ready)
+                // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
+                // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
+                watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+                // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
+                statusTask = notifier.map { notifier in
+                    Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+                }
+            case .signal(SIGHUP):
+                guard running else {
+                    logger.warning("SIGHUP while starting; the configuration is not reloaded")
+                    continue
+                }
                 try? notifier?.notify(.reloading)
                 do {
                     let reloaded = try ConfigurationLoader(knownDecoders: DecoderRegistry.standard.knownNames)
@@ -99,15 +133,24 @@ enum RunCommand: CLICommand {
                     logger.error("reload failed; keeping the running configuration", [("error", "\(error)")])
                 }
                 try? notifier?.notify(.ready)
-                continue
+            case .signal(let signal):
+                logger.notice(
+                    running ? "signal received; shutting down" : "signal received while starting; shutting down",
+                    [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+                break loop
             }
-            logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
-            break
         }
         statusTask?.cancel()
         try? notifier?.notify(.stopping, .status("stopping: draining in-flight work"))
         watchdog?.cancel()
         await gateway.stop()
         return .success
+    }
+
+    /// An MQTT setting the client rejects is a configuration error (78: not restarted by systemd);
+    /// anything else may pass (69: restarted).
+    private static func startFailure(_ error: any Error) -> CommandLineError {
+        let status: ExitStatus = (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
+        return CommandLineError.failure("could not start the gateway: \(error)", status: status)
     }
 }
