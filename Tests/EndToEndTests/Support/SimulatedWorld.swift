@@ -19,7 +19,8 @@ final class SimulatedWorld: Sendable {
     static let brightness = "6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
     init(
-        scenario: String = "demo", healthInterval: String = "30s", edit: (inout [String: Any]) -> Void = { _ in },
+        scenario: String = "demo", healthInterval: String = "30s", outboxDirectory: String? = nil,
+        edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in }
     ) async throws {
         bus = try await DBusDaemonFixture()
@@ -32,7 +33,8 @@ final class SimulatedWorld: Sendable {
         try await recorder.subscribe("homeassistant/#")
         try await beforeGateway(recorder)
         gateway = try GatewayProcess(
-            brokerURL: broker.url, busAddress: bus.address, healthInterval: healthInterval, edit: edit)
+            brokerURL: broker.url, busAddress: bus.address, healthInterval: healthInterval,
+            outboxDirectory: outboxDirectory, edit: edit)
     }
 
     /// The JSON states published for `device` so far.
