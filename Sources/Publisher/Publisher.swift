@@ -52,6 +52,8 @@ public actor Publisher {
     private var held: [OutboxEntry] = []
     /// Readings dropped because ``held`` was full (the oldest go first), since start.
     private var heldDropped = 0
+    /// Hold drops not yet added to the outbox's persisted counter (reason `held`).
+    private var heldDropsUnpersisted = 0
     private var heldRetryScheduled = false
     /// The hold overflowed during this refusal (logged once per refusal).
     private var holdFullLogged = false
@@ -119,8 +121,10 @@ public actor Publisher {
                 "outbox still refuses readings at stop; held readings lost",
                 [("count", "\(held.count)"), ("code", storeError?.code.rawValue ?? "?")])
             heldDropped += held.count
+            heldDropsUnpersisted += held.count
             held.removeAll()
         }
+        persistHeldDrops()
         perform(window.connectionChanged(connected: false, now: clock.now))
         let deadline = clock.now + drainTimeout
         while !window.isIdle && clock.now < deadline {
@@ -164,7 +168,8 @@ public actor Publisher {
         drain()
         return PublisherStats(
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
-            connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped)
+            connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped,
+            heldDropsUnpersisted: heldDropsUnpersisted)
     }
 
     // MARK: - Hand-over from other threads
@@ -308,6 +313,7 @@ public actor Publisher {
             }
             held.removeFirst(excess)
             heldDropped += excess
+            heldDropsUnpersisted += excess
         }
         scheduleHeldRetry()
     }
@@ -347,6 +353,7 @@ public actor Publisher {
     private func noteStoreResult(_ result: Result<Void, OutboxError>) {
         switch result {
         case .success:
+            persistHeldDrops()
             if let previous = storeError, let held = admitStoreLog(.recovered) {
                 logger.notice(
                     "outbox accepts readings again", [("after", previous.code.rawValue)] + Self.repeats(held))
@@ -360,6 +367,19 @@ public actor Publisher {
                     [("code", error.code.rawValue), ("error", error.message)] + Self.repeats(held))
             }
             storeError = error
+        }
+    }
+
+    /// Adds the hold drops counted in memory to the outbox's persisted counter, so `dropped` survives
+    /// a restart (issue 19, D9); kept for the next try when the outbox still refuses.
+    private func persistHeldDrops() {
+        guard heldDropsUnpersisted > 0 else { return }
+        let count = heldDropsUnpersisted
+        do throws(OutboxError) {
+            try withStore { try $0.countDropped(count, reason: .held) }
+            heldDropsUnpersisted -= count
+        } catch {
+            // Still refused: the next accepted write tries again.
         }
     }
 

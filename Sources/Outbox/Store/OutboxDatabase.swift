@@ -166,6 +166,15 @@ final class OutboxDatabase {
         }
     }
 
+    /// Adds `count` to the persisted drop counter of `reason` (for drops that happened outside the
+    /// database, such as the publisher's memory hold).
+    func countDropped(_ count: Int, reason: OutboxDropReason) throws {
+        guard count > 0 else { return }
+        try whenSpaceRunsOut(retry: true) {
+            try addCounter.run([.integer(Int64(count)), .text(reason.counterName)])
+        }
+    }
+
     /// Applies the age cap now (appends apply every cap themselves).
     func purgeExpired(now: Date = Date()) throws {
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: true) {
