@@ -55,6 +55,8 @@ public actor Gateway {
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
     var responseTopicLog = LogThrottle()
+    /// Refused commands are logged at most once a second (a flood wrote 23 MB of log, issue 19 D12).
+    var commandRefusalLog = LogThrottle(interval: .seconds(1))
     /// Topics of retained commands already logged (each once).
     var retainedCommandTopics: Set<String> = []
     /// How long a command may wait for its device (connect included).
