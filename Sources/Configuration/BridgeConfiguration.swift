@@ -55,6 +55,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         if devices.isEmpty {
             warnings.append("no devices are configured; the gateway will only publish its own state")
         }
+        warnings += mqtt.credentialWarnings
         return warnings
     }
 

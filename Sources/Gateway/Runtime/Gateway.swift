@@ -146,8 +146,13 @@ public actor Gateway {
             password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
             will: MQTTMessage(
                 topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true),
-            maximumPacketSize: maximumInboundPacketSize)
+            maximumReconnectDelay: maximumReconnectDelay, maximumPacketSize: maximumInboundPacketSize)
     }
+
+    /// The longest pause between reconnect attempts. The client's default (30 s) let readings resume
+    /// only 19 s after a broker came back from a 30 s outage (issue 19, D13); a probe every 5 s at most
+    /// costs a refused TCP connection while the broker is away.
+    public static let maximumReconnectDelay: Duration = .seconds(5)
 
     /// The MQTT 5 Maximum Packet Size the gateway announces on CONNECT (docs/mqtt.md): room for the
     /// 16 KiB command payload, the longest topic and a response topic; the broker drops larger

@@ -26,6 +26,7 @@ final class OutboxDatabase {
 
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
+        Self.createPrivately(path)
         let connection = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
         let journal = try connection.texts("PRAGMA journal_mode = WAL").first ?? ""
         guard journal.lowercased() == "wal" else {
