@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -159,21 +160,20 @@ import Testing
         let broker = try await MosquittoFixture()
         let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "cancelled-first")
         broker.pause()
-        let publish = Task {
+        // Not awaited: without the fix the publish never returns while the broker is frozen.
+        let outcome = Mutex<Bool?>(nil)
+        Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await client.publish(MQTTMessage(topic: "slow/2", text: "x", qos: .atLeastOnce))
-        }
-        let outcome = await withDeadline(.seconds(5)) { () -> Bool? in
             do {
-                try await publish.value
-                return false
+                try await client.publish(MQTTMessage(topic: "slow/2", text: "x", qos: .atLeastOnce))
+                outcome.withLock { $0 = false }
             } catch {
-                return error is CancellationError
+                outcome.withLock { $0 = error is CancellationError }
             }
         }
-        #expect(
-            outcome == true,
-            "the publish \(outcome == nil ? "still waits after 5 s" : "did not throw CancellationError")")
+        let finished = await waitUntil(timeout: .seconds(5)) { outcome.withLock { $0 } != nil }
+        #expect(finished, "the publish still waits for its acknowledgement after 5 s")
+        #expect(outcome.withLock { $0 } != false, "the publish did not throw CancellationError")
         broker.resume()
         await client.disconnect()
     }
