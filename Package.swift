@@ -84,7 +84,7 @@ let package = Package(
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
-        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DBus", "Logging"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
@@ -93,8 +93,8 @@ let package = Package(
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport"]),
-        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport"]),
+        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging"]),
+        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
@@ -102,13 +102,17 @@ let package = Package(
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
         .testTarget(
             name: "GatewayTests",
+            // Every module the tests import, directly: a module imported only through another's
+            // dependencies is not rebuilt when it changes (a stale GatewayTests built against the old
+            // OutboxOptions layout crashed with a bad pointer in the outbox thread).
             dependencies: [
-                "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport", "Decoders",
-                "HomeAssistantTables",
+                "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport", "Outbox",
+                "Publisher", "MQTT", "Decoders", "Bluetooth", "DBus", "HomeAssistantTables",
             ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox"]),
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox", "Configuration", "DBus"]),
     ],
     swiftLanguageModes: [.v6]
 )

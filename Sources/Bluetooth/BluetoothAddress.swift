@@ -16,8 +16,11 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         self.type = type
     }
 
-    /// Parses `AA:BB:CC:DD:EE:FF` (or with `-`), case-insensitively.
+    /// Parses `AA:BB:CC:DD:EE:FF` (or all with `-`), case-insensitively; mixed separators
+    /// (`C0-FF:EE-00:00-01`) are refused.
     public init?(_ text: String, type: AddressType = .public) {
+        let separators = Set(text.filter { $0 == ":" || $0 == "-" })
+        guard separators.count <= 1 else { return nil }
         let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
         guard parts.count == 6 else { return nil }
         var bytes: [UInt8] = []

@@ -63,6 +63,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         if devices.isEmpty, !autoDevices.enabled {
             warnings.append("no devices are configured; the gateway will only publish its own state")
         }
+        warnings += mqtt.credentialWarnings
         return warnings
     }
 

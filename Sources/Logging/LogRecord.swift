@@ -29,14 +29,14 @@ public struct LogRecord: Sendable {
         } else {
             line += name
         }
-        return line + " [\(label)] " + text
+        return line + " [\(Self.escapingControls(label))] " + text
     }
 
     /// The message and its `key=value` pairs, without level or label.
     public var text: String {
-        var line = message
+        var line = Self.escapingControls(message)
         for (key, value) in metadata {
-            line += " \(key)=\(Self.quoteIfNeeded(value))"
+            line += " \(Self.escapingControls(key))=\(Self.quoteIfNeeded(value))"
         }
         return line
     }
@@ -46,13 +46,44 @@ public struct LogRecord: Sendable {
         "<\(level.syslogPriority)>" + formatted(colour: false)
     }
 
+    /// A value as it appears after `key=`: quoted (with `\\` and `\"` escaped) when empty or when it
+    /// has a space, a quote, an `=` or a control character; control characters always escaped.
     static func quoteIfNeeded(_ value: String) -> String {
-        if value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) {
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n")
-            return "\"\(escaped)\""
+        let quote =
+            value.isEmpty
+            || value.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || isControl($0) }
+        guard quote else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            default: escaped += escape(scalar)
+            }
         }
-        return value
+        return "\"\(escaped)\""
+    }
+
+    /// `text` with control characters (C0, DEL, C1, U+2028, U+2029) written as escapes (`\n`, `\r`,
+    /// `\t`, `\u{1B}`), so text from outside (topics, keys, device names) cannot forge log lines,
+    /// move the cursor or hide itself (issue 19, D12).
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        return text.unicodeScalars.map(escape).joined()
+    }
+
+    private static func escape(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        case _ where isControl(scalar): return "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        default: return String(scalar)
+        }
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+            || scalar.value == 0x2029
     }
 }

@@ -33,6 +33,9 @@ extension MQTTClient {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 Self.wait(for: messageID, in: context, waiter: .task(continuation))
+                // A task cancelled before this point ran `onCancel` when there was no waiter to fail
+                // yet; without this it would wait for an acknowledgement a frozen broker never sends.
+                if Task.isCancelled { context.inFlight.withLock { $0.cancel(mid: messageID) }?.cancel() }
             }
         } onCancel: {
             context.inFlight.withLock { $0.cancel(mid: messageID) }?.cancel()

@@ -15,7 +15,8 @@ import Outbox
 ///   published everything before them (the *live tail*); otherwise they are read in order later.
 /// - A row is deleted only after its acknowledgement; deletions are batched: a quarter window at
 ///   a time, or whatever gathered once the driver's removal delay passed (``Action/removeLater``),
-///   or at once while disconnected; one removal at a time.
+///   or at once while disconnected; one removal at a time. A failed removal is retried after a
+///   pause (``Action/retryRemovalLater``) while publishing goes on.
 /// - While disconnected nothing new is handed out. Publishes already in flight stay in the
 ///   window: the MQTT client keeps them and re-sends them after the reconnect, ahead of anything
 ///   newer, so the broker still sees every stream in order.
@@ -40,6 +41,8 @@ struct PublishWindow: Sendable {
         case discard([Int64])
         /// Call ``resume()`` after a pause (transient failure while believed connected).
         case resumeLater
+        /// Call ``removalRetryDue()`` after a pause (deleting acknowledged rows failed).
+        case retryRemovalLater
     }
 
     let capacity: Int
@@ -56,6 +59,8 @@ struct PublishWindow: Sendable {
     private var pendingRemoval: [Int64] = []
     private var removing = false
     private var removalScheduled = false
+    /// A removal failed; the next one waits for ``removalRetryDue()``.
+    private var removalRetryPending = false
     /// The number of the outstanding read, if one is outstanding; results of other reads are stale.
     private var outstandingRead: Int?
     private var reads = 0
@@ -178,12 +183,20 @@ struct PublishWindow: Sendable {
         return flushRemovals()
     }
 
-    /// Deleting acknowledged rows failed: keep them and try with the next batch.
+    /// Deleting acknowledged rows failed (a full disk): keep them and try again after a pause, together
+    /// with what is acknowledged meanwhile. Publishing goes on: acknowledged rows are never sent
+    /// again in this generation, and a failing deletion must not throttle the drain.
     mutating func removeFailed(_ ids: [Int64]) -> [Action] {
         removing = false
         pendingRemoval.insert(contentsOf: ids, at: 0)
-        paused = true
-        return [.resumeLater]
+        removalRetryPending = true
+        return [.retryRemovalLater]
+    }
+
+    /// The pause after a failed removal passed: delete everything acknowledged so far.
+    mutating func removalRetryDue() -> [Action] {
+        removalRetryPending = false
+        return flushRemovals(force: true)
     }
 
     /// The removal delay asked for by ``Action/removeLater`` passed: delete what gathered.
@@ -221,7 +234,7 @@ struct PublishWindow: Sendable {
     /// Deletes acknowledged rows in batches: once a quarter window has gathered, at once while
     /// disconnected (nothing else is coming), else after the driver's removal delay.
     private mutating func flushRemovals(force: Bool = false) -> [Action] {
-        guard !removing, !pendingRemoval.isEmpty else { return [] }
+        guard !removing, !removalRetryPending, !pendingRemoval.isEmpty else { return [] }
         guard pendingRemoval.count >= max(1, capacity / 4) || !connected || force else {
             guard !removalScheduled else { return [] }
             removalScheduled = true

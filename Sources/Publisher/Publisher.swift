@@ -52,6 +52,8 @@ public actor Publisher {
     private var held: [OutboxEntry] = []
     /// Readings dropped because ``held`` was full (the oldest go first), since start.
     private var heldDropped = 0
+    /// Hold drops not yet added to the outbox's persisted counter (reason `held`).
+    private var heldDropsUnpersisted = 0
     private var heldRetryScheduled = false
     /// The hold overflowed during this refusal (logged once per refusal).
     private var holdFullLogged = false
@@ -60,6 +62,9 @@ public actor Publisher {
     /// once their condition holds, or by their timeout.
     private var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = [:]
     private var nextWaiter = 0
+    /// One line per kind of outbox failure per ``storeLogInterval`` at most (a full disk fails every
+    /// attempt; unthrottled that was 135–250 lines a second).
+    private var storeLogs: [StoreLog: LogThrottle] = [:]
     private let clock = ContinuousClock()
     private let sampleTimeProperty: String?
 
@@ -121,8 +126,10 @@ public actor Publisher {
                 "outbox still refuses readings at stop; held readings lost",
                 [("count", "\(held.count)"), ("code", storeError?.code.rawValue ?? "?")])
             heldDropped += held.count
+            heldDropsUnpersisted += held.count
             held.removeAll()
         }
+        persistHeldDrops()
         perform(window.connectionChanged(connected: false, now: clock.now))
         await wait(until: .idle, timeout: drainTimeout)
     }
@@ -202,7 +209,8 @@ public actor Publisher {
         drain()
         return PublisherStats(
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
-            connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped)
+            connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped,
+            heldDropsUnpersisted: heldDropsUnpersisted)
     }
 
     // MARK: - Hand-over from other threads
@@ -255,29 +263,45 @@ public actor Publisher {
         if inbox.setUrgent(urgent) { wake(.now) }
     }
 
-    /// Commits held readings and `submissions` in one transaction, held ones first.
+    /// Commits held readings, in chunks of at most ``heldChunk``, then `submissions` in one transaction.
+    /// A hold of thousands committed as one transaction would need that much free space at once: on
+    /// a disk with a little room again it never fit, and everything offered behind it was held too.
     private func commit(_ submissions: [PublisherInbox.Submission]) {
-        var groups = submissions
-        if !held.isEmpty {
-            groups.insert(PublisherInbox.Submission(entries: held, continuation: nil), at: 0)
-            held.removeAll()
+        while !held.isEmpty {
+            let chunk = Array(held.prefix(Self.heldChunk))
+            do throws(OutboxError) {
+                let records = try withStore { try $0.appendRecords(chunk) }
+                held.removeFirst(chunk.count)
+                noteStoreResult(.success(()))
+                perform(window.appended(records, now: clock.now))
+            } catch {
+                noteStoreResult(.failure(error))
+                guard Self.canPass(error) else {
+                    held.removeFirst(chunk.count)
+                    finish(PublisherInbox.Submission(entries: chunk, continuation: nil), .failure(error))
+                    continue
+                }
+                scheduleHeldRetry()
+                for submission in submissions { settle(submission, error) }
+                return
+            }
         }
-        guard !groups.isEmpty else { return }
+        guard !submissions.isEmpty else { return }
         do throws(OutboxError) {
-            let records = try withStore { try $0.appendRecords(groups.flatMap(\.entries)) }
+            let records = try withStore { try $0.appendRecords(submissions.flatMap(\.entries)) }
             noteStoreResult(.success(()))
-            for submission in groups { finish(submission, .success(())) }
+            for submission in submissions { finish(submission, .success(())) }
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
-            guard error.code == .entryTooLarge, groups.count > 1 else {
+            guard error.code == .entryTooLarge, submissions.count > 1 else {
                 // The whole store refuses writes: every group gets the same answer (trying them one
                 // by one would only wait out the busy timeout once per group).
-                for submission in groups { settle(submission, error) }
+                for submission in submissions { settle(submission, error) }
                 return
             }
             // One oversized entry must fail only its own submission.
-            for submission in groups {
+            for submission in submissions {
                 if !held.isEmpty && submission.continuation == nil {
                     hold(submission.entries)  // behind readings already held: order is kept
                     continue
@@ -292,6 +316,9 @@ public actor Publisher {
             }
         }
     }
+
+    /// Held readings committed per transaction.
+    static let heldChunk = 256
 
     /// A group the outbox refused: a waiting `submit` learns why; offered readings are held for
     /// the next attempt when the refusal can pass, and otherwise lost (logged).
@@ -327,6 +354,7 @@ public actor Publisher {
             }
             held.removeFirst(excess)
             heldDropped += excess
+            heldDropsUnpersisted += excess
         }
         scheduleHeldRetry()
     }
@@ -367,18 +395,51 @@ public actor Publisher {
     private func noteStoreResult(_ result: Result<Void, OutboxError>) {
         switch result {
         case .success:
-            if let previous = storeError {
-                logger.notice("outbox accepts readings again", [("after", previous.code.rawValue)])
+            persistHeldDrops()
+            if let previous = storeError, let held = admitStoreLog(.recovered) {
+                logger.notice(
+                    "outbox accepts readings again", [("after", previous.code.rawValue)] + Self.repeats(held))
             }
             storeError = nil
             holdFullLogged = false
         case .failure(let error):
-            if storeError?.code != error.code {
+            if storeError?.code != error.code, let held = admitStoreLog(.refused) {
                 logger.error(
-                    "outbox refused readings", [("code", error.code.rawValue), ("error", error.message)])
+                    "outbox refused readings",
+                    [("code", error.code.rawValue), ("error", error.message)] + Self.repeats(held))
             }
             storeError = error
         }
+    }
+
+    /// Adds the hold drops counted in memory to the outbox's persisted counter, so `dropped` survives
+    /// a restart (issue 19, D9); kept for the next try when the outbox still refuses.
+    private func persistHeldDrops() {
+        guard heldDropsUnpersisted > 0 else { return }
+        let count = heldDropsUnpersisted
+        do throws(OutboxError) {
+            try withStore { try $0.countDropped(count, reason: .held) }
+            heldDropsUnpersisted -= count
+        } catch {
+            // Still refused: the next accepted write tries again.
+        }
+    }
+
+    /// The kinds of outbox failure lines, each throttled on its own.
+    enum StoreLog: Hashable {
+        case refused, recovered, reading, deleting
+    }
+
+    /// At most one line of each kind per this interval; the next line says how many were held back.
+    static let storeLogInterval: Duration = .seconds(10)
+
+    /// nil: leave the line out. Otherwise log it; the value is how many were left out before it.
+    private func admitStoreLog(_ kind: StoreLog) -> Int? {
+        storeLogs[kind, default: LogThrottle(interval: Self.storeLogInterval)].admit(at: clock.now)
+    }
+
+    private static func repeats(_ held: Int) -> [(String, String)] {
+        held > 0 ? [("suppressed", "\(held)")] : []
     }
 
     // MARK: - Driving the window
@@ -425,6 +486,8 @@ public actor Publisher {
                 discard(ids)
             case .resumeLater:
                 onThread(after: options.retryDelay) { $0.perform($0.window.resume()) }
+            case .retryRemovalLater:
+                onThread(after: options.retryDelay) { $0.perform($0.window.removalRetryDue()) }
             }
         }
     }
@@ -434,7 +497,9 @@ public actor Publisher {
             let records = try withStore { try $0.next(after: after, limit: limit) }
             perform(window.fetched(records, limit: limit, read: read, now: clock.now))
         } catch {
-            logger.error("reading the outbox failed; retrying", [("error", "\(error)")])
+            if let held = admitStoreLog(.reading) {
+                logger.error("reading the outbox failed; retrying", [("error", "\(error)")] + Self.repeats(held))
+            }
             storeError = error
             perform(window.fetchFailed(read: read))
         }
@@ -477,12 +542,12 @@ public actor Publisher {
             noteStoreResult(.success(()))
             perform(window.removed(ids))
         } catch {
-            // Logged like a refused commit (with its code) when the outbox's trouble starts here:
+            // Logged with its code (like a refused commit) when the outbox's trouble starts here:
             // whichever operation meets a lock or a full disk first, the log and health say so.
-            if storeError?.code != error.code {
+            if let held = admitStoreLog(.deleting) {
                 logger.error(
                     "deleting acknowledged readings failed; retrying",
-                    [("code", error.code.rawValue), ("error", "\(error)")])
+                    [("code", error.code.rawValue), ("error", "\(error)")] + Self.repeats(held))
             }
             storeError = error
             // The next commit would meet the same lock: new readings wait in memory meanwhile,

@@ -19,10 +19,13 @@ public struct PublisherStats: Sendable, Hashable {
     public var held: Int
     /// Readings dropped because the memory hold was full, since the publisher started.
     public var heldDropped: Int
+    /// Of those, the ones not yet added to the outbox's persisted counter (reason `held`): it is
+    /// written with the next write the outbox accepts.
+    public var heldDropsUnpersisted: Int
 
     public init(
         outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil,
-        held: Int = 0, heldDropped: Int = 0
+        held: Int = 0, heldDropped: Int = 0, heldDropsUnpersisted: Int = 0
     ) {
         self.outbox = outbox
         self.published = published
@@ -31,6 +34,7 @@ public struct PublisherStats: Sendable, Hashable {
         self.storeError = storeError
         self.held = held
         self.heldDropped = heldDropped
+        self.heldDropsUnpersisted = heldDropsUnpersisted
     }
 
     /// Readings waiting: in the outbox (including those in flight) and held in memory.
@@ -39,7 +43,7 @@ public struct PublisherStats: Sendable, Hashable {
     public var bytes: Int { outbox.bytes }
     /// How long the oldest waiting reading has waited since it was sampled.
     public func oldestUnsentAge(now: Date = Date()) -> Duration? { outbox.oldestAge(now: now) }
-    /// Readings dropped by the caps or refused by the broker, ever (persisted), and those dropped
-    /// from a full memory hold since start.
-    public var dropped: Int64 { outbox.droppedTotal + Int64(heldDropped) }
+    /// Readings dropped by the caps, refused by the broker or dropped from a full memory hold, ever
+    /// (persisted in the outbox; hold drops not yet written are added).
+    public var dropped: Int64 { outbox.droppedTotal + Int64(heldDropsUnpersisted) }
 }

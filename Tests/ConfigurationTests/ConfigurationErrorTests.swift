@@ -170,7 +170,50 @@ import Testing
             json: #"{"bluetooth": {"scan": {"services": [180]}}}"#, code: .wrongType,
             keyPath: "bluetooth.scan.services[0]", mentions: "expected a service UUID"),
         Case(json: "[]", code: .wrongType, keyPath: "(top level)", mentions: "found a list"),
+        // Issue 19, D10/D11: U+0000 in a topic made `run` exit 69; mixed separators were accepted.
+        Case(
+            json: #"{"mqtt": {"base_topic": "a\u0000b"}}"#, code: .invalidValue, keyPath: "mqtt.base_topic",
+            mentions: "U+0000"),
+        Case(
+            json: #"{"homeassistant": {"prefix": "ha\u0000"}}"#, code: .invalidValue, keyPath: "homeassistant.prefix",
+            mentions: "U+0000"),
+        Case(
+            json: #"{"homeassistant": {"status_topic": "x\u0000/status"}}"#, code: .invalidValue,
+            keyPath: "homeassistant.status_topic", mentions: "U+0000"),
+        Case(
+            json: #"{"devices": [{"id": "a", "match": {"address": "C0-FF:EE-00:00-01"}}]}"#, code: .invalidValue,
+            keyPath: "devices[0].match.address", mentions: "C0:FF:EE:00:00:01"),
     ]
+
+    /// Issue 19, D11: a number no Swift type holds gave `(top level): expected a different value`.
+    @Test(arguments: [
+        (#"{"mqtt": {"qos": 99999999999999999999}}"#, "mqtt.qos", 18, "out of range"),
+        (#"{"outbox": {"max_bytes": 1e400}}"#, "outbox.max_bytes", 26, "a finite number"),
+    ])
+    func numbersNoTypeHoldsNameTheirKeyPathAndPlace(
+        _ json: String, _ keyPath: String, _ column: Int, _ mentions: String
+    )
+        throws
+    {
+        let error = try requireThrows(ConfigurationError.self) {
+            try ConfigurationLoader().decode(Data(json.utf8), file: "bad.json")
+        }
+        #expect(error.code == .invalidValue, "\(error)")
+        #expect(error.keyPath == keyPath, "\(error)")
+        #expect(error.line == 1 && error.column == column, "\(error)")
+        #expect(error.message.contains(mentions), "\(error)")
+    }
+
+    /// Issue 19, D11: invalid UTF-8 was refused without saying where.
+    @Test func invalidUTF8NamesItsPlace() throws {
+        let error = try requireThrows(ConfigurationError.self) {
+            try ConfigurationLoader().decode(Data([0x7B, 0x0A, 0x22, 0xC3, 0xA9, 0xFF, 0x22, 0x7D]), file: "bad.json")
+        }
+        #expect(error.code == .unreadable)
+        #expect(error.line == 2 && error.column == 3, "\(error)")
+        #expect(error.message.contains("0xff at offset 5"), "\(error)")
+        #expect(error.description.hasPrefix("bad.json:2:3: "), "\(error)")
+    }
 
     @Test(arguments: cases + LayoutConfigurationTests.mistakes)
     func rejects(_ example: Case) throws {

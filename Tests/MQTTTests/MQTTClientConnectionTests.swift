@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -149,6 +150,31 @@ import Testing
         #expect(await waitUntil { client.publishesAwaitingAcknowledgement == 1 })
         publish.cancel()
         await #expect(throws: CancellationError.self) { try await publish.value }
+        broker.resume()
+        await client.disconnect()
+    }
+
+    /// Issue 19, D4: a publish from a task cancelled before it got to wait (a shutdown timer that
+    /// already fired) waited for the acknowledgement anyway, and a frozen broker never sends it: the
+    /// cancellation handler ran before the waiter existed.
+    @Test func aPublishFromAnAlreadyCancelledTaskDoesNotWaitForTheAcknowledgement() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "cancelled-first")
+        broker.pause()
+        // Not awaited: without the fix the publish never returns while the broker is frozen.
+        let outcome = Mutex<Bool?>(nil)
+        Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                try await client.publish(MQTTMessage(topic: "slow/2", text: "x", qos: .atLeastOnce))
+                outcome.withLock { $0 = false }
+            } catch {
+                outcome.withLock { $0 = error is CancellationError }
+            }
+        }
+        let finished = await waitUntil(timeout: .seconds(5)) { outcome.withLock { $0 } != nil }
+        #expect(finished, "the publish still waits for its acknowledgement after 5 s")
+        #expect(outcome.withLock { $0 } != false, "the publish did not throw CancellationError")
         broker.resume()
         await client.disconnect()
     }

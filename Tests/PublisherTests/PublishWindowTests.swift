@@ -164,11 +164,23 @@ import Testing
         #expect(window.acknowledged.isEmpty)
     }
 
-    @Test func aFailedRemovalIsRetriedWithTheNextBatch() {
+    @Test func aFailedRemovalIsRetriedWithTheNextBatchAfterAPause() {
         var window = connected(capacity: 4, publishing: 1...2)
         _ = window.acknowledged(1, generation: 0, now: t0)
         _ = window.acknowledged(2, generation: 0, now: t0)
-        #expect(window.removeFailed([1]) == [.resumeLater])
-        #expect(window.resume() == [.remove([1, 2])])  // the short read left nothing more to fetch
+        #expect(window.removeFailed([1]) == [.retryRemovalLater])
+        #expect(window.removalRetryDue() == [.remove([1, 2])])
+    }
+
+    /// Issue 19, D1: deletions failing on a full disk paused the window, throttling the drain to a
+    /// few readings a second; publishing now goes on and the deletion waits for its retry.
+    @Test func aFailedRemovalDoesNotStopPublishing() {
+        var window = connected(capacity: 4, publishing: 1...4)
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
+        #expect(window.removeFailed([1]) == [.retryRemovalLater])
+        // The read goes on and its rows are published while the deletion waits.
+        #expect(window.fetched(records(5...5), limit: 1, read: 2, now: t0) == [.publish(records(5...5), generation: 0)])
+        #expect(window.acknowledged(2, generation: 0, now: t0) == [.fetch(after: 5, limit: 1, read: 3)])
+        #expect(window.removalRetryDue() == [.remove([1, 2])])
     }
 }

@@ -100,6 +100,34 @@ import Testing
         #expect(stats.dropped == 15)
     }
 
+    /// Issue 19, D9: `dropped` went from 19,848 to 0 across a restart because hold drops were only
+    /// counted in memory. They are now added to the outbox's persisted counters (reason `held`).
+    @Test func holdDropsSurviveARestart() async throws {
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let path = directory.file("o.sqlite").path
+        do {
+            let store = try await OutboxStore(path: path)
+            let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:9", clientID: "idle"))
+            let publisher = Publisher(
+                store: store, client: client, options: PublisherOptions(retryDelay: .milliseconds(50), heldLimit: 10))
+            try await store.withConnection { try $0.execute("PRAGMA query_only = ON") }
+            for seq in 1...25 { publisher.offer([TestReading.entry(device: "dev", seq: seq)]) }
+            #expect(
+                try await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                    try await publisher.stats().heldDropped == 15
+                })
+            #expect(try await publisher.stats().dropped == 15)  // not yet persisted, counted all the same
+            try await store.withConnection { try $0.execute("PRAGMA query_only = OFF") }
+            #expect(try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await store.stats().depth == 10 })
+            await publisher.stop()
+            await store.close()
+        }
+        let reopened = try await OutboxStore(path: path)
+        let stats = try await reopened.stats()
+        #expect(stats.dropped[.held] == 15)
+        #expect(stats.droppedTotal == 15)
+    }
+
     @Test func anOversizedReadingFailsAloneAndIsNotHeld() async throws {
         let directory = try TemporaryDirectory(prefix: "publisher")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path, options: OutboxOptions(maxBytes: 4096))

@@ -45,12 +45,35 @@ public struct ConfigurationLoader: Sendable {
         return try decode(data, file: "-")
     }
 
+    /// The byte offset of the first byte that is not valid UTF-8, or nil when all are.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
     /// Validates JSON bytes; `file` is used in error messages.
     public func decode(_ data: Data, file: String = "") throws(ConfigurationError) -> BridgeConfiguration {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw ConfigurationError(code: .unreadable, file: file, message: "is not UTF-8 text; save it as UTF-8 JSON")
+        if let offset = Self.firstInvalidUTF8(bytes) {
+            let before = bytes[..<offset]
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            // Characters, not bytes, as the JSON checker counts columns.
+            let column = bytes[lineStart..<offset].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+            throw ConfigurationError(
+                code: .unreadable, file: file,
+                message: "is not UTF-8 text: byte 0x\(String(bytes[offset], radix: 16)) at offset \(offset) "
+                    + "is not valid UTF-8; save it as UTF-8 JSON",
+                line: line, column: column)
         }
         do {
             try JSONSyntaxChecker.check(bytes)

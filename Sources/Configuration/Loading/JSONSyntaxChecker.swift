@@ -211,6 +211,23 @@ struct JSONSyntaxChecker {
     }
 
     private mutating func number() throws(ConfigurationError) {
+        let start = index
+        try numberSyntax()
+        // JSONDecoder refuses a number no Swift type holds without saying where ("(top level)").
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let isInteger = !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+        if isInteger ? Int64(text) == nil : !(Double(text)?.isFinite ?? false) {
+            let end = index
+            index = start
+            defer { index = end }
+            throw failure(
+                "\(text) is out of range; expected "
+                    + (isInteger ? "an integer from -9223372036854775808 to 9223372036854775807" : "a finite number"),
+                code: .invalidValue)
+        }
+    }
+
+    private mutating func numberSyntax() throws(ConfigurationError) {
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         func digitRun(_ checker: inout JSONSyntaxChecker) -> Int {
             let start = checker.index

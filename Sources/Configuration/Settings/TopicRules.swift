@@ -8,6 +8,9 @@ enum TopicRules {
             return "has an empty level; expected levels separated by single '/', e.g. \"home/blebridge\""
         }
         if topic.hasPrefix("$") { return "starts with '$', which brokers reserve" }
+        if topic.unicodeScalars.contains(where: { $0.value == 0 }) {
+            return "contains U+0000 (NUL), which MQTT forbids in topics"
+        }
         if topic.utf8.count > 1024 { return "is too long" }
         return nil
     }

@@ -57,9 +57,12 @@ extension Gateway {
         switch gate.admit(topic: message.topic, kind: kind, payload: message.payload, at: .now) {
         case .failure(let failure):
             counters.commandsRefused += 1
-            logger.notice(
-                "command refused",
-                [("topic", message.topic), ("code", failure.code.rawValue), ("reason", failure.message)])
+            if let held = commandRefusalLog.admit(at: .now) {
+                logger.notice(
+                    "command refused",
+                    Self.refusalMetadata(topic: message.topic, code: failure.code.rawValue, reason: failure.message)
+                        + (held > 0 ? [("not_logged_since_last", "\(held)")] : []))
+            }
             respond(CommandResponse.error(failure), to: reply)
         case .success(let command):
             logger.info(
@@ -76,6 +79,18 @@ extension Gateway {
     /// A transaction as a log value: a string as its text (the log quotes it once when needed), a number as is.
     static func logText(_ transaction: JSONValue) -> String {
         transaction.stringValue ?? transaction.serialized
+    }
+
+    /// The fields of a "command refused" line: topic and reason cut to ``logValueLimit`` characters
+    /// (a refusal quotes the offending value, which a client chooses).
+    static func refusalMetadata(topic: String, code: String, reason: String) -> [(String, String)] {
+        [("topic", truncated(topic)), ("code", code), ("reason", truncated(reason))]
+    }
+
+    static let logValueLimit = 200
+
+    static func truncated(_ text: String) -> String {
+        text.count <= logValueLimit ? text : text.prefix(logValueLimit) + "…(\(text.utf8.count) bytes)"
     }
 
     /// Where to answer `message`, and the refusal when its MQTT 5 response topic is not allowed

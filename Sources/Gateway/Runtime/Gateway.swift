@@ -68,6 +68,8 @@ public actor Gateway {
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
     var responseTopicLog = LogThrottle()
+    /// Refused commands are logged at most once a second (a flood wrote 23 MB of log, issue 19 D12).
+    var commandRefusalLog = LogThrottle(interval: .seconds(1))
     /// Topics of retained commands already logged (each once).
     var retainedCommandTopics: Set<String> = []
     /// How long a command may wait for its device (connect included).
@@ -173,8 +175,13 @@ public actor Gateway {
             password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
             will: MQTTMessage(
                 topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true),
-            maximumPacketSize: maximumInboundPacketSize)
+            maximumReconnectDelay: maximumReconnectDelay, maximumPacketSize: maximumInboundPacketSize)
     }
+
+    /// The longest pause between reconnect attempts. The client's default (30 s) let readings resume
+    /// only 19 s after a broker came back from a 30 s outage (issue 19, D13); a probe every 5 s at most
+    /// costs a refused TCP connection while the broker is away.
+    public static let maximumReconnectDelay: Duration = .seconds(5)
 
     /// The MQTT 5 Maximum Packet Size the gateway announces on CONNECT (docs/mqtt.md): room for the
     /// 16 KiB command payload, the longest topic and a response topic; the broker drops larger
@@ -242,6 +249,8 @@ public actor Gateway {
             gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline)
         ble = link
         await link.start()
+        // A SIGTERM may have stopped the gateway while Bluetooth was starting.
+        guard !stopping else { return }
         // Read commands once Bluetooth has started and known peripherals are restored, so a
         // command queued by the broker finds its device.
         readingCommands = true
@@ -273,10 +282,19 @@ public actor Gateway {
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         if client.connectionState.isConnected {
-            for id in devices.keys.sorted() {
-                try? await publishRetained(model.topics.availability(id), model.availabilityPayload(online: false))
-            }
-            try? await publishRetained(model.topics.bridgeState, BridgePayloads.offline.bytes)
+            // Bounded: a broker that stopped answering (frozen, half-open) never acknowledges them.
+            let offline =
+                devices.keys.sorted().map { id in
+                    MQTTMessage(
+                        topic: model.topics.availability(id), payload: model.availabilityPayload(online: false),
+                        qos: .atLeastOnce,
+                        retain: true)
+                } + [
+                    MQTTMessage(
+                        topic: model.topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce,
+                        retain: true)
+                ]
+            _ = await Self.publish(offline, with: client, until: max(deadline, .now + .seconds(1)))
         }
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         // DISCONNECT first, then the command streams end (the client ends them): ending a

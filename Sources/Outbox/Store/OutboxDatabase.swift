@@ -8,6 +8,12 @@ final class OutboxDatabase {
     let options: OutboxOptions
     private(set) var depth: Int
     private(set) var bytes: Int
+    /// Full-disk handling (see ``OutboxSpacePolicy``).
+    var space: OutboxSpacePolicy
+    /// The reserve file kept next to the database (`<path>-reserve`).
+    let reservePath: String
+    /// `PRAGMA max_page_count` as it was at open (restored when the database is unpinned).
+    let unpinnedPageLimit: Int64
 
     private let insert: SQLiteStatement
     private let selectAfter: SQLiteStatement
@@ -20,6 +26,7 @@ final class OutboxDatabase {
 
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
+        Self.createPrivately(path)
         let connection = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
         let journal = try connection.texts("PRAGMA journal_mode = WAL").first ?? ""
         guard journal.lowercased() == "wal" else {
@@ -29,6 +36,10 @@ final class OutboxDatabase {
         try OutboxSchema.migrate(connection)
         self.connection = connection
         self.options = options
+        space = OutboxSpacePolicy(reserve: options.diskReserve)
+        reservePath = path + "-reserve"
+        unpinnedPageLimit = try connection.integer("PRAGMA max_page_count") ?? 1_073_741_823
+        try Self.boundWAL(connection, reserve: options.diskReserve)
         insert = try connection.prepare(
             """
             INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
@@ -53,6 +64,7 @@ final class OutboxDatabase {
         _ = try totals.step()
         depth = Int(totals.int64(at: 0))
         bytes = Int(totals.int64(at: 1))
+        prepareReserve()
     }
 
     /// `PRAGMA quick_check`: nil when the file is sound, else SQLite's findings.
@@ -74,18 +86,25 @@ final class OutboxDatabase {
         let enqueued = Self.microseconds(now)
         var ids: [Int64] = []
         ids.reserveCapacity(entries.count)
-        let (newDepth, newBytes) = try connection.transaction {
-            var addedBytes = 0
-            for entry in entries {
-                try insert.run([
-                    .text(entry.stream), .text(entry.topic), .blob(entry.payload), .integer(Int64(entry.qos.rawValue)),
-                    .integer(entry.retain ? 1 : 0), .integer(Self.microseconds(entry.sampleTime)), .integer(enqueued),
-                    .integer(Int64(entry.size)),
-                ])
-                ids.append(connection.lastInsertRowID)
-                addedBytes += entry.size
+        observeSpace()
+        // A refused append is not retried here: the caller holds the readings and tries again, and
+        // the space released for the full disk stays for deletions meanwhile.
+        let (newDepth, newBytes) = try whenSpaceRunsOut(retry: false) {
+            try connection.transaction {
+                var addedBytes = 0
+                for entry in entries {
+                    try insert.run([
+                        .text(entry.stream), .text(entry.topic), .blob(entry.payload),
+                        .integer(Int64(entry.qos.rawValue)),
+                        .integer(entry.retain ? 1 : 0), .integer(Self.microseconds(entry.sampleTime)),
+                        .integer(enqueued),
+                        .integer(Int64(entry.size)),
+                    ])
+                    ids.append(connection.lastInsertRowID)
+                    addedBytes += entry.size
+                }
+                return try applyCaps(depth: depth + entries.count, bytes: bytes + addedBytes, now: now)
             }
-            return try applyCaps(depth: depth + entries.count, bytes: bytes + addedBytes, now: now)
         }
         depth = newDepth
         bytes = newBytes
@@ -124,7 +143,14 @@ final class OutboxDatabase {
 
     private func delete(ids: [Int64], counter: String) throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        let (removed, removedBytes) = try connection.transaction {
+        let (removed, removedBytes) = try whenSpaceRunsOut(retry: true) { try deleteRows(ids, counter: counter) }
+        depth -= removed
+        bytes -= removedBytes
+        return removed
+    }
+
+    private func deleteRows(_ ids: [Int64], counter: String) throws -> (Int, Int) {
+        try connection.transaction {
             var removed = 0
             var removedBytes = 0
             for id in ids {
@@ -139,15 +165,21 @@ final class OutboxDatabase {
             if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text(counter)]) }
             return (removed, removedBytes)
         }
-        depth -= removed
-        bytes -= removedBytes
-        return removed
+    }
+
+    /// Adds `count` to the persisted drop counter of `reason` (for drops that happened outside the
+    /// database, such as the publisher's memory hold).
+    func countDropped(_ count: Int, reason: OutboxDropReason) throws {
+        guard count > 0 else { return }
+        try whenSpaceRunsOut(retry: true) {
+            try addCounter.run([.integer(Int64(count)), .text(reason.counterName)])
+        }
     }
 
     /// Applies the age cap now (appends apply every cap themselves).
     func purgeExpired(now: Date = Date()) throws {
-        let (newDepth, newBytes) = try connection.transaction {
-            try applyCaps(depth: depth, bytes: bytes, now: now)
+        let (newDepth, newBytes) = try whenSpaceRunsOut(retry: true) {
+            try connection.transaction { try applyCaps(depth: depth, bytes: bytes, now: now) }
         }
         depth = newDepth
         bytes = newBytes

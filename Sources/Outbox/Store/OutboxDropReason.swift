@@ -8,6 +8,9 @@ public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable, Codable 
     case age
     /// The broker refused the entry for good (too large, invalid topic, not authorised).
     case rejected
+    /// Never stored: the outbox refused writes (full disk, lock, …) and the publisher's memory hold
+    /// was full, so the oldest held reading went (counted by the publisher once writes work again).
+    case held
 
     var counterName: String { "dropped.\(rawValue)" }
 }

@@ -12,10 +12,15 @@ public struct OutboxOptions: Sendable, Hashable {
     public var busyTimeout: Duration
     /// Run `PRAGMA quick_check` at open and move a corrupt file aside.
     public var checkIntegrityOnOpen: Bool
+    /// Bytes kept allocated next to the database (`<path>-reserve`) and released when the disk is
+    /// full, so acknowledged readings can still be deleted and the WAL checkpointed; the WAL is kept
+    /// under half of it. 0 disables the reserve (and leaves SQLite's WAL defaults).
+    public var diskReserve: Int
 
     public init(
         synchronous: OutboxSynchronousMode = .normal, maxMessages: Int = 1_000_000, maxBytes: Int = 268_435_456,
-        maxAge: Duration = .seconds(7 * 86_400), busyTimeout: Duration = .seconds(5), checkIntegrityOnOpen: Bool = true
+        maxAge: Duration = .seconds(7 * 86_400), busyTimeout: Duration = .seconds(5), checkIntegrityOnOpen: Bool = true,
+        diskReserve: Int = 1_048_576
     ) {
         self.synchronous = synchronous
         self.maxMessages = maxMessages
@@ -23,5 +28,6 @@ public struct OutboxOptions: Sendable, Hashable {
         self.maxAge = maxAge
         self.busyTimeout = busyTimeout
         self.checkIntegrityOnOpen = checkIntegrityOnOpen
+        self.diskReserve = max(0, diskReserve)
     }
 }

@@ -148,6 +148,12 @@ public actor OutboxStore {
         try withDatabase { try $0.drop(ids: ids, reason: reason) }
     }
 
+    /// Adds `count` to the persisted drop counter of `reason`: drops that happened before the entries
+    /// reached the store (the publisher's memory hold), so ``stats()`` counts them across restarts.
+    public func countDropped(_ count: Int, reason: OutboxDropReason) throws(OutboxError) {
+        try withDatabase { try $0.countDropped(count, reason: reason) }
+    }
+
     /// Applies the age cap now (every append applies all caps on its own).
     public func purgeExpired() throws(OutboxError) {
         try withDatabase { try $0.purgeExpired() }

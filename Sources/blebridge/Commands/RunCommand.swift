@@ -58,13 +58,21 @@ enum RunCommand: CLICommand {
         return try await runGateway(configuration: configuration, configurationPath: path, options: options)
     }
 
-    /// What the run loop reacts to: a signal, or a control request over MQTT.
-    private enum RunEvent: Sendable {
+    /// What the run loop waits for: a signal, the end of the gateway's start, or a control
+    /// request over MQTT.
+    enum RunEvent: Sendable {
         case signal(Int32)
+        case started
+        case startFailed(any Error)
         case control(GatewayControlRequest)
     }
 
     /// Runs until SIGTERM/SIGINT; shared with `demo`.
+    ///
+    /// Signals are taken from the moment the gateway exists, also while it is still starting: a
+    /// start can wait a long time (a frozen broker never acknowledges the first retained publish),
+    /// and a SIGTERM then must stop the gateway, not wait for a start that may never end
+    /// (issue 19, D4).
     static func runGateway(
         configuration: BridgeConfiguration, configurationPath: String, options: GatewayOptions
     ) async throws -> ExitStatus {
@@ -77,36 +85,27 @@ enum RunCommand: CLICommand {
         let gateway: Gateway
         do {
             gateway = try await Gateway(configuration: configuration, options: options)
-            try await gateway.start()
         } catch {
-            // An MQTT setting the client rejects is a configuration error (78: not restarted by
-            // systemd); anything else may pass (69: restarted).
-            let status: ExitStatus =
-                (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
-            throw CommandLineError.failure("could not start the gateway: \(error)", status: status)
-        }
-        logger.notice("gateway running", [("config", configurationPath)])
-        // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
-        let notifier: SystemdNotifier?
-        do {
-            notifier = try SystemdNotifier.fromEnvironment()
-        } catch {
-            logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
-            notifier = nil
-        }
-        try? notifier?.notify(.ready)
-        // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
-        // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
-        let watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
-        // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
-        let statusTask = notifier.map { notifier in
-            Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+            throw startFailure(error)
         }
         let (events, eventSink) = AsyncStream.makeStream(of: RunEvent.self)
         let feeders = [
             Task { for await signal in signals { eventSink.yield(.signal(signal)) } },
+            Task {
+                do {
+                    try await gateway.start()
+                    eventSink.yield(.started)
+                } catch {
+                    eventSink.yield(.startFailed(error))
+                }
+            },
             Task { for await request in gateway.controlRequests { eventSink.yield(.control(request)) } },
         ]
+        defer { for feeder in feeders { feeder.cancel() } }
+        var notifier: SystemdNotifier?
+        var watchdog: Task<Void, Never>?
+        var statusTask: Task<Void, Never>?
+        var running = false
         /// SIGHUP and `bridge/request/config/reload`: the same reload; nil when it applied.
         func reload() async -> String? {
             try? notifier?.notify(.reloading)
@@ -124,7 +123,30 @@ enum RunCommand: CLICommand {
         var restart = false
         loop: for await event in events {
             switch event {
+            case .startFailed(let error):
+                throw startFailure(error)
+            case .started:
+                running = true
+                logger.notice("gateway running", [("config", configurationPath)])
+                // systemd Type=notify: READY once running, WATCHDOG while the gateway actor answers.
+                do {
+                    notifier = try SystemdNotifier.fromEnvironment()
+                } catch {
+                    logger.warning("NOTIFY_SOCKET unusable; not notifying systemd", [("error", "\(error)")])
+                }
+                try? notifier?.notify(.ready)
+                // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
+                // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
+                watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+                // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
+                statusTask = notifier.map { notifier in
+                    Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+                }
             case .signal(SIGHUP):
+                guard running else {
+                    logger.warning("SIGHUP while starting; the configuration is not reloaded")
+                    continue
+                }
                 _ = await reload()
             case .control(let request) where request.kind == .reload:
                 await request.answer(await reload())
@@ -132,11 +154,12 @@ enum RunCommand: CLICommand {
                 restart = true
                 break loop
             case .signal(let signal):
-                logger.notice("signal received; shutting down", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+                logger.notice(
+                    running ? "signal received; shutting down" : "signal received while starting; shutting down",
+                    [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
                 break loop
             }
         }
-        for feeder in feeders { feeder.cancel() }
         statusTask?.cancel()
         if restart {
             // systemd (Type=notify) sees a reload: the same process sends READY=1 again once restarted.
@@ -148,6 +171,13 @@ enum RunCommand: CLICommand {
         await gateway.stop()
         if restart { try restartProcess() }
         return .success
+    }
+
+    /// An MQTT setting the client rejects is a configuration error (78: not restarted by systemd);
+    /// anything else may pass (69: restarted).
+    private static func startFailure(_ error: any Error) -> CommandLineError {
+        let status: ExitStatus = (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
+        return CommandLineError.failure("could not start the gateway: \(error)", status: status)
     }
 
     /// `bridge/request/restart`, after the graceful stop: the same process image runs again with

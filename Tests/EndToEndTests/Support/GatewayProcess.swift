@@ -13,7 +13,7 @@ final class GatewayProcess: Sendable {
     /// `edit` may change the parsed configuration object before it is written.
     init(
         brokerURL: String, busAddress: String? = nil, directory: TemporaryDirectory? = nil,
-        healthInterval: String = "30s", environment: [String: String] = [:],
+        healthInterval: String = "30s", environment: [String: String] = [:], outboxDirectory: String? = nil,
         edit: (inout [String: Any]) -> Void = { _ in }
     ) throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "gateway-e2e")
@@ -28,7 +28,7 @@ final class GatewayProcess: Sendable {
         try data.write(to: configURL)
         self.directory = directory
         self.configPath = configURL.path
-        self.outboxPath = directory.file("outbox.sqlite").path
+        self.outboxPath = outboxDirectory.map { "\($0)/outbox.sqlite" } ?? directory.file("outbox.sqlite").path
         var arguments = [
             "run", "--config", configURL.path, "--broker", brokerURL, "--outbox", outboxPath, "--health-interval",
             healthInterval,

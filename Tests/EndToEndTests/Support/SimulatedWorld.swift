@@ -21,6 +21,7 @@ final class SimulatedWorld: Sendable {
 
     init(
         scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
+        outboxDirectory: String? = nil,
         edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in }
     ) async throws {
@@ -36,7 +37,8 @@ final class SimulatedWorld: Sendable {
         try await recorder.subscribe("homeassistant/#")
         try await beforeGateway(recorder)
         gateway = try GatewayProcess(
-            brokerURL: broker.url, busAddress: bus.address, healthInterval: healthInterval, edit: edit)
+            brokerURL: broker.url, busAddress: bus.address, healthInterval: healthInterval,
+            outboxDirectory: outboxDirectory, edit: edit)
     }
 
     /// The JSON states published for `device` so far.

@@ -1,6 +1,5 @@
+import Logging
 import Testing
-
-@testable import Gateway
 
 @Suite struct LogThrottleTests {
     @Test func letsOneLineThroughPerIntervalAndCountsTheRest() {

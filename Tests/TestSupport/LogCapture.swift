@@ -3,11 +3,11 @@ import Synchronization
 
 /// Collects the log records of one label (unique per test) while forwarding everything to
 /// the sink that was installed before.
-final class LogCapture: Sendable {
-    let label: String
+public final class LogCapture: Sendable {
+    public let label: String
     private let records = Mutex<[LogRecord]>([])
 
-    init(label: String) {
+    public init(label: String) {
         self.label = label
         let previous = LogConfiguration.shared.sink
         LogConfiguration.shared.sink = LogSink { [self] record in
@@ -16,6 +16,6 @@ final class LogCapture: Sendable {
         }
     }
 
-    var logger: Logger { Logger(label: label) }
-    var captured: [LogRecord] { records.withLock { $0 } }
+    public var logger: Logger { Logger(label: label) }
+    public var captured: [LogRecord] { records.withLock { $0 } }
 }

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Full-disk handling: performs what ``OutboxSpacePolicy`` decides.
+extension OutboxDatabase {
+    /// Keeps the WAL small enough that the reserve covers it: checkpoints every half reserve
+    /// (instead of SQLite's 4 MB) and truncates the file to that size after each reset. Without a
+    /// reserve SQLite's defaults stay.
+    static func boundWAL(_ connection: SQLiteConnection, reserve: Int) throws {
+        guard reserve > 0 else { return }
+        let pageSize = Int(try connection.integer("PRAGMA page_size") ?? 4096)
+        let pages = max(16, reserve / 2 / max(512, pageSize))
+        try connection.execute("PRAGMA wal_autocheckpoint = \(pages)")
+        _ = try connection.integer("PRAGMA journal_size_limit = \(pages * pageSize)")
+    }
+
+    /// At open: allocates the reserve when it is missing; a disk too full for it starts the
+    /// database pinned.
+    func prepareReserve() {
+        guard space.reserve > 0 else { return }
+        if !Self.allocate(reservePath, bytes: space.reserve) { perform(space.reserveUnavailable()) }
+    }
+
+    /// While short of space, lets the database grow again once enough space is free.
+    func observeSpace() {
+        guard space.short else { return }
+        perform(space.spaceObserved(freeBytes: freeBytes()))
+    }
+
+    /// Runs `body`; when it fails for lack of space, applies the policy and, with `retry`, runs it once more.
+    func whenSpaceRunsOut<T>(retry: Bool, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError where error.code == .full {
+            perform(space.writeFailedForSpace())
+            guard retry else { throw error }
+            return try body()
+        }
+    }
+
+    /// Free bytes on the file system holding the database, as an unprivileged writer sees them.
+    func freeBytes() -> Int {
+        var stats = statvfs()
+        let directory = (connection.path as NSString).deletingLastPathComponent
+        guard statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return 0 }
+        return Int(stats.f_bavail) * Int(stats.f_frsize)
+    }
+
+    private func perform(_ actions: [OutboxSpacePolicy.Action]) {
+        for action in actions {
+            switch action {
+            case .releaseReserve:
+                unlink(reservePath)
+            case .pinDatabase:
+                if let pages = try? connection.integer("PRAGMA page_count") {
+                    _ = try? connection.integer("PRAGMA max_page_count = \(pages)")
+                }
+            case .checkpoint:
+                _ = try? connection.texts("PRAGMA wal_checkpoint(TRUNCATE)")
+            case .createReserve:
+                // Space may be gone again already: the next full disk then has no reserve to release.
+                _ = Self.allocate(reservePath, bytes: space.reserve)
+            case .unpinDatabase:
+                _ = try? connection.integer("PRAGMA max_page_count = \(unpinnedPageLimit)")
+            }
+        }
+    }
+
+    /// Creates a missing database file readable by its owner only (0600): SQLite would create it
+    /// with 0644 less the umask, and its WAL and shared-memory files take the database's mode. The
+    /// readings (and the state kept with them) are nobody else's business; under systemd
+    /// `UMask=0077` did this already, outside it the file was world-readable (issue 19, D13).
+    static func createPrivately(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Creates (or completes) the file at `path` with `bytes` really allocated; false when the
+    /// space is not there (a partial file is removed).
+    static func allocate(_ path: String, bytes: Int) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        var result = posix_fallocate(descriptor, 0, off_t(bytes))
+        if result == EOPNOTSUPP || result == EINVAL {
+            result = writeZeros(descriptor, bytes: bytes) ? 0 : ENOSPC
+        }
+        close(descriptor)
+        if result != 0 { unlink(path) }
+        return result == 0
+    }
+
+    /// For file systems without `fallocate`: writes `bytes` zero bytes (and syncs them).
+    private static func writeZeros(_ descriptor: Int32, bytes: Int) -> Bool {
+        let chunk = [UInt8](repeating: 0, count: 65_536)
+        var written = 0
+        while written < bytes {
+            let count = min(chunk.count, bytes - written)
+            let result = chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(written)) }
+            guard result > 0 else { return false }
+            written += result
+        }
+        return fsync(descriptor) == 0
+    }
+}

@@ -1,0 +1,20 @@
+import Testing
+
+@testable import Gateway
+
+/// Issue 19, D12: refused commands were logged with their full value (23 MB of log in one attack run).
+@Suite struct CommandRefusalLogTests {
+    @Test func topicAndReasonAreCutTo200Characters() {
+        let value = String(repeating: "A", count: 65_000)
+        let fields = Gateway.refusalMetadata(
+            topic: "blebridge/" + value + "/set", code: "invalid_value", reason: "value \"\(value)\" is not allowed")
+        let byKey = Dictionary(uniqueKeysWithValues: fields)
+        #expect(byKey["code"] == "invalid_value")
+        for key in ["topic", "reason"] {
+            let text = byKey[key] ?? ""
+            #expect(text.count < 230, "\(key): \(text.count) characters")
+            #expect(text.hasSuffix("bytes)"), "\(key)")
+        }
+        #expect(Gateway.refusalMetadata(topic: "blebridge/lamp/set", code: "c", reason: "short")[2].1 == "short")
+    }
+}
