@@ -1,21 +1,30 @@
-/// Lets one log line through per ``interval`` and counts the ones held back in between, so a
-/// flood of the same refusal costs one line a minute (pure; the caller passes the time).
+/// Lets `burst` log lines through per ``interval`` and counts the ones held back in between, so a
+/// flood of the same refusal costs `burst` lines an interval (pure; the caller passes the time).
 public struct LogThrottle: Sendable {
     public let interval: Duration
-    private var lastLogged: ContinuousClock.Instant?
+    /// Lines let through within one interval (counted from the first of them).
+    public let burst: Int
+    private var windowStart: ContinuousClock.Instant?
+    private var inWindow = 0
     private var held = 0
 
-    public init(interval: Duration = .seconds(60)) {
+    public init(interval: Duration = .seconds(60), burst: Int = 1) {
         self.interval = interval
+        self.burst = max(1, burst)
     }
 
     /// nil: do not log now (counted). Otherwise log now; the value is how many were held back since the last line.
     public mutating func admit(at now: ContinuousClock.Instant) -> Int? {
-        if let lastLogged, now - lastLogged < interval {
-            held += 1
-            return nil
+        if let windowStart, now - windowStart < interval {
+            guard inWindow < burst else {
+                held += 1
+                return nil
+            }
+            inWindow += 1
+        } else {
+            windowStart = now
+            inWindow = 1
         }
-        lastLogged = now
         defer { held = 0 }
         return held
     }

@@ -28,8 +28,13 @@ import Testing
         #expect(
             await waitUntil(timeout: .seconds(20)) { await world.simulator.passingStatistics().gone == 150 },
             "the passing phones walked by")
-        let added = world.gateway.log.components(separatedBy: "automatic device added").count - 1
-        #expect(added == 2, "only the BTHome sensor and the iBeacon: \(added)")
+        let added = world.gateway.log.components(separatedBy: "automatic device added id=").count - 1
+        #expect(
+            added == 2,
+            """
+            only the BTHome sensor and the iBeacon: \(added): \(world.gateway.log.split(separator: "\n").filter {
+                $0.contains("automatic device") }.joined(separator: "\n"))
+            """)
         #expect(world.states("bthome").isEmpty, "the configured id is gone with the configuration entry")
         await world.shutdown()
     }

@@ -12,4 +12,16 @@ import Testing
         #expect(throttle.admit(at: start + .seconds(61)) == nil)
         #expect(throttle.admit(at: start + .seconds(200)) == 1)
     }
+
+    @Test func aBurstPassesWithinOneIntervalThenTheRestAreCounted() {
+        var throttle = LogThrottle(interval: .seconds(1), burst: 3)
+        let start = ContinuousClock.now
+        #expect(throttle.admit(at: start) == 0)
+        #expect(throttle.admit(at: start + .milliseconds(100)) == 0)
+        #expect(throttle.admit(at: start + .milliseconds(200)) == 0)
+        #expect(throttle.admit(at: start + .milliseconds(300)) == nil)
+        #expect(throttle.admit(at: start + .milliseconds(999)) == nil)
+        #expect(throttle.admit(at: start + .seconds(1)) == 2)
+        #expect(throttle.admit(at: start + .milliseconds(1100)) == 0)
+    }
 }

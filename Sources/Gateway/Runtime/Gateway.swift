@@ -68,8 +68,9 @@ public actor Gateway {
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
     var responseTopicLog = LogThrottle()
-    /// Refused commands are logged at most once a second (a flood wrote 23 MB of log, issue 19 D12).
-    var commandRefusalLog = LogThrottle(interval: .seconds(1))
+    /// Refused commands are logged at most 5 a second (a flood wrote 23 MB of log, issue 19 D12);
+    /// the next line says how many were held back.
+    var commandRefusalLog = LogThrottle(interval: .seconds(1), burst: 5)
     /// Topics of retained commands already logged (each once).
     var retainedCommandTopics: Set<String> = []
     /// How long a command may wait for its device (connect included).
