@@ -18,6 +18,7 @@ mkdir -p "$cache"
 
 image_started=$(date +%s)
 "$here/build-image.sh" "$cache"
+"$here/build-vhci.sh" "$cache"
 image_seconds=$(($(date +%s) - image_started))
 
 deb=${PI_CHECK_DEB:-}
@@ -27,6 +28,7 @@ fi
 run="$cache/run"
 rm -rf "$run" && mkdir -p "$run/debs/old" "$run/debs/new" "$run/out"
 cp -r "$here/guest" "$run/guest"
+cp "$cache/hci_vhci.ko" "$run/hci_vhci.ko"
 if [[ "$deb" == none ]]; then
     # Checks the image and the rig alone; every package step is reported as not run.
     printf 'OLD_DEB=\nNEW_DEB=\nOLD_VERSION=none\nNEW_VERSION=none\n' > "$run/debs/manifest"

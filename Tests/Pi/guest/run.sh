@@ -77,41 +77,45 @@ ensure_running() {
     wait_for 120 seen "$t" blebridge/strap '"heart_rate"'
 }
 
+# bluetoothd lists both virtual controllers (it lists a controller once the kernel's init of it,
+# HCI Reset included, has finished).
+controllers_ready() { [[ $(timeout 10 bluetoothctl list 2>/dev/null | grep -c Controller) == 2 ]]; }
+
 # --- the rig: btvirt, Debian's bluetooth.service, the example peripheral on hci1, mosquitto ---
 rig() {
     local how
     if modprobe hci_vhci 2>/dev/null; then
         how="btvirt -L -l2 through /dev/vhci"
-        systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -L -l2
+    elif modprobe bluetooth && insmod /pi-check/hci_vhci.ko; then
+        # Debian 13's arm64 kernel is built without hci_vhci; build-vhci.sh compiled it from
+        # Debian's linux-headers and linux-source for this very kernel.
+        how="btvirt -L -l2 through /dev/vhci (hci_vhci.ko built by build-vhci.sh from Debian's sources for $(uname -r); kernel taint $(cat /proc/sys/kernel/tainted))"
     else
-        # Debian 13's arm64 kernel has no hci_vhci: btvirt's emulated controllers are attached
-        # over pseudo-terminals with hci_uart (btattach), like a Pi's UART-attached controller.
-        how="no hci_vhci in this kernel: btvirt -s LE controllers attached with btattach -P h4 (hci_uart) over ptys"
-        systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -s -L -l0
-        wait_for 30 test -S /tmp/bt-server-le || { DETAIL="$how; btvirt made no server socket"; return 1; }
-        systemd-run --quiet --unit=pi-uart /usr/bin/python3 "$here/uart-controllers.py" 2
-        wait_for 30 test -s /run/pi-check/ttyBT1 || { DETAIL="$how; no ptys"; return 1; }
-        local n
-        for n in 0 1; do
-            systemd-run --quiet --unit=pi-btattach$n /usr/bin/btattach -B "$(cat /run/pi-check/ttyBT$n)" -P h4
-            wait_for 30 test -e /sys/class/bluetooth/hci$n
-        done
+        DETAIL="no hci_vhci: neither the kernel's module nor /pi-check/hci_vhci.ko loads"; return 1
     fi
-    wait_for 30 test -e /sys/class/bluetooth/hci1 || { DETAIL="$how; no hci1"; return 1; }
     timeout 60 systemctl start bluetooth.service
-    DETAIL="$how; bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
-    wait_for 60 sh -c '[ "$(timeout 5 bluetoothctl list | grep -c Controller)" = 2 ]' || { DETAIL="$DETAIL; bluetoothd lists no 2 controllers"; return 1; }
+    DETAIL="bluetoothd: $(systemctl show -P ExecStart bluetooth.service | grep -o 'path=[^ ;]*') $(systemctl show -P ExecStart bluetooth.service | grep -o 'argv\[\]=[^;]*' | sed 's/argv\[\]=//' | xargs)"
+    # The kernel resets each new controller and gives up after 10 s ("Opcode 0x0c03 failed:
+    # -110" in dmesg; the controller then never registers): btvirt under TCG on a busy host
+    # missed that in the first run with the module. As in the x86 VM tier
+    # (Tests/VM/guest/bluez-up.sh), btvirt is then started again, at most three times, and the
+    # attempts are reported. (btmgmt is not used: in this image it hung in every call.)
+    local attempt
+    for attempt in 1 2 3; do
+        systemd-run --quiet --unit=pi-btvirt /usr/bin/btvirt -L -l2
+        wait_for 60 controllers_ready && break
+        systemctl stop pi-btvirt.service; systemctl reset-failed pi-btvirt.service 2>/dev/null
+        wait_for 20 sh -c '! test -e /sys/class/bluetooth/hci0'
+    done
+    controllers_ready || { DETAIL="$how; $DETAIL; bluetoothd lists no 2 controllers after $attempt btvirt starts: $(dmesg | grep -E 'hci[0-9]' | tail -2 | tr '\n' ' ')"; return 1; }
+    DETAIL="$how, 2 controllers at btvirt start $attempt; $DETAIL"
     local index
     for index in 0 1; do
-        timeout 10 btmgmt --index $index info
-        # btvirt's server-made controllers may share one public address: give each its own
-        # static random address (LE only), set while powered off.
-        timeout 10 btmgmt --index $index power off
-        timeout 10 btmgmt --index $index static-addr "C0:FF:EE:00:00:0$((index + 1))"
-        timeout 10 btmgmt --index $index power on
-        timeout 10 btmgmt --index $index info
+        timeout 30 busctl --system set-property org.bluez /org/bluez/hci$index org.bluez.Adapter1 Powered b true
     done
-    PERIPHERAL=C0:FF:EE:00:00:02
+    wait_for 30 sh -c '[ "$(busctl --system get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Powered)" = "b true" ]' || { DETAIL="$DETAIL; hci1 not powered"; return 1; }
+    PERIPHERAL=$(busctl --system get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address | awk -F'"' '{print $2}')
+    [[ -n $PERIPHERAL ]] || { DETAIL="$DETAIL; hci1 has no address"; return 1; }
     systemd-run --quiet --unit=pi-gatt /usr/bin/python3 -u "$here/peripheral.py" gatt /org/bluez/hci1
     systemd-run --quiet --unit=pi-adv /usr/bin/python3 -u "$here/peripheral.py" advertisement /org/bluez/hci1
     wait_for 60 sh -c 'journalctl -u pi-gatt -o cat | grep -q "GATT application registered"' || { DETAIL="$DETAIL; GATT application not registered"; return 1; }
@@ -145,7 +149,10 @@ install_old() {
     OLD_DEB=${OLD_DEB##*/}
     # apt's only source is file:/srv/pi-check-repo (mmdebstrap leaves no package lists behind)
     timeout 300 apt-get update -q > "$OUT/apt-update.log" 2>&1
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "/root/$OLD_DEB" > "$OUT/apt-install.log" 2>&1
+    # --fix-broken: the rig took libmosquitto1 out of dpkg's view under the running broker, so
+    # apt sees mosquitto's dependency broken and would refuse any install that does not repair it;
+    # blebridge's own Depends bring the library back from the local repository.
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y --fix-broken "/root/$OLD_DEB" > "$OUT/apt-install.log" 2>&1
     local status=$?
     local fetched=$(awk '/^Get:[0-9]+ file:\/srv\/pi-check-repo/ {print $4}' "$OUT/apt-install.log" | xargs)
     DETAIL="absent before:${missing:- none}; from the local repo: ${fetched:-nothing}; apt exit $status"
