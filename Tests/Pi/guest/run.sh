@@ -315,7 +315,7 @@ purge() {
         [[ -e $path ]] && left="$left $path"
     done
     local user=$(getent passwd blebridge | cut -d: -f1)
-    DETAIL="apt purge exit $status; left behind:${left:- nothing}; system user blebridge ${user:+kept}${user:-deleted} (issue 15: kept)"
+    DETAIL="apt purge exit $status; left behind:${left:- nothing}; system user blebridge $([[ -n $user ]] && echo kept || echo deleted) (issue 15: kept)"
     [[ $status == 0 && -z $left && -n $user ]]
 }
 
