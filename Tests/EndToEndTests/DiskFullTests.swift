@@ -8,7 +8,7 @@ import Testing
 /// Needs root to mount the tmpfs; skipped (saying why) where that is impossible.
 @Suite(
     .serialized,
-    .enabled(if: TmpfsFixture.mountError == nil, "cannot mount a tmpfs: \(TmpfsFixture.mountError ?? "")"))
+    .enabled(if: TmpfsFixture.mountError == nil, TmpfsFixture.skipReason))
 struct DiskFullTests {
     /// Fills the tmpfs until about `leave` bytes are free, in files of at most 2 MB named `prefix-N`.
     static func fill(_ disk: TmpfsFixture, leaving leave: Int, prefix: String) throws {

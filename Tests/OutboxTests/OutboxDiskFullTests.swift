@@ -8,7 +8,7 @@ import Testing
 /// WAL does not keep the space, and the queue grows again once space is freed.
 @Suite(
     .serialized, .timeLimit(.minutes(1)),
-    .enabled(if: TmpfsFixture.mountError == nil, "cannot mount a tmpfs: \(TmpfsFixture.mountError ?? "")"))
+    .enabled(if: TmpfsFixture.mountError == nil, TmpfsFixture.skipReason))
 struct OutboxDiskFullTests {
     static func entry(_ seq: Int) -> OutboxEntry {
         OutboxEntry(

@@ -13,7 +13,7 @@ import Testing
 /// not hang. Needs root to mount the tmpfs; skipped (saying why) where that is impossible.
 @Suite(
     .serialized, .timeLimit(.minutes(3)),
-    .enabled(if: TmpfsFixture.mountError == nil, "cannot mount a tmpfs: \(TmpfsFixture.mountError ?? "")"))
+    .enabled(if: TmpfsFixture.mountError == nil, TmpfsFixture.skipReason))
 struct PublisherDiskFullTests {
     /// About 1 KiB per reading, so 8 MB fill in a few thousand readings.
     static func reading(_ seq: Int) -> OutboxEntry {
