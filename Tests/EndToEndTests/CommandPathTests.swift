@@ -204,6 +204,35 @@ import Testing
         durations.isEmpty ? .zero : durations.sorted()[durations.count / 2]
     }
 
+    /// D7: a scan in its window does not hold up the requests sent after it on the same
+    /// subscription. The order of the answers is asserted, not their timing: `devices` and a 1 s
+    /// scan sent after a 10 s scan are answered before it.
+    @Test func aLongScanDoesNotHoldUpTheRequestsBehindIt() async throws {
+        let world = try await Self.world()
+        var properties = MQTTProperties()
+        properties.responseTopic = "e2e/answers"
+        properties.correlationData = Array("long-scan".utf8)
+        try await world.recorder.publish(
+            "blebridge/bridge/request/scan", #"{"duration":10,"transaction":"long"}"#, properties: properties)
+        let longAnswered = {
+            world.recorder.on("e2e/answers").contains { $0.properties.correlationData == Array("long-scan".utf8) }
+        }
+        let devices = try await Self.request(world, "blebridge/bridge/request/devices", #"{"transaction":"d"}"#)
+        #expect(Self.code(devices) == "ok" && devices?["transaction"] as? String == "d", "\(devices ?? [:])")
+        #expect(!longAnswered(), "devices waited for the 10 s scan")
+        let short = try await Self.request(
+            world, "blebridge/bridge/request/scan", #"{"duration":1,"transaction":"short"}"#)
+        #expect(Self.code(short) == "ok" && short?["transaction"] as? String == "short", "\(short ?? [:])")
+        #expect(!longAnswered(), "the 1 s scan waited for the 10 s scan")
+        let long = await world.recorder.first(on: "e2e/answers", timeout: .seconds(40)) {
+            $0.properties.correlationData == Array("long-scan".utf8)
+        }
+        let answer = long.flatMap(world.recorder.json)
+        #expect(Self.code(answer) == "ok" && answer?["transaction"] as? String == "long", "\(answer ?? [:])")
+        #expect((answer?["data"] as? [String: Any])?["devices"] is [Any])
+        await world.shutdown()
+    }
+
     @Test func bridgeRequestsAndACommandFloodWhileTheStrapStreams() async throws {
         let world = try await Self.world()
 

@@ -165,12 +165,13 @@ extension Gateway {
                     ), to: pending.reply)
                 return
             }
+            // Answered from its own task: a scan lasts its whole window, and the requests behind it
+            // on the same subscription (`devices`, `gatt/read`, other scans) must not wait for it.
             commandsInFlight += 1
-            let found = await ble.scanSnapshot(for: duration)
-            commandsInFlight -= 1
-            respond(
-                CommandResponse.ok(transaction: command.transaction, data: .object([JSONMember("devices", found)])),
-                to: pending.reply)
+            scanTasks[pending.id] = Task { [weak self] in
+                let found = await ble.scanSnapshot(for: duration)
+                await self?.finishScan(pending, found: found)
+            }
         default:
             guard let id = command.device else {
                 respond(
@@ -205,6 +206,17 @@ extension Gateway {
             }
             await perform(scheduler.handle(.commandQueued(id), at: .now))
         }
+    }
+
+    /// A bridge `scan` request's window ended (or the stop cut it short): answers it with the
+    /// advertisers seen meanwhile.
+    func finishScan(_ pending: PendingCommand, found: JSONValue) {
+        scanTasks[pending.id] = nil
+        commandsInFlight -= 1
+        respond(
+            CommandResponse.ok(
+                transaction: pending.command.transaction, data: .object([JSONMember("devices", found)])),
+            to: pending.reply)
     }
 
     /// Runs the device's queued commands on its connection (pool action `runCommands`).

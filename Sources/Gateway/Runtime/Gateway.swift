@@ -65,6 +65,8 @@ public actor Gateway {
     /// The stop waiting for the commands in flight to finish (``commandsFinished()``).
     var commandWaiter: CheckedContinuation<Void, Never>?
     var pendingCommands: [String: [PendingCommand]] = [:]
+    /// Bridge `scan` requests in their window, by command id; cut short by the stop.
+    var scanTasks: [Int: Task<Void, Never>] = [:]
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
     var responseTopicLog = LogThrottle()
@@ -266,6 +268,8 @@ public actor Gateway {
         stopping = true
         pipeline.stopAccepting()
         logger.info("stopping: draining in-flight work")
+        // A scan still in its window is answered now with what it has seen so far.
+        for task in scanTasks.values { task.cancel() }
         let deadline = ContinuousClock.now + options.drainTimeout
         await Deadline.run(until: deadline) { [weak self] in await self?.commandsFinished() }
         for id in pendingCommands.keys.sorted() { failCommands(id) }
