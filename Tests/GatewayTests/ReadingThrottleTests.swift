@@ -86,5 +86,12 @@ import Testing
         #expect(throttle.admit(device: "a", source: nil, fields: Self.fields(1, packet: 1), now: clock.now))
         throttle.throttle.update(policies: [:])
         #expect(throttle.admit(device: "a", source: nil, fields: Self.fields(1, packet: 1), now: clock.now))
+        // Without a policy every reading passes whatever is remembered; that the reading above
+        // was forgotten shows when the policy comes back: the same values are new again.
+        throttle.throttle.update(policies: policies)
+        #expect(
+            throttle.admit(device: "a", source: nil, fields: Self.fields(1, packet: 2), now: clock.now),
+            "the reload without a policy for 'a' forgot its last reading")
+        #expect(!throttle.admit(device: "a", source: nil, fields: Self.fields(1, packet: 3), now: clock.now))
     }
 }

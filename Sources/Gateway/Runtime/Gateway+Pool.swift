@@ -57,7 +57,10 @@ extension Gateway {
         pipeline.withRouter { $0.setAddress(address, for: id) }
         if first { await poolEvent(.discovered(id)) }
         await publishAvailability(id)
-        if first { await deviceJoined(id, address: address) }
+        guard first else { return }
+        await deviceJoined(id, address: address)
+        // A match without an address learnt it now: `bridge/devices` lists it (sent only when it changed).
+        if client.connectionState.isConnected { try? await publishDevices() }
     }
 
     func deviceConnected(_ id: String, services: [String]) async {

@@ -211,6 +211,9 @@ public actor Gateway {
         // sends the commands it queued while the gateway was down right after it, and the client
         // drops a message that matches no stream.
         await subscribeCommands()
+        // A SIGTERM may have stopped the gateway while the state was read or the streams made: the
+        // stop has disconnected the client, and a start going on would connect it again.
+        guard !stopping else { return }
         startBridgeLogging()
         try await client.start()
         let states = client.connectionStates
@@ -222,6 +225,9 @@ public actor Gateway {
                 }
             })
         await publisher.start()
+        // Nor timers and Bluetooth once stopped: the stop has cancelled the tasks it knew of, and a
+        // link opened now would connect devices nobody disconnects (see BLELink.stop(until:)).
+        guard !stopping else { return }
         let readings = pipeline.events
         tasks.append(
             Task { [weak self] in

@@ -181,15 +181,19 @@ enum RunCommand: CLICommand {
     }
 
     /// `bridge/request/restart`, after the graceful stop: the same process image runs again with
-    /// the same arguments and environment (same PID, so systemd keeps tracking it). Signal
-    /// dispositions and the mask are reset first, since `exec` keeps them (the new process sets
-    /// its own at start; this only closes the window before it does).
+    /// the same arguments and environment (same PID, so systemd keeps tracking it). The mask and
+    /// the dispositions of SIGTERM and SIGINT are reset first, since `exec` keeps them: until the
+    /// new process sets its own at start, those stop it instead of being lost. SIGHUP is ignored
+    /// (`exec` resets a caught signal to its default action, which would end the gateway, and
+    /// systemd counts a death by SIGHUP as a clean exit: no `Restart=on-failure`); a reload lost
+    /// there costs nothing, since the new process reads the configuration file anyway.
     private static func restartProcess() throws {
         Logger(label: "run").notice("restarting", [("executable", "/proc/self/exe")])
         var empty = sigset_t()
         sigemptyset(&empty)
         sigprocmask(SIG_SETMASK, &empty, nil)
-        for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
+        for number in [SIGTERM, SIGINT] { signal(number, SIG_DFL) }
+        signal(SIGHUP, SIG_IGN)
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         throw CommandLineError.failure(
             "restart failed: cannot execute /proc/self/exe: \(String(cString: strerror(errno)))", status: .software)

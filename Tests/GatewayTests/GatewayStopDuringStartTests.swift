@@ -1,0 +1,30 @@
+import Configuration
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// SIGTERM during the start (issue 19, D4): `blebridge run` calls `stop()` while `start()` may
+/// still be suspended (reading the state database, subscribing). A start that resumes after the
+/// stop must not go on to connect the MQTT client again or open Bluetooth: a Bluetooth link made
+/// then connects devices nobody stops (a connect in flight at exit leaves the device connected to
+/// nobody, see `BLELink.stop(until:)`). Here the stop runs entirely before the start resumes, the
+/// extreme case of that interleaving.
+@Suite struct GatewayStopDuringStartTests {
+    @Test func aStartThatResumesAfterTheStopOpensNeitherMQTTNorBluetooth() async throws {
+        let directory = try TemporaryDirectory(prefix: "stop-during-start")
+        let port = try FreePort.loopback()  // nothing listens: the client would retry in the background
+        let configuration = try ConfigurationLoader().decode(Data("{}".utf8))
+        let gateway = try await Gateway(
+            configuration: configuration,
+            options: GatewayOptions(
+                busAddress: "unix:path=\(directory.file("no-bus").path)", brokerURL: "mqtt://127.0.0.1:\(port)",
+                outboxPath: directory.file("outbox.sqlite").path, drainTimeout: .milliseconds(200)))
+        await gateway.stop()
+        try? await gateway.start()
+        #expect(await gateway.ble == nil, "Bluetooth was opened by a start after the stop")
+        let state = await gateway.client.connectionState
+        #expect(state == .disconnected(reason: nil), "the MQTT client was started again after the stop: \(state)")
+    }
+}
