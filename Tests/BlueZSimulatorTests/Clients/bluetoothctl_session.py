@@ -78,6 +78,7 @@ def normalise(raw, address):
         line = re.sub(r"Controller [0-9A-F:]{17}", "Controller CONTROLLER", line)
         line = re.sub(r"RSSI: .*", "RSSI: N", line)
         line = re.sub(r"TxPower: .*", "TxPower: N", line)
+        line = re.sub(r"passkey \d+", "passkey NNNNNN", line)
         lines.append(line)
     return lines
 
@@ -152,7 +153,7 @@ ALLOWED = [
     (r"Controller ADDRESS |Device (?!ADDRESS)[0-9A-F]{2}:[0-9A-F:]{14}|/dev_(?!ADDRESS)[0-9A-F]{2}_",
      "the VM's other controller is the peripheral's own (the same bluetoothd serves it): bluetoothctl "
      "prints it and the device objects it keeps for the central too"),
-    (r"^Request (confirmation|canceled)$|^\[agent\] Confirm passkey \d+ \(yes/no\)",
+    (r"^Request (confirmation|canceled)$|^\[agent\] Confirm passkey \S+ \(yes/no\)",
      "in the VM one bluetoothd serves both ends, so the peripheral end's numeric comparison is asked of "
      "the same default agent (bluetoothd.log: RequestConfirmation for the central's address on the "
      "peripheral's controller); a real sensor answers its own end, and the central's end is accepted "
