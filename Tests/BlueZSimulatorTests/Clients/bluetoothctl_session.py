@@ -159,7 +159,7 @@ ALLOWED = [
      "peripheral's controller); a real sensor answers its own end, and the central's end is accepted "
      "by bluetoothd itself (btd_adapter_confirm_reply without an agent call)"),
     (r"^\[CHG\] Device ADDRESS Connected: yes$",
-     "bluetoothctl did not print it against bluetoothd in any VM capture (three runs; 'Attempting to "
+     "bluetoothctl did not print it against bluetoothd in any of four VM transcripts ('Attempting to "
      "connect', then 'Connection successful', and 'Connected: no' later), for reasons not found; "
      "against the simulator it does"),
 ]
