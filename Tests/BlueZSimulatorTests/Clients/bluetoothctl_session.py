@@ -3,7 +3,8 @@ connect, list-attributes, read, notify, write, pair with its agent, and disconne
 transcript: raw (OUT.raw) and normalised (OUT), one event per line in the order bluetoothctl
 printed them. Runs against whatever owns org.bluez on the system bus: the simulator, or real
 bluetoothd in the VM (Tests/VM/guest/capture-reference.sh), whose normalised transcript is kept as
-Reference/bluez-5.66/bluetoothctl.txt.
+Reference/bluez-5.66/bluetoothctl.txt. --compare checks one transcript against the other event by
+event (see ALLOWED below for the differences allowed, and why).
 
 Usage: bluetoothctl_session.py OUT ADDRESS READ_UUID NOTIFY_UUID WRITE_UUID WRITE_HEX
        bluetoothctl_session.py --compare REFERENCE OURS
