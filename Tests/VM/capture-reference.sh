@@ -12,7 +12,7 @@ rm -rf "$out"
 mkdir -p "$out"
 [[ -f "$root/.build/vm/initramfs.gz" ]] || "$root/Tests/VM/prepare.sh"
 dpkg-query -W -f='${Status}' bluez-test-scripts 2>/dev/null | grep -q "install ok installed" || "$root/Tests/VM/prepare.sh"
-BLEBRIDGE_VM_TIMEOUT=${BLEBRIDGE_VM_TIMEOUT:-420} "$root/Tests/VM/run-guest.sh" "$root/Tests/VM/guest/capture-reference.sh" "$out"
+BLEBRIDGE_VM_TIMEOUT=${BLEBRIDGE_VM_TIMEOUT:-900} "$root/Tests/VM/run-guest.sh" "$root/Tests/VM/guest/capture-reference.sh" "$out"
 for file in errors.jsonl bluetoothctl.txt managed-objects-connected.json managed-objects-disconnected.json; do
     [[ -s "$out/$file" ]] || { echo "capture-reference: $file missing or empty in $out" >&2; exit 1; }
 done

@@ -3,10 +3,12 @@ import DBus
 
 /// `org.bluez.Adapter1` and `org.bluez.AgentManager1` behaviour.
 extension BlueZSimulator {
+    /// `Discovering` (and, on stop, the devices' `TxPower`/`RSSI` going) follow the reply, as
+    /// bluetoothctl shows against bluetoothd: "Discovery started" before "Discovering: yes".
     func startDiscovery(_ call: DBusMethodCall) async throws {
         do {
             let effects = try adapter.startDiscovery(sender: call.sender)
-            await apply(effects)
+            afterReply(call) { await $0.apply(effects) }
         } catch {
             throw error.dbus
         }
@@ -15,9 +17,22 @@ extension BlueZSimulator {
     func stopDiscovery(_ call: DBusMethodCall) async throws {
         do {
             let effects = try adapter.stopDiscovery(sender: call.sender)
-            await apply(effects)
+            afterReply(call) { await $0.apply(effects) }
         } catch {
             throw error.dbus
+        }
+    }
+
+    /// Runs `body` once the reply to `call` has been queued on the bus: bluetoothd answers first
+    /// and emits the property changes the call caused afterwards (from mgmt's completion, through
+    /// gdbus's deferred PropertiesChanged). Dropped if the simulator stopped or restarted meanwhile.
+    func afterReply(_ call: DBusMethodCall, _ body: @escaping @Sendable (BlueZSimulator) async -> Void) {
+        let generation = self.generation
+        let notice = call.replyNotice
+        Task { [weak self] in
+            await notice.queued()
+            guard let self, await self.generation == generation else { return }
+            await body(self)
         }
     }
 
@@ -96,11 +111,14 @@ extension BlueZSimulator {
         for effect in effects {
             switch effect {
             case .discoveringChanged(let on):
-                emitAdapter(["Discovering"])
                 if on {
+                    emitAdapter(["Discovering"])
                     scheduleAdvertisingSoon()
                 } else {
+                    // bluetoothd invalidates the devices' TxPower and RSSI when the last session
+                    // ends; `Discovering` false comes later, with the controller's Discovering event.
                     for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
+                    emitAdapter(["Discovering"])
                 }
             case .poweredChanged(let on):
                 emitAdapter(["Powered"])
@@ -203,19 +221,21 @@ extension BlueZSimulator {
         do { try agents.register(owner: call.sender, path: path.rawValue, capability: capability) } catch {
             throw error.dbus
         }
-        defaultAgentMayHaveChanged()
+        // bluetoothd makes the adapter pairable (bondable) through mgmt after answering: bluetoothctl
+        // prints "Agent registered" before "Pairable: yes" against it.
+        afterReply(call) { await $0.defaultAgentMayHaveChanged() }
     }
 
     func unregisterAgent(_ call: DBusMethodCall) throws {
         guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
         do { try agents.unregister(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
-        defaultAgentMayHaveChanged()
+        afterReply(call) { await $0.defaultAgentMayHaveChanged() }
     }
 
     func requestDefaultAgent(_ call: DBusMethodCall) throws {
         guard let path = call.arguments.first?.asObjectPath else { throw BlueZError.invalidArguments.dbus }
         do { try agents.requestDefault(owner: call.sender, path: path.rawValue) } catch { throw error.dbus }
-        defaultAgentMayHaveChanged()
+        afterReply(call) { await $0.defaultAgentMayHaveChanged() }
     }
 
     // MARK: ProfileManager1

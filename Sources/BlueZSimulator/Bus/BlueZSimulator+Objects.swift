@@ -213,6 +213,7 @@ extension BlueZSimulator {
         case "LegacyPairing": return .boolean(false)
         case "RSSI": return device.rssi.map { .int16($0) }
         case "Connected": return .boolean(device.connected)
+        case "Modalias": return device.modalias.map { .string($0) }
         case "UUIDs": return .strings(device.uuids)
         case "Adapter": return (try? DBusObjectPath(adapterPath)).map { .objectPath($0) }
         case "ManufacturerData":

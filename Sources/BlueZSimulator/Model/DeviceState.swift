@@ -48,6 +48,8 @@ public struct DeviceState: Sendable {
     public let gatt: GattDatabase
     public let path: String
     public private(set) var characteristics: [GattDatabase.CharacteristicID: CharacteristicState]
+    /// `Modalias`, from the peer's Device Information PnP ID once services resolved (nil before).
+    public internal(set) var modalias: String?
 
     public private(set) var exported = false
     /// Found by discovery and never connected, paired or trusted: removed when stale.
@@ -144,9 +146,10 @@ public struct DeviceState: Sendable {
     public mutating func discoveryStopped() -> [Effect] {
         guard exported else { return [] }
         if temporary, !spec.connectable, !connected { return remove() }
+        // In the order bluetoothctl printed them against bluetoothd: TxPower, then RSSI.
         var gone: [String] = []
-        if rssi != nil { gone.append("RSSI") }
         if txPowerVisible { gone.append("TxPower") }
+        if rssi != nil { gone.append("RSSI") }
         rssi = nil
         txPowerVisible = false
         return gone.isEmpty ? [] : [.invalidated(gone)]
@@ -183,6 +186,7 @@ public struct DeviceState: Sendable {
         temporary = true
         paired = false
         trusted = false
+        modalias = nil
         rssi = nil
         txPowerVisible = false
         manufacturerData = [:]
@@ -262,7 +266,7 @@ public struct DeviceState: Sendable {
         for id in characteristics.keys.sorted(by: Self.order) where characteristics[id]!.linkReady() {
             effects.append(.characteristicChanged(id, ["Notifying"]))
         }
-        return effects
+        return effects + readDeviceInformation()
     }
 
     /// `Device1.Disconnect`: cancels a pending attempt (the caller fails that Connect with
@@ -331,12 +335,14 @@ public struct DeviceState: Sendable {
         return .begin(needsConnection: link != .connected, needsPasskey: spec.pairing == .passkey)
     }
 
-    /// Pairing finished; on success `Paired` and `Bonded` become true.
+    /// Pairing finished; on success `Bonded` and `Paired` become true.
     public mutating func finishPairing(success: Bool) -> [Effect] {
         bonding = false
         guard success, !paired else { return [] }
         paired = true
-        return [.changed(["Paired", "Bonded"])]
+        // Two signals, as bluetoothd sends them: the key is stored (`Bonded`) before the bonding
+        // completes (`Paired`); bluetoothctl printed them in that order.
+        return [.changed(["Bonded"]), .changed(["Paired"])]
     }
 
     /// `CancelPairing`: DoesNotExist when nothing is pending.

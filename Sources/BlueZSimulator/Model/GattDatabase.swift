@@ -43,6 +43,7 @@ public struct GattDatabase: Sendable, Equatable {
     public var services: [Service]
 
     /// The Generic Attribute service every peer has; bluetoothd exports it (GAP 0x1800 is claimed and hidden).
+    /// Added before the scenario's services unless the scenario declares one itself.
     static let genericAttribute = ScenarioService(
         uuid: BluetoothUUID(UInt16(0x1801)),
         characteristics: [
@@ -56,7 +57,10 @@ public struct GattDatabase: Sendable, Equatable {
         }
         var next: UInt16 = 0x0008
         var built: [Service] = []
-        for scenarioService in [Self.genericAttribute] + scenarioServices {
+        // A scenario that declares its own Generic Attribute service (a mirror of a real peer's
+        // database) gets that one only: a peer has one, and bluetoothd exports it once.
+        let declaresGATT = scenarioServices.contains { $0.uuid == Self.genericAttribute.uuid }
+        for scenarioService in (declaresGATT ? [] : [Self.genericAttribute]) + scenarioServices {
             let serviceHandle = next
             next += 1
             var characteristics: [Characteristic] = []

@@ -185,7 +185,9 @@ def discovery():
 
     adapter.StopDiscovery()
     wait_for(lambda: removed(BTHOME) and removed(BEACON), what="non-connectable temporary devices removed")
-    check(changes(ADAPTER, "org.bluez.Adapter1", "Discovering")[-1] == False, "Discovering false")
+    # As bluetoothd: the devices' RSSI/TxPower go and non-connectable ones are removed first, then
+    # Discovering turns false (with the controller's event).
+    wait_for(lambda: changes(ADAPTER, "org.bluez.Adapter1", "Discovering")[-1] == False, what="Discovering false")
     check(None in changes(STRAP, "org.bluez.Device1", "RSSI"), "RSSI invalidated when discovery stops")
     check("RSSI" not in get_all(STRAP, "org.bluez.Device1"), "RSSI gone")
     expect_error(adapter.StopDiscovery, "org.bluez.Error.Failed", "No discovery started")

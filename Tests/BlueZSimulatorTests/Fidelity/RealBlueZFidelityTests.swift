@@ -23,12 +23,14 @@ import Testing
     /// the read offset; the control point takes exactly one byte; the test descriptor refuses writes
     /// with NotSupported, the user description accepts them (writable auxiliaries); the peer refused
     /// a 512-byte write to the test characteristic with Invalid Length (measured), so its limit is 511.
+    /// It advertises TxPower 0 (the discovered object's) and notifies a heart rate every second, as
+    /// the example does; its PnP ID gives bluetoothd's `Modalias` (usb:v1D6Bp0246d0542).
     static let scenario = """
         {
           "name": "bluez-reference",
           "description": "Mirror of the capture's peripheral: bluetoothd 5.66 serving BlueZ's example GATT server.",
           "devices": [
-            {"id": "reference", "address": "00:AA:01:00:00:00", "name": "BlueZ 5.66", "rssi": -40,
+            {"id": "reference", "address": "00:AA:01:00:00:00", "name": "BlueZ 5.66", "rssi": -40, "tx_power": 0,
              "services": [
                {"uuid": "1801", "characteristics": [
                  {"uuid": "2a05", "flags": ["indicate"], "value": "00000000"},
@@ -40,7 +42,7 @@ import Testing
                  {"uuid": "2a50", "flags": ["read"], "value": "026b1d46024205"}
                ]},
                {"uuid": "180d", "characteristics": [
-                 {"uuid": "2a37", "flags": ["notify"], "value": "0664",
+                 {"uuid": "2a37", "flags": ["notify"], "value": "0664", "generator": {"kind": "heart_rate"},
                   "read_error": "request-not-supported", "write_error": "request-not-supported"},
                  {"uuid": "2a38", "flags": ["read"], "value": "01", "read_ignores_offset": true},
                  {"uuid": "2a39", "flags": ["write"], "value": "00", "min_length": 1, "max_length": 1,

@@ -25,6 +25,22 @@ import Testing
         #expect(database.uuidStrings.contains("00001800-0000-1000-8000-00805f9b34fb"))
     }
 
+    @Test func aDeclaredGenericAttributeServiceIsTheOnlyOne() {
+        // The mirror of the VM's peripheral declares 1801 itself; the simulator had exported it twice
+        // (bluetoothctl listed "Generic Attribute Profile" twice against it, once against bluetoothd).
+        let database = GattDatabase(services: [
+            ScenarioService(
+                uuid: BluetoothUUID(UInt16(0x1801)),
+                characteristics: [ScenarioCharacteristic(uuid: BluetoothUUID(UInt16(0x2b3a)), properties: [.read])]),
+            ScenarioService(
+                uuid: BluetoothUUID(UInt16(0x180f)),
+                characteristics: [ScenarioCharacteristic(uuid: BluetoothUUID(UInt16(0x2a19)), properties: [.read])]),
+        ])
+        #expect(database.services.map(\.uuid.shortString) == ["1801", "180f"])
+        #expect(database.services[0].characteristics.map(\.uuid.shortString) == ["2b3a"])
+        #expect(database.services[0].pathComponent == "service0008")
+    }
+
     @Test func flagsAreListedInBlueZOrder() {
         #expect(
             CharacteristicProperty.flags([.notify, .write, .read, .writeWithoutResponse, .reliableWrite])

@@ -90,6 +90,19 @@ kill $SCANNER 2>/dev/null
 # on again: the device is rediscovered); its normalised transcript is the reference for the simulator's.
 busctl --system set-property org.bluez $A org.bluez.Adapter1 Powered b true
 sleep 1
+# Powering off removed the device. btvirt reports an advertisement to a scanner only when
+# advertising is switched on, so while bluetoothctl scans the peripheral's advertising is switched
+# off and on again, once a second, until the central lists the device again (the first end-to-end
+# run of this script failed here: bluetoothctl never saw it). Advertising stays on for the connect.
+(
+    for _ in $(seq 1 40); do
+        sleep 1
+        busctl --system tree org.bluez --list | grep -q "^$dev$" && exit 0
+        btmgmt --index "$idx" advertising off >/dev/null 2>&1
+        btmgmt --index "$idx" advertising on >/dev/null 2>&1
+    done
+    echo "guest: the peripheral was not rediscovered for bluetoothctl"
+) &
 address=$(echo "$dev" | sed 's|.*/dev_||; s|_|:|g')
 BLUETOOTHCTL_CONTROLLER=$(busctl --system get-property org.bluez $A org.bluez.Adapter1 Address | awk '{print $2}' | tr -d '"') \
     timeout 200 /usr/bin/python3 "$(dirname "$0")/../../BlueZSimulatorTests/Clients/bluetoothctl_session.py" $O/bluetoothctl.txt \

@@ -2,6 +2,7 @@
 (name and message) as JSON lines, as reference data for the simulator's fidelity."""
 import json
 import os
+import re
 import sys
 import time
 
@@ -17,6 +18,12 @@ adapter = os.environ.get("PROBE_ADAPTER", "/org/bluez/hci0")
 NEEDS_SECURITY = {"12345678-1234-5678-1234-56789abcdef3", "12345678-1234-5678-1234-56789abcdef5"}
 
 
+def shown(reply):
+    """The reply's repr without the per-run object address of a passed file descriptor (so that a
+    fresh capture differs from the last one only where bluetoothd's answers did)."""
+    return re.sub(r"<dbus.UnixFd object at 0x[0-9a-f]+>", "<dbus.UnixFd>", repr(reply))
+
+
 def obj(path):
     return bus.get_object("org.bluez", path)
 
@@ -27,7 +34,7 @@ def record(label, path, interface, method, *args, **kwargs):
         reply = getattr(dbus.Interface(obj(path), interface), method)(*args, **kwargs)
         if isinstance(reply, tuple):
             reply = list(reply)
-        entry["reply"] = repr(reply)
+        entry["reply"] = shown(reply)
     except dbus.exceptions.DBusException as error:
         entry["error"] = error.get_dbus_name()
         entry["message"] = error.get_dbus_message()
@@ -42,7 +49,7 @@ def record_raw(label, path, interface, method, signature, args):
     entry = {"label": label, "path": path, "interface": interface, "method": method, "signature": signature}
     try:
         reply = bus.call_blocking("org.bluez", path, interface, method, signature, args)
-        entry["reply"] = repr(reply)
+        entry["reply"] = shown(reply)
     except dbus.exceptions.DBusException as error:
         entry["error"] = error.get_dbus_name()
         entry["message"] = error.get_dbus_message()
