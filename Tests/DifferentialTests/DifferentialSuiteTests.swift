@@ -19,6 +19,9 @@ import Testing
     struct FamilyReport {
         var payloads = 0
         var matches = 0
+        /// Matches where the reference reported nothing (a wrong key, a cut frame) and BLEBridge
+        /// published nothing comparable either.
+        var bothRejected = 0
         var known: [String: Int] = [:]
         var unexpected: [String] = []
         var cases: [String: Int] = [:]
@@ -42,7 +45,9 @@ import Testing
             report.payloads += 1
             report.cases[entry.case, default: 0] += 1
             switch DifferentialComparison.outcome(entry) {
-            case .match: report.matches += 1
+            case .match:
+                report.matches += 1
+                if entry.oracle == nil { report.bothRejected += 1 }
             case .known(let name): report.known[name, default: 0] += 1
             case .unexpected(let text): report.unexpected.append(text)
             }
@@ -53,7 +58,7 @@ import Testing
             let report = reports[family, default: FamilyReport()]
             let known = report.known.values.reduce(0, +)
             text +=
-                "  \(family): \(report.payloads) payloads, \(report.matches) matches, \(known) known disagreements, \(report.unexpected.count) unexpected\n"
+                "  \(family): \(report.payloads) payloads, \(report.matches) matches (\(report.bothRejected) rejected by both), \(known) known disagreements, \(report.unexpected.count) unexpected\n"
             for (name, count) in report.known.sorted(by: { $0.key < $1.key }) {
                 let reason = KnownDisagreement.all.first { $0.name == name }?.justification ?? ""
                 text += "    known \(name) × \(count): \(reason)\n"

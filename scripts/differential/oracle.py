@@ -67,6 +67,7 @@ PLANT = [0x0098, 0x03BC]  # HHCCJCY01, GCLS002
 FORMALDEHYDE = [0x02DF]
 DOOR = [0x098B]
 FLOOD = [0x0863]
+MOTION = [0x0A83]  # CGPR1: motion with illuminance in lux
 
 
 def mibeacon_objects(rng, product):
@@ -87,8 +88,14 @@ def mibeacon_objects(rng, product):
                 (0x100A, battery)]
     elif product in DOOR:
         pool = [(0x1019, bytes([rng.randrange(0, 3)])), (0x1018, bytes([rng.randrange(0, 2)])), (0x100A, battery)]
+    elif product in MOTION:
+        pool = [(0x000F, struct.pack("<I", rng.randrange(0, 1 << 24))[:3]), (0x1018, bytes([rng.randrange(0, 2)])),
+                (0x100A, battery)]
     else:
-        pool = [(0x1014, bytes([rng.randrange(0, 2)])), (0x100A, battery)]
+        # The flood sensor's leak object, and the generic switch, consumable and smoke objects (the
+        # reference decodes those for any product).
+        pool = [(0x1014, bytes([rng.randrange(0, 2)])), (0x1012, bytes([rng.randrange(0, 2)])),
+                (0x1013, bytes([rng.randrange(0, 101)])), (0x1015, bytes([rng.randrange(0, 2)])), (0x100A, battery)]
     # Mostly one object per frame (as v4/v5 devices send); several occur in v2/v3 and are legal in v5.
     return rng.sample(pool, min(len(pool), rng.choice([1, 1, 1, 2, 3])))
 
@@ -113,7 +120,7 @@ def mibeacon_frame(rng, address, product, version, objects, encrypted, key, mac,
 def mibeacon_corpus(rng, count):
     from xiaomi_ble import XiaomiBluetoothDeviceData
 
-    products = THERMOMETERS + PLANT + FORMALDEHYDE + DOOR + FLOOD
+    products = THERMOMETERS + PLANT + FORMALDEHYDE + DOOR + FLOOD + MOTION
     for index in range(count):
         address = random_address(rng)
         product = rng.choice(products)
