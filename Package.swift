@@ -100,6 +100,8 @@ let package = Package(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
+        // Decoders against the ecosystem's reference parsers (scripts/differential/oracle.py).
+        .testTarget(name: "DifferentialTests", dependencies: ["Decoders", "Bluetooth", "TestSupport"]),
         .testTarget(
             name: "GatewayTests",
             // Every module the tests import, directly: a module imported only through another's

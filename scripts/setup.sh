@@ -95,3 +95,14 @@ jinja2_version=3.1.6
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('jinja2') != '$jinja2_version')" 2>/dev/null; then
     "${as_owner[@]}" "$venv/bin/pip" install -q "jinja2==$jinja2_version" >/dev/null
 fi
+# The reference parsers of Home Assistant's Bluetooth integrations, the oracles of the differential
+# decoder suite (Tests/DifferentialTests, scripts/differential/oracle.py). A venv of their own:
+# they need bleak >= 1, which would replace the pinned bleak 0.22.3 above. Pinned like bleak.
+oracle_venv="$root/.build/venv-oracles"
+oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0")
+[[ -x "$oracle_venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv "$oracle_venv"
+if ! "$oracle_venv/bin/python" -c "
+import importlib.metadata as m, sys
+sys.exit(any(m.version(n) != v for n, v in (p.split('==') for p in sys.argv[1:])))" "${oracle_packages[@]}" 2>/dev/null; then
+    "${as_owner[@]}" "$oracle_venv/bin/pip" install -q "${oracle_packages[@]}" >/dev/null
+fi

@@ -41,7 +41,10 @@ extension BridgeConfiguration {
                 + "rate limit \(commands.rateLimit)")
         row("devices", devices.isEmpty ? "none" : "\(devices.count)")
         if autoDevices.enabled {
-            row("auto devices", "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)")
+            let keys = autoDevices.bindKeys.isEmpty ? "" : ", \(autoDevices.bindKeys.count) bind key(s)"
+            row(
+                "auto devices",
+                "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)\(keys)")
         }
         for device in devices {
             var publishing: [String] = []

@@ -38,4 +38,48 @@ import Testing
         #expect(world.states("bthome").isEmpty, "the configured id is gone with the configuration entry")
         await world.shutdown()
     }
+
+    /// A stock LYWSD03MMC (encrypted MiBeacon v5, the frame of DecodeCommandTests) with its key in
+    /// `auto_devices.bind_keys` becomes `mibeacon_565384` with Home Assistant discovery; the frame
+    /// it repeats every advertisement is published once (packet-id de-duplication). Without the
+    /// key it is never recognised.
+    @Test(arguments: [true, false]) func anEncryptedXiaomiSensorWithItsBindKey(withKey: Bool) async throws {
+        let device = try JSONDecoder().decode(
+            ScenarioDevice.self,
+            from: Data(
+                #"""
+                {"id": "lywsd03mmc", "address": "A4:C1:38:56:53:84", "name": "LYWSD03MMC", "connectable": false,
+                 "advertisement": {"service_data": [{"uuid": "fe95",
+                   "value": "58585b05a084535638c1a475dbc33f642301004a1668a5"}]}}
+                """#.utf8))
+        let world = try await SimulatedWorld(extraDevices: [device]) { configuration in
+            var auto: [String: Any] = ["enabled": true, "max_devices": 10]
+            if withKey { auto["bind_keys"] = ["A4:C1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"] }
+            configuration["auto_devices"] = auto
+        }
+        if withKey {
+            let state = await world.state("mibeacon_565384") { $0["temperature"] != nil }
+            #expect(state?["temperature"] as? Double == 21.5, "log: \(world.gateway.log.suffix(3000))")
+            #expect(state?["model"] as? String == "LYWSD03MMC")
+            let config = await world.recorder.first(
+                on: "homeassistant/sensor/blebridge_mibeacon_565384/temperature/config")
+            let temperature = try #require(config.flatMap(world.recorder.json))
+            #expect(temperature["device_class"] as? String == "temperature")
+            #expect((temperature["device"] as? [String: Any])?["manufacturer"] as? String == "Xiaomi")
+            // The simulator repeats the frame in every advertisement (1 s apart): once the BTHome
+            // sensor's packet id moved on by three (2 s each), several repeats have arrived.
+            let first = await world.state("bthome") { $0["packet_id"] != nil }?["packet_id"] as? Int ?? 0
+            #expect(await world.state("bthome") { ($0["packet_id"] as? Int ?? 0) >= first + 3 } != nil)
+            let published = world.states("mibeacon_565384").compactMap { $0["packet_id"] as? Int }
+            #expect(published == [160], "frame counter 160 published once: \(published)")
+        } else {
+            let first = await world.state("bthome") { $0["packet_id"] != nil }?["packet_id"] as? Int ?? 0
+            #expect(await world.state("bthome") { ($0["packet_id"] as? Int ?? 0) >= first + 2 } != nil)
+            #expect(
+                world.states("mibeacon_565384").isEmpty
+                    && !world.gateway.log.contains("automatic device added id=mibeacon"),
+                "no key, not recognised")
+        }
+        await world.shutdown()
+    }
 }

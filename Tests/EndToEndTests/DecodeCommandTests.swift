@@ -29,6 +29,32 @@ import Testing
         #expect(result.stdout.hasPrefix(#"{"temperature":25.06,"humidity":50.55,"encrypted":true"#))
     }
 
+    /// The issue-17 bar: an encrypted LYWSD03MMC (stock firmware) MiBeacon v5 frame, sealed with
+    /// this key by scripts/differential/oracle.py and decoded as 21.5 °C / 51 % by xiaomi-ble 1.21.2.
+    /// The sensor sends temperature and humidity in separate frames (objects 0x1004 and 0x1006).
+    @Test func decodesAnEncryptedLYWSD03MMCFrame() async throws {
+        let key = "814aac74c4f17b6c1581e1ab87816b99"
+        let temperature = try await blebridge([
+            "--service-data", "fe95", "--bind-key", key, "--address", "A4:C1:38:56:53:84",
+            "58585b05a084535638c1a475dbc33f642301004a1668a5",
+        ])
+        #expect(temperature.status == 0, "\(temperature.stderr)")
+        #expect(temperature.stdout.contains(#""model":"LYWSD03MMC""#))
+        #expect(temperature.stdout.contains(#""temperature":21.5"#))
+        let humidity = try await blebridge([
+            "--service-data", "fe95", "--bind-key", key, "--address", "A4:C1:38:56:53:84", "--units",
+            "58585b05a184535638c1a416859c1d9a23010073329fa4",
+        ])
+        #expect(humidity.status == 0)
+        #expect(humidity.stdout.contains("humidity = 51.7 %\n"))
+        let wrongKey = try await blebridge([
+            "--service-data", "fe95", "--bind-key", "00112233445566778899aabbccddeeff", "--address",
+            "A4:C1:38:56:53:84", "58585b05a084535638c1a475dbc33f642301004a1668a5",
+        ])
+        #expect(wrongKey.status == 65)
+        #expect(wrongKey.stderr.contains("decryption_failed at 'bind_key': the bind key does not match"))
+    }
+
     @Test func decodesManufacturerData() async throws {
         let result = try await blebridge([
             "--manufacturer-data", "004c", "0215426c7565436861726d426561636f6e730efe1355c5",

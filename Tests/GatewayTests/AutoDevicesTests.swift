@@ -64,6 +64,30 @@ import Testing
         #expect(devices.expand(configuration).devices.map(\.id) == ["bthome_000001"], "its address is configured")
     }
 
+    @Test func anEncryptedAdvertiserGetsItsBindKey() throws {
+        let configuration = try ConfigurationLoader().decode(
+            Data(
+                #"{"auto_devices": {"enabled": true, "bind_keys": {"a4:c1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"}}}"#
+                    .utf8))
+        let address = BluetoothAddress("A4:C1:38:56:53:84")!
+        let key = try #require(configuration.autoDevices.bindKey(for: address))
+        #expect(key.count == 16 && key.first == 0x81)
+        var devices = AutoDevices()
+        _ = devices.add(address, decoder: "mibeacon", at: Self.start, maximum: 5, configuration: configuration)
+        let device = devices.expand(configuration).device(id: "mibeacon_565384")
+        #expect(device?.advertisement == AdvertisementSettings(decoder: "mibeacon", bindKey: key))
+        for bad in [
+            #"{"bind_keys": {"A4:C1:38:56:53": "814aac74c4f17b6c1581e1ab87816b99"}}"#,
+            #"{"bind_keys": {"A4:C1:38:56:53:84": "814aac74"}}"#,
+            #"{"bind_keys": {"A4:C1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99", "a4:c1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"}}"#,
+            #"{"bind_keys": ["814aac74c4f17b6c1581e1ab87816b99"]}"#,
+        ] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try ConfigurationLoader().decode(Data(("{\"auto_devices\": " + bad + "}").utf8))
+            }
+        }
+    }
+
     @Test func theSwitchIsReadFromTheConfiguration() throws {
         let configuration = try ConfigurationLoader().decode(
             Data(#"{"auto_devices": {"enabled": true, "max_devices": 30}}"#.utf8))

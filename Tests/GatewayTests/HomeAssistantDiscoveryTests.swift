@@ -81,6 +81,20 @@ import Testing
                 }
             }
         }
+        // MiBeacon, unencrypted v5 (LYWSD03MMC header): the object ids 0x000F and 0x1000–0x101F
+        // with data of 1–4 bytes (the lengths of every object it decodes).
+        let mibeacon = MiBeaconDecoder()
+        for id in [UInt16(0x000F)] + Array(0x1000...0x101F) {
+            for length in 1...4 {
+                for _ in 0..<4 {
+                    let value = (0..<length).map { _ in UInt8.random(in: 0...3, using: &generator) }
+                    let frame: [UInt8] = [
+                        0x40, 0x50, 0x5B, 0x05, 0x01, UInt8(id & 0xFF), UInt8(id >> 8), UInt8(length),
+                    ]
+                    record("mibeacon", [mibeacon.reading(frame + value, context: context)])
+                }
+            }
+        }
         return seen.values.sorted { ($0.decoder, $0.name) < ($1.decoder, $1.name) }
     }()
 

@@ -1,3 +1,5 @@
+import Bluetooth
+
 /// `auto_devices`: zero-configuration devices. When enabled, an advertiser that no `devices[]`
 /// entry matches, whose address is fixed (public or random static) and whose advertisement a
 /// built-in decoder recognises, is published as a passive device `<decoder>_<last 3 address
@@ -7,13 +9,23 @@ public struct AutoDeviceSettings: Sendable, Equatable {
     /// The most automatic devices followed at once; beyond it the one seen least recently is
     /// dropped (counted and logged).
     public var maxDevices: Int
+    /// Bind keys (16 bytes) of encrypted advertisers by address (`AA:BB:CC:DD:EE:FF`, uppercase),
+    /// so that an encrypted sensor (stock Xiaomi MiBeacon v4/v5, BTHome, ATC/pvvx) is recognised
+    /// and decoded without a `devices[]` entry.
+    public var bindKeys: [String: [UInt8]]
 
-    public init(enabled: Bool = false, maxDevices: Int = 100) {
+    public init(enabled: Bool = false, maxDevices: Int = 100, bindKeys: [String: [UInt8]] = [:]) {
         self.enabled = enabled
         self.maxDevices = maxDevices
+        self.bindKeys = bindKeys
     }
 
-    static let keys = ["enabled", "max_devices"]
+    /// The bind key configured for `address`, if any.
+    public func bindKey(for address: BluetoothAddress) -> [UInt8]? {
+        bindKeys[address.string]
+    }
+
+    static let keys = ["enabled", "max_devices", "bind_keys"]
 }
 
 extension AutoDeviceSettings: Decodable {
@@ -22,5 +34,20 @@ extension AutoDeviceSettings: Decodable {
         let defaults = AutoDeviceSettings()
         enabled = try reader.bool("enabled") ?? defaults.enabled
         maxDevices = try reader.integer("max_devices", in: 1...1_000) ?? defaults.maxDevices
+        let accepted = "an object of \"AA:BB:CC:DD:EE:FF\": \"<32 hex digits>\""
+        var keys: [String: [UInt8]] = [:]
+        for (text, keyText) in try reader.decode([String: String].self, "bind_keys", expected: accepted) ?? [:] {
+            guard let address = BluetoothAddress(text) else {
+                throw reader.error("bind_keys", .invalidValue, "'\(text)' is not an address; expected \(accepted)")
+            }
+            guard keyText.count == 32, let key = Hex.bytes(keyText) else {
+                throw reader.error(
+                    "bind_keys", .invalidValue, "the key for \(address.string) is not 32 hex digits (the 16-byte key)")
+            }
+            guard keys.updateValue(key, forKey: address.string) == nil else {
+                throw reader.error("bind_keys", .conflict, "\(address.string) is listed twice")
+            }
+        }
+        bindKeys = keys
     }
 }

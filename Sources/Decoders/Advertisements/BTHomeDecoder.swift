@@ -33,34 +33,18 @@ public struct BTHomeDecoder: AdvertisementDecoder {
                 .unsupported, field: "device_information", offset: 0, message: "BTHome version \(version), expected 2")
         }
         let encrypted = info & 0x01 != 0
-        var address = context.address?.bytes
+        var frameAddress: [UInt8]?
         if info & 0x02 != 0 {
-            address = Array(try reader.bytes(6, "address").reversed())
+            frameAddress = Array(try reader.bytes(6, "address").reversed())
         }
         var objects: ByteReader
         var counter: UInt32?
         if encrypted {
-            guard let key = context.bindKey else {
-                throw DecoderError(
-                    .missingKey, field: "bind_key", offset: 0,
-                    message: "the payload is encrypted; configure the bind key")
-            }
-            guard let address else {
-                throw DecoderError(
-                    .missingKey, field: "address", offset: 0, message: "decryption needs the device address")
-            }
-            guard reader.remaining >= 8 else {
-                throw DecoderError(
-                    .truncated, field: "encrypted_payload", offset: reader.offset,
-                    message: "needs a 4-byte counter and a 4-byte MIC, \(reader.remaining) byte(s) left")
-            }
-            let ciphertext = try reader.bytes(reader.remaining - 8, "encrypted_payload")
-            let counterBytes = try reader.bytes(4, "counter")
-            let mic = try reader.bytes(4, "mic")
-            var counterReader = ByteReader(counterBytes)
-            counter = try counterReader.uint32("counter")
-            let nonce = address + [0xD2, 0xFC, info] + counterBytes
-            objects = ByteReader(try AESCCM.open(ciphertext: ciphertext, tag: mic, key: key, nonce: nonce))
+            let (key, address) = try context.encryptionInputs(frameAddress: frameAddress)
+            let tail = try reader.sealedTail(counterWidth: 4)
+            counter = tail.counter
+            let nonce = address + [0xD2, 0xFC, info] + tail.counterBytes
+            objects = ByteReader(try AESCCM.open(ciphertext: tail.ciphertext, tag: tail.mic, key: key, nonce: nonce))
         } else {
             objects = ByteReader(reader.rest())
         }

@@ -1,7 +1,12 @@
 /// Drops repeated BTHome advertisements of one device: a device sends each measurement several
 /// times with the same `packet_id`, and an encrypted device's `encryption_counter` must never go
-/// back (a replayed frame). Keep one filter per device.
+/// back (a replayed frame). Keep one filter per device. MiBeacon readings carry the same two
+/// fields (its frame counter as `packet_id`, the extended counter as `encryption_counter`), so the
+/// filter serves both formats.
 public struct BTHomePacketFilter: Sendable {
+    /// The decoders whose readings carry `packet_id` / `encryption_counter` in this sense.
+    public static let decoders: Set<String> = ["bthome", "mibeacon"]
+
     public enum Verdict: Sendable, Hashable {
         case new
         /// Same packet id as the previous accepted reading.

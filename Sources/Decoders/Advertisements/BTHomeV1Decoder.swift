@@ -36,20 +36,11 @@ public struct BTHomeV1Decoder: AdvertisementDecoder {
         guard isEncrypted else { return try Self.objects(payload) + [.bool("encrypted", false)] }
         let (key, address) = try context.encryptionInputs()
         var reader = ByteReader(payload)
-        guard reader.remaining >= 8 else {
-            throw DecoderError(
-                .truncated, field: "encrypted_payload", offset: 0,
-                message: "needs a 4-byte counter and a 4-byte MIC, \(reader.remaining) byte(s) left")
-        }
-        let ciphertext = try reader.bytes(reader.remaining - 8, "encrypted_payload")
-        let counterBytes = try reader.bytes(4, "counter")
-        let mic = try reader.bytes(4, "mic")
-        var counterReader = ByteReader(counterBytes)
-        let counter = try counterReader.uint32("counter")
+        let tail = try reader.sealedTail(counterWidth: 4)
         let plaintext = try AESCCM.open(
-            ciphertext: ciphertext, tag: mic, key: key, nonce: address + [0x1E, 0x18] + counterBytes,
+            ciphertext: tail.ciphertext, tag: tail.mic, key: key, nonce: address + [0x1E, 0x18] + tail.counterBytes,
             associatedData: [0x11])
-        return try Self.objects(plaintext) + [.bool("encrypted", true), .int("encryption_counter", counter)]
+        return try Self.objects(plaintext) + [.bool("encrypted", true), .int("encryption_counter", tail.counter)]
     }
 
     static func objects(_ payload: [UInt8]) throws(DecoderError) -> [DecodedField] {

@@ -28,6 +28,7 @@ public struct DecoderRegistry: Sendable {
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
+        MiBeaconDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
     ]

@@ -59,7 +59,8 @@ public struct AutoDevices: Sendable, Equatable {
     }
 
     /// The configuration with one passive device per entry appended: match on its address,
-    /// advertisements decoded by its decoder, named `<decoder> AABBCC`. Entries whose id or
+    /// advertisements decoded by its decoder (with its `auto_devices.bind_keys` key), named
+    /// `<decoder> AABBCC`. Entries whose id or
     /// address a configured device already has are left out.
     public func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
         guard configuration.autoDevices.enabled else { return configuration }
@@ -74,7 +75,8 @@ public struct AutoDevices: Sendable, Equatable {
                 DeviceConfiguration(
                     id: id, name: entry.decoder + " " + Hex.string(address.bytes.suffix(3)).uppercased(),
                     match: DeviceMatch(address: address), connection: .passive,
-                    advertisement: AdvertisementSettings(decoder: entry.decoder)))
+                    advertisement: AdvertisementSettings(
+                        decoder: entry.decoder, bindKey: configuration.autoDevices.bindKey(for: address))))
         }
         return expanded
     }

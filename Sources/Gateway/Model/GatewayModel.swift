@@ -80,14 +80,15 @@ public struct GatewayModel: Sendable {
         configuration.devices.map { device in
             let known = Self.advertisedMakers[device.advertisement?.decoder ?? ""]
             return DiscoveryDevice(
-                id: device.id, name: device.name, address: device.match.address?.string, model: known?.model,
+                id: device.id, name: device.name, address: device.match.address?.string, model: known?.model ?? nil,
                 manufacturer: known?.manufacturer)
         }
     }
 
-    /// Advertisement decoders whose format only one maker's devices send.
-    static let advertisedMakers: [String: (manufacturer: String, model: String)] = [
-        "ruuvi": ("Ruuvi Innovations", "RuuviTag")
+    /// Advertisement decoders whose format only one maker's devices send, and the model when the
+    /// format is one model's (a MiBeacon device's model is in its readings, `model`).
+    static let advertisedMakers: [String: (manufacturer: String, model: String?)] = [
+        "ruuvi": ("Ruuvi Innovations", "RuuviTag"), "mibeacon": ("Xiaomi", nil),
     ]
 
     public var discoveryBuilder: DiscoveryBuilder? {

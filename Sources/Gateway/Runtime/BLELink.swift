@@ -391,21 +391,21 @@ extension BLELink {
         let advertisement = discovery.advertisementData
         let recognised = registry.decodeAdvertisement(
             serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: address)
+            context: AdvertisementContext(address: address, bindKey: configuration.autoDevices.bindKey(for: address))
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
         return await gateway?.addAutoDevice(address, decoder: decoder)
     }
 
-    /// BTHome de-duplication (`deduplicate`, on by default): false for a reading that repeats the
-    /// device's previous packet id or replays an older encryption counter.
+    /// BTHome and MiBeacon de-duplication (`deduplicate`, on by default): false for a reading that
+    /// repeats the device's previous packet id or replays an older encryption counter.
     private func isNew(_ reading: DecodedReading, device: DeviceConfiguration) -> Bool {
-        guard device.deduplicate, reading.decoder == "bthome" else { return true }
+        guard device.deduplicate, BTHomePacketFilter.decoders.contains(reading.decoder) else { return true }
         switch packetFilters[device.id, default: BTHomePacketFilter()].judge(reading) {
         case .new: return true
         case .duplicate: return false
         case .replayed:
-            logger.debug("replayed BTHome advertisement dropped", [("device", device.id)])
+            logger.debug("replayed \(reading.decoder) advertisement dropped", [("device", device.id)])
             return false
         }
     }

@@ -18,14 +18,15 @@ struct DecodeCommand: CLICommand {
                                      such as heart_rate_measurement (default: raw)
           --decoder NAME             a characteristic decoder by name (see --list)
           --layout FILE              a user-defined byte layout (JSON, as in the configuration)
-          --service-data UUID        advertisement service data for UUID (fcd2 BTHome, feaa
-                                     Eddystone, 181a ATC/pvvx thermometers)
+          --service-data UUID        advertisement service data for UUID (fcd2 BTHome, fe95
+                                     Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
                                      iBeacon, 0499 Ruuvi), without the two company-id bytes
         Advertisement options:
           --advertisement-decoder NAME   force one advertisement format (bthome, ibeacon, …)
-          --bind-key HEX             BTHome bind key (32 hex digits) for encrypted payloads
-          --address AA:BB:CC:DD:EE:FF    the advertiser's address (BTHome encryption nonce)
+          --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
+                                     and ATC/pvvx payloads
+          --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
         Output:
           --raw                      add the raw bytes as raw_hex
           --units                    print one `name = value unit` line per field instead of JSON
@@ -37,6 +38,8 @@ struct DecodeCommand: CLICommand {
         Examples:
           blebridge decode --uuid 2a37 0x164840035003
           blebridge decode --service-data fcd2 0x40000102ca0903bf13
+          blebridge decode --service-data fe95 --bind-key 814aac74c4f17b6c1581e1ab87816b99 \\
+            --address A4:C1:38:56:53:84 58585b05a084535638c1a475dbc33f642301004a1668a5
           blebridge decode --manufacturer-data 004c 0215426c7565436861726d426561636f6e730efe1355c5
         """
 

@@ -21,13 +21,14 @@ final class SimulatedWorld: Sendable {
 
     init(
         scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
-        outboxDirectory: String? = nil,
+        outboxDirectory: String? = nil, extraDevices: [ScenarioDevice] = [],
         edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in }
     ) async throws {
         bus = try await DBusDaemonFixture()
         var loaded = try Scenario.load(scenario)
         loaded.passing = passing ?? loaded.passing
+        loaded.devices += extraDevices
         simulator = BlueZSimulator(
             scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
         try await simulator.start(busAddress: bus.address)
