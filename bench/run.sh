@@ -7,6 +7,8 @@
 #   bench/run.sh --smoke    builds the C programs and runs the relay for a few seconds (< 30 s)
 #   bench/run.sh --relay-only | --gateway-only
 #   bench/run.sh --simulator-only   the relay and the gateway on the simulator's load (no C-load suite)
+#   bench/run.sh --sdcard-only      only the SD-card step: bytes written per reading in each outbox
+#                                   mode, the demo's five devices (bench/sdcard.sh; BENCH_SD_SECONDS)
 #
 # Tunables (environment): BENCH_SECONDS (length of each ramp step, default 5), BENCH_LATENCY_SECONDS
 # (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
@@ -23,11 +25,13 @@ mode=full
 run_relay=1
 run_relay_c_load=1
 run_gateway=1
+run_sdcard=1
 for argument in "$@"; do
     case "$argument" in
-        --smoke) mode=smoke; run_gateway=0 ;;
-        --relay-only) run_gateway=0 ;;
+        --smoke) mode=smoke; run_gateway=0; run_sdcard=0 ;;
+        --relay-only) run_gateway=0; run_sdcard=0 ;;
         --gateway-only) run_relay=0 ;;
+        --sdcard-only) run_relay=0; run_gateway=0 ;;
         --simulator-only) run_relay_c_load=0 ;;
         -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
@@ -79,7 +83,7 @@ log "built relay, emitter, subscriber, bluez_client in $bin"
 # binary, the Swift runtime and Foundation linked in), in its own scratch directory here so it
 # does not invalidate the usual .build.
 blebridge=${BENCH_BLEBRIDGE:-"$root/.build/static/release/blebridge"}
-if [ "$run_gateway" = 1 ] && [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
+if { [ "$run_gateway" = 1 ] || [ "$run_sdcard" = 1 ]; } && [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
     log "building blebridge (release, --static-swift-stdlib as deploy/package does)…"
     (cd "$root" && swift build -c release --static-swift-stdlib --product blebridge \
         --scratch-path "$root/.build/static" >"$work/swift-build.log" 2>&1) || {
@@ -326,7 +330,8 @@ config = {
     "bluetooth": {"adapter": "hci0", "bus": bus, "max_connections": int(connections)},
     # One publish per reading, like the C relay it is compared with (no burst merging).
     "mqtt": {"url": "mqtt://127.0.0.1:%s" % port, "client_id": "blebridge-bench", "qos": 1, "state_window": "0ms"},
-    "outbox": {"path": outbox, "synchronous": "normal"},
+    # Durable, like the C relay (commit, publish, delete on PUBACK); the SD-card step measures both modes.
+    "outbox": {"path": outbox, "synchronous": "normal", "mode": "durable"},
     "homeassistant": {"enabled": False},
     "devices": devices,
 }
@@ -409,7 +414,20 @@ if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ]; then
     environment_stop
 fi
 
+# ---------------------------------------------------------------- (d) SD-card wear per outbox mode
+sdcard_table=""
+if [ "$run_sdcard" = 1 ]; then
+    log "[sdcard] bytes written per reading, demo's five devices, ${BENCH_SD_SECONDS:-60} s per outbox mode"
+    sdcard_table=$("$root/bench/sdcard.sh" "$blebridge") || sdcard_table="NOT MEASURED — bench/sdcard.sh failed (see above)"
+fi
+
 # ---------------------------------------------------------------- report
+if [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ]; then
+    echo
+    echo "SD-card wear — $(date -u +%Y-%m-%dT%H:%MZ): the demo's five devices, broker up, /proc/<pid>/io write_bytes"
+    echo "$sdcard_table"
+    exit 0
+fi
 echo
 echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
@@ -455,6 +473,11 @@ for suite_name in relay relay_sim gateway; do
         echo "$suite_name: NOT MEASURED — $(eval echo "\${${suite_name}_missing:-see the log above}")"
     fi
 done
+if [ -n "$sdcard_table" ]; then
+    echo
+    echo "SD-card wear: the demo's five devices, broker up, /proc/<pid>/io write_bytes of the gateway process"
+    echo "$sdcard_table"
+fi
 if [ "$mode" = smoke ]; then
     [ "$relay_ok" = 1 ] && [ "${relay_latency_lost:-1}" -le 0 ] || { echo "smoke: relay did not deliver" >&2; exit 1; }
 fi

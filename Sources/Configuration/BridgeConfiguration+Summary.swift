@@ -32,7 +32,7 @@ extension BridgeConfiguration {
         row("mqtt", "\(mqtt.url) (\(version)), base topic \(mqtt.baseTopic), QoS \(mqtt.qos), \(login)")
         row(
             "outbox",
-            "\(outbox.path) (synchronous \(outbox.synchronous.rawValue); keeps at most \(outbox.maxMessages) messages, "
+            "\(outbox.path) (\(outbox.modeSummary), synchronous \(outbox.synchronous.rawValue); keeps at most \(outbox.maxMessages) messages, "
                 + "\(outbox.maxBytes / 1_048_576) MiB, \(DurationParser.format(outbox.maxAge)))")
         row("homeassistant", homeAssistant.enabled ? "discovery on, prefix \(homeAssistant.prefix)" : "discovery off")
         row(

@@ -80,6 +80,10 @@ struct PublishWindow: Sendable {
     /// Rows may wait in the outbox beyond what was handed out (acknowledgements free room for them).
     var hasBacklog: Bool { connected && !paused && mayHaveMore }
 
+    /// Connected and running, with every row of the outbox handed out (published, or acknowledged
+    /// and awaiting deletion): a newer publish now cannot overtake a stored one.
+    var handedOutEverything: Bool { connected && !paused && !mayHaveMore && outstandingRead == nil }
+
     var isIdle: Bool { inFlight.isEmpty && pendingRemoval.isEmpty && !removing && outstandingRead == nil }
 
     // MARK: - Inputs

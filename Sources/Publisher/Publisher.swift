@@ -39,33 +39,35 @@ public actor Publisher {
     public nonisolated let client: MQTTClient
     public nonisolated let options: PublisherOptions
     public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
-    private nonisolated let inbox: PublisherInbox
-    private let logger: Logger
-    private var window: PublishWindow
+    nonisolated let inbox: PublisherInbox
+    let logger: Logger
+    var window: PublishWindow
     private var watcher: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
-    private var published = 0
+    var published = 0
     private var storeError: OutboxError?
     /// Offered readings the outbox refused for a reason that can pass (locked by another process,
     /// disk full, read-only, …): held here in order, at most ``PublisherOptions/heldLimit``, and
     /// committed ahead of newer readings by the next commit or a retry.
-    private var held: [OutboxEntry] = []
+    var held: [OutboxEntry] = []
     /// Readings dropped because ``held`` was full (the oldest go first), since start.
     private var heldDropped = 0
     /// Hold drops not yet added to the outbox's persisted counter (reason `held`).
     private var heldDropsUnpersisted = 0
-    private var heldRetryScheduled = false
+    var heldRetryScheduled = false
     /// The hold overflowed during this refusal (logged once per refusal).
     private var holdFullLogged = false
     private var stopping = false
+    /// Memory-first mode's state (nil in durable mode): readings published from memory until acknowledged.
+    var memory: MemoryFirstBuffer?
     /// Callers of ``stop(drainTimeout:)`` and ``waitUntilDrained(timeout:)``, woken by ``perform(_:)``
     /// once their condition holds, or by their timeout.
-    private var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = [:]
+    var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = [:]
     private var nextWaiter = 0
     /// One line per kind of outbox failure per ``storeLogInterval`` at most (a full disk fails every
     /// attempt; unthrottled that was 135–250 lines a second).
     private var storeLogs: [StoreLog: LogThrottle] = [:]
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
     private let sampleTimeProperty: String?
 
     public init(
@@ -78,6 +80,9 @@ public actor Publisher {
         self.logger = logger
         self.inbox = PublisherInbox(batch: max(1, options.window / 4))
         self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
+        if case .memoryFirst(let spillAfter) = options.mode {
+            self.memory = MemoryFirstBuffer(spillAfter: spillAfter, limit: options.memoryLimit)
+        }
         // MQTT 3.1.1 has no properties: sending one would make every publish fail (and every
         // reading be dropped as refused), so the sample-time property is left out there.
         self.sampleTimeProperty =
@@ -120,6 +125,7 @@ public actor Publisher {
         ticker = nil
         stopping = true
         drain()  // from here on, outcomes wake the thread at once (`stopping` makes them urgent)
+        if memory != nil { performMemory(memory?.stop() ?? []) }  // nothing held in memory is lost on a stop
         if !held.isEmpty { commit([]) }
         if !held.isEmpty {
             logger.error(
@@ -151,7 +157,8 @@ public actor Publisher {
     private func holds(_ condition: WaitCondition) -> Bool {
         switch condition {
         case .idle: window.isIdle
-        case .drained: !window.connected || (window.isIdle && !window.hasBacklog && held.isEmpty)
+        case .drained:
+            !window.connected || (window.isIdle && !window.hasBacklog && held.isEmpty && (memory?.held.isEmpty ?? true))
         }
     }
 
@@ -166,7 +173,7 @@ public actor Publisher {
     }
 
     /// Wakes the waiters whose condition now holds.
-    private func wakeWaiters() {
+    func wakeWaiters() {
         for (id, waiter) in waiters where holds(waiter.condition) {
             waiters[id] = nil
             waiter.continuation.resume()
@@ -210,7 +217,9 @@ public actor Publisher {
         return PublisherStats(
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
             connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped,
-            heldDropsUnpersisted: heldDropsUnpersisted)
+            heldDropsUnpersisted: heldDropsUnpersisted, inMemory: memory?.held.count ?? 0,
+            spilled: memory?.spilled.values.reduce(0, +) ?? 0, publishesFromMemory: memory?.publishesFromMemory ?? false
+        )
     }
 
     // MARK: - Hand-over from other threads
@@ -220,7 +229,7 @@ public actor Publisher {
     }
 
     /// Runs on the MQTT network thread (or the outbox thread when the outcome was known at once).
-    private nonisolated func report(_ outcome: PublisherInbox.Outcome) {
+    nonisolated func report(_ outcome: PublisherInbox.Outcome) {
         wake(inbox.report(outcome))
     }
 
@@ -238,7 +247,7 @@ public actor Publisher {
     }
 
     /// Runs `body` on the outbox's thread (this actor's executor), after `delay` when given.
-    private nonisolated func onThread(
+    nonisolated func onThread(
         after delay: Duration? = nil, _ body: @escaping @Sendable (isolated Publisher) -> Void
     ) {
         let run: @Sendable (isolated OutboxStore) -> Void = { _ in self.assumeIsolated { body($0) } }
@@ -248,8 +257,9 @@ public actor Publisher {
     /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
     /// one commit for all entries, publishing what fits at once.
     private func drain() {
-        let taken = inbox.take()
+        var taken = inbox.take()
         for outcome in taken.outcomes { handle(outcome) }
+        if memory != nil { taken.submissions = offerFromMemory(taken.submissions) }
         if heldRetryScheduled && taken.submissions.allSatisfy({ $0.continuation == nil }) {
             // The outbox refused the last commit and a retry is due: new readings queue behind the
             // held ones instead of each drain waiting out another refusal (a lock costs the busy
@@ -266,7 +276,7 @@ public actor Publisher {
     /// Commits held readings, in chunks of at most ``heldChunk``, then `submissions` in one transaction.
     /// A hold of thousands committed as one transaction would need that much free space at once: on
     /// a disk with a little room again it never fit, and everything offered behind it was held too.
-    private func commit(_ submissions: [PublisherInbox.Submission]) {
+    func commit(_ submissions: [PublisherInbox.Submission]) {
         while !held.isEmpty {
             let chunk = Array(held.prefix(Self.heldChunk))
             do throws(OutboxError) {
@@ -342,7 +352,7 @@ public actor Publisher {
 
     /// Holds offered readings the outbox refused, oldest dropped beyond the limit, and schedules
     /// a retry.
-    private func hold(_ entries: [OutboxEntry]) {
+    func hold(_ entries: [OutboxEntry]) {
         held += entries
         let excess = held.count - options.heldLimit
         if excess > 0 {
@@ -381,7 +391,7 @@ public actor Publisher {
 
     /// Calls the store: it shares this actor's executor (its thread), so its methods are plain calls here.
     @discardableResult
-    private func withStore<T: Sendable>(_ body: (isolated OutboxStore) throws -> T) throws(OutboxError) -> T {
+    func withStore<T: Sendable>(_ body: (isolated OutboxStore) throws -> T) throws(OutboxError) -> T {
         do {
             return try store.assumeIsolated(body)
         } catch let error as OutboxError {
@@ -451,10 +461,15 @@ public actor Publisher {
 
     private func connectionChanged(_ state: MQTTConnectionState) {
         drain()
+        if memory != nil { performMemory(memory?.connectionChanged(connected: state.isConnected) ?? []) }
         perform(window.connectionChanged(connected: state.isConnected, now: clock.now))
     }
 
     private func handle(_ outcome: PublisherInbox.Outcome) {
+        if outcome.fromMemory {
+            memoryOutcome(outcome)
+            return
+        }
         switch outcome.result {
         case .success:
             published += 1
@@ -465,7 +480,10 @@ public actor Publisher {
     }
 
     private func perform(_ actions: [PublishWindow.Action]) {
-        defer { if !waiters.isEmpty { wakeWaiters() } }
+        defer {
+            leaveStoreWhenDrained()
+            if !waiters.isEmpty { wakeWaiters() }
+        }
         for action in actions {
             switch action {
             case .fetch(let after, let limit, let read):
@@ -510,7 +528,7 @@ public actor Publisher {
     private func send(_ record: OutboxRecord, generation: Int) {
         let id = record.id
         do {
-            try client.publish(message(for: record)) { [self] result in
+            try client.publish(message(for: record.entry)) { [self] result in
                 report(PublisherInbox.Outcome(id: id, generation: generation, result: result))
             }
         } catch {
@@ -568,14 +586,14 @@ public actor Publisher {
 
     // MARK: - Messages
 
-    private func message(for record: OutboxRecord) -> MQTTMessage {
+    func message(for entry: OutboxEntry) -> MQTTMessage {
         var properties = MQTTProperties()
         if let name = sampleTimeProperty {
-            properties.userProperties.append(MQTTUserProperty(name, Self.iso8601(record.entry.sampleTime)))
+            properties.userProperties.append(MQTTUserProperty(name, Self.iso8601(entry.sampleTime)))
         }
         return MQTTMessage(
-            topic: record.entry.topic, payload: record.entry.payload, qos: MQTTQoS(record.entry.qos),
-            retain: record.entry.retain, properties: properties)
+            topic: entry.topic, payload: entry.payload, qos: MQTTQoS(entry.qos), retain: entry.retain,
+            properties: properties)
     }
 
     /// The sample time as carried in the user property: ISO 8601, UTC, rounded to the millisecond.

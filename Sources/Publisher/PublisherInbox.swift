@@ -20,6 +20,8 @@ final class PublisherInbox: Sendable {
         let id: Int64
         let generation: Int
         let result: Result<Void, MQTTError>
+        /// A reading published from memory (memory-first mode): `id` is its ``MemoryFirstBuffer/Item`` id.
+        var fromMemory = false
     }
 
     /// What the caller must do after a hand-over.
@@ -91,6 +93,9 @@ final class PublisherInbox: Sendable {
             return Taken(submissions: state.submissions, outcomes: state.outcomes)
         }
     }
+
+    /// Entries wait for the next drain.
+    var hasSubmissions: Bool { state.withLock { !$0.submissions.isEmpty } }
 
     /// The acknowledgement timer fired; returns whether a drain is still wanted.
     func timerFired() -> Bool {

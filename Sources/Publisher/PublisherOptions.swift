@@ -1,5 +1,23 @@
 /// How the publisher drives the broker.
 public struct PublisherOptions: Sendable, Hashable {
+    /// When readings are written to the outbox (`outbox.mode`).
+    public enum Mode: Sendable, Hashable {
+        /// Every reading is committed to the outbox before it is published (survives a SIGKILL
+        /// or, with `synchronous: full`, a power cut).
+        case durable
+        /// Readings are published from memory while the broker acknowledges them within
+        /// `spillAfter`, and written to the outbox only when an acknowledgement is late, the broker
+        /// is away, or the publisher stops (``MemoryFirstBuffer``). A SIGKILL or power cut loses at
+        /// most the unacknowledged readings of the last `spillAfter`.
+        case memoryFirst(spillAfter: Duration)
+    }
+
+    /// When readings are written to the outbox. ``Publisher/offer(_:)`` follows it;
+    /// ``Publisher/submit(_:)-([OutboxEntry])`` always commits.
+    public var mode: Mode
+    /// Memory-first mode: at most this many readings await acknowledgement in memory; beyond it all
+    /// of them are spilled to the outbox.
+    public var memoryLimit: Int
     /// At most this many publishes await their acknowledgement at once (`outbox.inflight`).
     public var window: Int
     /// When set, every publish carries the entry's sample time (ISO 8601, UTC, milliseconds) in an
@@ -25,8 +43,11 @@ public struct PublisherOptions: Sendable, Hashable {
     public init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
         stallTimeout: Duration = .seconds(30), acknowledgementDelay: Duration = .milliseconds(20),
-        removalDelay: Duration = .milliseconds(50), heldLimit: Int = 10_000
+        removalDelay: Duration = .milliseconds(50), heldLimit: Int = 10_000, mode: Mode = .durable,
+        memoryLimit: Int = 4096
     ) {
+        self.mode = mode
+        self.memoryLimit = max(1, memoryLimit)
         self.window = max(1, window)
         self.heldLimit = max(1, heldLimit)
         self.acknowledgementDelay = acknowledgementDelay

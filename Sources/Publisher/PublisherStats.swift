@@ -22,11 +22,24 @@ public struct PublisherStats: Sendable, Hashable {
     /// Of those, the ones not yet added to the outbox's persisted counter (reason `held`): it is
     /// written with the next write the outbox accepts.
     public var heldDropsUnpersisted: Int
+    /// Memory-first mode: readings published from memory and awaiting their acknowledgement (not in
+    /// the outbox; a SIGKILL would lose them).
+    public var inMemory: Int
+    /// Memory-first mode: readings written to the outbox after all (late acknowledgement, broker
+    /// away, stop), since the publisher started.
+    public var spilled: Int
+    /// Memory-first mode: offered readings are published from memory now (connected, outbox
+    /// drained); false in durable mode.
+    public var publishesFromMemory: Bool
 
     public init(
         outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil,
-        held: Int = 0, heldDropped: Int = 0, heldDropsUnpersisted: Int = 0
+        held: Int = 0, heldDropped: Int = 0, heldDropsUnpersisted: Int = 0, inMemory: Int = 0, spilled: Int = 0,
+        publishesFromMemory: Bool = false
     ) {
+        self.publishesFromMemory = publishesFromMemory
+        self.inMemory = inMemory
+        self.spilled = spilled
         self.outbox = outbox
         self.published = published
         self.inFlight = inFlight
@@ -37,8 +50,9 @@ public struct PublisherStats: Sendable, Hashable {
         self.heldDropsUnpersisted = heldDropsUnpersisted
     }
 
-    /// Readings waiting: in the outbox (including those in flight) and held in memory.
-    public var depth: Int { outbox.depth + held }
+    /// Readings waiting: in the outbox (including those in flight), held in memory while the outbox
+    /// refuses writes, and awaiting acknowledgement from memory.
+    public var depth: Int { outbox.depth + held + inMemory }
     /// Their topic + payload bytes.
     public var bytes: Int { outbox.bytes }
     /// How long the oldest waiting reading has waited since it was sampled.

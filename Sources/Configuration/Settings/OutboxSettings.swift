@@ -8,6 +8,21 @@ public struct OutboxSettings: Sendable, Equatable {
         case full
     }
 
+    /// When readings are written to the database (`mode`).
+    public enum Mode: String, ConfigurationEnum {
+        /// Readings are published from memory while the broker acknowledges them within
+        /// `spill_after`; written to the database only when an acknowledgement is late, the broker
+        /// is away, or the gateway stops. The default: an SD card is written a few MB a day instead
+        /// of GBs, and a crash or power cut loses at most the last `spill_after` of unacknowledged readings.
+        case memoryFirst = "memory_first"
+        /// Every reading is committed to the database before it is published.
+        case durable
+    }
+
+    public var mode: Mode
+    /// Memory-first mode: how long a reading published from memory may wait for its acknowledgement
+    /// before everything held is written to the database.
+    public var spillAfter: Duration
     /// Database file; a relative path is relative to the working directory.
     public var path: String
     public var synchronous: Synchronous
@@ -22,8 +37,11 @@ public struct OutboxSettings: Sendable, Equatable {
 
     public init(
         path: String = "blebridge.sqlite", synchronous: Synchronous = .normal, maxMessages: Int = 1_000_000,
-        maxBytes: Int = 268_435_456, maxAge: Duration = .seconds(7 * 86400), inflight: Int = 64
+        maxBytes: Int = 268_435_456, maxAge: Duration = .seconds(7 * 86400), inflight: Int = 64,
+        mode: Mode = .memoryFirst, spillAfter: Duration = .seconds(2)
     ) {
+        self.mode = mode
+        self.spillAfter = spillAfter
         self.path = path
         self.synchronous = synchronous
         self.maxMessages = maxMessages
@@ -32,7 +50,19 @@ public struct OutboxSettings: Sendable, Equatable {
         self.inflight = inflight
     }
 
-    static let keys = ["path", "synchronous", "max_messages", "max_bytes", "max_age", "inflight"]
+    static let keys = [
+        "path", "synchronous", "max_messages", "max_bytes", "max_age", "inflight", "mode", "spill_after",
+    ]
+}
+
+extension OutboxSettings {
+    /// `memory_first (spill after 2s)` or `durable`, for the configuration summary.
+    public var modeSummary: String {
+        switch mode {
+        case .memoryFirst: "memory_first, spill after \(DurationParser.format(spillAfter))"
+        case .durable: "durable"
+        }
+    }
 }
 
 extension OutboxSettings: Decodable {
@@ -45,5 +75,9 @@ extension OutboxSettings: Decodable {
         maxBytes = try reader.integer("max_bytes", in: 65536...(1 << 40)) ?? defaults.maxBytes
         maxAge = try reader.duration("max_age", minimum: .seconds(1)) ?? defaults.maxAge
         inflight = try reader.integer("inflight", in: 1...65535) ?? defaults.inflight
+        mode = try reader.enumeration(Mode.self, "mode") ?? defaults.mode
+        spillAfter =
+            try reader.duration("spill_after", minimum: .milliseconds(100), maximum: .seconds(60))
+            ?? defaults.spillAfter
     }
 }

@@ -126,7 +126,10 @@ public actor Gateway {
         self.state = GatewayStateStore(store: store)
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
         let publisher = Publisher(
-            store: store, client: client, options: PublisherOptions(window: max(1, outbox.inflight)))
+            store: store, client: client,
+            options: PublisherOptions(
+                window: max(1, outbox.inflight),
+                mode: outbox.mode == .durable ? .durable : .memoryFirst(spillAfter: outbox.spillAfter)))
         self.publisher = publisher
         self.pipeline = ReadingPipeline(
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,

@@ -159,6 +159,9 @@ public actor OutboxStore {
         try withDatabase { try $0.purgeExpired() }
     }
 
+    /// Entries waiting now, as counted in memory (no query); 0 once closed.
+    public var depth: Int { database?.depth ?? 0 }
+
     public func stats() throws(OutboxError) -> OutboxStats {
         try withDatabase { try $0.stats() }
     }

@@ -8,9 +8,12 @@ import Publisher
 // the real Outbox + Publisher + MQTT client at a steady rate and prints `accepted <n>` (one
 // unbuffered write each) only after the outbox committed reading n. A test SIGKILLs it and
 // starts it again on the same database; every reading printed as accepted must then arrive.
+// With --spill-after MS the publisher runs in memory-first mode: readings are offered (not
+// committed) and printed as `offered <n>`; a SIGKILL may then lose those of the last MS
+// milliseconds the broker had not acknowledged (the loss-bound test counts them).
 //
 // outbox-probe --db PATH --url mqtt://127.0.0.1:PORT --client-id ID --topic PREFIX
-//              [--stream NAME] [--start N] [--count N] [--rate PER_SECOND]
+//              [--stream NAME] [--start N] [--count N] [--rate PER_SECOND] [--spill-after MS]
 // With --count 0 it only drains what the outbox holds, then keeps running until killed.
 
 func option(_ name: String, _ fallback: String? = nil) -> String {
@@ -34,6 +37,8 @@ let stream = option("--stream", "probe")
 let start = Int(option("--start", "0")) ?? 0
 let count = Int(option("--count", "0")) ?? 0
 let rate = Double(option("--rate", "500")) ?? 500
+let spillAfter = Int(option("--spill-after", "0")) ?? 0
+let mode: PublisherOptions.Mode = spillAfter > 0 ? .memoryFirst(spillAfter: .milliseconds(spillAfter)) : .durable
 
 do {
     let store = try await OutboxStore(path: database)
@@ -43,7 +48,7 @@ do {
     let client = MQTTClient(configuration: configuration)
     try await client.start()
     let publisher = Publisher(
-        store: store, client: client, options: PublisherOptions(sampleTimeProperty: "sample_time"))
+        store: store, client: client, options: PublisherOptions(sampleTimeProperty: "sample_time", mode: mode))
     await publisher.start()
     say("ready depth=\(try await store.stats().depth)")
 
@@ -52,9 +57,15 @@ do {
     for index in start..<(start + count) {
         let time = Date()
         let payload = #"{"seq":\#(index),"ts":"\#(Publisher.iso8601(time))"}"#
-        try await publisher.submit(
-            OutboxEntry(topic: "\(topic)/\(stream)", payload: Array(payload.utf8), sampleTime: time, stream: stream))
-        say("accepted \(index)")
+        let entry = OutboxEntry(
+            topic: "\(topic)/\(stream)", payload: Array(payload.utf8), sampleTime: time, stream: stream)
+        if spillAfter > 0 {
+            publisher.offer([entry])
+            say("offered \(index)")
+        } else {
+            try await publisher.submit(entry)
+            say("accepted \(index)")
+        }
         let due = begin + .seconds(Double(index - start + 1) / rate)
         // Real delay: the probe's submission rate.
         if due > clock.now { try await Task.sleep(until: due, clock: clock) }
@@ -64,7 +75,7 @@ do {
         // Woken when the window drains (or after a second, to report again while disconnected).
         await publisher.waitUntilDrained(timeout: .seconds(1))
         let stats = try await publisher.stats()
-        if stats.depth == 0 && stats.inFlight == 0 {
+        if stats.depth == 0 && stats.inFlight == 0 && stats.inMemory == 0 {
             say("drained published=\(stats.published)")
             break
         }
