@@ -150,7 +150,10 @@ extension BlueZSimulator {
         // connection sends in submission order, so every client sees the reply first.
         for waiter in waiters { await waiter.notice?.queued() }
         if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
-        if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
+        if devices[key]!.bonding {
+            _ = devices[key]!.finishPairing(success: false)
+            pairingEnded(key)
+        }
     }
 
     /// Runs `body` after `delay` unless the device's timers are cancelled or the simulator restarts.
@@ -206,21 +209,23 @@ extension BlueZSimulator {
             }
             guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
             if needsPasskey {
-                try await requestPasskey(key, sender: call.sender)
+                try await requestPasskey(key, agent: agents.agent(for: call.sender))
             }
             guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
             success = true
         }
     }
 
-    private func finishPairing(_ key: String, success: Bool) {
+    func finishPairing(_ key: String, success: Bool) {
+        guard devices[key] != nil else { return pairingEnded(key) }
         let effects = devices[key]!.finishPairing(success: success)
         for case .changed(let names) in effects { emitDevice(key, names) }
+        pairingEnded(key)
     }
 
-    /// Asks the caller's agent (or the default one) for the passkey the device displays.
-    private func requestPasskey(_ key: String, sender: String) async throws {
-        guard let agent = agents.agent(for: sender), agent.capability != "NoInputNoOutput",
+    /// Asks `agent` (the caller's or the default one) for the passkey the device displays.
+    func requestPasskey(_ key: String, agent: AgentRegistry.Agent?) async throws {
+        guard let agent, agent.capability != "NoInputNoOutput",
             agent.capability != "DisplayOnly",
             let bluez, let agentPath = try? DBusObjectPath(agent.path),
             let devicePath = try? DBusObjectPath(devices[key]!.path)
@@ -250,6 +255,7 @@ extension BlueZSimulator {
     func cancelPairing(_ call: DBusMethodCall) throws {
         let key = try key(forDevicePath: call.path.rawValue)
         do { try devices[key]!.cancelPairing() } catch { throw error.dbus }
+        pairingEnded(key)
     }
 
     func setDeviceProperty(_ key: String, _ name: String, _ value: DBusValue) async throws {

@@ -68,6 +68,9 @@ public struct DeviceState: Sendable {
     public private(set) var blocked = false
     public private(set) var alias: String?
     public private(set) var bonding = false
+    /// Services bluetoothd's cached copy of the peer's database lacks (``makeCacheStale(dropping:)``): their
+    /// objects are not exported, and reconnecting does not bring them back while the cache stays.
+    public private(set) var staleServices: Set<BluetoothUUID> = []
     public private(set) var connectedAt: ContinuousClock.Instant?
 
     /// Connect failures still to happen (scenario faults and injected ones), in order.
@@ -172,11 +175,22 @@ public struct DeviceState: Sendable {
         return []
     }
 
+    /// bluetoothd's cached GATT database of the device loses `service`, as when the link was cut while
+    /// the peer updated its database and bluetoothd kept the old copy: the peer's DB Hash still matches on
+    /// the next connection, discovery is skipped and the service stays missing until the device (and its
+    /// cache) is removed. Needs the GATT objects exported (a cache to be stale); returns whether it applied.
+    public mutating func makeCacheStale(dropping service: BluetoothUUID) -> Bool {
+        guard exported, gattExported, gatt.services.contains(where: { $0.uuid == service }) else { return false }
+        staleServices.insert(service)
+        return true
+    }
+
     /// The object goes (RemoveDevice, stale, or bluetoothd restart); pairing and sessions are forgotten.
     public mutating func remove() -> [Effect] {
         guard exported else { return [] }
         exported = false
         gattExported = false
+        staleServices = []
         servicesResolved = false
         link = .disconnected
         connectedAt = nil
