@@ -13,7 +13,8 @@ import DBus
 ///
 /// Modelled: Just Works devices pair without asking anyone (the kernel does not ask user space about Just
 /// Works when it initiates), passkey devices ask the default agent `RequestPasskey` (a wrong passkey, a
-/// rejection, no agent or one without a keyboard fail the pairing). Operations that need security while a
+/// rejection, no agent or one without a keyboard fail the pairing), numeric-comparison devices ask it
+/// `RequestConfirmation` (an agent that cannot show and confirm, or that rejects, fails it). Operations that need security while a
 /// pairing of that device runs (another raise or a `Pair` call) wait for it and are then retried once.
 extension BlueZSimulator {
     /// The error a peer's "insufficient authentication/encryption" answer becomes on D-Bus.
@@ -66,10 +67,13 @@ extension BlueZSimulator {
         for waiter in pairingWaiters.removeValue(forKey: key) ?? [] { waiter.resume() }
     }
 
-    /// The device's part of pairing with `agent`: nothing for Just Works, the passkey for passkey devices.
-    /// Throws the error `Pair` answers with.
+    /// The agent's part of pairing: nothing for Just Works, the passkey for passkey devices, a confirmation of
+    /// the shown number for numeric-comparison devices. Throws the error `Pair` answers with.
     func authenticate(_ key: String, agent: AgentRegistry.Agent?) async throws {
-        guard devices[key]!.spec.pairing == .passkey else { return }
-        try await requestPasskey(key, agent: agent)
+        switch devices[key]!.spec.pairing {
+        case .none, .justWorks: return
+        case .passkey: try await requestPasskey(key, agent: agent)
+        case .numericComparison: try await requestConfirmation(key, agent: agent)
+        }
     }
 }

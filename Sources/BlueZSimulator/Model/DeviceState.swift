@@ -330,7 +330,8 @@ public struct DeviceState: Sendable {
     public enum PairStart: Sendable, Equatable {
         /// Pair replies with this error at once.
         case reply(BlueZError)
-        /// Pairing runs: connect first when `needsConnection`, then, for passkey devices, ask the agent.
+        /// Pairing runs: connect first when `needsConnection`, then, for passkey and numeric-comparison
+        /// devices (`needsPasskey`), ask the agent.
         case begin(needsConnection: Bool, needsPasskey: Bool)
         /// The device is LE-bonded: bluetoothd's `pair_device` then bonds over BR/EDR, which an
         /// LE-only controller cannot do: `AuthenticationFailed`, and the LE link drops (issue 16).
@@ -342,7 +343,9 @@ public struct DeviceState: Sendable {
         if paired { return .failBREDRBonding }
         bonding = true
         temporary = false
-        return .begin(needsConnection: link != .connected, needsPasskey: spec.pairing == .passkey)
+        return .begin(
+            needsConnection: link != .connected,
+            needsPasskey: spec.pairing == .passkey || spec.pairing == .numericComparison)
     }
 
     /// Pairing finished; on success `Paired` and `Bonded` become true.

@@ -96,6 +96,74 @@ import Testing
         }
     }
 
+    /// A scenario file with one numeric-comparison device (shows 424242) whose 2a6e needs pairing.
+    static func numericComparisonScenario(_ directory: TemporaryDirectory) throws -> String {
+        try directory.write(
+            "numeric.json",
+            #"""
+            {"name": "numeric", "devices": [{
+              "id": "panel", "address": "C0:FF:EE:00:00:09", "name": "Panel SIM",
+              "pairing": "numeric_comparison", "passkey": 424242,
+              "advertisement": {"service_uuids": ["181a"]},
+              "services": [{"uuid": "181a", "characteristics": [
+                {"uuid": "2a6e", "flags": ["read"], "value": "e803", "requires_pairing": true}]}]
+            }]}
+            """#
+        ).path
+    }
+
+    @Test func numericComparisonIsConfirmedByTheDefaultAgent() async throws {
+        let directory = try TemporaryDirectory()
+        let scenario = try Self.numericComparisonScenario(directory)
+        for accept in [true, false] {
+            let shown = Mutex<[UInt32?]>([])
+            let options = CentralManager.Options(
+                pairing: PairingPolicy(
+                    passkeyProvider: { _ in nil },  // KeyboardDisplay: can show and confirm
+                    confirmation: { _, number in
+                        shown.withLock { $0.append(number) }
+                        return accept
+                    }))
+            try await SimulatedBlueZ.run(scenario: scenario, options: options) { bluez in
+                try await bluez.manager.registerAgent()
+                let panel = try await bluez.connected(BluetoothAddress("C0:FF:EE:00:00:09")!)
+                let temperature = try await panel.characteristic(BluetoothUUID(UInt16(0x2A6E)))
+                if accept {
+                    #expect(try await panel.readValue(for: temperature) == Data([0xE8, 0x03]))
+                    #expect(try await bluez.simulator.snapshot(address: "C0:FF:EE:00:00:09").paired)
+                } else {
+                    do {
+                        _ = try await panel.readValue(for: temperature)
+                        Issue.record("a read after a declined confirmation succeeded")
+                    } catch let error as BluetoothError {
+                        #expect(error.code == .insufficientAuthentication)
+                        #expect(error.bluezError?.message == "Not paired")
+                    }
+                    #expect(try await !bluez.simulator.snapshot(address: "C0:FF:EE:00:00:09").paired)
+                }
+            }
+            #expect(shown.withLock { $0 } == [424_242], "accept \(accept)")
+        }
+    }
+
+    @Test func numericComparisonNeedsAnAgentThatCanConfirm() async throws {
+        let directory = try TemporaryDirectory()
+        let scenario = try Self.numericComparisonScenario(directory)
+        // NoInputNoOutput (no passkey provider): the device's man-in-the-middle protection cannot be met.
+        try await SimulatedBlueZ.run(scenario: scenario) { bluez in
+            try await bluez.manager.registerAgent()
+            let panel = try await bluez.connected(BluetoothAddress("C0:FF:EE:00:00:09")!)
+            let temperature = try await panel.characteristic(BluetoothUUID(UInt16(0x2A6E)))
+            await #expect(throws: BluetoothError.self) { _ = try await panel.readValue(for: temperature) }
+            do {
+                try await bluez.manager.pair(panel)
+                Issue.record("pairing a numeric-comparison device without a display succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.bluezError?.name == "org.bluez.Error.AuthenticationFailed")
+            }
+        }
+    }
+
     @Test func rawBusClientSeesTheReadWaitForTheAgent() async throws {
         // The D-Bus view, without the library: a default agent on another connection answers RequestPasskey
         // while the ReadValue call waits; Paired turns true before the read's reply.
