@@ -32,4 +32,32 @@ import Testing
         #expect(world.gateway.process.isRunning)
         await world.shutdown()
     }
+
+    @Test func staleCacheOfABondedDeviceKeepsTheBondAndNamesTheFix() async throws {
+        let lock = "C0:FF:EE:00:00:06"
+        let world = try await SimulatedWorld(scenario: "pairing") { configuration in
+            configuration["devices"] = [
+                [
+                    "id": "lock", "name": "Lock", "match": ["address": lock], "connection": "keep_connected",
+                    "passkey": 123_456,
+                    "subscribe": [["characteristic": PairingEndToEndTests.state, "mode": "notify"]],
+                ]
+            ]
+            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
+        }
+        await world.waitOnline("lock")
+        // The subscription needed pairing: bluetoothd paired through the gateway's agent, so the lock is bonded.
+        #expect(try await world.simulator.snapshot(address: lock).paired)
+
+        try await world.simulator.makeGATTCacheStale(address: lock, service: "6b1e1001-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
+        try await world.simulator.disconnect(address: lock)
+        let fix = "bluetoothctl remove \(lock)"
+        let reported = await waitUntil(timeout: .seconds(45)) { world.gateway.log.contains(fix) }
+        #expect(reported, "log: \(world.gateway.log.suffix(4000))")
+        // Never removed: the bond stays.
+        let snapshot = try await world.simulator.snapshot(address: lock)
+        #expect(snapshot.present && snapshot.paired)
+        #expect(!world.gateway.log.contains("removing the device from BlueZ"))
+        await world.shutdown()
+    }
 }
