@@ -57,6 +57,17 @@ import Testing
         #expect(device.advertisement?.bindKey?.last == 0xFF)
     }
 
+    @Test func aDevicePasskeyIsSixDigitsAtMost() throws {
+        let withPasskey = try load(
+            #"{"devices": [{"id": "lock", "match": {"address": "C0:FF:EE:00:00:06"}, "passkey": 123456}]}"#)
+        #expect(withPasskey.devices.first?.passkey == 123_456)
+        let without = try load(#"{"devices": [{"id": "lock", "match": {"address": "C0:FF:EE:00:00:06"}}]}"#)
+        #expect(without.devices.first?.passkey == nil)
+        #expect(throws: ConfigurationError.self) {
+            try load(#"{"devices": [{"id": "lock", "match": {"name_prefix": "L"}, "passkey": -1}]}"#)
+        }
+    }
+
     @Test func aRawGATTEntryMayNameAService() throws {
         let configuration = try load(
             #"""

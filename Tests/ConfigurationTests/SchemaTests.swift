@@ -42,6 +42,7 @@ import Testing
         #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "subscribe": [{"characteristic": "2a37x"}]}]}"#,
         #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "subscribe": [{"characteristic": "2a19", "mode": "read"}]}]}"#,
         #"{"devices": [{"id": "a", "match": {}}]}"#,
+        #"{"devices": [{"id": "a", "match": {"name_prefix": "A"}, "passkey": 1000000}]}"#,
         #"{"mqtt": {"url": "http://broker"}}"#,
         #"{"commands": {"rate_limit": "fast"}}"#,
         #"{"commands": {"raw_gatt": {"allow": [{"device": "a", "characteristic": "2a19", "service": "18", "operations": ["read"]}]}}}"#,

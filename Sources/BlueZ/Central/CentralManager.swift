@@ -321,6 +321,11 @@ public actor CentralManager {
         guard objects.properties(peripheral.path, BlueZNames.device) != nil else {
             throw BluetoothError(.unknownDevice, "BlueZ does not know \(peripheral.identifier); scan for it first")
         }
+        if options.pairOnInsufficientAuthentication, options.requestsDefaultAgent {
+            // bluetoothd pairs by itself when the peer refuses a request for want of security (it raises
+            // the link's security and asks the default agent): be that agent before the first request.
+            try? await registerAgent()
+        }
         try await peripheral.connect(timeout: timeout)
         await resynchroniseGATT(of: peripheral)
     }
@@ -370,9 +375,11 @@ public actor CentralManager {
     private func peripheral(for path: DBusObjectPath, address: BluetoothAddress) -> Peripheral {
         if let existing = peripherals[path] { return existing }
         let broadcaster = disconnectBroadcaster
-        var pairing: (@Sendable (Peripheral) async throws -> Void)?
+        var pairing: (@Sendable (Peripheral, BluetoothError) async throws -> Void)?
         if options.pairOnInsufficientAuthentication {
-            pairing = { [weak self] peripheral in try await self?.pairForAuthentication(peripheral) }
+            pairing = { [weak self] peripheral, error in
+                try await self?.pairForAuthentication(peripheral, error: error)
+            }
         }
         let peripheral = Peripheral(
             identifier: address, path: path, connection: connection, lifecycle: options.connection,

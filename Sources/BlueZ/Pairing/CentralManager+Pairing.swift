@@ -64,7 +64,24 @@ extension CentralManager {
 
     /// Called by a peripheral whose operation failed with `insufficientAuthentication` when
     /// `Options.pairOnInsufficientAuthentication` is set.
-    func pairForAuthentication(_ peripheral: Peripheral) async throws {
+    ///
+    /// bluetoothd answers that error only after its own attempt: its ATT layer raised the link's security,
+    /// which pairs through the default agent, and the request failed again. So: when the device is paired by
+    /// now (an operation running alongside paired it), the operation is simply retried; when this process's
+    /// agent is the default agent, bluetoothd already asked it and the pairing failed, so a second `Pair`
+    /// would only ask the same questions again: the error stands, with the fix in its message. Otherwise
+    /// (another process's agent, or none, was asked) `Pair` runs with this process's agent.
+    func pairForAuthentication(_ peripheral: Peripheral, error: BluetoothError) async throws {
+        await refreshDevice(peripheral)
+        if await peripheral.isPaired { return }
+        if options.requestsDefaultAgent, await agent.isDefault {
+            throw BluetoothError(
+                .insufficientAuthentication,
+                "\(peripheral.identifier) needs pairing and the pairing through this process's agent failed "
+                    + "(BlueZ: \(error.bluezError?.message ?? error.description)); check the passkey or "
+                    + "confirmation the agent gives",
+                bluezError: error.bluezError)
+        }
         try await pair(peripheral, policy: nil, timeout: options.pairingTimeout)
     }
 

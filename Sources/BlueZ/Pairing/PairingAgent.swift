@@ -17,7 +17,8 @@ public actor PairingAgent {
     private var defaultPolicy: PairingPolicy
     private var sessions: [DBusObjectPath: Session] = [:]
     private var exported = false
-    private var isDefault = false
+    /// BlueZ holds this agent as its default agent (the one a security raise of bluetoothd's ATT layer asks).
+    public private(set) var isDefault = false
     private var requests: [Int: PendingRequest] = [:]
     private var nextID = 0
     /// Registration changes run one at a time (concurrent `pair` calls would otherwise both `RegisterAgent`).

@@ -9,7 +9,7 @@ extension Peripheral {
             return try await body()
         } catch let error as BluetoothError where error.code == .insufficientAuthentication {
             guard let pair = authenticationHandler else { throw error }
-            try await pair(self)
+            try await pair(self, error)
             return try await body()
         }
     }

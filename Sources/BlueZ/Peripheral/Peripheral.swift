@@ -20,7 +20,7 @@ public actor Peripheral {
     private let onDisconnect: @Sendable (DisconnectEvent) -> Void
     private let callTimeout: Duration
     /// Pairs the peripheral when an operation needs it (`CentralManager.Options.pairOnInsufficientAuthentication`).
-    let authenticationHandler: (@Sendable (Peripheral) async throws -> Void)?
+    let authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)?
 
     private var device: [String: DBusValue] = [:]
     private var gatt: [DBusObjectPath: [String: [String: DBusValue]]] = [:]
@@ -54,7 +54,7 @@ public actor Peripheral {
         identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection,
         lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration,
         onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
-        authenticationHandler: (@Sendable (Peripheral) async throws -> Void)? = nil
+        authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)? = nil
     ) {
         self.identifier = identifier
         self.path = path

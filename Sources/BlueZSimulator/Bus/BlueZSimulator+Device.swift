@@ -150,7 +150,10 @@ extension BlueZSimulator {
         // connection sends in submission order, so every client sees the reply first.
         for waiter in waiters { await waiter.notice?.queued() }
         if effects.contains(connectedChange) { await apply([connectedChange], to: key) }
-        if devices[key]!.bonding { _ = devices[key]!.finishPairing(success: false) }
+        if devices[key]!.bonding {
+            _ = devices[key]!.finishPairing(success: false)
+            pairingEnded(key)
+        }
     }
 
     /// Runs `body` after `delay` unless the device's timers are cancelled or the simulator restarts.
@@ -206,32 +209,52 @@ extension BlueZSimulator {
             }
             guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
             if needsPasskey {
-                try await requestPasskey(key, sender: call.sender)
+                try await authenticate(key, agent: agents.agent(for: call.sender))
             }
             guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
             success = true
         }
     }
 
-    private func finishPairing(_ key: String, success: Bool) {
+    func finishPairing(_ key: String, success: Bool) {
+        guard devices[key] != nil else { return pairingEnded(key) }
         let effects = devices[key]!.finishPairing(success: success)
         for case .changed(let names) in effects { emitDevice(key, names) }
+        pairingEnded(key)
     }
 
-    /// Asks the caller's agent (or the default one) for the passkey the device displays.
-    private func requestPasskey(_ key: String, sender: String) async throws {
-        guard let agent = agents.agent(for: sender), agent.capability != "NoInputNoOutput",
-            agent.capability != "DisplayOnly",
+    /// Asks `agent` (the caller's or the default one) for the passkey the device displays.
+    func requestPasskey(_ key: String, agent: AgentRegistry.Agent?) async throws {
+        let reply = try await ask(
+            agent, "RequestPasskey", about: key, capabilities: ["DisplayYesNo", "KeyboardOnly", "KeyboardDisplay"])
+        guard let passkey = reply.first?.asUInt32, passkey == devices[key]!.spec.passkey else {
+            throw BlueZError.authenticationFailed.dbus
+        }
+    }
+
+    /// Asks `agent` to confirm the number the device displays (numeric comparison); an empty reply accepts.
+    func requestConfirmation(_ key: String, agent: AgentRegistry.Agent?) async throws {
+        _ = try await ask(
+            agent, "RequestConfirmation", about: key, capabilities: ["DisplayYesNo", "KeyboardDisplay"],
+            extra: [.uint32(devices[key]!.spec.passkey ?? 0)])
+    }
+
+    /// Calls an `org.bluez.Agent1` question about the device; an agent missing, or without one of
+    /// `capabilities`, fails the pairing, and its errors become `Pair`'s (`src/device.c`).
+    private func ask(
+        _ agent: AgentRegistry.Agent?, _ method: String, about key: String, capabilities: Set<String>,
+        extra: [DBusValue] = []
+    ) async throws -> [DBusValue] {
+        guard let agent, capabilities.contains(agent.capability),
             let bluez, let agentPath = try? DBusObjectPath(agent.path),
             let devicePath = try? DBusObjectPath(devices[key]!.path)
         else {
             throw BlueZError.authenticationFailed.dbus
         }
-        let reply: [DBusValue]
         do {
-            reply = try await bluez.call(
-                destination: agent.owner, path: agentPath, interface: "org.bluez.Agent1", method: "RequestPasskey",
-                arguments: [.objectPath(devicePath)], timeout: .seconds(30))
+            return try await bluez.call(
+                destination: agent.owner, path: agentPath, interface: "org.bluez.Agent1", method: method,
+                arguments: [.objectPath(devicePath)] + extra, timeout: .seconds(30))
         } catch let error as DBusError {
             switch error.name.rawValue {
             case "org.bluez.Error.Rejected": throw BlueZError.authenticationRejected.dbus
@@ -242,14 +265,12 @@ extension BlueZSimulator {
             default: throw BlueZError.authenticationFailed.dbus
             }
         }
-        guard let passkey = reply.first?.asUInt32, passkey == devices[key]!.spec.passkey else {
-            throw BlueZError.authenticationFailed.dbus
-        }
     }
 
     func cancelPairing(_ call: DBusMethodCall) throws {
         let key = try key(forDevicePath: call.path.rawValue)
         do { try devices[key]!.cancelPairing() } catch { throw error.dbus }
+        pairingEnded(key)
     }
 
     func setDeviceProperty(_ key: String, _ name: String, _ value: DBusValue) async throws {

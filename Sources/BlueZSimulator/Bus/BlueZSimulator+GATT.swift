@@ -36,7 +36,7 @@ extension BlueZSimulator {
 
     func readValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws -> [UInt8] {
         let options = try Self.parseOptions(call.arguments.first)
-        return try readValue(key, offset: options.offset)
+        return try await withSecurity(key) { try readValue(key, offset: options.offset) }
     }
 
     private func readValue(_ key: CharacteristicKey, offset: UInt16) throws -> [UInt8] {
@@ -68,7 +68,9 @@ extension BlueZSimulator {
             }
             type = parsed
         }
-        try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
+        try await withSecurity(key) {
+            try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
+        }
     }
 
     func performWrite(
@@ -94,7 +96,7 @@ extension BlueZSimulator {
     }
 
     func startNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
-        try startNotify(key, sender: call.sender)
+        try await withSecurity(key) { try startNotify(key, sender: call.sender) }
     }
 
     private func startNotify(_ key: CharacteristicKey, sender: String) throws {
@@ -129,12 +131,14 @@ extension BlueZSimulator {
     /// `AcquireNotify` / `AcquireWrite`: a SOCK_SEQPACKET pair; replies `(h fd, q mtu)`.
     func acquire(_ key: CharacteristicKey, notify: Bool, _ call: DBusMethodCall) async throws -> [DBusValue] {
         _ = try Self.parseOptions(call.arguments.first)
-        let link = link(key)
-        let state = devices[key.address]!.characteristics[key.id]!
-        do {
-            if notify { try state.checkAcquireNotify(link: link) } else { try state.checkAcquireWrite(link: link) }
-        } catch {
-            throw error.dbus
+        try await withSecurity(key) {
+            let link = link(key)
+            let state = devices[key.address]!.characteristics[key.id]!
+            do {
+                if notify { try state.checkAcquireNotify(link: link) } else { try state.checkAcquireWrite(link: link) }
+            } catch let error as BlueZError {
+                throw error.dbus
+            }
         }
         let (socket, clientFD) = try { () throws(BlueZError) in try AcquiredSocket.makePair() }()
         let descriptor = DBusFileDescriptor(takingOwnershipOf: clientFD)

@@ -240,7 +240,8 @@ extension BlueZSimulator {
 
     func exportGatt(_ key: String, on connection: DBusConnection) async throws {
         guard let device = devices[key] else { return }
-        for (serviceIndex, service) in device.gatt.services.enumerated() {
+        for (serviceIndex, service) in device.gatt.services.enumerated()
+        where !device.staleServices.contains(service.uuid) {
             let servicePath = device.path + "/" + service.pathComponent
             let serviceInterface = DBusInterface(
                 name: Self.serviceInterface, methods: [],
@@ -439,24 +440,29 @@ extension BlueZSimulator {
     /// Removes the device's objects, GATT objects first (InterfacesRemoved for each, as bluetoothd does).
     func unexportDevice(_ key: String) async {
         guard let bluez, let device = devices[key] else { return }
-        for service in device.gatt.services.reversed() {
-            let servicePath = device.path + "/" + service.pathComponent
-            for characteristic in service.characteristics.reversed() {
-                let characteristicPath = servicePath + "/" + characteristic.pathComponent
-                for descriptor in characteristic.descriptors.reversed() {
-                    try? await bluez.unexport(
-                        path: try DBusObjectPath(characteristicPath + "/" + descriptor.pathComponent))
-                }
-                try? await bluez.unexport(path: try DBusObjectPath(characteristicPath))
-            }
-            try? await bluez.unexport(path: try DBusObjectPath(servicePath))
-        }
+        for service in device.gatt.services.reversed() { await unexportService(service, of: device.path) }
         try? await bluez.unexport(path: try DBusObjectPath(device.path))
         for socketKey in sockets.keys where socketKey.characteristic.address == key {
             sockets.removeValue(forKey: socketKey)?.close()
         }
         descriptorCache = descriptorCache.filter { $0.key.characteristic.address != key }
         descriptorWrites = descriptorWrites.filter { $0.key.characteristic.address != key }
+    }
+}
+
+extension BlueZSimulator {
+    /// Removes one service's objects (descriptors, characteristics, then the service).
+    func unexportService(_ service: GattDatabase.Service, of devicePath: String) async {
+        guard let bluez else { return }
+        let servicePath = devicePath + "/" + service.pathComponent
+        for characteristic in service.characteristics.reversed() {
+            let characteristicPath = servicePath + "/" + characteristic.pathComponent
+            for descriptor in characteristic.descriptors.reversed() {
+                try? await bluez.unexport(path: try DBusObjectPath(characteristicPath + "/" + descriptor.pathComponent))
+            }
+            try? await bluez.unexport(path: try DBusObjectPath(characteristicPath))
+        }
+        try? await bluez.unexport(path: try DBusObjectPath(servicePath))
     }
 }
 

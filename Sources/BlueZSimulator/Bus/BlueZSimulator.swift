@@ -73,6 +73,8 @@ public actor BlueZSimulator {
     var pendingDisconnects: [String: [PendingDisconnect]] = [:]
     var disconnectTimers: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
+    /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:)``).
+    var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var load = LoadState()
     /// Passing mode's progress (``ScenarioPassing``).
     var passing = PassingStatistics(appeared: 0, gone: 0)
@@ -270,6 +272,7 @@ public actor BlueZSimulator {
         adapter = AdapterState(powered: true)
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
+            pairingEnded(key)
         }
         secondAdapterDevices = [:]
         log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])

@@ -31,6 +31,23 @@ extension BlueZSimulator {
         await setInRange(key, inRange)
     }
 
+    /// Makes bluetoothd's cached GATT database of the device lack `service` (``DeviceState/makeCacheStale(dropping:)``):
+    /// the service's objects go now, and every later connection resolves without them (DB Hash match, discovery
+    /// skipped) until the device is removed (`RemoveDevice`, or the temporary timeout of an unbonded device).
+    /// The device must have been connected (its GATT objects exported).
+    public func makeGATTCacheStale(address: String, service: String) async throws(SimulatorError) {
+        let key = try device(address)
+        guard let uuid = BluetoothUUID(service) else {
+            throw SimulatorError(.invalidArguments, "not a UUID: \(service)")
+        }
+        guard devices[key]!.makeCacheStale(dropping: uuid),
+            let definition = devices[key]!.gatt.services.first(where: { $0.uuid == uuid })
+        else {
+            throw SimulatorError(.invalidArguments, "\(address) has no cached service \(service) (connect it first)")
+        }
+        await unexportService(definition, of: devices[key]!.path)
+    }
+
     /// Makes the next `count` connect attempts to the device fail.
     public func injectConnectFailure(address: String, _ failure: ConnectFailureKind, count: Int = 1)
         throws(SimulatorError)

@@ -56,6 +56,11 @@ extension BlueZSimulator {
                         address: arguments[0].asString ?? "", arguments[1].asBool ?? true)
                     return []
                 },
+                method("MakeGATTCacheStale", "ss") { simulator, arguments in
+                    try await simulator.makeGATTCacheStale(
+                        address: arguments[0].asString ?? "", service: arguments[1].asString ?? "")
+                    return []
+                },
                 method("InjectConnectFailure", "sssu") { simulator, arguments in
                     let failure = try Self.failure(
                         name: arguments[1].asString ?? "", message: arguments[2].asString ?? "")

@@ -70,6 +70,9 @@ public struct DeviceState: Sendable {
     public private(set) var blocked = false
     public private(set) var alias: String?
     public private(set) var bonding = false
+    /// Services bluetoothd's cached copy of the peer's database lacks (``makeCacheStale(dropping:)``): their
+    /// objects are not exported, and reconnecting does not bring them back while the cache stays.
+    public private(set) var staleServices: Set<BluetoothUUID> = []
     public private(set) var connectedAt: ContinuousClock.Instant?
 
     /// Connect failures still to happen (scenario faults and injected ones), in order.
@@ -175,11 +178,22 @@ public struct DeviceState: Sendable {
         return []
     }
 
+    /// bluetoothd's cached GATT database of the device loses `service`, as when the link was cut while
+    /// the peer updated its database and bluetoothd kept the old copy: the peer's DB Hash still matches on
+    /// the next connection, discovery is skipped and the service stays missing until the device (and its
+    /// cache) is removed. Needs the GATT objects exported (a cache to be stale); returns whether it applied.
+    public mutating func makeCacheStale(dropping service: BluetoothUUID) -> Bool {
+        guard exported, gattExported, gatt.services.contains(where: { $0.uuid == service }) else { return false }
+        staleServices.insert(service)
+        return true
+    }
+
     /// The object goes (RemoveDevice, stale, or bluetoothd restart); pairing and sessions are forgotten.
     public mutating func remove() -> [Effect] {
         guard exported else { return [] }
         exported = false
         gattExported = false
+        staleServices = []
         servicesResolved = false
         link = .disconnected
         connectedAt = nil
@@ -320,7 +334,8 @@ public struct DeviceState: Sendable {
     public enum PairStart: Sendable, Equatable {
         /// Pair replies with this error at once.
         case reply(BlueZError)
-        /// Pairing runs: connect first when `needsConnection`, then, for passkey devices, ask the agent.
+        /// Pairing runs: connect first when `needsConnection`, then, for passkey and numeric-comparison
+        /// devices (`needsPasskey`), ask the agent.
         case begin(needsConnection: Bool, needsPasskey: Bool)
         /// The device is LE-bonded: bluetoothd's `pair_device` then bonds over BR/EDR, which an
         /// LE-only controller cannot do: `AuthenticationFailed`, and the LE link drops (issue 16).
@@ -332,7 +347,9 @@ public struct DeviceState: Sendable {
         if paired { return .failBREDRBonding }
         bonding = true
         temporary = false
-        return .begin(needsConnection: link != .connected, needsPasskey: spec.pairing == .passkey)
+        return .begin(
+            needsConnection: link != .connected,
+            needsPasskey: spec.pairing == .passkey || spec.pairing == .numericComparison)
     }
 
     /// Pairing finished; on success `Bonded` and `Paired` become true.

@@ -10,6 +10,10 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         case justWorks = "just_works"
         /// The device shows a passkey the agent must return from `RequestPasskey`.
         case passkey
+        /// The device shows a 6-digit number (its `passkey`) and needs protection against a man in the
+        /// middle: an agent that can show and confirm (`DisplayYesNo`, `KeyboardDisplay`) is asked
+        /// `RequestConfirmation` with that number; agents without that ability cannot pair it.
+        case numericComparison = "numeric_comparison"
     }
 
     /// A label used in docs and logs (`hr_strap`); defaults to the address.
@@ -87,14 +91,14 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
             try container.decodeIfPresent(ScenarioAdvertisement.self, forKey: .advertisement) ?? ScenarioAdvertisement()
         pairing =
             try container.decodeParsedIfPresent(
-                String.self, forKey: .pairing, accepted: "one of none, just_works, passkey"
+                String.self, forKey: .pairing, accepted: "one of none, just_works, passkey, numeric_comparison"
             ) { Pairing(rawValue: $0) } ?? .none
         passkey = try container.decodeIfPresent(UInt32.self, forKey: .passkey)
         if let passkey, passkey > 999_999 {
             throw container.invalid(.passkey, "passkey \(passkey) has more than 6 digits")
         }
-        if pairing == .passkey, passkey == nil {
-            throw container.invalid(.passkey, "pairing \"passkey\" needs a \"passkey\" (0…999999)")
+        if pairing == .passkey || pairing == .numericComparison, passkey == nil {
+            throw container.invalid(.passkey, "pairing \"\(pairing.rawValue)\" needs a \"passkey\" (0…999999)")
         }
         services = try container.decodeIfPresent([ScenarioService].self, forKey: .services) ?? []
         faults = try container.decodeIfPresent(ScenarioFaults.self, forKey: .faults) ?? ScenarioFaults()

@@ -31,7 +31,8 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
     public var generator: ScenarioGenerator?
     /// How often the generator produces a new value (and notifies when notifying).
     public var interval: Duration
-    /// Reads, writes and notification sessions answer "Not paired" until the device is paired.
+    /// The peer refuses reads, writes and notification sessions until the device is paired; bluetoothd then
+    /// raises security, pairing through the default agent (`BlueZSimulator+Security.swift`).
     public var requiresPairing: Bool
     /// Writes whose length lies outside these bounds get ATT error 0x0d (BlueZ: "Invalid Length").
     public var minLength: Int

@@ -31,11 +31,16 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// Drop BTHome advertisements that repeat the previous `packet_id` or replay an older
     /// encryption counter (the BTHome specification asks receivers to); default on.
     public var deduplicate: Bool
+    /// The 6-digit passkey the device shows or has printed on it (passkey-entry pairing). bluetoothd
+    /// pairs by itself when the device refuses a read, write or subscription for want of security; the
+    /// gateway's pairing agent answers its `RequestPasskey` with this. Nil: passkey pairing is declined.
+    public var passkey: UInt32?
 
     public init(
         id: String, name: String? = nil, match: DeviceMatch, connection: Connection = .keepConnected,
         subscribe: [Subscription] = [], advertisement: AdvertisementSettings? = nil, commands: [DeviceCommand] = [],
-        rateLimit: RateLimit? = nil, onlyOnChange: Bool = false, minInterval: Duration? = nil, deduplicate: Bool = true
+        rateLimit: RateLimit? = nil, onlyOnChange: Bool = false, minInterval: Duration? = nil, deduplicate: Bool = true,
+        passkey: UInt32? = nil
     ) {
         self.id = id
         self.name = name ?? id
@@ -48,6 +53,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
         self.onlyOnChange = onlyOnChange
         self.minInterval = minInterval
         self.deduplicate = deduplicate
+        self.passkey = passkey
     }
 
     /// The command called `name`, if configured.
@@ -57,7 +63,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
 
     static let keys = [
         "id", "name", "match", "connection", "subscribe", "advertisement", "commands", "rate_limit", "only_on_change",
-        "min_interval", "deduplicate",
+        "min_interval", "deduplicate", "passkey",
     ]
 
     /// Topic levels under `<base>/` the gateway itself uses.
@@ -86,6 +92,7 @@ extension DeviceConfiguration: Decodable {
         onlyOnChange = try reader.bool("only_on_change") ?? false
         minInterval = try reader.duration("min_interval", minimum: .milliseconds(1))
         deduplicate = try reader.bool("deduplicate") ?? true
+        passkey = try reader.integer("passkey", in: 0...999_999).map { UInt32($0) }
         // Without an explicit mode, a device with nothing to connect for is only listened to.
         connection =
             try reader.enumeration(Connection.self, "connection")

@@ -23,6 +23,9 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
     case deviceUnavailable = "device_unavailable"
     /// The operation did not complete in time.
     case timeout
+    /// The device needs pairing and the pairing BlueZ started failed (BlueZ `NotPermitted` "Not paired"):
+    /// no passkey configured, a wrong one, or the device refused; the message names the fix.
+    case notPaired = "not_paired"
     /// BlueZ reported an error; the message carries its name.
     case bleError = "ble_error"
     /// A bug or unexpected state in the gateway.

@@ -13,9 +13,9 @@ import Logging
 /// and the pool's decisions.
 actor BLELink {
     private weak var gateway: Gateway?
-    private var configuration: BridgeConfiguration
+    var configuration: BridgeConfiguration
     private let busAddress: String?
-    private let logger = Logger(label: "ble")
+    let logger = Logger(label: "ble")
     private let registry = DecoderRegistry.standard
     private var central: CentralManager?
     private var connection: DBusConnection?
@@ -28,7 +28,7 @@ actor BLELink {
     private var policyTask: Task<Void, Never>?
     /// The tasks following the central's state and disconnections (ended with the central).
     private var centralTasks: [Task<Void, Never>] = []
-    private var peripherals: [String: Peripheral] = [:]
+    var peripherals: [String: Peripheral] = [:]
     private var gatt: [String: ResolvedGATT] = [:]
     /// Per device: the configured subscriptions' notification handlers (keyed by attribute id, since
     /// a characteristic UUID can appear in two services); they run the reading pipeline on the
@@ -56,6 +56,12 @@ actor BLELink {
     private var assigned: [String: String] = [:]
     /// Per device: the BTHome packet filter of `deduplicate`.
     private var packetFilters: [String: BTHomePacketFilter] = [:]
+    /// Per device: the stale-GATT-cache recovery (``GATTCacheRecovery``), reset by a connection that
+    /// finds every configured attribute.
+    var cacheRecovery: [String: GATTCacheRecovery] = [:]
+    /// Devices being disconnected and connected again inside their connect task (that recovery's
+    /// reconnect): their link drop is not a disconnection for the pool.
+    var reconnectingInPlace: Set<String> = []
     private let pipeline: ReadingPipeline
 
     init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline) {
@@ -88,9 +94,11 @@ extension BLELink {
             let central = try await CentralManager(
                 connection: connection,
                 options: CentralManager.Options(
-                    adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL))
+                    adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
+                    pairing: pairingPolicy()))
             self.central = central
             self.connection = connection
+            await registerPairingAgent(central)
             let states = central.stateUpdates
             centralTasks.append(
                 Task { [weak self] in
@@ -470,9 +478,18 @@ extension BLELink {
                 try Task.checkCancellation()
                 try await central.connect(peripheral, timeout: timeout)
                 var services = try await resolve(id, peripheral: peripheral)
-                if try await awaitLateCharacteristics(id, device: device, peripheral: peripheral) {
+                // A stale GATT cache is not cured by waiting: once its recovery started, no late wait.
+                if cacheRecovery[id] == nil || cacheRecovery[id] == GATTCacheRecovery(),
+                    try await awaitLateCharacteristics(id, device: device, peripheral: peripheral)
+                {
                     services = try await resolve(id, peripheral: peripheral)
                 }
+                while let missing = missingConfiguredAttribute(id, device: device) {
+                    // Reconnects in place, or throws (device forgotten, or given up with the fix).
+                    try await recoverMissing(id, missing, peripheral: peripheral, central: central, timeout: timeout)
+                    services = try await resolve(id, peripheral: peripheral)
+                }
+                cacheRecovery[id]?.servicesComplete()
                 try await subscribe(id, device: device, peripheral: peripheral)
                 await remember(id, peripheral: peripheral, device: device, services: services)
                 await gateway?.deviceConnected(id, services: services.map(\.shortString))
@@ -550,6 +567,19 @@ extension BLELink {
             if found == nil { break }
         }
         return waited
+    }
+
+    /// The first configured subscription the resolved GATT tree cannot serve, as the failure naming it.
+    private func missingConfiguredAttribute(_ id: String, device: DeviceConfiguration) -> CommandFailure? {
+        for subscription in device.subscribe {
+            do {
+                _ = try characteristic(
+                    CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
+            } catch {
+                return error
+            }
+        }
+        return nil
     }
 
     /// The characteristic a subscription or command means (within its service when it names one).
@@ -668,6 +698,7 @@ extension BLELink {
 
     private func disconnectedDevice(_ id: String) async {
         cancelSubscriptions(id)
+        if reconnectingInPlace.contains(id) { return }
         let expected = expectedDisconnects.remove(id) != nil
         await gateway?.deviceDisconnected(id, expected: expected)
     }
@@ -733,6 +764,12 @@ extension BLELink {
         case .notConnected, .peripheralDisconnected, .notPoweredOn, .connectionFailed, .unknownDevice:
             CommandFailure(.deviceUnavailable, error.description)
         case .invalidValueLength: CommandFailure(.valueTooLong, error.description)
+        case .insufficientAuthentication:
+            CommandFailure(
+                .notPaired,
+                "\(error.description); the device needs pairing and the pairing through the gateway's agent "
+                    + "failed: set the device's \"passkey\" to the 6 digits it shows (or remove a stale bond "
+                    + "with `bluetoothctl remove <address>`)")
         default: CommandFailure(.bleError, error.description)
         }
     }

@@ -1,0 +1,79 @@
+import DBus
+
+/// Raising a link's security when the peer refuses an operation for want of it, as bluetoothd 5.66 does.
+///
+/// On an ATT error response "Insufficient Authentication" or "Insufficient Encryption" to a request,
+/// bluetoothd's ATT layer (`change_security` in `src/shared/att.c`) raises the channel's security level
+/// (`BT_SECURITY` on the L2CAP socket) and puts the request back at the head of its queue. The kernel then
+/// pairs (SMP); its questions reach bluetoothd's *default* agent (`new_auth` in `src/device.c` takes the
+/// agent of a running `Pair` call, else `agent_get(NULL)`). When pairing succeeds `Paired` (and `Bonded`)
+/// become true and the request is sent again and answered; when it fails the request is sent again at the
+/// old level, the peer refuses it again and the D-Bus call gets `create_gatt_dbus_error`'s mapping:
+/// `NotPermitted` "Not paired".
+///
+/// Modelled: Just Works devices pair without asking anyone (the kernel does not ask user space about Just
+/// Works when it initiates), passkey devices ask the default agent `RequestPasskey` (a wrong passkey, a
+/// rejection, no agent or one without a keyboard fail the pairing), numeric-comparison devices ask it
+/// `RequestConfirmation` (an agent that cannot show and confirm, or that rejects, fails it). Operations that need security while a
+/// pairing of that device runs (another raise or a `Pair` call) wait for it and are then retried once.
+extension BlueZSimulator {
+    /// The error a peer's "insufficient authentication/encryption" answer becomes on D-Bus.
+    static let notPaired = BlueZError.att(.insufficientAuthentication).dbus
+
+    /// Runs `operation`; when the peer refuses it for want of security, raises the link's security and
+    /// runs it once more.
+    func withSecurity<T>(_ key: CharacteristicKey, _ operation: () throws -> T) async throws -> T {
+        do {
+            return try operation()
+        } catch let error as DBusError where error == Self.notPaired {
+            guard await raiseSecurity(key.address) else { throw error }
+            return try operation()
+        }
+    }
+
+    /// Pairs the connected, unpaired device `key` through the default agent (or waits for the pairing that
+    /// already runs); returns whether it is paired afterwards.
+    func raiseSecurity(_ key: String) async -> Bool {
+        guard let device = devices[key], device.connected else { return false }
+        if device.paired { return true }
+        if device.bonding {
+            await waitForPairing(key)
+            return devices[key]?.paired ?? false
+        }
+        guard case .begin = devices[key]!.beginPairing() else { return false }
+        log.info("raising security: pairing through the default agent", [("device", key)])
+        var success = false
+        do {
+            let agent = agents.defaultOwner.flatMap { agents.agents[$0] }
+            try await authenticate(key, agent: agent)
+            success = devices[key]?.bonding == true
+        } catch {
+            log.info("security raise failed", [("device", key), ("error", "\(error)")])
+        }
+        finishPairing(key, success: success)
+        return devices[key]?.paired ?? false
+    }
+
+    /// Returns when the pairing of `key` that runs now ends (success, failure, cancel or link loss).
+    func waitForPairing(_ key: String) async {
+        guard devices[key]?.bonding == true else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pairingWaiters[key, default: []].append(continuation)
+        }
+    }
+
+    /// A pairing of `key` ended: operations waiting for it go on.
+    func pairingEnded(_ key: String) {
+        for waiter in pairingWaiters.removeValue(forKey: key) ?? [] { waiter.resume() }
+    }
+
+    /// The agent's part of pairing: nothing for Just Works, the passkey for passkey devices, a confirmation of
+    /// the shown number for numeric-comparison devices. Throws the error `Pair` answers with.
+    func authenticate(_ key: String, agent: AgentRegistry.Agent?) async throws {
+        switch devices[key]!.spec.pairing {
+        case .none, .justWorks: return
+        case .passkey: try await requestPasskey(key, agent: agent)
+        case .numericComparison: try await requestConfirmation(key, agent: agent)
+        }
+    }
+}
