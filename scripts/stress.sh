@@ -12,6 +12,9 @@ if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
 fi
 logs="${STRESS_LOGS:-$root/.build/stress/$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$logs"
+# What scripts/test.sh installs first (e.g. Jinja2 in .build/venv, which HomeAssistantControlTests
+# needs): without it a run fails for a missing package, not a race.
+"$root/scripts/setup.sh" test
 swift build --build-tests
 # The same width scripts/test.sh uses, so a failure here is one test.sh would meet.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}"

@@ -117,15 +117,25 @@ import Testing
                 matching: DBusMatchRule(sender: "org.bluez", interface: "io.blebridge.Test1"))
             let impostor = try await bus.connect()
             let first = try await bus.connect()
-            _ = try await first.requestName("org.bluez")
+            #expect(try await first.requestName("org.bluez") == .primaryOwner)
+            let owners = try await listener.nameOwnerChanges("org.bluez")
             try impostor.emitSignal(
                 path: "/", interface: "io.blebridge.Test1", name: "Tick", arguments: [.string("impostor")])
             try first.emitSignal(
                 path: "/", interface: "io.blebridge.Test1", name: "Tick", arguments: [.string("first")])
             #expect(try #require(await next(stream)).arguments == [.string("first")])
+            // `close()` hands the shutdown to the connection's thread: the bus frees the name when it
+            // sees the socket close, which under load came after the next RequestName (answered
+            // `exists`, so the second connection never owned the name and its signal was rightly
+            // filtered). Wait for the name to vanish, as bluetoothd's successor would find it free.
             first.close()
+            let vanished = await withDeadline(.seconds(20)) { () -> Bool in
+                for await change in owners where change.newOwner == nil { return true }
+                return false
+            }
+            #expect(vanished == true)
             let second = try await bus.connect()
-            _ = try await second.requestName("org.bluez")
+            #expect(try await second.requestName("org.bluez") == .primaryOwner)
             try second.emitSignal(
                 path: "/", interface: "io.blebridge.Test1", name: "Tick", arguments: [.string("second")])
             #expect(try #require(await next(stream)).arguments == [.string("second")])

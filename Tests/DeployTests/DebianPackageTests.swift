@@ -220,8 +220,11 @@ struct DebianPackageTests {
 final class MachineLock: Sendable {
     private let descriptor: Int32
 
-    /// Waits (without blocking a thread) until the lock is free.
-    init(name: String, timeout: Duration = .seconds(120)) async throws {
+    /// Waits (without blocking a thread) until the lock is free. The default wait outlasts one
+    /// holder: the package test in another checkout holds it for its whole run (150–220 s on the
+    /// loaded machine; its own steps may take up to two 120 s builds, 300 s of lintian and a dozen
+    /// 60 s dpkg calls). A wait of 120 s failed while another checkout's run was still correct.
+    init(name: String, timeout: Duration = .seconds(1_500)) async throws {
         descriptor = open("/tmp/\(name).lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw FixtureError("cannot open /tmp/\(name).lock") }
         let deadline = ContinuousClock.now + timeout

@@ -131,6 +131,45 @@ import Testing
         await world.shutdown()
     }
 
+    /// A new field's discovery publish that waits for a broker which stopped answering (frozen:
+    /// the connection stays open, no PUBACK comes) must not make the strap look silent. The
+    /// gateway's readings loop used to await that publish, so the strap's notifications stopped
+    /// counting as activity: its silence watchdog disconnected and reconnected a device that was
+    /// reporting all along, and a reading sent during the reconnect was lost (the broker-outage
+    /// test above delivered 29 of 30 when its outage began while a discovery publish was in flight).
+    @Test func aDiscoveryPublishWaitingForTheBrokerDoesNotSilenceTheStrap() async throws {
+        let silence = 3
+        let world = try await SimulatedWorld(edit: { configuration in
+            configuration["devices"] = (configuration["devices"] as? [[String: Any]])?.map { device in
+                guard device["id"] as? String == "hr_strap" else { return device }
+                var device = device
+                device["subscribe"] = (device["subscribe"] as? [[String: Any]])?.map { subscription in
+                    guard subscription["mode"] as? String == "notify" else { return subscription }
+                    var subscription = subscription
+                    subscription["silence_timeout"] = "\(silence)s"
+                    return subscription
+                }
+                return device
+            }
+        })
+        let subscribed = "device connected and subscribed device=hr_strap"
+        #expect(try await Self.resumes(world, 1170), "log: \(world.gateway.log.suffix(3000))")
+        world.broker.pause()
+        // Energy expended (flags 0x09) is a field the strap has not reported yet: its discovery
+        // message is published, and waits for the frozen broker's PUBACK.
+        try await world.simulator.setCharacteristicValue(
+            address: SimulatedWorld.strap, uuid: "2a37", value: [0x09, 0xA0, 0x04, 0x10, 0x00], notify: true)
+        // Real delay, not synchronisation: what is checked is that nothing happens meanwhile. The
+        // strap notifies every second throughout; the watchdog would fire after `silence` s.
+        try await Task.sleep(for: .seconds(silence * 3))
+        world.broker.resume()
+        #expect(try await Self.resumes(world, 1171), "log: \(world.gateway.log.suffix(3000))")
+        #expect(
+            world.gateway.log.components(separatedBy: subscribed).count - 1 == 1,
+            "the strap was reconnected; log: \(world.gateway.log.suffix(3000))")
+        await world.shutdown()
+    }
+
     /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
     /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
     /// delivered, in order, once the lock is gone; the health topic says why meanwhile.

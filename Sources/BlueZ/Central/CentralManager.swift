@@ -241,24 +241,27 @@ public actor CentralManager {
         }
     }
 
+    /// The call's result reaches the arbiter under the call's number: it may come after the
+    /// adapter's signals that made it stale (replies and signals take different paths here).
     private func adapterCall(_ method: String, _ arguments: [DBusValue]) {
         let connection = self.connection
         let path = adapterPath
         let timeout = options.callTimeout
+        let number = arbiter.lastCall
         Task {
             do {
                 _ = try await connection.call(
                     destination: BlueZNames.service, path: path, interface: BlueZNames.adapter, method: method,
                     arguments: arguments, timeout: timeout)
-                self.discoveryCallFinished(nil)
+                self.discoveryCallFinished(number, nil)
             } catch {
-                self.discoveryCallFinished(BluetoothError.from(error, during: .discovery))
+                self.discoveryCallFinished(number, BluetoothError.from(error, during: .discovery))
             }
         }
     }
 
-    private func discoveryCallFinished(_ error: BluetoothError?) {
-        runDiscovery(arbiter.handle(error.map { .callFailed($0) } ?? .callSucceeded))
+    private func discoveryCallFinished(_ number: Int, _ error: BluetoothError?) {
+        runDiscovery(arbiter.handle(error.map { .callFailed(number, $0) } ?? .callSucceeded(number)))
     }
 
     /// Reports a device of this manager's adapter to the scanners (devices under other adapters,

@@ -9,15 +9,18 @@ import Bluetooth
 /// - the last scanner leaving stops discovery;
 /// - adapter power off / BlueZ restart drops the session but keeps the scanners; when the adapter is back,
 ///   discovery starts again (scanning resumes, unlike bluez/bluez#569);
-/// - discovery stopping behind our back (`Discovering` false) restarts it.
+/// - discovery stopping behind our back (`Discovering` false) restarts it;
+/// - each call is numbered (``lastCall``) and its result names it: a result of a call that is no longer
+///   in flight (the adapter went away meanwhile and a new call was made when it came back) is ignored, so
+///   a late `NotReady` from before a power cycle cannot stop the scan started after it.
 public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     public enum Event: Sendable {
         case scannerAdded(ScannerID, DiscoveryFilter)
         case scannerRemoved(ScannerID)
-        /// The call of the last action returned successfully.
-        case callSucceeded
-        /// The call of the last action failed.
-        case callFailed(BluetoothError)
+        /// The call numbered so (``lastCall`` when its action was returned) returned successfully.
+        case callSucceeded(Int)
+        /// The call numbered so failed.
+        case callFailed(Int, BluetoothError)
         /// The adapter became usable (powered on and present) or unusable.
         case adapterAvailable(Bool)
         /// `Adapter1.Discovering` changed.
@@ -46,7 +49,11 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     public private(set) var isDiscovering = false
     public private(set) var isAdapterAvailable = false
     private var appliedFilter: DiscoveryFilter?
-    private var inFlight: Call?
+    /// The call in flight and its number.
+    private var pending: (number: Int, call: Call)?
+    private var inFlight: Call? { pending?.call }
+    /// The number of the most recent call an action asked for; its result must name it.
+    public private(set) var lastCall = 0
 
     public init() {}
 
@@ -62,7 +69,8 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
             scanners[id] = filter
         case .scannerRemoved(let id):
             scanners[id] = nil
-        case .callSucceeded:
+        case .callSucceeded(let number):
+            guard number == pending?.number else { return reconcile() }
             switch inFlight {
             case .setFilter(let filter): appliedFilter = filter
             case .start: isDiscovering = true
@@ -71,10 +79,10 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
                 appliedFilter = nil
             case nil: break
             }
-            inFlight = nil
-        case .callFailed(let error):
-            let call = inFlight
-            inFlight = nil
+            pending = nil
+        case .callFailed(let number, let error):
+            guard number == pending?.number, let call = inFlight else { return reconcile() }
+            pending = nil
             if let actions = callFailed(call, error) { return actions }
         case .adapterAvailable(let available):
             isAdapterAvailable = available
@@ -82,7 +90,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
                 // BlueZ dropped the session and its filter; a call in flight will fail and be ignored.
                 isDiscovering = false
                 appliedFilter = nil
-                inFlight = nil
+                pending = nil
             }
         case .discoveringChanged(let discovering):
             if !discovering && inFlight != .start {
@@ -93,7 +101,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     }
 
     /// Returns actions to fail the scanners when the failure is final, or nil to reconcile again.
-    private mutating func callFailed(_ call: Call?, _ error: BluetoothError) -> [Action]? {
+    private mutating func callFailed(_ call: Call, _ error: BluetoothError) -> [Action]? {
         switch (call, error.code) {
         case (.start, .inProgress), (.start, .alreadyExists):
             // Our client already has a session (e.g. a stale one): treat it as running.
@@ -114,25 +122,29 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
             let failed = Array(scanners.keys)
             scanners.removeAll()
             return [.failScanners(failed, error)] + reconcile()
-        case (nil, _):
-            return nil
         }
+    }
+
+    /// Records `call` as in flight under a new number.
+    private mutating func issue(_ call: Call) {
+        lastCall += 1
+        pending = (lastCall, call)
     }
 
     private mutating func reconcile() -> [Action] {
         guard inFlight == nil, isAdapterAvailable else { return [] }
         if scanners.isEmpty {
             guard isDiscovering else { return [] }
-            inFlight = .stop
+            issue(.stop)
             return [.stopDiscovery]
         }
         let wanted = mergedFilter
         if appliedFilter != wanted {
-            inFlight = .setFilter(wanted)
+            issue(.setFilter(wanted))
             return [.setFilter(wanted)]
         }
         if !isDiscovering {
-            inFlight = .start
+            issue(.start)
             return [.startDiscovery]
         }
         return []

@@ -105,18 +105,25 @@ extension Gateway {
     /// What the reading pipeline reports about a device's readings (at once for advertisements and
     /// new fields, else at most every ``ReadingPipeline/reportInterval``): it is alive (keeps the
     /// silence watchdog quiet when the reading came over a connection), its RSSI, and discovery for
-    /// fields seen for the first time.
-    func reading(_ event: ReadingPipeline.Event) async {
+    /// fields seen for the first time, which goes to ``announce(_:)``.
+    ///
+    /// Never waits: it used to await the discovery publish, and a publish waiting for the broker's
+    /// PUBACK (a broker gone or frozen just then) held up every later report, so a device that kept
+    /// notifying looked silent and its watchdog reconnected it (a reading lost in the reconnect).
+    func reading(_ event: ReadingPipeline.Event) {
         if event.fromConnection { activity(event.device) }
         guard devices[event.device] != nil, !stopping else { return }
         devices[event.device]?.lastSeen = event.sampleTime
         if let rssi = event.rssi { devices[event.device]?.rssi = rssi }
-        if !event.discovery.isEmpty {
-            await recordSources(of: event.discovery, device: event.device, source: event.source)
-        }
-        if !event.discovery.isEmpty, client.connectionState.isConnected {
-            await publish(discovery: event.discovery)
-        }
+        if !event.discovery.isEmpty { newFields.yield(event) }
+    }
+
+    /// Records what produced new fields and announces them while connected, in the order they
+    /// were seen (the one task reading ``newFields`` calls it).
+    func announce(_ event: ReadingPipeline.Event) async {
+        guard !stopping else { return }
+        await recordSources(of: event.discovery, device: event.device, source: event.source)
+        if client.connectionState.isConnected { await publish(discovery: event.discovery) }
     }
 
     /// A device reported its manufacturer, model or firmware (Device Information service): its

@@ -84,6 +84,10 @@ public actor Gateway {
     let outgoing: AsyncStream<MQTTMessage>.Continuation
     private let outgoingMessages: AsyncStream<MQTTMessage>
     private var outgoingTask: Task<Void, Never>?
+    /// Readings that brought new fields, for the one task that records and announces them
+    /// (``announce(_:)``), so the readings loop never waits for the broker or the outbox.
+    let newFields: AsyncStream<ReadingPipeline.Event>.Continuation
+    private let newFieldEvents: AsyncStream<ReadingPipeline.Event>
     /// Responses decided after the queue closed (the last moments of a shutdown); see `stop`.
     var lateResponses: [MQTTMessage] = []
     /// Messages that may wait for the broker before `send` drops (and logs) new ones.
@@ -137,6 +141,8 @@ public actor Gateway {
             throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)))
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
+        // Unbounded: one event per field a device reports for the first time.
+        (newFieldEvents, newFields) = AsyncStream.makeStream(of: ReadingPipeline.Event.self)
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(
             of: ServiceStatus.self, bufferingPolicy: .bufferingNewest(1))
         (controlRequests, controlContinuation) = AsyncStream.makeStream(of: GatewayControlRequest.self)
@@ -237,6 +243,14 @@ public actor Gateway {
                 for await event in readings {
                     guard let self else { return }
                     await self.reading(event)
+                }
+            })
+        let announcements = newFieldEvents
+        tasks.append(
+            Task { [weak self] in
+                for await event in announcements {
+                    guard let self else { return }
+                    await self.announce(event)
                 }
             })
         tasks.append(
