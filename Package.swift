@@ -26,7 +26,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]),  // imported by Outbox only
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),  // imported by Decoders only (BTHome AES-CCM)
+            providers: [.apt(["libssl-dev"])]),  // imported by Decoders (BTHome AES-CCM) and MQTT (TLS verify reasons)
         .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
 
         // Small leaf modules.
@@ -41,7 +41,7 @@ let package = Package(
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "Logging"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "Logging"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
 

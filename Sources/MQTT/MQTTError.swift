@@ -55,11 +55,14 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// The libmosquitto result (`MOSQ_ERR_*`) or MQTT reason code behind the error, when there is one.
     public let underlyingCode: Int32?
+    /// For a ``Code/tlsFailure`` that refused the broker's certificate: which check failed.
+    public let tlsCheck: MQTTTLSCheck?
 
-    public init(_ code: Code, _ message: String, underlyingCode: Int32? = nil) {
+    public init(_ code: Code, _ message: String, underlyingCode: Int32? = nil, tlsCheck: MQTTTLSCheck? = nil) {
         self.code = code
         self.message = message
         self.underlyingCode = underlyingCode
+        self.tlsCheck = tlsCheck
     }
 
     public var description: String { "MQTT \(code.rawValue): \(message)" }

@@ -169,6 +169,8 @@ final class MQTTNetworkLoop: Sendable {
             try MosquittoResult.check(
                 mosquitto_int_option(mosq, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "using the system CA certificates")
         }
+        try MosquittoTLSVerifier.install(
+            on: mosq, context: context, host: tls.insecure ? nil : configuration.broker.host)
         let rc = mosquitto_tls_set(
             mosq, tls.caFile, tls.caFile == nil ? "/etc/ssl/certs" : nil, tls.certificateFile, tls.keyFile, nil)
         try MosquittoResult.check(rc, "setting up TLS", detail: context.attempt.withLock { $0.lastProblem })
@@ -207,6 +209,9 @@ final class MQTTNetworkLoop: Sendable {
             savedErrno = errno
         }
         if rc != MosquittoResult.success {
+            if let refusal = context.attempt.withLock({ $0.certificateRefusal }) {
+                throw MosquittoResult.certificateError(refusal.check, reason: refusal.reason, "connecting to \(broker)")
+            }
             throw MosquittoResult.error(
                 rc, "connecting to \(broker)", errnoValue: savedErrno,
                 detail: context.attempt.withLock { $0.lastProblem })
@@ -232,6 +237,10 @@ final class MQTTNetworkLoop: Sendable {
             if rc != MosquittoResult.success {
                 if let refusal = attempt.refusal { return refusal }
                 if rc == MOSQ_ERR_NO_CONN.rawValue && isStopping { return nil }
+                if !attempt.connected, let refusal = attempt.certificateRefusal {
+                    return MosquittoResult.certificateError(
+                        refusal.check, reason: refusal.reason, "connecting to \(configuration.broker)")
+                }
                 if !attempt.connected, let problem = attempt.lastProblem, problem.hasPrefix("OpenSSL") {
                     // A TLS alert from the broker (e.g. certificate required) ends the socket; say it is TLS.
                     return MQTTError(

@@ -170,6 +170,47 @@ import Testing
         await world.shutdown()
     }
 
+    /// Issue 19 (D13): after a 30 s outage readings resumed only 19 s after the broker was back,
+    /// because the reconnect back-off had grown to 30 s. The gateway now caps it at 5 s
+    /// (`Gateway.maximumReconnectDelay`), so the first reading must arrive within 7 s of the broker's
+    /// return: the 5 s cap plus 2 s for the TCP connect, CONNACK, and the outbox's first publish
+    /// (measured 3.2-5.0 s; the old 30 s cap gave 27.3 s).
+    ///
+    /// The back-off starts at 250 ms and doubles, each delay scaled by a jitter of ½…1, so it is at
+    /// its cap after at most 0.25 + 0.5 + 1 + 2 + 4 = 7.75 s of waiting; a 20 s outage is used
+    /// instead of 30 s because by then the old 30 s cap would already wait at least 8 s (16 s × ½),
+    /// so this test fails with the old cap on every run, not only on unlucky ones. The broker comes
+    /// back right after a refused attempt is logged, so the gateway's whole current delay lies ahead
+    /// (the worst case), and the time is the first reading's arrival, not a sleep.
+    @Test func readingsResumeWithinTheBackoffCapAfterABrokerOutage() async throws {
+        let world = try await SimulatedWorld()
+        #expect(try await Self.resumes(world, 1160), "log: \(world.gateway.log.suffix(3000))")
+        await world.broker.stop()
+        // The simulator keeps streaming; these land in the outbox meanwhile.
+        _ = try await Self.beats(world, from: 1300, count: 20, every: .seconds(1))
+        let refused = "MQTT reconnect attempt failed"
+        let refusalsSoFar = world.gateway.log.components(separatedBy: refused).count
+        let refusedAgain = await waitUntil(timeout: .seconds(40), interval: .milliseconds(20)) {
+            world.gateway.log.components(separatedBy: refused).count > refusalsSoFar
+        }
+        #expect(refusedAgain, "no refused attempt logged; log: \(world.gateway.log.suffix(3000))")
+        let back = Date()  // before the start: the broker's own start-up time counts against the gateway
+        try await world.broker.start()
+        let watcher = try await MQTTRecorder(url: world.broker.url)
+        try await watcher.subscribe("blebridge/hr_strap")
+        // A live delivery (retain false), not the retained state the broker replays on subscribe.
+        let arrived = await watcher.wait(timeout: .seconds(30)) { $0.contains { !$0.retain } }
+        let first = watcher.arrivals(on: "blebridge/hr_strap").first { !$0.message.retain }
+        let delay = first.map { $0.arrival.timeIntervalSince(back) }
+        #expect(arrived, "no reading after the broker came back; log: \(world.gateway.log.suffix(3000))")
+        #expect(
+            delay.map { $0 <= 7 } == true,
+            "first reading \(delay.map { String(format: "%.2f s", $0) } ?? "never") after the broker was back")
+        print("first reading after the broker's return: \(delay.map { String(format: "%.2f s", $0) } ?? "never")")
+        await watcher.close()
+        await world.shutdown()
+    }
+
     /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
     /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
     /// delivered, in order, once the lock is gone; the health topic says why meanwhile.

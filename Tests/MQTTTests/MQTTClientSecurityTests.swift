@@ -10,8 +10,17 @@ import Testing
         _ authority: TestCertificateAuthority, subjectAltName: String = "IP:127.0.0.1",
         requireClientCertificate: Bool = false
     ) async throws -> MosquittoFixture {
-        let server = try await authority.issue("server", subjectAltName: subjectAltName)
-        return try await MosquittoFixture(
+        try await tlsBroker(
+            authority, server: authority.issue("server", subjectAltName: subjectAltName),
+            requireClientCertificate: requireClientCertificate)
+    }
+
+    /// A broker with a TLS listener presenting `server`; `authority` is its CA for client certificates.
+    private func tlsBroker(
+        _ authority: TestCertificateAuthority, server: (certificate: String, key: String),
+        requireClientCertificate: Bool = false
+    ) async throws -> MosquittoFixture {
+        try await MosquittoFixture(
             listener: """
                 listener {port} 127.0.0.1
                 allow_anonymous true
@@ -59,6 +68,43 @@ import Testing
         await #expect {
             try await systemCAs.connect()
         } throws: { ($0 as? MQTTError)?.code == .tlsFailure }
+    }
+
+    /// Issue 19 (D13): every refusal used to read only `certificate verify failed`. Each broker
+    /// here presents a certificate that fails one check; the error names that check (a code to
+    /// catch, ``MQTTError/tlsCheck``) and the setting to fix.
+    @Test func eachCertificateRefusalNamesTheCheckThatFailed() async throws {
+        let authority = try await TestCertificateAuthority(name: "trusted")
+        let stranger = try await TestCertificateAuthority(name: "stranger")
+        let cases: [(server: (certificate: String, key: String), check: MQTTTLSCheck, names: [String])] = [
+            (
+                try await authority.issue("wrong-host", subjectAltName: "DNS:broker.example"), .hostName,
+                ["host name mismatch", "mqtt.url", "subjectAltName"]
+            ),
+            (
+                try await authority.issueExpired("expired", subjectAltName: "IP:127.0.0.1"), .expired,
+                ["has expired", "renew the broker's certificate"]
+            ),
+            (
+                try await stranger.issue("foreign", subjectAltName: "IP:127.0.0.1"), .untrustedIssuer,
+                ["unknown issuer", "mqtt.tls.ca_file"]
+            ),
+            ((stranger.certificateFile, stranger.keyFile), .selfSigned, ["self-signed", "mqtt.tls.ca_file"]),
+        ]
+        for (server, check, names) in cases {
+            let broker = try await tlsBroker(authority, server: server)
+            let client = MQTTClient(
+                configuration: try tlsConfiguration(
+                    broker, tls: MQTTTLSConfiguration(caFile: authority.certificateFile)))
+            var refusal: MQTTError?
+            do { try await client.connect() } catch { refusal = error as? MQTTError }
+            #expect(refusal?.code == .tlsFailure, "\(check): \(String(describing: refusal))")
+            #expect(refusal?.tlsCheck == check, "\(check): \(String(describing: refusal))")
+            for name in names {
+                #expect(
+                    refusal?.message.contains(name) == true, "\(check): '\(name)' in \(String(describing: refusal))")
+            }
+        }
     }
 
     @Test func hostNameMismatchFailsUnlessInsecureIsAskedFor() async throws {

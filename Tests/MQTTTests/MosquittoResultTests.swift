@@ -33,4 +33,18 @@ import Testing
         #expect(MosquittoResult.reasonError(0x87, "publishing").code == .notAuthorized)
         #expect(MosquittoResult.reasonError(0x80, "publishing").code == .rejected)
     }
+
+    /// OpenSSL verify errors (`X509_V_ERR_*`, stable numbers of its ABI) to the check users can catch.
+    @Test func certificateRefusalsAreClassifiedByTheCheckThatFailed() {
+        let expected: [Int32: MQTTTLSCheck] = [
+            9: .notYetValid, 10: .expired, 18: .selfSigned, 19: .untrustedIssuer, 20: .untrustedIssuer,
+            21: .untrustedIssuer, 62: .hostName, 64: .hostName, 23: .other,
+        ]
+        for (code, check) in expected {
+            #expect(MosquittoTLSVerifier.refusal(x509Error: code).check == check, "X509_V_ERR \(code)")
+        }
+        let error = MosquittoResult.certificateError(.notYetValid, reason: "certificate is not yet valid", "connecting")
+        #expect(error.code == .tlsFailure && error.tlsCheck == .notYetValid)
+        #expect(error.message.contains("not yet valid") && error.message.contains("clock"))
+    }
 }

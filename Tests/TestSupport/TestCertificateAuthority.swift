@@ -24,20 +24,60 @@ public struct TestCertificateAuthority: Sendable {
     /// Issues a certificate signed by this CA; `subjectAltName` like `IP:127.0.0.1` or
     /// `DNS:localhost`. Returns the certificate and key file paths.
     public func issue(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String) {
+        let (request, key, extensions) = try await makeRequest(leaf, subjectAltName: subjectAltName)
+        let certificate = directory.file("\(leaf).crt").path
+        try await Self.openssl([
+            "x509", "-req", "-in", request, "-CA", certificateFile, "-CAkey", keyFile, "-CAcreateserial", "-out",
+            certificate, "-days", "2", "-extfile", extensions,
+        ])
+        return (certificate, key)
+    }
+
+    /// Like ``issue(_:subjectAltName:)``, but valid only on 1 January 2020: expired. `openssl x509`
+    /// (OpenSSL 3.0) cannot set past dates, so this signs with `openssl ca` and a minimal configuration.
+    public func issueExpired(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String)
+    {
+        let (request, key, extensions) = try await makeRequest(leaf, subjectAltName: subjectAltName)
+        let certificate = directory.file("\(leaf).crt").path
+        let database = try directory.write("\(leaf).index", "").path
+        let serial = try directory.write("\(leaf).serial", "01\n").path
+        let configuration = try directory.write(
+            "\(leaf).cnf",
+            """
+            [ca]
+            default_ca = signing
+            [signing]
+            database = \(database)
+            new_certs_dir = \(directory.url.path)
+            serial = \(serial)
+            default_md = sha256
+            policy = anything
+            [anything]
+            commonName = supplied
+
+            """
+        ).path
+        try await Self.openssl([
+            "ca", "-batch", "-notext", "-config", configuration, "-in", request, "-out", certificate, "-cert",
+            certificateFile, "-keyfile", keyFile, "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+            "-extfile", extensions,
+        ])
+        return (certificate, key)
+    }
+
+    /// A key and certificate request for `leaf` (CN = `leaf`), and its extensions file.
+    private func makeRequest(_ leaf: String, subjectAltName: String) async throws -> (
+        request: String, key: String, extensions: String
+    ) {
         let key = directory.file("\(leaf).key").path
         let request = directory.file("\(leaf).csr").path
-        let certificate = directory.file("\(leaf).crt").path
         let extensions = try directory.write("\(leaf).ext", "subjectAltName=\(subjectAltName)\n").path
         try await Self.openssl([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
             request, "-subj", "/CN=\(leaf)",
         ])
-        try await Self.openssl([
-            "x509", "-req", "-in", request, "-CA", certificateFile, "-CAkey", keyFile, "-CAcreateserial", "-out",
-            certificate, "-days", "2", "-extfile", extensions,
-        ])
         try Self.makeReadable(key)
-        return (certificate, key)
+        return (request, key, extensions)
     }
 
     private static func openssl(_ arguments: [String]) async throws {

@@ -16,11 +16,15 @@ final class MosquittoCallbackContext: Sendable {
         var refusal: MQTTError?
         /// The last error/warning line libmosquitto logged (e.g. OpenSSL's reason).
         var lastProblem: String?
+        /// Which check refused the broker's certificate, and OpenSSL's words (``MosquittoTLSVerifier``).
+        var certificateRefusal: (check: MQTTTLSCheck, reason: String)?
     }
 
     let events: AsyncStream<MQTTEvent>.Continuation
     let protocolVersion: MQTTProtocolVersion
     let attempt = Mutex(Attempt())
+    /// The host the broker's TLS certificate must name; nil: not checked (``MosquittoTLSVerifier``).
+    let tlsHost = Mutex<String?>(nil)
     /// QoS 1/2 publishes waiting for PUBACK/PUBCOMP, resolved directly from the network thread.
     let inFlight = Mutex(MQTTInFlightTable<MQTTPublishWaiter>())
     private let logger = Logger(label: "mqtt")

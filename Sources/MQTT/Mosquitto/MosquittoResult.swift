@@ -63,6 +63,15 @@ enum MosquittoResult {
         }
     }
 
+    /// The broker's certificate was refused; `check` and `reason` come from ``MosquittoTLSVerifier``.
+    static func certificateError(_ check: MQTTTLSCheck, reason: String, _ operation: String) -> MQTTError {
+        MQTTError(
+            .tlsFailure,
+            "\(operation): TLS failure: certificate verify failed: \(check.summary) (OpenSSL: \(reason)); "
+                + "fix: \(check.advice)",
+            underlyingCode: MOSQ_ERR_TLS.rawValue, tlsCheck: check)
+    }
+
     /// Maps a refusing CONNACK code (3.1.1: 1–5; MQTT 5: 0x80 and above).
     static func connackError(_ code: Int32, protocolVersion: MQTTProtocolVersion) -> MQTTError {
         let text: String
