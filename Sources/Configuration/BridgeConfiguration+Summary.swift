@@ -41,7 +41,10 @@ extension BridgeConfiguration {
                 + "rate limit \(commands.rateLimit)")
         row("devices", devices.isEmpty ? "none" : "\(devices.count)")
         if autoDevices.enabled {
-            row("auto devices", "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)")
+            row(
+                "auto devices",
+                "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices); "
+                    + "one unseen for \(DurationParser.format(autoDevices.evictAfter)) makes room for a new one")
         }
         for device in devices {
             var publishing: [String] = []

@@ -301,11 +301,13 @@ extension BLELink {
 
     /// The id an advertiser caught by `id`'s match is published under: the device itself, or for a
     /// match without an address that already caught another fixed address, an instance of its own
-    /// (asked of the gateway once per address, then remembered).
-    private func assignedID(_ id: String, address: BluetoothAddress) async -> String {
+    /// (asked of the gateway once per address, then remembered). Nil: refused at the bound of
+    /// instances (asked again with the next advertisement, as an instance may have become idle).
+    private func assignedID(_ id: String, address: BluetoothAddress) async -> String? {
         guard configuration.device(id: id)?.match.address == nil, MatchInstances.isFixed(address) else { return id }
         if let known = assigned[address.string] { return known }
-        let assignedID = await gateway?.assignMatch(address, template: id) ?? id
+        guard let gateway else { return id }
+        guard let assignedID = await gateway.assignMatch(address, template: id) else { return nil }
         assigned[address.string] = assignedID
         return assignedID
     }
@@ -346,7 +348,8 @@ extension BLELink {
             address: address, name: advertisement.localName,
             services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
         {
-            id = await assignedID(caughtBy, address: discovery.peripheral.identifier)
+            guard let assigned = await assignedID(caughtBy, address: discovery.peripheral.identifier) else { return }
+            id = assigned
         } else if let automatic = await autoDeviceID(discovery) {
             id = automatic
         } else {
