@@ -271,7 +271,11 @@ extension Gateway {
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: Date(),
             outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) },
-            bluetooth: bluetooth)
+            bluetooth: bluetooth,
+            autoDevices: configured.autoDevices.enabled
+                ? HealthSnapshot.AutoDeviceCounts(
+                    devices: autoDevices.entries.count, evictions: autoDevices.evictions,
+                    refusals: autoDevices.refusals) : nil)
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }
