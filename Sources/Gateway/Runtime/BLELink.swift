@@ -7,6 +7,7 @@ import Decoders
 import Foundation
 import JSON
 import Logging
+import ProcessMemory
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
 /// writes, through the BlueZ central. Reports to the ``Gateway`` actor, which owns the state
@@ -382,9 +383,19 @@ extension BLELink {
 
     /// Drops advertisers not seen for a minute even when nothing advertises (called every few
     /// seconds by the gateway), so memory falls back once passing devices are gone.
+    /// Once the table shrank by ``trimAfter`` entries or more, the allocator's free memory is
+    /// given back to the system (``ProcessMemory``): glibc otherwise keeps the peak.
     func pruneSeen() {
         seen.prune(now: Date())
+        guard seen.released >= Self.trimAfter else { return }
+        let released = seen.takeReleased()
+        let trimmed = ProcessMemory.releaseFreeMemory()
+        logger.debug(
+            "advertisers table shrank; free memory given back", [("entries", "\(released)"), ("trimmed", "\(trimmed)")])
     }
+
+    /// Entries dropped from the advertisers table before free memory is given back (about 0.5 MB).
+    static let trimAfter = 1_000
 
     /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
     /// address whose advertisement a built-in decoder recognises; nil otherwise.
