@@ -28,6 +28,7 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),  // imported by Decoders (BTHome AES-CCM) and MQTT (TLS verify reasons)
         .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
+        .systemLibrary(name: "CMalloc"),  // <malloc.h> (glibc's malloc_trim); imported by ProcessMemory only
 
         // Small leaf modules.
         .target(name: "Logging"),
@@ -44,6 +45,7 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
+        .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll"]),
@@ -56,7 +58,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
-                "Bluetooth", "HomeAssistantTables",
+                "Bluetooth", "HomeAssistantTables", "ProcessMemory",
             ]),
         .executableTarget(
             name: "blebridge",

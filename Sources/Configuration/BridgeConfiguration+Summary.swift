@@ -44,7 +44,8 @@ extension BridgeConfiguration {
             let keys = autoDevices.bindKeys.isEmpty ? "" : ", \(autoDevices.bindKeys.count) bind key(s)"
             row(
                 "auto devices",
-                "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)\(keys)")
+                "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)\(keys); "
+                    + "one unseen for \(DurationParser.format(autoDevices.evictAfter)) makes room for a new one")
         }
         for device in devices {
             var publishing: [String] = []

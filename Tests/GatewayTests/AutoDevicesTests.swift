@@ -13,18 +13,20 @@ import Testing
     /// The devices behind a reference, so `#expect` can call the mutating methods.
     final class Box {
         var devices = AutoDevices()
-        func add(_ address: String, _ decoder: String, at seconds: Double, maximum: Int = 2) -> (String, [String])? {
+        func add(
+            _ address: String, _ decoder: String, at seconds: Double, bound: DeviceBound = DeviceBound(maximum: 2)
+        ) -> AutoDevices.Admission? {
             devices.add(
                 BluetoothAddress(address)!, decoder: decoder, at: AutoDevicesTests.start.addingTimeInterval(seconds),
-                maximum: maximum, configuration: AutoDevicesTests.on
-            ).map { ($0.id, $0.evicted) }
+                bound: bound, configuration: AutoDevicesTests.on)
         }
     }
 
     @Test func idsAreTheDecoderAndTheLastThreeAddressBytes() {
         #expect(AutoDevices.id(decoder: "bthome", address: BluetoothAddress("A4:C1:38:CF:01:56")!) == "bthome_cf0156")
         let box = Box()
-        #expect(box.add("A4:C1:38:CF:01:56", "bthome", at: 0)?.0 == "bthome_cf0156")
+        #expect(box.add("A4:C1:38:CF:01:56", "bthome", at: 0) == .added("bthome_cf0156", evicted: []))
+        #expect(box.add("A4:C1:38:CF:01:56", "bthome", at: 1) == .known("bthome_cf0156"))
         let expanded = box.devices.expand(Self.on)
         let device = expanded.device(id: "bthome_cf0156")
         #expect(device != nil)
@@ -35,15 +37,51 @@ import Testing
         #expect(box.devices.expand(BridgeConfiguration()).devices.isEmpty, "nothing when auto_devices is off")
     }
 
-    @Test func beyondTheMaximumTheDeviceSeenLeastRecentlyGoes() {
+    @Test func beyondTheMaximumTheDeviceSeenLeastRecentlyGoesOnceIdle() {
         let box = Box()
         _ = box.add("A4:C1:38:00:00:01", "bthome", at: 0)
         _ = box.add("A4:C1:38:00:00:02", "pvvx", at: 1)
-        box.devices.seen("bthome_000001", at: Self.start.addingTimeInterval(5))
-        let third = box.add("A4:C1:38:00:00:03", "bthome", at: 6)
-        #expect(third?.1 == ["pvvx_000002"], "pvvx_000002 was seen least recently")
+        box.devices.seen("bthome_000001", at: Self.start.addingTimeInterval(500))
+        let third = box.add("A4:C1:38:00:00:03", "bthome", at: 700)
+        #expect(third == .added("bthome_000003", evicted: ["pvvx_000002"]), "pvvx_000002 was unseen for 699 s")
         #expect(box.devices.entries.keys.sorted() == ["bthome_000001", "bthome_000003"])
         #expect(box.devices.evictions == 1)
+    }
+
+    /// Issue 17: with more recognised advertisers around than `max_devices`, an evicted device's
+    /// next advertisement must not evict another (which would come back and evict the next…).
+    @Test func aCrowdBeyondTheMaximumDoesNotChurn() {
+        let box = Box()
+        let addresses = (1...5).map { "A4:C1:38:00:00:0\($0)" }
+        for (index, address) in addresses.enumerated() {
+            _ = box.add(address, "bthome", at: Double(index))
+        }
+        #expect(box.devices.entries.keys.sorted() == ["bthome_000001", "bthome_000002"])
+        #expect(box.devices.refusals == 3)
+        // Everyone keeps advertising every 10 s for an hour: the two followed stay, nobody is evicted.
+        for second in stride(from: 10.0, through: 3_600, by: 10) {
+            for address in addresses {
+                let id = AutoDevices.id(decoder: "bthome", address: BluetoothAddress(address)!)
+                if box.devices.entries[id] != nil {
+                    box.devices.seen(id, at: Self.start.addingTimeInterval(second))
+                } else {
+                    #expect(box.add(address, "bthome", at: second) == .refused(id))
+                }
+            }
+        }
+        #expect(box.devices.evictions == 0)
+        #expect(box.devices.entries.keys.sorted() == ["bthome_000001", "bthome_000002"])
+    }
+
+    @Test func restoredDevicesCountAsSeenAtTheRestart() {
+        let old = AutoDevices.Entry(address: "A4:C1:38:00:00:01", decoder: "bthome", lastSeen: Self.start)
+        let restart = Self.start.addingTimeInterval(86_400)
+        let box = Box()
+        box.devices = AutoDevices(entries: ["bthome_000001": old], loadedAt: restart)
+        #expect(box.devices.entries["bthome_000001"]?.lastSeen == restart)
+        #expect(
+            box.add("A4:C1:38:00:00:02", "bthome", at: 86_400 + 60, bound: DeviceBound(maximum: 1))
+                == .refused("bthome_000002"))
     }
 
     @Test func configuredDevicesWin() {
@@ -55,11 +93,12 @@ import Testing
         var devices = AutoDevices()
         #expect(
             devices.add(
-                BluetoothAddress("A4:C1:38:00:00:01")!, decoder: "bthome", at: Self.start, maximum: 5,
+                BluetoothAddress("A4:C1:38:00:00:01")!, decoder: "bthome", at: Self.start,
+                bound: DeviceBound(maximum: 5),
                 configuration: configuration) == nil,
             "a configured device has that id")
         _ = devices.add(
-            BluetoothAddress("C0:FF:EE:00:00:09")!, decoder: "ibeacon", at: Self.start, maximum: 5,
+            BluetoothAddress("C0:FF:EE:00:00:09")!, decoder: "ibeacon", at: Self.start, bound: DeviceBound(maximum: 5),
             configuration: BridgeConfiguration(autoDevices: AutoDeviceSettings(enabled: true)))
         #expect(devices.expand(configuration).devices.map(\.id) == ["bthome_000001"], "its address is configured")
     }
@@ -90,8 +129,10 @@ import Testing
 
     @Test func theSwitchIsReadFromTheConfiguration() throws {
         let configuration = try ConfigurationLoader().decode(
-            Data(#"{"auto_devices": {"enabled": true, "max_devices": 30}}"#.utf8))
-        #expect(configuration.autoDevices == AutoDeviceSettings(enabled: true, maxDevices: 30))
+            Data(#"{"auto_devices": {"enabled": true, "max_devices": 30, "evict_after": "1h"}}"#.utf8))
+        #expect(
+            configuration.autoDevices == AutoDeviceSettings(enabled: true, maxDevices: 30, evictAfter: .seconds(3_600)))
+        #expect(try ConfigurationLoader().decode(Data("{}".utf8)).autoDevices.evictAfter == .seconds(600))
         #expect(try ConfigurationLoader().decode(Data("{}".utf8)).autoDevices.enabled == false)
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader().decode(Data(#"{"auto_devices": {"max_devices": 0}}"#.utf8))

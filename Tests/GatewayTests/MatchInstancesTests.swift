@@ -1,5 +1,6 @@
 import Bluetooth
 import Configuration
+import Foundation
 import Testing
 
 @testable import Gateway
@@ -18,13 +19,21 @@ import Testing
     final class Box {
         var instances: MatchInstances
         init(_ instances: MatchInstances = MatchInstances()) { self.instances = instances }
-        func assign(_ address: BluetoothAddress, caughtBy template: DeviceConfiguration) -> MatchInstances.Assignment {
-            instances.assign(address, caughtBy: template)
+        func assign(
+            _ address: BluetoothAddress, caughtBy template: DeviceConfiguration, at seconds: Double = 0,
+            bound: DeviceBound = MatchInstances.bound
+        ) -> MatchInstances.Assignment {
+            instances.assign(
+                address, caughtBy: template, at: MatchInstancesTests.start.addingTimeInterval(seconds), bound: bound)
+        }
+        func seen(_ id: String, at seconds: Double) {
+            instances.seen(id, at: MatchInstancesTests.start.addingTimeInterval(seconds))
         }
         var bindings: [String: [String]] { instances.bindings }
         func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration { instances.expand(configuration) }
     }
 
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let first = BluetoothAddress("A4:C1:38:8D:18:B2")!
     static let second = BluetoothAddress("A4:C1:38:CF:01:56")!
 
@@ -32,7 +41,7 @@ import Testing
         let instances = Box()
         #expect(instances.assign(Self.first, caughtBy: Self.template) == .newTemplateBinding)
         #expect(instances.assign(Self.first, caughtBy: Self.template) == .template)
-        #expect(instances.assign(Self.second, caughtBy: Self.template) == .newInstance("one_cf0156"))
+        #expect(instances.assign(Self.second, caughtBy: Self.template) == .newInstance("one_cf0156", evicted: []))
         #expect(instances.assign(Self.second, caughtBy: Self.template) == .instance("one_cf0156"))
         #expect(instances.bindings == ["one": [Self.first.string, Self.second.string]])
 
@@ -65,7 +74,7 @@ import Testing
         let staticRandom = BluetoothAddress("CA:11:22:33:44:55", type: .random)!
         #expect(instances.assign(resolvable, caughtBy: Self.template) == .template)
         #expect(instances.assign(nonResolvable, caughtBy: Self.template) == .template)
-        #expect(instances.assign(staticRandom, caughtBy: Self.template) == .newInstance("one_334455"))
+        #expect(instances.assign(staticRandom, caughtBy: Self.template) == .newInstance("one_334455", evicted: []))
         #expect(instances.assign(Self.second, caughtBy: Self.pinned) == .template)
         #expect(instances.bindings["strap"] == nil)
     }
@@ -80,5 +89,47 @@ import Testing
         #expect(
             instances.expand(BridgeConfiguration(devices: [Self.template, taken])).devices.map(\.id)
                 == ["one", "one_cf0156"])
+    }
+
+    /// The bound (issue 17): beyond it a new fixed address takes the place of an instance unseen
+    /// for the idle age, and is refused while every instance is recent; the configured device's
+    /// own address is never evicted.
+    @Test func instancesAreBoundedWithoutChurn() {
+        let instances = Box()
+        let bound = DeviceBound(maximum: 2, idleAge: 600)
+        let addresses = (1...4).map { BluetoothAddress("A4:C1:38:00:00:0\($0)")! }
+        #expect(instances.assign(Self.first, caughtBy: Self.template, at: 0, bound: bound) == .newTemplateBinding)
+        #expect(
+            instances.assign(addresses[0], caughtBy: Self.template, at: 1, bound: bound)
+                == .newInstance("one_000001", evicted: []))
+        #expect(
+            instances.assign(addresses[1], caughtBy: Self.template, at: 2, bound: bound)
+                == .newInstance("one_000002", evicted: []))
+        #expect(
+            instances.assign(addresses[2], caughtBy: Self.template, at: 100, bound: bound) == .refused("one_000003"),
+            "both instances were seen less than 10 minutes ago")
+        #expect(instances.instances.refusals == 1)
+        instances.seen("one_000001", at: 500)
+        #expect(
+            instances.assign(addresses[2], caughtBy: Self.template, at: 605, bound: bound)
+                == .newInstance("one_000003", evicted: ["one_000002"]),
+            "one_000002 was unseen for 603 s; one_000001 only for 105 s")
+        #expect(instances.bindings["one"] == [Self.first.string, addresses[0].string, addresses[2].string])
+        #expect(instances.instances.evictions == 1)
+        #expect(
+            instances.assign(addresses[1], caughtBy: Self.template, at: 606, bound: bound) == .refused("one_000002"),
+            "the evicted one coming back does not evict another recent one")
+        #expect(instances.assign(Self.first, caughtBy: Self.template, at: 5_000, bound: bound) == .template)
+    }
+
+    @Test func restoredInstancesCountAsSeenAtTheRestart() {
+        let bindings = ["one": [Self.first.string, Self.second.string]]
+        let restored = Box(MatchInstances(bindings: bindings, loadedAt: Self.start))
+        let bound = DeviceBound(maximum: 1, idleAge: 600)
+        let newcomer = BluetoothAddress("A4:C1:38:00:00:09")!
+        #expect(restored.assign(newcomer, caughtBy: Self.template, at: 60, bound: bound) == .refused("one_000009"))
+        #expect(
+            restored.assign(newcomer, caughtBy: Self.template, at: 600, bound: bound)
+                == .newInstance("one_000009", evicted: ["one_cf0156"]))
     }
 }

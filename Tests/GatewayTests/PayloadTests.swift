@@ -44,6 +44,12 @@ import Testing
         var degraded = health
         degraded.outboxError = HealthSnapshot.outboxErrorName("diskFull")
         #expect(degraded.json["outbox_error"] == "disk_full")
+        var automatic = health
+        automatic.autoDevices = HealthSnapshot.AutoDeviceCounts(devices: 100, evictions: 2, refusals: 7)
+        #expect(
+            automatic.json["auto_devices"]?.serialized == #"{"devices":100,"evictions":2,"refusals":7}"#,
+            "with auto_devices on")
+        #expect(health.json["auto_devices"] == nil, "left out with auto_devices off")
         #expect(HealthSnapshot.outboxErrorName("locked") == "locked")
         #expect(HealthSnapshot.outboxErrorName("schemaTooNew") == "schema_too_new")
         let device = DeviceSummary(

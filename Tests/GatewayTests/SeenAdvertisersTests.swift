@@ -51,4 +51,21 @@ import Testing
         #expect(seen.entries[Self.address(0)] == nil, "the oldest went first")
         #expect(seen.entries[Self.address(8)] != nil)
     }
+
+    /// What the rebuilds dropped is counted once, for the caller's `malloc_trim` (BLELink).
+    @Test func theEntriesARebuildDroppedAreCountedForGivingMemoryBack() {
+        var seen = SeenAdvertisers(capacity: 5_000, maxAge: 65)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<2_000 { seen.record(Self.address(index), name: nil, rssi: nil, at: start) }
+        seen.record(Self.address(9_999), name: nil, rssi: nil, at: start.addingTimeInterval(60))
+        seen.prune(now: start.addingTimeInterval(30))
+        #expect(seen.released == 0, "nothing aged out yet")
+        seen.prune(now: start.addingTimeInterval(100))
+        #expect(seen.count == 1)
+        #expect(seen.released == 2_000, "the table was rebuilt from 2,001 to 1")
+        #expect(seen.takeReleased() == 2_000)
+        #expect(seen.released == 0, "taken once")
+        seen.prune(now: start.addingTimeInterval(200))
+        #expect(seen.takeReleased() == 1)
+    }
 }

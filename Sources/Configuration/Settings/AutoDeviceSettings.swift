@@ -6,17 +6,24 @@ import Bluetooth
 /// bytes>` with Home Assistant discovery, without a configuration entry.
 public struct AutoDeviceSettings: Sendable, Equatable {
     public var enabled: Bool
-    /// The most automatic devices followed at once; beyond it the one seen least recently is
-    /// dropped (counted and logged).
+    /// The most automatic devices followed at once; beyond it a new one takes the place of the one
+    /// seen least recently if that one has not been seen for ``evictAfter`` (counted and logged),
+    /// and is refused otherwise (counted, logged at most once a minute).
     public var maxDevices: Int
+    /// How long an automatic device must have gone unseen before a new one may take its place.
+    public var evictAfter: Duration
     /// Bind keys (16 bytes) of encrypted advertisers by address (`AA:BB:CC:DD:EE:FF`, uppercase),
     /// so that an encrypted sensor (stock Xiaomi MiBeacon v4/v5, BTHome, ATC/pvvx) is recognised
     /// and decoded without a `devices[]` entry.
     public var bindKeys: [String: [UInt8]]
 
-    public init(enabled: Bool = false, maxDevices: Int = 100, bindKeys: [String: [UInt8]] = [:]) {
+    public init(
+        enabled: Bool = false, maxDevices: Int = 100, evictAfter: Duration = .seconds(600),
+        bindKeys: [String: [UInt8]] = [:]
+    ) {
         self.enabled = enabled
         self.maxDevices = maxDevices
+        self.evictAfter = evictAfter
         self.bindKeys = bindKeys
     }
 
@@ -25,7 +32,7 @@ public struct AutoDeviceSettings: Sendable, Equatable {
         bindKeys[address.string]
     }
 
-    static let keys = ["enabled", "max_devices", "bind_keys"]
+    static let keys = ["enabled", "max_devices", "evict_after", "bind_keys"]
 }
 
 extension AutoDeviceSettings: Decodable {
@@ -34,6 +41,7 @@ extension AutoDeviceSettings: Decodable {
         let defaults = AutoDeviceSettings()
         enabled = try reader.bool("enabled") ?? defaults.enabled
         maxDevices = try reader.integer("max_devices", in: 1...1_000) ?? defaults.maxDevices
+        evictAfter = try reader.duration("evict_after", minimum: .zero) ?? defaults.evictAfter
         let accepted = "an object of \"AA:BB:CC:DD:EE:FF\": \"<32 hex digits>\""
         var keys: [String: [UInt8]] = [:]
         for (text, keyText) in try reader.decode([String: String].self, "bind_keys", expected: accepted) ?? [:] {

@@ -5,8 +5,9 @@ public import Foundation
 /// The zero-configuration devices (`auto_devices`): advertisers no configured match catches,
 /// with a fixed address, that a built-in decoder recognises. Each is a passive device
 /// `<decoder>_<last 3 address bytes>` (`bthome_cf0156`) decoding with that decoder. At most
-/// `max_devices`; a new one beyond that evicts the one seen least recently. Pure; the gateway
-/// stores ``entries`` and applies ``expand(_:)``.
+/// `max_devices` (``DeviceBound``): a new one beyond that takes the place of the one seen least
+/// recently only if that one has not been seen for `evict_after`; otherwise the new one is refused.
+/// Pure; the gateway stores ``entries`` and applies ``expand(_:)``.
 public struct AutoDevices: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var address: String
@@ -24,9 +25,27 @@ public struct AutoDevices: Sendable, Equatable {
     public private(set) var entries: [String: Entry]
     /// Devices dropped because `max_devices` was reached, since start.
     public private(set) var evictions = 0
+    /// New devices refused because `max_devices` was reached and none was idle, since start.
+    public private(set) var refusals = 0
 
-    public init(entries: [String: Entry] = [:]) {
+    /// `loadedAt`: entries restored from the state database count as seen then at the latest
+    /// (what was seen before the restart is unknown), so none is evicted before it had the time to
+    /// advertise again.
+    public init(entries: [String: Entry] = [:], loadedAt: Date? = nil) {
         self.entries = entries
+        if let loadedAt {
+            for id in entries.keys { self.entries[id]?.lastSeen = max(loadedAt, entries[id]?.lastSeen ?? loadedAt) }
+        }
+    }
+
+    /// What ``add(_:decoder:at:bound:configuration:)`` did.
+    public enum Admission: Sendable, Equatable {
+        /// A new device with this id; these were dropped to make room.
+        case added(String, evicted: [String])
+        /// Already followed (seen again before the expanded configuration reached the scan).
+        case known(String)
+        /// Not added: the bound is reached and no device is idle enough to make room.
+        case refused(String)
     }
 
     /// `<decoder>_<last 3 address bytes, lowercase hex>`.
@@ -34,23 +53,28 @@ public struct AutoDevices: Sendable, Equatable {
         decoder + "_" + Hex.string(address.bytes.suffix(3))
     }
 
-    /// Adds the device at `address` recognised by `decoder`; returns its id and the ids evicted to
-    /// stay within `maximum`. Nil when `configuration` already has a device with that id.
+    /// Adds the device at `address` recognised by `decoder` at `time`, within `bound`. Nil when
+    /// `configuration` already has a device with that id.
     public mutating func add(
-        _ address: BluetoothAddress, decoder: String, at time: Date, maximum: Int, configuration: BridgeConfiguration
-    ) -> (id: String, evicted: [String])? {
+        _ address: BluetoothAddress, decoder: String, at time: Date, bound: DeviceBound,
+        configuration: BridgeConfiguration
+    ) -> Admission? {
         let id = Self.id(decoder: decoder, address: address)
         guard configuration.device(id: id) == nil else { return nil }
-        entries[id] = Entry(address: address.string, decoder: decoder, lastSeen: time)
-        var evicted: [String] = []
-        while entries.count > max(1, maximum) {
-            guard let oldest = entries.filter({ $0.key != id }).min(by: { $0.value.lastSeen < $1.value.lastSeen })
-            else { break }
-            entries[oldest.key] = nil
-            evicted.append(oldest.key)
-            evictions += 1
+        if entries[id] != nil {
+            seen(id, at: time)
+            return .known(id)
         }
-        return (id, evicted)
+        switch bound.decide(lastSeen: entries.mapValues(\.lastSeen), now: time) {
+        case .refuse:
+            refusals += 1
+            return .refused(id)
+        case .admit(let evicted):
+            for gone in evicted { entries[gone] = nil }
+            evictions += evicted.count
+            entries[id] = Entry(address: address.string, decoder: decoder, lastSeen: time)
+            return .added(id, evicted: evicted)
+        }
     }
 
     /// An automatic device was seen again.

@@ -1,5 +1,6 @@
 public import Bluetooth
 public import Configuration
+public import Foundation
 
 /// The devices a match without an address has caught, so that each gets its own id instead of
 /// all of them merging into one state.
@@ -9,15 +10,37 @@ public import Configuration
 /// its own, `<id>_<last 3 address bytes>` (`one_cf0156`), with the configured device's settings
 /// and its address pinned. The assignment is kept in the gateway's state, so the same sensor keeps
 /// the same id after a restart. Private addresses (resolvable or not) change every few minutes, so
-/// they are never split off: they stay with the configured device as before. Pure; the gateway
-/// stores ``bindings`` and applies ``expand(_:)``.
+/// they are never split off: they stay with the configured device as before.
+///
+/// Each configured device has at most ``bound``'s 100 instances (``DeviceBound``, as automatic
+/// devices): a new one beyond that takes the place of the one seen least recently if that one has
+/// not been seen for 10 minutes, and is refused otherwise (its advertisements are dropped, not
+/// merged into the configured device). Pure; the gateway stores ``bindings`` and applies
+/// ``expand(_:)``.
 public struct MatchInstances: Sendable, Equatable {
     /// Per configured device (whose match has no address): the fixed addresses it caught, in the
     /// order they were first seen; the first is the configured device itself.
     public private(set) var bindings: [String: [String]]
+    /// When each instance (by id) was last seen; not persisted (see ``init(bindings:loadedAt:)``).
+    public private(set) var lastSeen: [String: Date] = [:]
+    /// Instances dropped to make room, and new ones refused, since start.
+    public private(set) var evictions = 0
+    public private(set) var refusals = 0
 
-    public init(bindings: [String: [String]] = [:]) {
+    /// The most instances per configured device, and how long one must be unseen to make room.
+    public static let bound = DeviceBound(maximum: 100)
+
+    /// `loadedAt`: restored instances count as seen then (so none is evicted before it had the
+    /// time to advertise again); without it, as never seen.
+    public init(bindings: [String: [String]] = [:], loadedAt: Date? = nil) {
         self.bindings = bindings
+        guard let loadedAt else { return }
+        for (template, addresses) in bindings {
+            for text in addresses.dropFirst() {
+                guard let address = BluetoothAddress(text) else { continue }
+                lastSeen[Self.instanceID(template, address: address)] = loadedAt
+            }
+        }
     }
 
     /// What an advertiser caught by `template`'s match is.
@@ -26,8 +49,12 @@ public struct MatchInstances: Sendable, Equatable {
         case template
         /// An instance already known under this id.
         case instance(String)
-        /// A new instance with this id: store ``bindings`` and apply ``expand(_:)``.
-        case newInstance(String)
+        /// A new instance with this id, after the instances `evicted` were dropped to make room:
+        /// store ``bindings`` and apply ``expand(_:)``.
+        case newInstance(String, evicted: [String])
+        /// A new fixed address beyond ``bound`` with no instance idle enough to make room: its
+        /// advertisements are dropped (this id is what it would have had).
+        case refused(String)
         /// The configured device's first fixed address, seen for the first time: store ``bindings``.
         case newTemplateBinding
     }
@@ -43,16 +70,49 @@ public struct MatchInstances: Sendable, Equatable {
     }
 
     /// Assigns an advertiser at `address` caught by the match of `template` (a device whose match
-    /// has no address).
-    public mutating func assign(_ address: BluetoothAddress, caughtBy template: DeviceConfiguration) -> Assignment {
+    /// has no address), seen at `time`, keeping to `bound` instances per configured device.
+    public mutating func assign(
+        _ address: BluetoothAddress, caughtBy template: DeviceConfiguration, at time: Date,
+        bound: DeviceBound = Self.bound
+    ) -> Assignment {
         guard template.match.address == nil, Self.isFixed(address) else { return .template }
         var addresses = bindings[template.id] ?? []
+        let id = Self.instanceID(template.id, address: address)
         if let index = addresses.firstIndex(of: address.string) {
-            return index == 0 ? .template : .instance(Self.instanceID(template.id, address: address))
+            guard index > 0 else { return .template }
+            lastSeen[id] = time
+            return .instance(id)
         }
-        addresses.append(address.string)
-        bindings[template.id] = addresses
-        return addresses.count == 1 ? .newTemplateBinding : .newInstance(Self.instanceID(template.id, address: address))
+        guard !addresses.isEmpty else {
+            bindings[template.id] = [address.string]
+            return .newTemplateBinding
+        }
+        var instances: [String: String] = [:]
+        for text in addresses.dropFirst() {
+            guard let known = BluetoothAddress(text) else { continue }
+            instances[Self.instanceID(template.id, address: known)] = text
+        }
+        let seen = Dictionary(uniqueKeysWithValues: instances.keys.map { ($0, lastSeen[$0] ?? .distantPast) })
+        switch bound.decide(lastSeen: seen, now: time) {
+        case .refuse:
+            refusals += 1
+            return .refused(id)
+        case .admit(let evicted):
+            let gone = Set(evicted.compactMap { instances[$0] })
+            addresses.removeAll { gone.contains($0) }
+            for old in evicted { lastSeen[old] = nil }
+            evictions += evicted.count
+            addresses.append(address.string)
+            bindings[template.id] = addresses
+            lastSeen[id] = time
+            return .newInstance(id, evicted: evicted)
+        }
+    }
+
+    /// An instance was seen again (other ids are ignored).
+    public mutating func seen(_ id: String, at time: Date) {
+        guard lastSeen[id] != nil else { return }
+        lastSeen[id] = time
     }
 
     /// The configuration with one device per instance, appended after the configured ones: a copy

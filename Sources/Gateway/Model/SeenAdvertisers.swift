@@ -22,6 +22,9 @@ public struct SeenAdvertisers: Sendable {
     private var lastPrune = Date.distantPast
     /// The most entries held since the table was last rebuilt.
     private var peak = 0
+    /// Entries the rebuilds dropped since ``takeReleased()`` was last called: how much memory the
+    /// allocator may now hold unused.
+    public private(set) var released = 0
 
     public init(capacity: Int = 4096, maxAge: TimeInterval = 65) {
         self.capacity = max(1, capacity)
@@ -52,8 +55,15 @@ public struct SeenAdvertisers: Sendable {
         entries = entries.filter { $0.value.time >= cutoff }
         if entries.count * 4 <= peak {
             entries = Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) })
+            released += peak - entries.count
             peak = entries.count
         }
+    }
+
+    /// ``released``, reset to zero: the caller gives the memory back once enough was freed.
+    public mutating func takeReleased() -> Int {
+        defer { released = 0 }
+        return released
     }
 
     /// Removes the oldest eighth beyond capacity at once (one sort for many inserts).

@@ -122,13 +122,29 @@ public struct HealthSnapshot: Sendable, Hashable {
     /// The Bluetooth side: adapter present and powered, bluetoothd's bus name, the problem, the
     /// last error (nil leaves the member out).
     public var bluetooth: BluetoothHealth?
+    /// With `auto_devices` on: the automatic devices followed, and since start those dropped to
+    /// make room and the new ones refused at `max_devices` (nil leaves the member out).
+    public var autoDevices: AutoDeviceCounts?
+
+    public struct AutoDeviceCounts: Sendable, Hashable {
+        public var devices: Int
+        public var evictions: Int
+        public var refusals: Int
+
+        public init(devices: Int, evictions: Int, refusals: Int) {
+            self.devices = devices
+            self.evictions = evictions
+            self.refusals = refusals
+        }
+    }
 
     public init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
         dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
-        outboxError: String? = nil, bluetooth: BluetoothHealth? = nil
+        outboxError: String? = nil, bluetooth: BluetoothHealth? = nil, autoDevices: AutoDeviceCounts? = nil
     ) {
         self.bluetooth = bluetooth
+        self.autoDevices = autoDevices
         self.uptime = uptime
         self.connections = connections
         self.maxConnections = maxConnections
@@ -178,6 +194,14 @@ public struct HealthSnapshot: Sendable, Hashable {
             JSONMember("ts", .string(Timestamp.iso8601(time))),
         ]
         if let bluetooth { members.insert(JSONMember("bluetooth", bluetooth.json), at: members.count - 1) }
+        if let autoDevices {
+            let counts: JSONValue = .object([
+                JSONMember("devices", .int(Int64(autoDevices.devices))),
+                JSONMember("evictions", .int(Int64(autoDevices.evictions))),
+                JSONMember("refusals", .int(Int64(autoDevices.refusals))),
+            ])
+            members.insert(JSONMember("auto_devices", counts), at: members.count - 1)
+        }
         return .object(members)
     }
 }

@@ -7,6 +7,7 @@ import Decoders
 import Foundation
 import JSON
 import Logging
+import ProcessMemory
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
 /// writes, through the BlueZ central. Reports to the ``Gateway`` actor, which owns the state
@@ -309,11 +310,13 @@ extension BLELink {
 
     /// The id an advertiser caught by `id`'s match is published under: the device itself, or for a
     /// match without an address that already caught another fixed address, an instance of its own
-    /// (asked of the gateway once per address, then remembered).
-    private func assignedID(_ id: String, address: BluetoothAddress) async -> String {
+    /// (asked of the gateway once per address, then remembered). Nil: refused at the bound of
+    /// instances (asked again with the next advertisement, as an instance may have become idle).
+    private func assignedID(_ id: String, address: BluetoothAddress) async -> String? {
         guard configuration.device(id: id)?.match.address == nil, MatchInstances.isFixed(address) else { return id }
         if let known = assigned[address.string] { return known }
-        let assignedID = await gateway?.assignMatch(address, template: id) ?? id
+        guard let gateway else { return id }
+        guard let assignedID = await gateway.assignMatch(address, template: id) else { return nil }
         assigned[address.string] = assignedID
         return assignedID
     }
@@ -354,7 +357,8 @@ extension BLELink {
             address: address, name: advertisement.localName,
             services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
         {
-            id = await assignedID(caughtBy, address: discovery.peripheral.identifier)
+            guard let assigned = await assignedID(caughtBy, address: discovery.peripheral.identifier) else { return }
+            id = assigned
         } else if let automatic = await autoDeviceID(discovery) {
             id = automatic
         } else {
@@ -387,9 +391,19 @@ extension BLELink {
 
     /// Drops advertisers not seen for a minute even when nothing advertises (called every few
     /// seconds by the gateway), so memory falls back once passing devices are gone.
+    /// Once the table shrank by ``trimAfter`` entries or more, the allocator's free memory is
+    /// given back to the system (``ProcessMemory``): glibc otherwise keeps the peak.
     func pruneSeen() {
         seen.prune(now: Date())
+        guard seen.released >= Self.trimAfter else { return }
+        let released = seen.takeReleased()
+        let trimmed = ProcessMemory.releaseFreeMemory()
+        logger.debug(
+            "advertisers table shrank; free memory given back", [("entries", "\(released)"), ("trimmed", "\(trimmed)")])
     }
+
+    /// Entries dropped from the advertisers table before free memory is given back (about 0.5 MB).
+    static let trimAfter = 1_000
 
     /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
     /// address whose advertisement a built-in decoder recognises; nil otherwise.

@@ -8,29 +8,52 @@ extension Gateway {
         autoDevices.expand(instances.expand(configuration))
     }
 
+    /// `auto_devices`' bound: `max_devices`, making room only from devices unseen for `evict_after`.
+    var autoDeviceBound: DeviceBound {
+        DeviceBound(
+            maximum: configured.autoDevices.maxDevices,
+            idleAge: HealthSnapshot.seconds(configured.autoDevices.evictAfter))
+    }
+
     /// `auto_devices`: an unconfigured advertiser at a fixed `address` that `decoder` recognises
-    /// becomes a device of its own (stored, applied as a reload would); returns its id, or nil when
-    /// automatic devices are off or a configured device has that id. Beyond `max_devices` the
-    /// automatic device seen least recently is dropped, with its topics' entities.
-    func addAutoDevice(_ address: BluetoothAddress, decoder: String) async -> String? {
+    /// becomes a device of its own (stored, applied as a reload would, announcing only what
+    /// changed); returns its id, or nil when automatic devices are off, a configured device has
+    /// that id, or the bound is reached with no device idle enough to make room (``DeviceBound``).
+    /// An evicted device goes with its topics' entities.
+    func addAutoDevice(_ address: BluetoothAddress, decoder: String, at now: Date = Date()) async -> String? {
         guard configured.autoDevices.enabled else { return nil }
-        let now = Date()
-        guard
-            let (id, evicted) = autoDevices.add(
-                address, decoder: decoder, at: now, maximum: configured.autoDevices.maxDevices,
-                configuration: instances.expand(configured))
-        else { return nil }
-        if let entry = autoDevices.entries[id] { try? await state.setAutoDevice(entry, id: id) }
-        logger.notice("automatic device added", [("id", id), ("address", address.string), ("decoder", decoder)])
-        for gone in evicted {
-            logger.notice(
-                "automatic device dropped: auto_devices.max_devices reached",
-                [
-                    ("id", gone), ("max_devices", "\(configured.autoDevices.maxDevices)"),
-                    ("evictions", "\(autoDevices.evictions)"),
-                ])
+        let admission = autoDevices.add(
+            address, decoder: decoder, at: now, bound: autoDeviceBound, configuration: instances.expand(configured))
+        switch admission {
+        case nil:
+            return nil
+        case .known(let id):
+            return id
+        case .refused(let id):
+            if let held = autoDeviceRefusalLog.admit(at: .now) {
+                logger.notice(
+                    "automatic device not added: auto_devices.max_devices reached and none unseen for evict_after",
+                    [
+                        ("id", id), ("max_devices", "\(configured.autoDevices.maxDevices)"),
+                        ("evict_after", DurationParser.format(configured.autoDevices.evictAfter)),
+                        ("refusals", "\(autoDevices.refusals)"), ("held_back", "\(held)"),
+                    ])
+            }
+            return nil
+        case .added(let id, let evicted):
+            if let entry = autoDevices.entries[id] { try? await state.setAutoDevice(entry, id: id) }
+            logger.notice("automatic device added", [("id", id), ("address", address.string), ("decoder", decoder)])
+            for gone in evicted {
+                logger.notice(
+                    "automatic device dropped: auto_devices.max_devices reached and it was unseen for evict_after",
+                    [
+                        ("id", gone), ("max_devices", "\(configured.autoDevices.maxDevices)"),
+                        ("evictions", "\(autoDevices.evictions)"),
+                    ])
+            }
+            await apply(
+                expanded(configured), reason: "configuration expanded by an automatic device", announceAll: false)
+            return id
         }
-        await apply(expanded(configured), reason: "configuration expanded by an automatic device")
-        return id
     }
 }

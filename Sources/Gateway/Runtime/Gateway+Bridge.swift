@@ -46,7 +46,9 @@ extension Gateway {
         do {
             try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
             flushPendingEvents()
-            try await publishRetained(topics.bridgeInfo, model.bridgeInfo(startedAt: startedAt).json.bytes)
+            let info = model.bridgeInfo(startedAt: startedAt).json.bytes
+            try await publishRetained(topics.bridgeInfo, info)
+            publishedInfo = info
             publishedDevices = nil
             try await publishDevices()
             for id in devices.keys.sorted() {
@@ -57,6 +59,27 @@ extension Gateway {
         } catch {
             logger.warning("announcing the bridge failed; will retry at the next connection", [("error", "\(error)")])
         }
+    }
+
+    /// After one device was added by itself (or a few changed): `bridge/info` and `bridge/devices`
+    /// (each sent only when it changed), and the availability and control entities of `ids` alone.
+    /// The entities of removed devices were deleted by `apply`; a device not seen yet gets its
+    /// availability from ``deviceSeen(_:address:rssi:)`` and its field entities with its first reading.
+    func announceDevices(_ ids: Set<String>) async {
+        do {
+            let info = model.bridgeInfo(startedAt: startedAt).json.bytes
+            if info != publishedInfo {
+                try await publishRetained(model.topics.bridgeInfo, info)
+                publishedInfo = info
+            }
+            try await publishDevices()
+        } catch {
+            logger.warning("announcing a device failed", [("error", "\(error)")])
+        }
+        for id in ids.sorted() where devices[id]?.lastSeen != nil { await publishAvailability(id) }
+        guard model.discoveryBuilder != nil else { return }
+        let controls = model.controlDiscovery
+        await publish(discovery: ids.sorted().flatMap { controls[$0] ?? [] })
     }
 
     /// `bridge/devices` (retained) with the fields that change only when a device is found,
@@ -248,7 +271,11 @@ extension Gateway {
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: Date(),
             outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) },
-            bluetooth: bluetooth)
+            bluetooth: bluetooth,
+            autoDevices: configured.autoDevices.enabled
+                ? HealthSnapshot.AutoDeviceCounts(
+                    devices: autoDevices.entries.count, evictions: autoDevices.evictions,
+                    refusals: autoDevices.refusals) : nil)
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }

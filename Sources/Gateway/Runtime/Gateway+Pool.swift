@@ -53,6 +53,7 @@ extension Gateway {
         devices[id]?.address = address
         devices[id]?.lastSeen = Date()
         autoDevices.seen(id, at: Date())
+        instances.seen(id, at: Date())
         if let rssi { devices[id]?.rssi = rssi }
         pipeline.withRouter { $0.setAddress(address, for: id) }
         if first { await poolEvent(.discovered(id)) }

@@ -43,6 +43,8 @@ public actor Gateway {
     var devices: [String: DeviceStatus] = [:]
     /// The last `bridge/devices` payload published in this connection (only a change is sent again).
     var publishedDevices: [UInt8]?
+    /// The last `bridge/info` payload published in this connection.
+    var publishedInfo: [UInt8]?
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
     /// What produced each field entity announced (persisted, for removing those of
@@ -73,6 +75,9 @@ public actor Gateway {
     /// Refused commands are logged at most 5 a second (a flood wrote 23 MB of log, issue 19 D12);
     /// the next line says how many were held back.
     var commandRefusalLog = LogThrottle(interval: .seconds(1), burst: 5)
+    /// Automatic devices and match instances refused at the bound: logged at most once a minute.
+    var autoDeviceRefusalLog = LogThrottle()
+    var instanceRefusalLog = LogThrottle()
     /// Topics of retained commands already logged (each once).
     var retainedCommandTopics: Set<String> = []
     /// How long a command may wait for its device (connect included).
@@ -209,8 +214,8 @@ public actor Gateway {
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
-        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:])
-        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:])
+        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:], loadedAt: Date())
+        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:], loadedAt: Date())
         if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty {
             await apply(expanded(configured), reason: "match instances and automatic devices restored")
         }
@@ -360,8 +365,11 @@ public actor Gateway {
         await apply(expanded(configuration), reason: "configuration reloaded")
     }
 
-    /// Applies `configuration` (already expanded by ``instances``) as a reload does.
-    func apply(_ configuration: BridgeConfiguration, reason: String) async {
+    /// Applies `configuration` (already expanded by ``instances``) as a reload does. `announceAll`:
+    /// announce the whole bridge afterwards (a reload); otherwise only what changed (one device
+    /// added by itself: announcing everything for each would cost O(devices²) retained messages
+    /// to fill the bound).
+    func apply(_ configuration: BridgeConfiguration, reason: String, announceAll: Bool = true) async {
         let old = model.configuration
         let diff = GatewayModel.changes(from: old, to: configuration)
         if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
@@ -405,7 +413,12 @@ public actor Gateway {
         await perform(actions)
         await ble?.update(configuration: configuration)
         updateStatus()
-        if client.connectionState.isConnected { await announceBridge() }
+        guard client.connectionState.isConnected else { return }
+        if announceAll {
+            await announceBridge()
+        } else {
+            await announceDevices(diff.added.union(diff.changed))
+        }
     }
 
     /// For the systemd watchdog: answers as long as the actor is not stuck and not stopping. It is

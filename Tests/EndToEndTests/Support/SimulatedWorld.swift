@@ -23,12 +23,14 @@ final class SimulatedWorld: Sendable {
         scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
         outboxDirectory: String? = nil, extraDevices: [ScenarioDevice] = [],
         edit: (inout [String: Any]) -> Void = { _ in },
-        beforeGateway: (MQTTRecorder) async throws -> Void = { _ in }
+        beforeGateway: (MQTTRecorder) async throws -> Void = { _ in },
+        world: (inout Scenario) -> Void = { _ in }
     ) async throws {
         bus = try await DBusDaemonFixture()
         var loaded = try Scenario.load(scenario)
         loaded.passing = passing ?? loaded.passing
         loaded.devices += extraDevices
+        world(&loaded)
         simulator = BlueZSimulator(
             scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
         try await simulator.start(busAddress: bus.address)
