@@ -112,7 +112,8 @@ import Testing
         let key = try #require(configuration.autoDevices.bindKey(for: address))
         #expect(key.count == 16 && key.first == 0x81)
         var devices = AutoDevices()
-        _ = devices.add(address, decoder: "mibeacon", at: Self.start, maximum: 5, configuration: configuration)
+        _ = devices.add(
+            address, decoder: "mibeacon", at: Self.start, bound: DeviceBound(maximum: 5), configuration: configuration)
         let device = devices.expand(configuration).device(id: "mibeacon_565384")
         #expect(device?.advertisement == AdvertisementSettings(decoder: "mibeacon", bindKey: key))
         for bad in [
