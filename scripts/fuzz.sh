@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer harnesses of Fuzz/ with AddressSanitizer (release, into
+# .build/fuzz) and runs each target for FUZZ_SECONDS (default 60) on its corpus, one at a time.
+# An input that runs over 1 s counts as a hang (-timeout=1). Prints and writes a table of inputs
+# executed, coverage (libFuzzer's cov and ft), corpus size and crashes per target to
+# .build/fuzz/results.md; crashing inputs are kept in .build/fuzz/artifacts/<target>/. Exits
+# non-zero when any target crashed, hung, leaked or reported a sanitizer error.
+#   FUZZ_SECONDS=600 ./scripts/fuzz.sh                 # longer
+#   FUZZ_TARGETS="fuzz-json fuzz-commands" ./scripts/fuzz.sh
+#   FUZZ_RUNS=1000000 ./scripts/fuzz.sh                # stop each target after that many inputs
+# Not part of scripts/test.sh (CI budget); see docs/testing.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${FUZZ_SECONDS:-60}
+runs=${FUZZ_RUNS:--1}
+targets=${FUZZ_TARGETS:-fuzz-characteristics fuzz-advertisements fuzz-encrypted-advertisements fuzz-commands fuzz-json fuzz-byte-layouts fuzz-configuration fuzz-dbus-message fuzz-scenario}
+scratch=$root/.build/fuzz
+swift build --package-path Fuzz --scratch-path "$scratch" -c release \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+bin=$(swift build --package-path Fuzz --scratch-path "$scratch" -c release --show-bin-path)
+results=$scratch/results.md
+{
+    echo "| target | seconds | inputs executed | inputs/s | cov | ft | corpus | crashes |"
+    echo "|---|---|---|---|---|---|---|---|"
+} >"$results"
+failed=0
+for target in $targets; do
+    corpus=$scratch/corpus/$target
+    artifacts=$scratch/artifacts/$target
+    log=$scratch/logs/$target.log
+    mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+    cp -n Fuzz/Seeds/"$target"/* "$corpus"/ 2>/dev/null || true
+    echo "fuzz: $target for ${seconds}s (log $log)" >&2
+    status=0
+    "$bin/$target" -max_total_time="$seconds" -runs="$runs" -timeout=1 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
+    executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    elapsed=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+    cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+    ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+    entries=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$last")
+    crashes=$(find "$artifacts" -type f | wc -l)
+    if ((status != 0)) && ((crashes == 0)); then crashes="exit $status"; fi
+    if ((status != 0)); then
+        failed=1
+        echo "fuzz: $target FAILED (exit $status); artifacts in $artifacts; log $log" >&2
+        grep -E 'ERROR: |SUMMARY: |Fatal error|deadly signal|Test unit written' "$log" | head -5 >&2 || true
+    fi
+    rate=""
+    if [[ -n "$executed" && -n "$elapsed" && "$elapsed" -gt 0 ]]; then rate=$((executed / elapsed)); fi
+    echo "| $target | ${elapsed:-?} | ${executed:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${entries:-?} | $crashes |" >>"$results"
+done
+cat "$results"
+exit "$failed"
