@@ -4,9 +4,10 @@
 # touched). Logs: .build/sanitize/<sanitizer>.log; a summary in .build/sanitize/results.md.
 #   SANITIZERS=thread ./scripts/sanitize.sh            # one of them
 #   ./scripts/sanitize.sh --filter DecodersTests       # arguments go to every `swift test`
-# Excluded (the reasons are in docs/testing.md):
-#   VM tier (Tests/VM): QEMU guests, no Swift code of ours under the sanitizer.
-#   Benchmarks that run only with BLEBRIDGE_BENCH=1 stay off.
+# Excluded (SANITIZE_SKIP, a --skip regex; the reasons are in docs/testing.md):
+#   DBusLeakTests: measures the RSS of a fresh test process against a 150 s limit; sanitizer
+#   shadow memory makes the figure meaningless and under TSan it did not finish in 150 s.
+#   The VM tier (Tests/VM, QEMU guests) is not a Swift test; BLEBRIDGE_BENCH benchmarks stay off.
 # Suppressions: Tests/Sanitizers/tsan.supp (each entry with its reason). Exits non-zero when a
 # sanitizer reported anything or a test failed. Not part of scripts/test.sh (CI budget).
 set -euo pipefail
@@ -19,6 +20,21 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 # and write their reports next to the test process's.
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$root/Tests/Sanitizers/tsan.supp log_path=$out/tsan-report"
 export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 log_path=$out/asan-report"
+skip=${SANITIZE_SKIP:-DBusLeakTests}
+# First: does this toolchain's TSan see Synchronization.Mutex? (Tests/Sanitizers/tsan.supp
+# exists because it does not; see Tests/Sanitizers/MutexVisibilityProbe.swift.)
+if [[ " ${SANITIZERS:-thread address} " == *" thread "* ]]; then
+    probe=$out/probe
+    mkdir -p "$probe"
+    swiftc -sanitize=thread -g Tests/Sanitizers/MutexVisibilityProbe.swift -o "$probe/mutex"
+    swiftc -sanitize=thread -g -D PROBE_NSLOCK Tests/Sanitizers/MutexVisibilityProbe.swift -o "$probe/nslock"
+    mutexReports=$(TSAN_OPTIONS= "$probe/mutex" 2>&1 | grep -c 'WARNING: ThreadSanitizer' || true)
+    lockReports=$(TSAN_OPTIONS= "$probe/nslock" 2>&1 | grep -c 'WARNING: ThreadSanitizer' || true)
+    echo "sanitize: probe: Mutex $mutexReports report(s), NSLock $lockReports (no race in either)" >&2
+    if ((mutexReports == 0)); then
+        echo "sanitize: TSan now sees Mutex: remove the Mutex entries of Tests/Sanitizers/tsan.supp" >&2
+    fi
+fi
 results=$out/results.md
 echo "| sanitizer | build | tests passed | tests failed | reports |" >"$results"
 echo "|---|---|---|---|---|" >>"$results"
@@ -35,7 +51,8 @@ for sanitizer in ${SANITIZERS:-thread address}; do
     built=$(($(date +%s) - start))
     echo "sanitize: running the suite under $sanitizer (log $log)" >&2
     status=0
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "$@" >"$log" 2>&1 || status=$?
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip "$skip" "$@" >"$log" 2>&1 \
+        || status=$?
     passed=$(grep -cE '✔ Test .* passed' "$log" || true)
     failures=$(grep -cE '✘ Test .* failed' "$log" || true)
     reports=$(cat "$out/$short-report".* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: AddressSanitizer)' || true)
