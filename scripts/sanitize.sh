@@ -53,8 +53,8 @@ for sanitizer in ${SANITIZERS:-thread address}; do
     status=0
     swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip "$skip" "$@" >"$log" 2>&1 \
         || status=$?
-    passed=$(grep -cE '✔ Test .* passed' "$log" || true)
-    failures=$(grep -cE '✘ Test .* failed' "$log" || true)
+    passed=$(grep -E '✔ Test .* passed' "$log" | grep -vc '✔ Test run with' || true)
+    failures=$(grep -E '✘ Test .* failed' "$log" | grep -vc '✘ Test run with' || true)
     reports=$(cat "$out/$short-report".* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: AddressSanitizer)' || true)
     reports=$((reports + $(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log" || true)))
     echo "| $sanitizer | ${built}s | $passed | $failures | $reports |" >>"$results"
