@@ -62,7 +62,7 @@ for target in $targets; do
             # libFuzzer's own figure for the input ("Executed … in N ms"), not the process's
             # start-up, which alone can pass 1 s on a loaded machine.
             replay_ms=$("$bin/$target" -runs=1 -timeout=30 "$timeout_input" 2>&1 \
-                | sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p' | tail -1)
+                | sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p' | tail -1 || true)
             replay_ms=${replay_ms:-999999}
             if ((replay_ms < 1000)); then
                 stalls=$((stalls + 1))
