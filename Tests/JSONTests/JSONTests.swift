@@ -42,9 +42,13 @@ import Testing
         #expect(throws: JSONParser.Failure.self) { try parser.parse(text) }
     }
 
-    @Test func reportsWhereAnOutOfRangeNumberStarts() {
-        #expect(throws: JSONParser.Failure(offset: 5, reason: "number out of range")) {
-            try parser.parse(#"{"a":1e400}"#)
+    @Test func reportsWhereAnOutOfRangeNumberStarts() throws {
+        do {
+            _ = try parser.parse(#"{"a":1e400}"#)
+            Issue.record("1e400 was accepted")
+        } catch {
+            #expect(error.offset == 5)
+            #expect(error.reason == "number out of range")
         }
         #expect(try parser.parse("1e308") == .double(1e308))
         #expect(try parser.parse("123456789012345678901234567890") == .double(123_456_789_012_345_678_901_234_567_890))
