@@ -1,5 +1,5 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test stress build release bench format package pi-check
+.PHONY: demo test stress build release bench format package pi-check fuzz sanitize
 demo:
 	./scripts/demo.sh
 test:
@@ -13,8 +13,12 @@ release:
 bench:
 	./bench/run.sh
 format:
-	swift format --in-place --recursive Package.swift Sources Tests
+	swift format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
 package:
 	./deploy/package
 pi-check:
 	./Tests/Pi/pi-check.sh
+fuzz:
+	./scripts/fuzz.sh
+sanitize:
+	./scripts/sanitize.sh

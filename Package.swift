@@ -11,6 +11,13 @@ let package = Package(
         .library(name: "Bluetooth", targets: ["Bluetooth"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "DBus", targets: ["DBus"]),
+        // The parsers of outside input, for the libFuzzer harnesses in Fuzz/ (`make fuzz`).
+        .library(name: "Decoders", targets: ["Decoders"]),
+        .library(name: "ByteLayouts", targets: ["ByteLayouts"]),
+        .library(name: "JSON", targets: ["JSON"]),
+        .library(name: "Configuration", targets: ["Configuration"]),
+        .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
     ],
     targets: [
         // System C libraries (Debian -dev packages). Only the wrapper module named

@@ -4,7 +4,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 "$root/scripts/setup.sh" test
-swift format lint --strict --recursive Package.swift Sources Tests
+swift format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
 swift build --build-tests
 # The real-BlueZ tier (a VM with bluetoothd and virtual controllers; needs root for its packages).
 if [[ "${BLEBRIDGE_SKIP_VM:-0}" == "1" ]]; then

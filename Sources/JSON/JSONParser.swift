@@ -228,6 +228,9 @@ public struct JSONParser: Sendable {
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             if isInteger, let value = Int64(text) { return .int(value) }
             guard let value = Double(text) else { throw failure("invalid number") }
+            // Beyond Double's range (`1e400`) the value would be infinite, which JSON cannot
+            // write back (it serialises as `null`): refused, with where the number starts.
+            guard value.isFinite else { throw Failure(offset: start, reason: "number out of range") }
             return .double(value)
         }
 

@@ -5,6 +5,17 @@ import Testing
 
 /// Every rejected configuration names the key path, says what is accepted and has a catchable code.
 @Suite struct ConfigurationErrorTests {
+    /// fuzz-configuration's hang: a string whose last byte is a backslash at the end of the file
+    /// (`{"a":"\`, and the 15-byte input in Fuzz/Findings) looped forever; now it is refused.
+    @Test(
+        arguments: [
+            [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0x5C],
+            [0x7B, 0x0A, 0x20, 0x20, 0x22, 0x5C, 0x5C, 0x77, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C],
+        ] as [[UInt8]])
+    func aStringEndingInABackslashAtTheEndOfTheFileIsRefused(_ bytes: [UInt8]) {
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader().decode(Data(bytes)) }
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         var json: String
         var code: ConfigurationError.Code

@@ -45,6 +45,26 @@ import Testing
         #expect(reading.fields[9].kind.component == .binarySensor)
     }
 
+    /// The `fuzz-byte-layouts` seed on which AddressSanitizer (release build) reported a
+    /// heap-use-after-free in the copy a `skip` field made and threw away; `skip` now steps over
+    /// the bytes without a copy. `make sanitize` runs this under ASan.
+    @Test func aSkipFieldBetweenBitsAndTrailingUTF8Decodes() throws {
+        let json = #"""
+            {"name": "lamp_status", "fields": [{"name": "power", "type": "uint8"},
+              {"name": "temperature", "type": "int16_le", "scale": 0.01, "unit": "°C", "device_class": "temperature"},
+              {"type": "bits", "length": 1, "bits": [{"name": "on", "shift": 0}, {"name": "mode", "shift": 1, "width": 3}]},
+              {"type": "skip", "length": 2}, {"name": "label", "type": "utf8"}]}
+            """#
+        let layout = try JSONDecoder().decode(ByteLayout.self, from: Data(json.utf8))
+        let reading = layout.reading(bytes("01 0203 04 0506 0708"))
+        #expect(reading.error == nil)
+        #expect(reading["power"] == .int(1))
+        #expect(reading["on"] == .bool(false))
+        #expect(reading["mode"] == .int(2))
+        #expect(reading["label"] == .string("\u{07}\u{08}"))
+        #expect(layout.reading(bytes("01 0203 04 05")).error?.code == .truncated)
+    }
+
     @Test func encodingIsTheInverseOfDecoding() throws {
         let fields = try Self.layout.decode(Self.value)
         var values: [String: DecodedValue] = [:]

@@ -43,6 +43,14 @@ import Testing
         #expect(reader.offset == 1, "a failed read consumes nothing")
     }
 
+    @Test func skipStepsOverBytesAndNamesTheFieldOnUnderrun() throws {
+        var reader = ByteReader([1, 2, 3, 4])
+        try reader.skip(2, "padding")
+        #expect(try reader.uint8("next") == 3)
+        #expect(throws: DecoderError.self) { try reader.skip(2, "reserved") }
+        #expect(reader.remaining == 1)
+    }
+
     @Test func expectEndReportsTrailingBytes() {
         var reader = ByteReader(bytes("01 02 03"))
         let error = decoderError { () throws(DecoderError) in

@@ -31,6 +31,29 @@ import Testing
         #expect((try? parser.parse(String(repeating: "[", count: 10) + String(repeating: "]", count: 10))) != nil)
     }
 
+    /// Found by `fuzz-json` (make fuzz): 79 characters of digits with an exponent after the 42nd parsed to
+    /// infinity, which serialises as `null`, so an accepted document changed meaning when written
+    /// back. Numbers beyond Double's range are refused, with the offset where they start.
+    @Test(arguments: [
+        "1e400", "-1e400", "[1,1e999]",
+        String(repeating: "1", count: 42) + "e" + String(repeating: "1", count: 35) + "0",
+    ])
+    func rejectsNumbersBeyondDoubleRange(_ text: String) {
+        #expect(throws: JSONParser.Failure.self) { try parser.parse(text) }
+    }
+
+    @Test func reportsWhereAnOutOfRangeNumberStarts() throws {
+        do {
+            _ = try parser.parse(#"{"a":1e400}"#)
+            Issue.record("1e400 was accepted")
+        } catch {
+            #expect(error.offset == 5)
+            #expect(error.reason == "number out of range")
+        }
+        #expect(try parser.parse("1e308") == .double(1e308))
+        #expect(try parser.parse("123456789012345678901234567890") == .double(123_456_789_012_345_678_901_234_567_890))
+    }
+
     @Test func serializesControlCharactersAndNonFiniteNumbers() {
         #expect(JSONValue.string("a\u{01}b\tc").serialized == #""a\u0001b\tc""#)
         #expect(JSONValue.double(.nan).serialized == "null")

@@ -170,7 +170,13 @@ struct JSONSyntaxChecker {
                 index += 1
                 return String(decoding: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                guard index + 1 < bytes.count else { break }
+                // A backslash as the last byte: step past it so the loop ends and the string is
+                // reported unterminated (a bare `break` left only the switch and looped forever;
+                // found by fuzz-configuration).
+                guard index + 1 < bytes.count else {
+                    index += 1
+                    continue
+                }
                 let escape = bytes[index + 1]
                 switch escape {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),

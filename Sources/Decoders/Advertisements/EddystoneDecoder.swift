@@ -28,7 +28,7 @@ public struct EddystoneDecoder: AdvertisementDecoder {
                 .string("instance", Hex.string(try reader.bytes(6, "instance"))),
             ]
             // Two reserved bytes are optional on the air.
-            if reader.remaining == 2 { _ = try reader.bytes(2, "reserved") }
+            if reader.remaining == 2 { try reader.skip(2, "reserved") }
         case 0x10:
             let power = try reader.int8("tx_power")
             let start = reader.offset

@@ -115,6 +115,16 @@ public struct ByteReader: Sendable {
         Array(try take(count, field))
     }
 
+    /// Steps over `count` bytes (padding, reserved fields) without copying them.
+    ///
+    /// `_ = try bytes(count, field)` did the same with a copy the caller threw away; built with
+    /// `-O -sanitize=address` (the `fuzz-byte-layouts` harness), AddressSanitizer reported a
+    /// heap-use-after-free in that copy (the discarded array freed before the copy into it), on
+    /// the first seed with a `skip` field. No copy, no discarded array.
+    public mutating func skip(_ count: Int, _ field: String) throws(DecoderError) {
+        _ = try take(count, field).count
+    }
+
     /// Everything not read yet.
     public mutating func rest() -> [UInt8] {
         let slice = bytes[offset...]

@@ -20,7 +20,7 @@ extension ByteLayout: ValueDecoder {
             let label = field.name ?? field.type.rawValue
             switch field.type {
             case .skip:
-                _ = try reader.bytes(field.length ?? 0, label)
+                try reader.skip(field.length ?? 0, label)
             case .bytes:
                 let value: [UInt8]
                 if let length = field.length {
