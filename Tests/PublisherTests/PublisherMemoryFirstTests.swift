@@ -107,7 +107,10 @@ import Testing
         for device in devices { #expect(arrivals[device] == Array(0..<(total / 5)), "\(device)") }
         #expect(try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await store.stats().depth == 0 })
         let stats = try await publisher.stats()
-        #expect(stats.spilled > 0, "the outages never reached the outbox")
+        // Not `stats.spilled > 0`: a broker stopped with SIGTERM may have acknowledged everything
+        // held when the connection drops, so nothing is spilled, yet the readings offered during
+        // the outage go to the file (failed once in a CI run, with nothing lost). The rows written
+        // below are what shows the outages took the durable path.
         #expect(stats.dropped == 0)
         // The outages went through the file; the rest did not.
         let written = try Self.rowsEverWritten(path)
