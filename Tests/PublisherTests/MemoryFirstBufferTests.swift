@@ -70,6 +70,21 @@ import Testing
         #expect(buffer.publishesFromMemory)
     }
 
+    /// Held readings are found by id whatever the order of acknowledgements (a binary search over
+    /// ids in ascending order); an id no longer held is not found.
+    @Test func acknowledgementsOutOfOrderFindTheirReading() throws {
+        var buffer = live(limit: 1000)
+        _ = buffer.offered(entries(1...500), now: t0)
+        let ids = buffer.held.map(\.id)
+        for id in ids.reversed() where id % 2 == 0 { buffer.acknowledged(id) }
+        #expect(buffer.held.map(\.id) == ids.filter { $0 % 2 == 1 })
+        #expect(ids.allSatisfy { buffer.holds($0) == ($0 % 2 == 1) })
+        #expect(!buffer.holds(try #require(ids.last) + 1))
+        for id in ids.shuffled() { buffer.acknowledged(id) }
+        #expect(buffer.held.isEmpty)
+        #expect(buffer.spilled.isEmpty)
+    }
+
     @Test func aLateAcknowledgementSpillsEverythingHeldInOrder() {
         var buffer = live()
         let first = buffer.offered(entries(1...3), now: t0)
