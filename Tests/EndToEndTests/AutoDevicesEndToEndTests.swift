@@ -52,11 +52,13 @@ import Testing
                  "advertisement": {"service_data": [{"uuid": "fe95",
                    "value": "58585b05a084535638c1a475dbc33f642301004a1668a5"}]}}
                 """#.utf8))
-        let world = try await SimulatedWorld(extraDevices: [device]) { configuration in
-            var auto: [String: Any] = ["enabled": true, "max_devices": 10]
-            if withKey { auto["bind_keys"] = ["A4:C1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"] }
-            configuration["auto_devices"] = auto
-        }
+        let world = try await SimulatedWorld(
+            edit: { configuration in
+                var auto: [String: Any] = ["enabled": true, "max_devices": 10]
+                if withKey { auto["bind_keys"] = ["A4:C1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"] }
+                configuration["auto_devices"] = auto
+            },
+            world: { $0.devices.append(device) })
         if withKey {
             let state = await world.state("mibeacon_565384") { $0["temperature"] != nil }
             #expect(state?["temperature"] as? Double == 21.5, "log: \(world.gateway.log.suffix(3000))")

@@ -21,7 +21,7 @@ final class SimulatedWorld: Sendable {
 
     init(
         scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
-        outboxDirectory: String? = nil, extraDevices: [ScenarioDevice] = [],
+        outboxDirectory: String? = nil,
         edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in },
         world: (inout Scenario) -> Void = { _ in }
@@ -29,7 +29,6 @@ final class SimulatedWorld: Sendable {
         bus = try await DBusDaemonFixture()
         var loaded = try Scenario.load(scenario)
         loaded.passing = passing ?? loaded.passing
-        loaded.devices += extraDevices
         world(&loaded)
         simulator = BlueZSimulator(
             scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
