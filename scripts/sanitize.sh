@@ -34,6 +34,17 @@ if [[ " ${SANITIZERS:-thread address} " == *" thread "* ]]; then
     if ((mutexReports == 0)); then
         echo "sanitize: TSan now sees Mutex: remove the Mutex entries of Tests/Sanitizers/tsan.supp" >&2
     fi
+    # And does it see a continuation resumed from a foreign thread before the task suspended?
+    # (Tests/Sanitizers/ContinuationHandoffProbe.swift; the `Message` entry of tsan.supp.)
+    swiftc -sanitize=thread -g -parse-as-library Tests/Sanitizers/ContinuationHandoffProbe.swift -o "$probe/early"
+    swiftc -sanitize=thread -g -parse-as-library -D PROBE_LATE_RESUME Tests/Sanitizers/ContinuationHandoffProbe.swift \
+        -o "$probe/late"
+    earlyReports=$(TSAN_OPTIONS= "$probe/early" 2>&1 | grep -c 'WARNING: ThreadSanitizer' || true)
+    lateReports=$(TSAN_OPTIONS= "$probe/late" 2>&1 | grep -c 'WARNING: ThreadSanitizer' || true)
+    echo "sanitize: probe: early resume $earlyReports report(s), late resume $lateReports (no race in either)" >&2
+    if ((earlyReports == 0)); then
+        echo "sanitize: TSan now sees early resumes: remove the Message entry of Tests/Sanitizers/tsan.supp" >&2
+    fi
 fi
 results=$out/results.md
 echo "| sanitizer | build | tests passed | tests failed | reports |" >"$results"
