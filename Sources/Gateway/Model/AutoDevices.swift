@@ -46,6 +46,9 @@ public struct AutoDevices: Sendable, Equatable {
         case known(String)
         /// Not added: the bound is reached and no device is idle enough to make room.
         case refused(String)
+        /// Not added: the device at `address` (another address ending in the same 3 bytes) has this
+        /// id already; the newcomer's readings would be published as that device's.
+        case idTaken(String, address: String)
     }
 
     /// `<decoder>_<last 3 address bytes, lowercase hex>`.
@@ -61,7 +64,8 @@ public struct AutoDevices: Sendable, Equatable {
     ) -> Admission? {
         let id = Self.id(decoder: decoder, address: address)
         guard configuration.device(id: id) == nil else { return nil }
-        if entries[id] != nil {
+        if let existing = entries[id] {
+            guard existing.address == address.string else { return .idTaken(id, address: existing.address) }
             seen(id, at: time)
             return .known(id)
         }
