@@ -70,6 +70,7 @@ import Testing
             }
         }
         #expect(box.devices.evictions == 0)
+        #expect(box.devices.refusals == 3 + 3 * 360, "one per refused advertisement, not per device")
         #expect(box.devices.entries.keys.sorted() == ["bthome_000001", "bthome_000002"])
     }
 

@@ -25,7 +25,8 @@ public struct AutoDevices: Sendable, Equatable {
     public private(set) var entries: [String: Entry]
     /// Devices dropped because `max_devices` was reached, since start.
     public private(set) var evictions = 0
-    /// New devices refused because `max_devices` was reached and none was idle, since start.
+    /// Refusals of a new device because `max_devices` was reached and none was idle, since start:
+    /// one per advertisement (a refused device is considered again with each), not per device.
     public private(set) var refusals = 0
 
     /// `loadedAt`: entries restored from the state database count as seen then at the latest

@@ -23,7 +23,7 @@ public struct MatchInstances: Sendable, Equatable {
     public private(set) var bindings: [String: [String]]
     /// When each instance (by id) was last seen; not persisted (see ``init(bindings:loadedAt:)``).
     public private(set) var lastSeen: [String: Date] = [:]
-    /// Instances dropped to make room, and new ones refused, since start.
+    /// Instances dropped to make room, and refusals of new ones (one per advertisement), since start.
     public private(set) var evictions = 0
     public private(set) var refusals = 0
 
