@@ -256,7 +256,7 @@ public actor Publisher {
 
     /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
     /// one commit for all entries, publishing what fits at once.
-    private func drain() {
+    func drain() {
         var taken = inbox.take()
         for outcome in taken.outcomes { handle(outcome) }
         if memory != nil { taken.submissions = offerFromMemory(taken.submissions) }

@@ -10,17 +10,16 @@ import Testing
     static let state = "6b1e1002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
     /// Only the pairing scenario's lock (passkey 123456), with a `state` read/write command.
-    static func world(passkey: Int) async throws -> SimulatedWorld {
+    static func world(passkey: Int?) async throws -> SimulatedWorld {
         let world = try await SimulatedWorld(scenario: "pairing") { configuration in
-            configuration["devices"] = [
-                [
-                    "id": "lock", "name": "Lock", "match": ["address": lock], "connection": "keep_connected",
-                    "passkey": passkey,
-                    "commands": [
-                        ["name": "state", "characteristic": state, "operations": ["read", "write"], "format": "uint8"]
-                    ],
-                ]
+            var lock: [String: Any] = [
+                "id": "lock", "name": "Lock", "match": ["address": lock], "connection": "keep_connected",
+                "commands": [
+                    ["name": "state", "characteristic": state, "operations": ["read", "write"], "format": "uint8"]
+                ],
             ]
+            lock["passkey"] = passkey
+            configuration["devices"] = [lock]
             configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
         }
         try await world.recorder.subscribe("e2e/answers")
@@ -35,6 +34,28 @@ import Testing
         #expect((answer?["data"] as? [String: Any])?["state"] as? Int == 1, "\(answer ?? [:])")
         #expect(try await world.simulator.snapshot(address: Self.lock).paired)
         #expect(world.gateway.log.contains("pairing agent registered"), "log: \(world.gateway.log.suffix(2000))")
+        await world.shutdown()
+    }
+
+    /// The agent was registered only at start: a passkey added by SIGHUP stayed unused (`not_paired`)
+    /// until a restart.
+    @Test func aPasskeyAddedByAReloadPairs() async throws {
+        let world = try await Self.world(passkey: nil)
+        #expect(!world.gateway.log.contains("pairing agent registered"))
+        try world.gateway.rewrite { configuration in
+            var devices = configuration["devices"] as? [[String: Any]] ?? []
+            devices[0]["passkey"] = 123_456
+            configuration["devices"] = devices
+        }
+        world.gateway.process.signal(SIGHUP)
+        let registered = await waitUntil(timeout: .seconds(20)) {
+            world.gateway.log.contains("pairing agent registered")
+        }
+        #expect(registered, "log: \(world.gateway.log.suffix(2000))")
+        await world.waitOnline("lock")
+        let answer = try await CommandPathTests.request(world, "blebridge/lock/get", #"{"state":""}"#)
+        #expect(CommandPathTests.code(answer) == "ok", "\(answer ?? [:])")
+        #expect(try await world.simulator.snapshot(address: Self.lock).paired)
         await world.shutdown()
     }
 

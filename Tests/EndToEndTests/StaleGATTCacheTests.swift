@@ -21,9 +21,10 @@ import Testing
         try await world.simulator.disconnect(address: SimulatedWorld.strap)
         let start = ContinuousClock.now
         // Reconnect backoff (1–5 s), the late-characteristic wait of the first miss (15 s), an in-place
-        // reconnect, RemoveDevice, the next advertisement and a reconnect (2–10 s backoff).
+        // reconnect, RemoveDevice, the next advertisement and a reconnect (2–10 s backoff): 26 s alone,
+        // 49 s measured during a full `scripts/test.sh` run on the shared 2-core machine (wall time).
         #expect(
-            try await FaultTests.resumes(world, 1302, timeout: .seconds(45)),
+            try await FaultTests.resumes(world, 1302, timeout: .seconds(75)),
             "no readings after the stale cache; log: \(world.gateway.log.suffix(4000))")
         print("stale GATT cache: readings resumed \(ContinuousClock.now - start) after the link drop")
         let log = world.gateway.log

@@ -70,7 +70,20 @@ import Testing
             }
         }
         #expect(box.devices.evictions == 0)
+        #expect(box.devices.refusals == 3 + 3 * 360, "one per refused advertisement, not per device")
         #expect(box.devices.entries.keys.sorted() == ["bthome_000001", "bthome_000002"])
+    }
+
+    /// Two advertisers whose addresses end in the same 3 bytes get the same id: the second must not
+    /// be taken for the first (`.known` would publish its readings as the first device's).
+    @Test func anotherAddressWithTheSameIdIsNotTheKnownDevice() {
+        let box = Box()
+        #expect(box.add("A4:C1:38:00:00:01", "bthome", at: 0) == .added("bthome_000001", evicted: []))
+        #expect(
+            box.add("B8:27:EB:00:00:01", "bthome", at: 1) == .idTaken("bthome_000001", address: "A4:C1:38:00:00:01"))
+        #expect(box.devices.entries["bthome_000001"]?.address == "A4:C1:38:00:00:01")
+        #expect(box.devices.entries["bthome_000001"]?.lastSeen == Self.start, "the other address is not a sighting")
+        #expect(box.add("A4:C1:38:00:00:01", "bthome", at: 2) == .known("bthome_000001"))
     }
 
     @Test func restoredDevicesCountAsSeenAtTheRestart() {

@@ -1,5 +1,3 @@
-import Configuration
-import Foundation
 import TestSupport
 import Testing
 
@@ -14,13 +12,7 @@ import Testing
 @Suite struct GatewayStopDuringStartTests {
     @Test func aStartThatResumesAfterTheStopOpensNeitherMQTTNorBluetooth() async throws {
         let directory = try TemporaryDirectory(prefix: "stop-during-start")
-        let port = try FreePort.loopback()  // nothing listens: the client would retry in the background
-        let configuration = try ConfigurationLoader().decode(Data("{}".utf8))
-        let gateway = try await Gateway(
-            configuration: configuration,
-            options: GatewayOptions(
-                busAddress: "unix:path=\(directory.file("no-bus").path)", brokerURL: "mqtt://127.0.0.1:\(port)",
-                outboxPath: directory.file("outbox.sqlite").path, drainTimeout: .milliseconds(200)))
+        let gateway = try await unstartedGateway(in: directory)
         await gateway.stop()
         try? await gateway.start()
         #expect(await gateway.ble == nil, "Bluetooth was opened by a start after the stop")

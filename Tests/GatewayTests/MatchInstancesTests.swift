@@ -122,6 +122,22 @@ import Testing
         #expect(instances.assign(Self.first, caughtBy: Self.template, at: 5_000, bound: bound) == .template)
     }
 
+    /// Instance ids are `<id>_<last 3 address bytes>`: a second address ending like an instance's
+    /// must not become that instance (its readings would be published as the other sensor's).
+    @Test func anotherAddressWithAnInstancesIdIsNotThatInstance() {
+        let instances = Box()
+        let one = BluetoothAddress("A4:C1:38:00:00:01")!
+        let alike = BluetoothAddress("B8:27:EB:00:00:01")!
+        #expect(instances.assign(Self.first, caughtBy: Self.template) == .newTemplateBinding)
+        #expect(instances.assign(one, caughtBy: Self.template) == .newInstance("one_000001", evicted: []))
+        #expect(
+            instances.assign(alike, caughtBy: Self.template, at: 1)
+                == .idTaken("one_000001", address: one.string))
+        #expect(instances.bindings["one"] == [Self.first.string, one.string])
+        #expect(instances.instances.refusals == 0 && instances.instances.evictions == 0)
+        #expect(instances.assign(one, caughtBy: Self.template, at: 2) == .instance("one_000001"))
+    }
+
     @Test func restoredInstancesCountAsSeenAtTheRestart() {
         let bindings = ["one": [Self.first.string, Self.second.string]]
         let restored = Box(MatchInstances(bindings: bindings, loadedAt: Self.start))

@@ -66,6 +66,46 @@ import Testing
         await subscriberClient.disconnect()
     }
 
+    /// The spill check must count the acknowledgements already reported but still batched in the
+    /// inbox (``PublisherOptions/acknowledgementDelay``): an acknowledgement that came in time is
+    /// not late. Here the batching delay is longer than `spill_after`, so every check falls while
+    /// the acknowledgements wait in the inbox; in production (20 ms against 2 s) the same happens
+    /// to an acknowledgement arriving in the last 20 ms before the deadline.
+    @Test(.timeLimit(.minutes(1)))
+    func acknowledgementsWaitingInTheInboxAreNotLate() async throws {
+        let broker = try await MosquittoFixture()
+        let directory = try TemporaryDirectory(prefix: "memfirst")
+        let path = directory.file("o.sqlite").path
+        let store = try await OutboxStore(path: path)
+        let client = try PublisherTestSupport.client(broker, clientID: "pub-memfirst-batched")
+        try await client.connect()
+        let publisher = Publisher(
+            store: store, client: client,
+            options: PublisherOptions(
+                acknowledgementDelay: .seconds(5), mode: .memoryFirst(spillAfter: .seconds(1))))
+        await publisher.start()
+        #expect(
+            await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                (try? await publisher.stats())?.isMemoryFirstLive ?? false
+            })
+        for seq in 0..<10 { publisher.offer([TestReading.entry(device: "a", seq: seq)]) }
+        // Watched through a second connection: `stats()` would drain the inbox itself. A spill
+        // comes 1 s after the offers; the acknowledgements are handled 5 s after they came
+        // (unless the check handles them first). A broker slower than 1 s would spill for real.
+        let spilled = await PublisherTestSupport.wait(timeout: .seconds(2)) {
+            ((try? Self.rowsEverWritten(path)) ?? 0) > 0
+        }
+        #expect(!spilled, "readings acknowledged within milliseconds were written to the outbox")
+        #expect(
+            await PublisherTestSupport.wait(timeout: .seconds(10)) { (try? await publisher.stats())?.inMemory == 0 })
+        let stats = try await publisher.stats()
+        #expect(stats.spilled == 0, "\(stats)")
+        #expect(stats.published == 10 && stats.inMemory == 0, "\(stats)")
+        #expect(try Self.rowsEverWritten(path) == 0)
+        await publisher.stop()
+        await client.disconnect()
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func readingsOfBrokerOutagesAreSpilledAndAllDeliveredInOrder() async throws {
         let broker = try await MosquittoFixture()

@@ -25,7 +25,8 @@ public struct AutoDevices: Sendable, Equatable {
     public private(set) var entries: [String: Entry]
     /// Devices dropped because `max_devices` was reached, since start.
     public private(set) var evictions = 0
-    /// New devices refused because `max_devices` was reached and none was idle, since start.
+    /// Refusals of a new device because `max_devices` was reached and none was idle, since start:
+    /// one per advertisement (a refused device is considered again with each), not per device.
     public private(set) var refusals = 0
 
     /// `loadedAt`: entries restored from the state database count as seen then at the latest
@@ -46,6 +47,9 @@ public struct AutoDevices: Sendable, Equatable {
         case known(String)
         /// Not added: the bound is reached and no device is idle enough to make room.
         case refused(String)
+        /// Not added: the device at `address` (another address ending in the same 3 bytes) has this
+        /// id already; the newcomer's readings would be published as that device's.
+        case idTaken(String, address: String)
     }
 
     /// `<decoder>_<last 3 address bytes, lowercase hex>`.
@@ -61,7 +65,8 @@ public struct AutoDevices: Sendable, Equatable {
     ) -> Admission? {
         let id = Self.id(decoder: decoder, address: address)
         guard configuration.device(id: id) == nil else { return nil }
-        if entries[id] != nil {
+        if let existing = entries[id] {
+            guard existing.address == address.string else { return .idTaken(id, address: existing.address) }
             seen(id, at: time)
             return .known(id)
         }

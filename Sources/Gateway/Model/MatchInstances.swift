@@ -23,7 +23,7 @@ public struct MatchInstances: Sendable, Equatable {
     public private(set) var bindings: [String: [String]]
     /// When each instance (by id) was last seen; not persisted (see ``init(bindings:loadedAt:)``).
     public private(set) var lastSeen: [String: Date] = [:]
-    /// Instances dropped to make room, and new ones refused, since start.
+    /// Instances dropped to make room, and refusals of new ones (one per advertisement), since start.
     public private(set) var evictions = 0
     public private(set) var refusals = 0
 
@@ -57,6 +57,9 @@ public struct MatchInstances: Sendable, Equatable {
         case refused(String)
         /// The configured device's first fixed address, seen for the first time: store ``bindings``.
         case newTemplateBinding
+        /// A new fixed address whose instance id an instance at `address` (ending in the same 3
+        /// bytes) has already: its advertisements are dropped, not published as that instance's.
+        case idTaken(String, address: String)
     }
 
     /// Whether the address stays the same over time (public, or random static).
@@ -92,6 +95,7 @@ public struct MatchInstances: Sendable, Equatable {
             guard let known = BluetoothAddress(text) else { continue }
             instances[Self.instanceID(template.id, address: known)] = text
         }
+        if let other = instances[id] { return .idTaken(id, address: other) }
         let seen = Dictionary(uniqueKeysWithValues: instances.keys.map { ($0, lastSeen[$0] ?? .distantPast) })
         switch bound.decide(lastSeen: seen, now: time) {
         case .refuse:

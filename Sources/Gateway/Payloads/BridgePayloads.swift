@@ -123,7 +123,8 @@ public struct HealthSnapshot: Sendable, Hashable {
     /// last error (nil leaves the member out).
     public var bluetooth: BluetoothHealth?
     /// With `auto_devices` on: the automatic devices followed, and since start those dropped to
-    /// make room and the new ones refused at `max_devices` (nil leaves the member out).
+    /// make room and the refusals at `max_devices` (one per advertisement of a refused device, not
+    /// per device) (nil leaves the member out).
     public var autoDevices: AutoDeviceCounts?
 
     public struct AutoDeviceCounts: Sendable, Hashable {

@@ -220,8 +220,11 @@ extension BLELink {
     }
 
     /// A reloaded configuration; a peripheral stays attached to its device while the device's
-    /// match still accepts it.
-    func update(configuration: BridgeConfiguration) {
+    /// match still accepts it. A reload that gives a device its first `passkey` registers the
+    /// pairing agent then (it was registered only at start before, so the passkey stayed unused
+    /// until a restart).
+    func update(configuration: BridgeConfiguration) async {
+        let hadPasskey = self.configuration.devices.contains { $0.passkey != nil }
         self.configuration = configuration
         assigned.removeAll()
         packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
@@ -235,6 +238,7 @@ extension BLELink {
                 continue
             }
         }
+        if !hadPasskey, let central { await registerPairingAgent(central) }
     }
 
     private func scanFailed(_ error: any Error) {

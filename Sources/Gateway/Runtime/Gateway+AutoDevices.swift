@@ -40,6 +40,14 @@ extension Gateway {
                     ])
             }
             return nil
+        case .idTaken(let id, let other):
+            if let held = idCollisionLog.admit(at: .now) {
+                logger.notice(
+                    "automatic device not added: its id belongs to another address ending in the same 3 bytes; "
+                        + "configure it in devices[] to follow it",
+                    [("id", id), ("address", address.string), ("taken_by", other), ("held_back", "\(held)")])
+            }
+            return nil
         case .added(let id, let evicted):
             if let entry = autoDevices.entries[id] { try? await state.setAutoDevice(entry, id: id) }
             logger.notice("automatic device added", [("id", id), ("address", address.string), ("decoder", decoder)])

@@ -29,6 +29,17 @@ extension Gateway {
                     ])
             }
             return nil
+        case .idTaken(let id, let other):
+            if let held = idCollisionLog.admit(at: .now) {
+                logger.notice(
+                    "the match of a device caught another device whose id belongs to another address ending in the "
+                        + "same 3 bytes; its advertisements are dropped (give it a devices[] entry of its own)",
+                    [
+                        ("device", templateID), ("address", address.string), ("id", id), ("taken_by", other),
+                        ("held_back", "\(held)"),
+                    ])
+            }
+            return nil
         case .newInstance(let id, let evicted):
             await storeBindings(of: templateID)
             logger.notice(

@@ -120,9 +120,11 @@ extension Gateway {
     }
 
     /// Records what produced new fields and announces them while connected, in the order they
-    /// were seen (the one task reading ``newFields`` calls it).
+    /// were seen (the one task reading ``newFields`` calls it). A device removed (by a reload) since
+    /// its reading is skipped: the queue may have waited behind a publish the broker did not
+    /// acknowledge, and an entity announced now would be retained with nobody to remove it.
     func announce(_ event: ReadingPipeline.Event) async {
-        guard !stopping else { return }
+        guard !stopping, devices[event.device] != nil else { return }
         await recordSources(of: event.discovery, device: event.device, source: event.source)
         if client.connectionState.isConnected { await publish(discovery: event.discovery) }
     }

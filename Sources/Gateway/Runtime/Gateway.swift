@@ -77,6 +77,9 @@ public actor Gateway {
     var commandRefusalLog = LogThrottle(interval: .seconds(1), burst: 5)
     /// Automatic devices and match instances refused at the bound: logged at most once a minute.
     var autoDeviceRefusalLog = LogThrottle()
+    /// Automatic devices and match instances not added because another address has their id:
+    /// logged at most once a minute.
+    var idCollisionLog = LogThrottle()
     var instanceRefusalLog = LogThrottle()
     /// Topics of retained commands already logged (each once).
     var retainedCommandTopics: Set<String> = []

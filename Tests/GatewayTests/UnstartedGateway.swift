@@ -1,0 +1,18 @@
+import Configuration
+import Foundation
+import TestSupport
+
+@testable import Gateway
+
+/// A gateway with the default configuration, not started: no bus at `directory/no-bus`, a broker URL
+/// where nothing listens (the client would retry in the background once started), its outbox in
+/// `directory`.
+func unstartedGateway(in directory: TemporaryDirectory) async throws -> Gateway {
+    let port = try FreePort.loopback()
+    let configuration = try ConfigurationLoader().decode(Data("{}".utf8))
+    return try await Gateway(
+        configuration: configuration,
+        options: GatewayOptions(
+            busAddress: "unix:path=\(directory.file("no-bus").path)", brokerURL: "mqtt://127.0.0.1:\(port)",
+            outboxPath: directory.file("outbox.sqlite").path, drainTimeout: .milliseconds(200)))
+}
