@@ -8,7 +8,7 @@ import Testing
 /// adopted over MQTT as `kitchen`: its state moves to `blebridge/kitchen`, Home Assistant's
 /// entities of the old id are removed (empty retained configs) and the new ones announced,
 /// `bridge/devices` lists it, a `device_left` event says it was adopted, and after a restart it
-/// is still `kitchen`. Refusals carry their codes.
+/// is still `kitchen`; `bridge/request/device/remove` undoes it. Refusals carry their codes.
 @Suite(.serialized) struct AdoptionEndToEndTests {
     @Test func anAutomaticDeviceIsAdoptedAndStaysAdoptedAfterARestart() async throws {
         let world = try await SimulatedWorld { configuration in
@@ -76,6 +76,21 @@ import Testing
         #expect(
             await world.recorder.first(on: "blebridge/bridge/devices") { $0.text.contains("\"kitchen\"") } != nil)
         #expect(world.states("bthome_000003").isEmpty, "log: \(second.log.suffix(3000))")
+
+        // Removed over MQTT: kitchen leaves, and with auto_devices on the sensor is an automatic
+        // device again at its next advertisement. A configured device is not removed this way.
+        let remove = "blebridge/bridge/request/device/remove"
+        #expect(
+            CommandPathTests.code(try await CommandPathTests.request(world, remove, #"{"device":"hr_strap"}"#))
+                == "not_allowed")
+        let removed = try await CommandPathTests.request(world, remove, #"{"device":"kitchen"}"#)
+        #expect((removed?["data"] as? [String: Any])?["was"] as? String == "adopted", "\(String(describing: removed))")
+        #expect(
+            await world.state("bthome_000003") { $0["temperature"] != nil } != nil, "log: \(second.log.suffix(3000))")
+        #expect(
+            await world.recorder.first(on: "homeassistant/sensor/blebridge_kitchen/temperature/config") {
+                $0.payload.isEmpty
+            } != nil)
         await second.process.stop(grace: .seconds(10))
         await world.shutdown()
     }

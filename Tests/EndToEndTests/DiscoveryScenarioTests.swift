@@ -26,12 +26,48 @@ import Testing
     }
 
     static func edit(_ configuration: inout [String: Any]) {
+        edit(&configuration, lists: [:])
+    }
+
+    /// No devices, `auto_devices` on with the LYWSD03MMC's key and `lists` (`allow`, `deny`).
+    static func edit(_ configuration: inout [String: Any], lists: [String: Any]) {
         configuration["devices"] = [[String: Any]]()
         configuration["commands"] = nil  // its raw GATT allowlist names the demo's lamp
         configuration["auto_devices"] = [
             "enabled": true, "max_devices": 100,
             "bind_keys": ["A4:C1:38:56:53:84": "814aac74c4f17b6c1581e1ab87816b99"],
-        ]
+        ].merging(lists) { $1 }
+    }
+
+    /// `auto_devices.deny` by decoder and by address prefix, and `allow` by name: only the
+    /// sensors every list lets through become devices.
+    @Test func allowAndDenyListsPickTheSensors() async throws {
+        let ids = try Self.expectedIDs()
+        let world = try await SimulatedWorld(scenario: "discovery") { configuration in
+            Self.edit(
+                &configuration,
+                lists: [
+                    "deny": ["decoders": ["eddystone"], "addresses": ["A4:C1:38:13"], "names": ["BTHome 8"]],
+                    "allow": ["names": ["BTHome*", "ATC_*", "Ruuvi*"]],
+                ])
+        }
+        // BTHome 1-7, ATC1441 (named ATC_12…), Ruuvi; not pvvx (A4:C1:38:13, also named ATC_13…),
+        // not BTHome 8, not the unnamed iBeacons and Eddystones, not the MiBeacons' names.
+        let wanted =
+            ids.filter { $0.key.hasPrefix("bthome_") && $0.key != "bthome_8" }.map(\.value)
+            + ids.filter { $0.key.hasPrefix("atc1441_") || $0.key.hasPrefix("ruuvi_") }.map(\.value)
+        #expect(wanted.count == 16)
+        let all = await world.recorder.wait(timeout: .seconds(60)) { _ in
+            wanted.allSatisfy { !world.states($0).isEmpty }
+        }
+        #expect(all, "missing: \(wanted.filter { world.states($0).isEmpty }); log: \(world.gateway.log.suffix(2000))")
+        // Every sensor has advertised several times meanwhile (1 s apart); now the phones too.
+        #expect(await waitUntil(timeout: .seconds(30)) { await world.simulator.passingStatistics().gone == 1_000 })
+        let others = Set(ids.values).subtracting(wanted).filter { !world.states($0).isEmpty }
+        #expect(others.isEmpty, "refused by the lists but published: \(others.sorted())")
+        let added = world.gateway.log.components(separatedBy: "automatic device added id=").count - 1
+        #expect(added == 16, "\(added)")
+        await world.shutdown()
     }
 
     @Test func everySensorIsPublishedWithDiscoveryAndNoConfigurationEntry() async throws {

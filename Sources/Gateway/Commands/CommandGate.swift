@@ -167,7 +167,7 @@ public struct CommandGate: Sendable {
         case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "service", "value", "response"]
         case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "service", "enable"]
         case .scan: allowedKeys = ["transaction", "duration"]
-        case .connect, .disconnect: allowedKeys = ["transaction", "device"]
+        case .connect, .disconnect, .remove: allowedKeys = ["transaction", "device"]
         case .devices, .configReload, .restart: allowedKeys = ["transaction"]
         case .adopt: allowedKeys = ["transaction", "device", "id", "name", "bind_key"]
         }
@@ -201,6 +201,8 @@ public struct CommandGate: Sendable {
             return single(.scan(duration: duration), device: nil)
         case .adopt:
             return adoptRequest(document).flatMap { single($0, device: nil) }
+        case .remove:
+            return requireDevice(document).flatMap { single(.removeDevice(device: $0), device: nil) }
         case .connect, .disconnect:
             switch requireDevice(document) {
             case .failure(let failure): return .failure(failure)

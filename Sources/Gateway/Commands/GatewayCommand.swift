@@ -19,6 +19,8 @@ public enum GatewayCommand: Sendable, Hashable {
     case restart
     /// `bridge/request/device/adopt` (``AdoptedDevices``): `device` is the automatic device's id now.
     case adopt(device: String, id: String, name: String?, bindKey: [UInt8]?)
+    /// `bridge/request/device/remove`: an adopted or automatic device.
+    case removeDevice(device: String)
 
     public var device: String? {
         switch self {
@@ -26,7 +28,7 @@ public enum GatewayCommand: Sendable, Hashable {
             .connect(let device), .disconnect(let device):
             device
         // An adoption is a bridge request: the bridge's rate limit, not the device's.
-        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt: nil
+        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt, .removeDevice: nil
         }
     }
 }

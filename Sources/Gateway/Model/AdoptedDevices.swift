@@ -72,6 +72,11 @@ public struct AdoptedDevices: Sendable, Equatable {
         return .success(Adoption(id: id, entry: entry, previousID: device))
     }
 
+    /// Removes the adopted device `id`; false when there is none.
+    public mutating func remove(_ id: String) -> Bool {
+        entries.removeValue(forKey: id) != nil
+    }
+
     /// Records an adoption checked by ``adoption(of:as:name:bindKey:automatic:running:)``.
     public mutating func apply(_ adoption: Adoption) {
         entries[adoption.previousID] = nil

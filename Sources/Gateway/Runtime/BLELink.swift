@@ -856,7 +856,7 @@ extension BLELink {
         case .disconnect:
             disconnect(id)
             return nil
-        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt:
+        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt, .removeDevice:
             return nil
         }
     }

@@ -58,3 +58,40 @@ extension Gateway {
                 ])), to: pending.reply)
     }
 }
+
+extension Gateway {
+    /// `bridge/request/device/remove`: an adopted device loses its adoption, an automatic device is
+    /// forgotten (either comes back as an automatic device with its next advertisement unless
+    /// `auto_devices` is off or its lists refuse it); it leaves with its Home Assistant entities
+    /// and a `device_left` event. A configured device is refused (`not_allowed`).
+    func removeDevice(_ pending: PendingCommand, _ id: String) async {
+        let transaction = pending.command.transaction
+        let kind: String
+        if adopted.remove(id) {
+            kind = "adopted"
+        } else if autoDevices.entries[id] != nil {
+            autoDevices.remove(id)
+            kind = "automatic"
+        } else {
+            counters.commandsRefused += 1
+            let failure =
+                model.configuration.device(id: id) != nil
+                ? CommandFailure(
+                    .notAllowed, "\(id) is not an adopted or automatic device; remove it from the configuration file",
+                    transaction: transaction)
+                : CommandFailure(.unknownDevice, "no device '\(id)'", transaction: transaction)
+            respond(CommandResponse.error(failure), to: pending.reply)
+            return
+        }
+        logger.notice("\(kind) device removed over MQTT", [("id", id)])
+        // The state goes with the device (GatewayStateStore.forget, in apply).
+        await apply(
+            expanded(configured), reason: "\(kind) device removed", announceAll: false,
+            leaving: [id: "removed over MQTT (bridge/request/device/remove)"])
+        respond(
+            CommandResponse.ok(
+                transaction: transaction,
+                data: .object([JSONMember("id", .string(id)), JSONMember("was", .string(kind))])),
+            to: pending.reply)
+    }
+}
