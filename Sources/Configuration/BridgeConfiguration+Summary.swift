@@ -46,6 +46,10 @@ extension BridgeConfiguration {
                 "auto devices",
                 "on: recognised advertisers as <decoder>_<aabbcc>, at most \(autoDevices.maxDevices)\(keys); "
                     + "one unseen for \(DurationParser.format(autoDevices.evictAfter)) makes room for a new one")
+            for (label, filter) in [("auto allow", autoDevices.allow), ("auto deny", autoDevices.deny)]
+            where !filter.isEmpty {
+                row(label, filter.summary)
+            }
         }
         for device in devices {
             var publishing: [String] = []

@@ -39,6 +39,29 @@ import Testing
         await world.shutdown()
     }
 
+    /// Issue 17 (noticed in review): with `max_devices` 1 and `evict_after` 0 s the demo's BTHome
+    /// sensor and iBeacon take each other's place; every drop is a `device_left` event saying why
+    /// (not "removed from the configuration") and is counted in `bridge/health`.
+    @Test func anEvictedDeviceLeavesWithTheReason() async throws {
+        let world = try await SimulatedWorld(healthInterval: "1s") { configuration in
+            let devices = configuration["devices"] as? [[String: Any]] ?? []
+            configuration["devices"] = devices.filter { !["bthome", "ibeacon"].contains($0["id"] as? String ?? "") }
+            configuration["auto_devices"] = ["enabled": true, "max_devices": 1, "evict_after": "0s"]
+        }
+        let left = await world.recorder.first(on: "blebridge/bridge/event", timeout: .seconds(30)) {
+            world.recorder.json($0)?["type"] as? String == "device_left"
+        }
+        let data = left.flatMap(world.recorder.json)?["data"] as? [String: Any]
+        #expect(
+            (data?["reason"] as? String)?.hasPrefix("dropped to make room: auto_devices.max_devices reached") == true,
+            "\(String(describing: left?.text)); log: \(world.gateway.log.suffix(2000))")
+        let health = await world.recorder.first(on: "blebridge/bridge/health", timeout: .seconds(10)) {
+            ((world.recorder.json($0)?["auto_devices"] as? [String: Any])?["evictions"] as? Int ?? 0) > 0
+        }
+        #expect(health != nil)
+        await world.shutdown()
+    }
+
     /// A stock LYWSD03MMC (encrypted MiBeacon v5, the frame of DecodeCommandTests) with its key in
     /// `auto_devices.bind_keys` becomes `mibeacon_565384` with Home Assistant discovery; the frame
     /// it repeats every advertisement is published once (packet-id de-duplication). Without the

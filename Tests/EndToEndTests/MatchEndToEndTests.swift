@@ -98,7 +98,7 @@ import Testing
                 temperatures.allSatisfy { $0 < 27 } || temperatures.allSatisfy { $0 > 27 },
                 "\(id) mixes the two sensors after the restart: \(temperatures)")
         }
-        #expect(second.log.contains("match instances and automatic devices restored"))
+        #expect(second.log.contains("match instances, automatic and adopted devices restored"))
         await second.process.stop(grace: .seconds(10))
         await world.shutdown()
     }

@@ -37,6 +37,28 @@ import Testing
         }
     }
 
+    /// Issue 17: each line names the decoder that recognises the device, and `--config` ends with a
+    /// `{"devices": [...]}` that config.json accepts, one entry per recognised fixed address.
+    @Test func namesTheDecoderAndPrintsAConfiguration() async throws {
+        try await withSimulator { binary, bus in
+            let result = try await ChildProcess.run(
+                binary, ["scan", "--bus", bus, "--duration", "3s", "--plain", "--config"], timeout: .seconds(30))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("C0:FF:EE:00:00:03"), "\(result.stdout)")
+            #expect(result.stdout.contains(" decoder=bthome bthome packet_id="), "\(result.stdout)")
+            #expect(result.stdout.contains(" decoder=ibeacon "), "\(result.stdout)")
+            let last = try #require(result.stdout.split(separator: "\n").last)
+            let file = try TemporaryDirectory(prefix: "scan-config")
+            let path = file.file("config.json").path
+            try Data(last.utf8).write(to: URL(fileURLWithPath: path))
+            let check = try await ChildProcess.run(binary, ["check-config", path], timeout: .seconds(30))
+            #expect(check.status == 0, "\(last)\n\(check.stdout)\(check.stderr)")
+            let parsed = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+            let devices = parsed?["devices"] as? [[String: Any]] ?? []
+            #expect(devices.compactMap { $0["id"] as? String }.contains("bthome_000003"), "\(last)")
+        }
+    }
+
     /// On a terminal (a pty from `script`): redrawn in place (cursor up, lines cleared to their
     /// end), never a full-screen clear; strongest first; "device" and "devices" as they should be.
     @Test func onATerminalTheTableIsRedrawnInPlaceStrongestFirst() async throws {

@@ -155,4 +155,80 @@ import Testing
             try ConfigurationLoader().decode(Data(#"{"auto_devices": {"enable": true}}"#.utf8))
         }
     }
+
+    /// `auto_devices.allow` and `deny`: by decoder, address (whole or prefix) and name (exact or
+    /// `prefix*`); deny wins; a name not known yet fails `allow.names` and passes `deny.names`; a
+    /// reload with a new list drops a stored device it now refuses.
+    @Test func allowAndDenyLists() throws {
+        let configuration = try ConfigurationLoader(knownDecoders: ["bthome", "ibeacon", "pvvx", "mibeacon"]).decode(
+            Data(
+                #"""
+                {"auto_devices": {"enabled": true,
+                  "allow": {"decoders": ["bthome", "pvvx", "mibeacon"], "addresses": ["A4:C1:38", "c0-ff-ee-00-00-09"]},
+                  "deny": {"addresses": ["A4:C1:38:00:00:66"], "names": ["Kitchen*", "ATC_BAD"]}}}
+                """#.utf8))
+        let auto = configuration.autoDevices
+        func refusal(_ decoder: String, _ address: String, _ name: String? = nil) -> String? {
+            auto.refusal(decoder: decoder, address: BluetoothAddress(address)!, name: name)
+        }
+        #expect(refusal("bthome", "A4:C1:38:00:00:01") == nil)
+        #expect(refusal("pvvx", "C0:FF:EE:00:00:09", "ATC_GOOD") == nil)
+        #expect(refusal("ibeacon", "A4:C1:38:00:00:01") == "allow.decoders")
+        #expect(refusal("bthome", "C0:FF:EE:00:00:0A") == "allow.addresses", "a whole address is no prefix")
+        #expect(refusal("bthome", "A4:C1:38:00:00:66") == "deny.addresses", "deny wins over allow")
+        #expect(refusal("bthome", "A4:C1:38:00:00:02", "Kitchen 2") == "deny.names")
+        #expect(refusal("bthome", "A4:C1:38:00:00:02", "ATC_BAD") == "deny.names")
+        #expect(refusal("bthome", "A4:C1:38:00:00:02", "ATC_BAD2") == nil, "without * a name is exact")
+        #expect(refusal("bthome", "A4:C1:38:00:00:02") == nil, "no name yet: deny.names cannot catch it")
+        let named = AutoDeviceSettings(enabled: true, allow: AutoDeviceFilter(names: ["ATC_*"]))
+        #expect(
+            named.refusal(decoder: "pvvx", address: BluetoothAddress("A4:C1:38:00:00:01")!, name: nil) == "allow.names")
+
+        var devices = AutoDevices()
+        let bound = DeviceBound(maximum: 5)
+        #expect(
+            devices.add(
+                BluetoothAddress("A4:C1:38:00:00:66")!, decoder: "bthome", at: Self.start, bound: bound,
+                configuration: configuration) == .filtered("bthome_000066", list: "deny.addresses"))
+        #expect(devices.entries.isEmpty && devices.refusals == 0, "a filtered device is not a refusal at the bound")
+        _ = devices.add(
+            BluetoothAddress("A4:C1:38:00:00:01")!, decoder: "bthome", name: "Lounge", at: Self.start, bound: bound,
+            configuration: configuration)
+        #expect(devices.expand(configuration).devices.map(\.id) == ["bthome_000001"])
+        var reloaded = configuration
+        reloaded.autoDevices.deny.names.append("Lounge")
+        #expect(devices.expand(reloaded).devices.isEmpty, "its stored name is now denied")
+    }
+
+    @Test func listsAreCheckedWithClearErrors() {
+        let loader = ConfigurationLoader(knownDecoders: ["bthome", "ibeacon"])
+        let cases: [(String, String)] = [
+            (
+                #"{"allow": {"decoders": ["bthom"]}}"#,
+                #"auto_devices.allow.decoders[0]: unknown decoder "bthom" (did you mean "bthome"?)"#
+            ),
+            (#"{"deny": {"addresses": ["A4:C1"," A4"]}}"#, #"auto_devices.deny.addresses[1]: " A4" is not an address"#),
+            (
+                #"{"deny": {"addresses": ["A4:C1-38"]}}"#,
+                #"auto_devices.deny.addresses[0]: "A4:C1-38" is not an address"#
+            ),
+            (#"{"deny": {"addresses": ["A4:C1:38:00:00:01:02"]}}"#, "auto_devices.deny.addresses[0]"),
+            (#"{"allow": {"names": ["a", "a"]}}"#, #"auto_devices.allow.names[1]: "a" is listed twice"#),
+            (#"{"allow": {"names": [""]}}"#, "auto_devices.allow.names[0]: empty"),
+            (#"{"allow": {"decoder": ["bthome"]}}"#, #"unknown key "decoder" (did you mean "decoders"?)"#),
+            (
+                #"{"allow": {"addresses": ["a4:c1:38"]}, "deny": {"addresses": ["A4:C1:38"]}}"#,
+                #"auto_devices.deny: address "A4:C1:38" is in both allow and deny"#
+            ),
+            (#"{"allow": {"decoders": "bthome"}}"#, "auto_devices.allow.decoders"),
+        ]
+        for (text, message) in cases {
+            do {
+                _ = try loader.decode(Data(("{\"auto_devices\": " + text + "}").utf8))
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.description.contains(message), "\(text): \(error.description)")
+            }
+        }
+    }
 }

@@ -50,6 +50,12 @@ import Testing
             automatic.json["auto_devices"]?.serialized == #"{"devices":100,"evictions":2,"refusals":7}"#,
             "with auto_devices on")
         #expect(health.json["auto_devices"] == nil, "left out with auto_devices off")
+        automatic.matchInstances = HealthSnapshot.AutoDeviceCounts(devices: 3, evictions: 1, refusals: 4)
+        #expect(
+            automatic.json.serialized.hasSuffix(
+                #""auto_devices":{"devices":100,"evictions":2,"refusals":7},"match_instances":{"devices":3,"evictions":1,"refusals":4},"ts":"1970-01-01T00:00:00.000Z"}"#
+            ))
+        #expect(health.json["match_instances"] == nil, "left out without a match lacking an address")
         #expect(HealthSnapshot.outboxErrorName("locked") == "locked")
         #expect(HealthSnapshot.outboxErrorName("schemaTooNew") == "schema_too_new")
         let device = DeviceSummary(

@@ -145,6 +145,45 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "discovery": #"""
+        {
+          "name": "discovery",
+          "description": "Zero-configuration discovery (issue 17): 30 passive sensors of mixed families (8 BTHome, 5 ATC1441, 5 pvvx, 4 Ruuvi, 3 MiBeacon, 1 encrypted MiBeacon v5 LYWSD03MMC with bind key 814aac74c4f17b6c1581e1ab87816b99, 2 iBeacon, 2 Eddystone) and 1,000 phones with random private addresses walking by. Add a family by appending devices with its payload.",
+          "passing": {"rate": 200, "total": 1000, "lifetime": "2s", "start": "5s"},
+          "devices": [
+            {"id": "bthome_1", "address": "C0:FF:EE:11:00:01", "name": "BTHome 1", "connectable": false, "rssi": -60, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 18.0, "drift": 0.5, "humidity": 40, "start": 90}}], "update_interval": "2s"}},
+            {"id": "bthome_2", "address": "C0:FF:EE:11:00:02", "name": "BTHome 2", "connectable": false, "rssi": -61, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 19.0, "drift": 0.5, "humidity": 41, "start": 89}}], "update_interval": "2s"}},
+            {"id": "bthome_3", "address": "C0:FF:EE:11:00:03", "name": "BTHome 3", "connectable": false, "rssi": -62, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 20.0, "drift": 0.5, "humidity": 42, "start": 88}}], "update_interval": "2s"}},
+            {"id": "bthome_4", "address": "C0:FF:EE:11:00:04", "name": "BTHome 4", "connectable": false, "rssi": -63, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 21.0, "drift": 0.5, "humidity": 43, "start": 87}}], "update_interval": "2s"}},
+            {"id": "bthome_5", "address": "C0:FF:EE:11:00:05", "name": "BTHome 5", "connectable": false, "rssi": -64, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 22.0, "drift": 0.5, "humidity": 44, "start": 86}}], "update_interval": "2s"}},
+            {"id": "bthome_6", "address": "C0:FF:EE:11:00:06", "name": "BTHome 6", "connectable": false, "rssi": -65, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 23.0, "drift": 0.5, "humidity": 45, "start": 85}}], "update_interval": "2s"}},
+            {"id": "bthome_7", "address": "C0:FF:EE:11:00:07", "name": "BTHome 7", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 24.0, "drift": 0.5, "humidity": 46, "start": 84}}], "update_interval": "2s"}},
+            {"id": "bthome_8", "address": "C0:FF:EE:11:00:08", "name": "BTHome 8", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 25.0, "drift": 0.5, "humidity": 47, "start": 83}}], "update_interval": "2s"}},
+            {"id": "atc1441_1", "address": "A4:C1:38:12:00:01", "name": "ATC_120001", "connectable": false, "rssi": -65, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000100c82d500b5400"}]}},
+            {"id": "atc1441_2", "address": "A4:C1:38:12:00:02", "name": "ATC_120002", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000200d22e510b5501"}]}},
+            {"id": "atc1441_3", "address": "A4:C1:38:12:00:03", "name": "ATC_120003", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000300dc2f520b5602"}]}},
+            {"id": "atc1441_4", "address": "A4:C1:38:12:00:04", "name": "ATC_120004", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000400e630530b5703"}]}},
+            {"id": "atc1441_5", "address": "A4:C1:38:12:00:05", "name": "ATC_120005", "connectable": false, "rssi": -69, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000500f031540b5804"}]}},
+            {"id": "pvvx_1", "address": "A4:C1:38:13:00:01", "name": "ATC_130001", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "01001338c1a434088813b80b5a000f"}]}},
+            {"id": "pvvx_2", "address": "A4:C1:38:13:00:02", "name": "ATC_130002", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "02001338c1a44d08ec13b90b59010f"}]}},
+            {"id": "pvvx_3", "address": "A4:C1:38:13:00:03", "name": "ATC_130003", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "03001338c1a466085014ba0b58020f"}]}},
+            {"id": "pvvx_4", "address": "A4:C1:38:13:00:04", "name": "ATC_130004", "connectable": false, "rssi": -69, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "04001338c1a47f08b414bb0b57030f"}]}},
+            {"id": "pvvx_5", "address": "A4:C1:38:13:00:05", "name": "ATC_130005", "connectable": false, "rssi": -70, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "05001338c1a498081815bc0b56040f"}]}},
+            {"id": "ruuvi_1", "address": "CB:B8:33:14:00:01", "name": "Ruuvi 0001", "connectable": false, "rssi": -75, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "050fa04e20c37c0004fffc040cac364200cdcbb833140001"}]}},
+            {"id": "ruuvi_2", "address": "CB:B8:33:14:00:02", "name": "Ruuvi 0002", "connectable": false, "rssi": -76, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0510684fb0c3860004fffc040cac364300cecbb833140002"}]}},
+            {"id": "ruuvi_3", "address": "CB:B8:33:14:00:03", "name": "Ruuvi 0003", "connectable": false, "rssi": -77, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0511305140c3900004fffc040cac364400cfcbb833140003"}]}},
+            {"id": "ruuvi_4", "address": "CB:B8:33:14:00:04", "name": "Ruuvi 0004", "connectable": false, "rssi": -78, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0511f852d0c39a0004fffc040cac364500d0cbb833140004"}]}},
+            {"id": "mibeacon_1", "address": "58:2D:34:15:00:01", "name": "MJ_HT_V1", "connectable": false, "rssi": -70, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010a010015342d580d1004d300f301"}]}},
+            {"id": "mibeacon_2", "address": "58:2D:34:15:00:02", "name": "MJ_HT_V1", "connectable": false, "rssi": -71, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010b020015342d580d1004d800fd01"}]}},
+            {"id": "mibeacon_3", "address": "58:2D:34:15:00:03", "name": "MJ_HT_V1", "connectable": false, "rssi": -72, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010c030015342d580d1004dd000702"}]}},
+            {"id": "lywsd03mmc", "address": "A4:C1:38:56:53:84", "name": "LYWSD03MMC", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "58585b05a084535638c1a475dbc33f642301004a1668a5"}]}},
+            {"id": "ibeacon_1", "address": "C0:FF:EE:16:00:01", "connectable": false, "rssi": -80, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 76, "generator": {"kind": "ibeacon", "uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 7, "minor": 1, "measured_power": -59}}]}},
+            {"id": "ibeacon_2", "address": "C0:FF:EE:16:00:02", "connectable": false, "rssi": -81, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 76, "generator": {"kind": "ibeacon", "uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 7, "minor": 2, "measured_power": -59}}]}},
+            {"id": "eddystone_1", "address": "C0:FF:EE:17:00:01", "connectable": false, "rssi": -82, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "feaa", "value": "00ee000102030405060708090000000017010000"}]}},
+            {"id": "eddystone_2", "address": "C0:FF:EE:17:00:02", "connectable": false, "rssi": -83, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "feaa", "value": "00ee000102030405060708090000000017020000"}]}}
+          ]
+        }
+        """#,
         "faults": #"""
         {
           "name": "faults",

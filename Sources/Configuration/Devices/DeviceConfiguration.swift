@@ -68,19 +68,24 @@ public struct DeviceConfiguration: Sendable, Equatable {
 
     /// Topic levels under `<base>/` the gateway itself uses.
     static let reservedIDs: Set<String> = ["bridge"]
+
+    /// Why `id` cannot be a device id, or nil when it can.
+    public static func idProblem(_ id: String) -> String? {
+        guard TopicRules.isIdentifier(id) else {
+            return "\"\(id)\" is not accepted; expected \(TopicRules.identifierRule)"
+        }
+        guard !reservedIDs.contains(id) else {
+            return "\"\(id)\" is reserved for the gateway's own topics; choose another id"
+        }
+        return nil
+    }
 }
 
 extension DeviceConfiguration: Decodable {
     public init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         id = try reader.required(try reader.string("id"), "id", accepted: TopicRules.identifierRule)
-        guard TopicRules.isIdentifier(id) else {
-            throw reader.error("id", .invalidValue, "\"\(id)\" is not accepted; expected \(TopicRules.identifierRule)")
-        }
-        guard !Self.reservedIDs.contains(id) else {
-            throw reader.error(
-                "id", .invalidValue, "\"\(id)\" is reserved for the gateway's own topics; choose another id")
-        }
+        if let problem = Self.idProblem(id) { throw reader.error("id", .invalidValue, problem) }
         name = try reader.nonEmptyString("name", expected: "a friendly name") ?? id
         match = try reader.required(
             try reader.object(DeviceMatch.self, "match"), "match",

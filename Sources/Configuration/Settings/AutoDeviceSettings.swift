@@ -16,15 +16,32 @@ public struct AutoDeviceSettings: Sendable, Equatable {
     /// so that an encrypted sensor (stock Xiaomi MiBeacon v4/v5, BTHome, ATC/pvvx) is recognised
     /// and decoded without a `devices[]` entry.
     public var bindKeys: [String: [UInt8]]
+    /// Only advertisers every non-empty list of which has an entry that catches them become
+    /// automatic devices (empty: all).
+    public var allow: AutoDeviceFilter
+    /// Advertisers an entry of any list catches never become automatic devices (wins over ``allow``).
+    public var deny: AutoDeviceFilter
 
     public init(
         enabled: Bool = false, maxDevices: Int = 100, evictAfter: Duration = .seconds(600),
-        bindKeys: [String: [UInt8]] = [:]
+        bindKeys: [String: [UInt8]] = [:], allow: AutoDeviceFilter = AutoDeviceFilter(),
+        deny: AutoDeviceFilter = AutoDeviceFilter()
     ) {
         self.enabled = enabled
         self.maxDevices = maxDevices
         self.evictAfter = evictAfter
         self.bindKeys = bindKeys
+        self.allow = allow
+        self.deny = deny
+    }
+
+    /// Why an advertiser recognised by `decoder` at `address` with the advertised `name` (nil:
+    /// not known yet) may not become an automatic device: `"deny.<list>"` or `"allow.<list>"`, the
+    /// list that refuses it; nil when it may.
+    public func refusal(decoder: String, address: BluetoothAddress, name: String?) -> String? {
+        if let list = deny.catches(decoder: decoder, address: address, name: name) { return "deny." + list }
+        if let list = allow.misses(decoder: decoder, address: address, name: name) { return "allow." + list }
+        return nil
     }
 
     /// The bind key configured for `address`, if any.
@@ -32,7 +49,7 @@ public struct AutoDeviceSettings: Sendable, Equatable {
         bindKeys[address.string]
     }
 
-    static let keys = ["enabled", "max_devices", "evict_after", "bind_keys"]
+    static let keys = ["enabled", "max_devices", "evict_after", "bind_keys", "allow", "deny"]
 }
 
 extension AutoDeviceSettings: Decodable {
@@ -57,5 +74,20 @@ extension AutoDeviceSettings: Decodable {
             }
         }
         bindKeys = keys
+        allow = try reader.object(AutoDeviceFilter.self, "allow") ?? AutoDeviceFilter()
+        deny = try reader.object(AutoDeviceFilter.self, "deny") ?? AutoDeviceFilter()
+        try Self.checkOverlap(allow: allow, deny: deny, reader: reader)
+    }
+
+    /// An entry in both lists is a contradiction (deny would win; the allow entry does nothing).
+    private static func checkOverlap(allow: AutoDeviceFilter, deny: AutoDeviceFilter, reader: ObjectReader) throws {
+        let both =
+            allow.decoders.filter(deny.decoders.contains).map { "decoder \"\($0)\"" }
+            + allow.addresses.filter(deny.addresses.contains).map {
+                "address \"\(AutoDeviceFilter.format(prefix: $0))\""
+            } + allow.names.filter(deny.names.contains).map { "name \"\($0)\"" }
+        guard let first = both.first else { return }
+        throw reader.error(
+            "deny", .conflict, "\(first) is in both allow and deny (deny wins, so the allow entry would do nothing)")
     }
 }

@@ -30,6 +30,8 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
     case bleError = "ble_error"
     /// A bug or unexpected state in the gateway.
     case `internal`
+    /// `bridge/request/device/adopt`: the id asked for is a device's already.
+    case idTaken = "id_taken"
     /// The MQTT 5 response topic is not one answers may go to (see ``ResponseTopicPolicy``).
     case responseTopicNotAllowed = "response_topic_not_allowed"
 }

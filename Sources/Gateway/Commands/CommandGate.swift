@@ -167,8 +167,9 @@ public struct CommandGate: Sendable {
         case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "service", "value", "response"]
         case .gattNotify: allowedKeys = ["transaction", "device", "characteristic", "service", "enable"]
         case .scan: allowedKeys = ["transaction", "duration"]
-        case .connect, .disconnect: allowedKeys = ["transaction", "device"]
+        case .connect, .disconnect, .remove: allowedKeys = ["transaction", "device"]
         case .devices, .configReload, .restart: allowedKeys = ["transaction"]
+        case .adopt: allowedKeys = ["transaction", "device", "id", "name", "bind_key"]
         }
         if let unknown = document.objectMembers?.first(where: { !allowedKeys.contains($0.key) }) {
             return .failure(CommandFailure(.invalidRequest, "unknown key '\(unknown.key)' for \(kind.rawValue)"))
@@ -198,6 +199,10 @@ public struct CommandGate: Sendable {
                 duration = parsed
             }
             return single(.scan(duration: duration), device: nil)
+        case .adopt:
+            return adoptRequest(document).flatMap { single($0, device: nil) }
+        case .remove:
+            return requireDevice(document).flatMap { single(.removeDevice(device: $0), device: nil) }
         case .connect, .disconnect:
             switch requireDevice(document) {
             case .failure(let failure): return .failure(failure)
@@ -296,6 +301,35 @@ public struct CommandGate: Sendable {
 
     static func isBlank(_ payload: [UInt8]) -> Bool {
         payload.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// `bridge/request/device/adopt`: `device` and `id` required, `name` and `bind_key` (32 hex
+    /// digits) optional. Whether `device` is an automatic device and `id` is free is the
+    /// gateway's to check (``AdoptedDevices``).
+    private func adoptRequest(_ document: JSONValue) -> Result<GatewayCommand, CommandFailure> {
+        let device: String
+        switch requireDevice(document) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let name): device = name
+        }
+        guard let id = document["id"]?.stringValue else {
+            return .failure(CommandFailure(.invalidRequest, "'id' (the new device id, a string) is required"))
+        }
+        var name: String?
+        if let value = document["name"] {
+            guard let text = value.stringValue, !text.isEmpty else {
+                return .failure(CommandFailure(.invalidRequest, "'name' must be a non-empty string"))
+            }
+            name = text
+        }
+        var bindKey: [UInt8]?
+        if let value = document["bind_key"] {
+            guard let text = value.stringValue, text.count == 32, let key = Hex.bytes(text) else {
+                return .failure(CommandFailure(.invalidValue, "'bind_key' must be 32 hex digits (the 16-byte key)"))
+            }
+            bindKey = key
+        }
+        return .success(.adopt(device: device, id: id, name: name, bindKey: bindKey))
     }
 
     private func requireDevice(_ document: JSONValue) -> Result<String, CommandFailure> {

@@ -17,13 +17,18 @@ public enum GatewayCommand: Sendable, Hashable {
     /// `bridge/request/config/reload` and `bridge/request/restart` (``GatewayControlRequest``).
     case reloadConfiguration
     case restart
+    /// `bridge/request/device/adopt` (``AdoptedDevices``): `device` is the automatic device's id now.
+    case adopt(device: String, id: String, name: String?, bindKey: [UInt8]?)
+    /// `bridge/request/device/remove`: an adopted or automatic device.
+    case removeDevice(device: String)
 
     public var device: String? {
         switch self {
         case .write(let device, _, _, _, _, _), .read(let device, _, _, _), .notify(let device, _, _, _),
             .connect(let device), .disconnect(let device):
             device
-        case .scan, .listDevices, .reloadConfiguration, .restart: nil
+        // An adoption is a bridge request: the bridge's rate limit, not the device's.
+        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt, .removeDevice: nil
         }
     }
 }

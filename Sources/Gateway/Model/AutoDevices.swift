@@ -13,11 +13,14 @@ public struct AutoDevices: Sendable, Equatable {
         public var address: String
         public var decoder: String
         public var lastSeen: Date
+        /// The advertised name when it was added, if known (for `auto_devices` name lists).
+        public var name: String?
 
-        public init(address: String, decoder: String, lastSeen: Date) {
+        public init(address: String, decoder: String, lastSeen: Date, name: String? = nil) {
             self.address = address
             self.decoder = decoder
             self.lastSeen = lastSeen
+            self.name = name
         }
     }
 
@@ -50,6 +53,8 @@ public struct AutoDevices: Sendable, Equatable {
         /// Not added: the device at `address` (another address ending in the same 3 bytes) has this
         /// id already; the newcomer's readings would be published as that device's.
         case idTaken(String, address: String)
+        /// Not added: `auto_devices.allow` or `deny` refuses it; the list that does (`"deny.decoders"`).
+        case filtered(String, list: String)
     }
 
     /// `<decoder>_<last 3 address bytes, lowercase hex>`.
@@ -57,14 +62,18 @@ public struct AutoDevices: Sendable, Equatable {
         decoder + "_" + Hex.string(address.bytes.suffix(3))
     }
 
-    /// Adds the device at `address` recognised by `decoder` at `time`, within `bound`. Nil when
+    /// Adds the device at `address` recognised by `decoder` at `time`, advertising `name` (nil:
+    /// not known yet), within `bound` and `auto_devices`' allow and deny lists. Nil when
     /// `configuration` already has a device with that id.
     public mutating func add(
-        _ address: BluetoothAddress, decoder: String, at time: Date, bound: DeviceBound,
+        _ address: BluetoothAddress, decoder: String, name: String? = nil, at time: Date, bound: DeviceBound,
         configuration: BridgeConfiguration
     ) -> Admission? {
         let id = Self.id(decoder: decoder, address: address)
         guard configuration.device(id: id) == nil else { return nil }
+        if let list = configuration.autoDevices.refusal(decoder: decoder, address: address, name: name) {
+            return .filtered(id, list: list)
+        }
         if let existing = entries[id] {
             guard existing.address == address.string else { return .idTaken(id, address: existing.address) }
             seen(id, at: time)
@@ -77,9 +86,14 @@ public struct AutoDevices: Sendable, Equatable {
         case .admit(let evicted):
             for gone in evicted { entries[gone] = nil }
             evictions += evicted.count
-            entries[id] = Entry(address: address.string, decoder: decoder, lastSeen: time)
+            entries[id] = Entry(address: address.string, decoder: decoder, lastSeen: time, name: name)
             return .added(id, evicted: evicted)
         }
+    }
+
+    /// An automatic device was adopted (``AdoptedDevices``): it is no longer followed here.
+    public mutating func remove(_ id: String) {
+        entries[id] = nil
     }
 
     /// An automatic device was seen again.
@@ -89,8 +103,8 @@ public struct AutoDevices: Sendable, Equatable {
 
     /// The configuration with one passive device per entry appended: match on its address,
     /// advertisements decoded by its decoder (with its `auto_devices.bind_keys` key), named
-    /// `<decoder> AABBCC`. Entries whose id or
-    /// address a configured device already has are left out.
+    /// `<decoder> AABBCC`. Entries whose id or address a configured device already has, or that
+    /// `auto_devices.allow` or `deny` (as they are now, after a reload) refuse, are left out.
     public func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
         guard configuration.autoDevices.enabled else { return configuration }
         var expanded = configuration
@@ -98,6 +112,7 @@ public struct AutoDevices: Sendable, Equatable {
         let pinned = Set(configuration.devices.compactMap { $0.match.address?.bytes })
         for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard let address = BluetoothAddress(entry.address), !pinned.contains(address.bytes),
+                configuration.autoDevices.refusal(decoder: entry.decoder, address: address, name: entry.name) == nil,
                 ids.insert(id).inserted
             else { continue }
             expanded.devices.append(

@@ -27,6 +27,9 @@ public struct MatchInstances: Sendable, Equatable {
     public private(set) var evictions = 0
     public private(set) var refusals = 0
 
+    /// Instances followed now (the configured devices themselves not counted).
+    public var count: Int { bindings.values.reduce(0) { $0 + max(0, $1.count - 1) } }
+
     /// The most instances per configured device, and how long one must be unseen to make room.
     public static let bound = DeviceBound(maximum: 100)
 

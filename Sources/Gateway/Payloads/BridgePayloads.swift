@@ -139,13 +139,20 @@ public struct HealthSnapshot: Sendable, Hashable {
         }
     }
 
+    /// When some configured match has no address: the devices such matches split off
+    /// (``MatchInstances``), and since start those dropped to make room and those refused at the
+    /// bound (nil leaves the member out).
+    public var matchInstances: AutoDeviceCounts?
+
     public init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
         dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
-        outboxError: String? = nil, bluetooth: BluetoothHealth? = nil, autoDevices: AutoDeviceCounts? = nil
+        outboxError: String? = nil, bluetooth: BluetoothHealth? = nil, autoDevices: AutoDeviceCounts? = nil,
+        matchInstances: AutoDeviceCounts? = nil
     ) {
         self.bluetooth = bluetooth
         self.autoDevices = autoDevices
+        self.matchInstances = matchInstances
         self.uptime = uptime
         self.connections = connections
         self.maxConnections = maxConnections
@@ -195,13 +202,14 @@ public struct HealthSnapshot: Sendable, Hashable {
             JSONMember("ts", .string(Timestamp.iso8601(time))),
         ]
         if let bluetooth { members.insert(JSONMember("bluetooth", bluetooth.json), at: members.count - 1) }
-        if let autoDevices {
-            let counts: JSONValue = .object([
-                JSONMember("devices", .int(Int64(autoDevices.devices))),
-                JSONMember("evictions", .int(Int64(autoDevices.evictions))),
-                JSONMember("refusals", .int(Int64(autoDevices.refusals))),
+        for (key, counts) in [("auto_devices", autoDevices), ("match_instances", matchInstances)] {
+            guard let counts else { continue }
+            let value: JSONValue = .object([
+                JSONMember("devices", .int(Int64(counts.devices))),
+                JSONMember("evictions", .int(Int64(counts.evictions))),
+                JSONMember("refusals", .int(Int64(counts.refusals))),
             ])
-            members.insert(JSONMember("auto_devices", counts), at: members.count - 1)
+            members.insert(JSONMember(key, value), at: members.count - 1)
         }
         return .object(members)
     }

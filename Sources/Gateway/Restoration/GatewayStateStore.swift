@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 import JSON
 public import Outbox
@@ -30,13 +31,43 @@ public struct GatewayStateStore: Sendable {
         try await store.removeStateValue(forKey: Self.adoptedKey(deviceID))
         try await store.removeStateValue(forKey: Self.matchKey(deviceID))
         try await store.removeStateValue(forKey: Self.autoKey(deviceID))
+        try await store.removeStateValue(forKey: Self.adoptedDeviceKey(deviceID))
+    }
+
+    static let adoptedDevicePrefix = "adopted-devices/"
+
+    static func adoptedDeviceKey(_ deviceID: String) -> String { adoptedDevicePrefix + deviceID }
+
+    /// ``AdoptedDevices/entries``: `{"address":…,"decoder":…,"name":…,"bind_key":"<32 hex>"}` per
+    /// id (`bind_key` only when one was given).
+    public func adoptedDevices() async throws -> [String: AdoptedDevices.Entry] {
+        var entries: [String: AdoptedDevices.Entry] = [:]
+        for row in try await store.stateValues(prefix: Self.adoptedDevicePrefix) {
+            guard let value = try? parser.parse(row.value), let address = value["address"]?.stringValue,
+                let decoder = value["decoder"]?.stringValue, let name = value["name"]?.stringValue
+            else { continue }
+            entries[String(row.key.dropFirst(Self.adoptedDevicePrefix.count))] = AdoptedDevices.Entry(
+                address: address, decoder: decoder, name: name,
+                bindKey: value["bind_key"]?.stringValue.flatMap(Hex.bytes))
+        }
+        return entries
+    }
+
+    public func setAdoptedDevice(_ entry: AdoptedDevices.Entry, id: String) async throws {
+        var members = [
+            JSONMember("address", .string(entry.address)), JSONMember("decoder", .string(entry.decoder)),
+            JSONMember("name", .string(entry.name)),
+        ]
+        if let key = entry.bindKey { members.append(JSONMember("bind_key", .string(Hex.string(key)))) }
+        try await store.setStateValue(JSONValue.object(members).bytes, forKey: Self.adoptedDeviceKey(id))
     }
 
     static let autoPrefix = "auto-devices/"
 
     static func autoKey(_ deviceID: String) -> String { autoPrefix + deviceID }
 
-    /// ``AutoDevices/entries``: `{"address":…,"decoder":…,"last_seen":<seconds since 1970>}` per id.
+    /// ``AutoDevices/entries``: `{"address":…,"decoder":…,"last_seen":<seconds since 1970>,"name":…}`
+    /// per id (`name` only when known).
     public func autoDevices() async throws -> [String: AutoDevices.Entry] {
         var entries: [String: AutoDevices.Entry] = [:]
         for row in try await store.stateValues(prefix: Self.autoPrefix) {
@@ -48,17 +79,19 @@ public struct GatewayStateStore: Sendable {
             }
             let seconds = fields["last_seen"]?.intValue ?? 0
             entries[String(row.key.dropFirst(Self.autoPrefix.count))] = AutoDevices.Entry(
-                address: address, decoder: decoder, lastSeen: Date(timeIntervalSince1970: TimeInterval(seconds)))
+                address: address, decoder: decoder, lastSeen: Date(timeIntervalSince1970: TimeInterval(seconds)),
+                name: fields["name"]?.stringValue)
         }
         return entries
     }
 
     public func setAutoDevice(_ entry: AutoDevices.Entry, id: String) async throws {
-        let value: JSONValue = .object([
-            JSONMember("address", .string(entry.address)),
-            JSONMember("decoder", .string(entry.decoder)),
-            JSONMember("last_seen", .int(Int64(entry.lastSeen.timeIntervalSince1970))),
-        ])
+        let value: JSONValue = .object(
+            [
+                JSONMember("address", .string(entry.address)),
+                JSONMember("decoder", .string(entry.decoder)),
+                JSONMember("last_seen", .int(Int64(entry.lastSeen.timeIntervalSince1970))),
+            ] + (entry.name.map { [JSONMember("name", .string($0))] } ?? []))
         try await store.setStateValue(value.bytes, forKey: Self.autoKey(id))
     }
 

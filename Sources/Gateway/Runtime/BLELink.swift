@@ -420,7 +420,8 @@ extension BLELink {
             context: AdvertisementContext(address: address, bindKey: configuration.autoDevices.bindKey(for: address))
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
-        return await gateway?.addAutoDevice(address, decoder: decoder)
+        let name = advertisement.localName ?? seen.entries[address.string]?.name
+        return await gateway?.addAutoDevice(address, decoder: decoder, name: name)
     }
 
     /// BTHome and MiBeacon de-duplication (`deduplicate`, on by default): false for a reading that
@@ -859,7 +860,7 @@ extension BLELink {
         case .disconnect:
             disconnect(id)
             return nil
-        case .scan, .listDevices, .reloadConfiguration, .restart:
+        case .scan, .listDevices, .reloadConfiguration, .restart, .adopt, .removeDevice:
             return nil
         }
     }

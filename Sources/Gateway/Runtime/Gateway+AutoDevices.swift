@@ -4,8 +4,9 @@ import Foundation
 
 extension Gateway {
     /// The configuration as loaded, with the devices matches split off and the automatic devices.
+    /// Adopted devices come before automatic ones, whose expansion then skips their addresses.
     func expanded(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
-        autoDevices.expand(instances.expand(configuration))
+        autoDevices.expand(adopted.expand(instances.expand(configuration)))
     }
 
     /// `auto_devices`' bound: `max_devices`, making room only from devices unseen for `evict_after`.
@@ -20,12 +21,15 @@ extension Gateway {
     /// changed); returns its id, or nil when automatic devices are off, a configured device has
     /// that id, or the bound is reached with no device idle enough to make room (``DeviceBound``).
     /// An evicted device goes with its topics' entities.
-    func addAutoDevice(_ address: BluetoothAddress, decoder: String, at now: Date = Date()) async -> String? {
+    func addAutoDevice(
+        _ address: BluetoothAddress, decoder: String, name: String? = nil, at now: Date = Date()
+    ) async -> String? {
         guard configured.autoDevices.enabled else { return nil }
         let admission = autoDevices.add(
-            address, decoder: decoder, at: now, bound: autoDeviceBound, configuration: instances.expand(configured))
+            address, decoder: decoder, name: name, at: now, bound: autoDeviceBound,
+            configuration: instances.expand(configured))
         switch admission {
-        case nil:
+        case nil, .filtered:
             return nil
         case .known(let id):
             return id
@@ -60,7 +64,11 @@ extension Gateway {
                     ])
             }
             await apply(
-                expanded(configured), reason: "configuration expanded by an automatic device", announceAll: false)
+                expanded(configured), reason: "configuration expanded by an automatic device", announceAll: false,
+                leaving: Dictionary(
+                    uniqueKeysWithValues: evicted.map {
+                        ($0, "dropped to make room: auto_devices.max_devices reached and unseen for evict_after")
+                    }))
             return id
         }
     }

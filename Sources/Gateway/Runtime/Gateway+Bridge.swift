@@ -275,7 +275,10 @@ extension Gateway {
             autoDevices: configured.autoDevices.enabled
                 ? HealthSnapshot.AutoDeviceCounts(
                     devices: autoDevices.entries.count, evictions: autoDevices.evictions,
-                    refusals: autoDevices.refusals) : nil)
+                    refusals: autoDevices.refusals) : nil,
+            matchInstances: configured.devices.contains { $0.match.address == nil }
+                ? HealthSnapshot.AutoDeviceCounts(
+                    devices: instances.count, evictions: instances.evictions, refusals: instances.refusals) : nil)
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }

@@ -146,6 +146,10 @@ extension Gateway {
             dispatchControl(pending, kind: .reload)
         case .restart:
             dispatchControl(pending, kind: .restart)
+        case .adopt(let device, let id, let name, let bindKey):
+            await adopt(pending, device: device, as: id, name: name, bindKey: bindKey)
+        case .removeDevice(let device):
+            await removeDevice(pending, device)
         case .listDevices:
             let summaries = model.configuration.devices.map { device in
                 let status = devices[device.id] ?? DeviceStatus()

@@ -50,7 +50,15 @@ extension Gateway {
                     "match instance dropped to make room: unseen for 10 minutes",
                     [("device", templateID), ("id", gone), ("evictions", "\(instances.evictions)")])
             }
-            await apply(expanded(configured), reason: "match instance added", announceAll: false)
+            await apply(
+                expanded(configured), reason: "match instance added", announceAll: false,
+                leaving: Dictionary(
+                    uniqueKeysWithValues: evicted.map {
+                        (
+                            $0,
+                            "dropped to make room: the match has \(MatchInstances.bound.maximum) instances, this one unseen for 10 minutes"
+                        )
+                    }))
             return id
         }
     }

@@ -30,6 +30,8 @@ public actor Gateway {
     var instances = MatchInstances()
     /// The zero-configuration devices (`auto_devices`, kept in ``state``).
     var autoDevices = AutoDevices()
+    /// Automatic devices adopted over MQTT (`bridge/request/device/adopt`, kept in ``state``).
+    var adopted = AdoptedDevices()
     var gate: CommandGate
     var scheduler: ConnectionScheduler
     let pipeline: ReadingPipeline
@@ -219,8 +221,9 @@ public actor Gateway {
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
         instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:], loadedAt: Date())
         autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:], loadedAt: Date())
-        if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty {
-            await apply(expanded(configured), reason: "match instances and automatic devices restored")
+        adopted = AdoptedDevices(entries: (try? await state.adoptedDevices()) ?? [:])
+        if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty || !adopted.entries.isEmpty {
+            await apply(expanded(configured), reason: "match instances, automatic and adopted devices restored")
         }
         let (messages, client, logger) = (outgoingMessages, client, logger)
         outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
@@ -372,7 +375,10 @@ public actor Gateway {
     /// announce the whole bridge afterwards (a reload); otherwise only what changed (one device
     /// added by itself: announcing everything for each would cost O(devices²) retained messages
     /// to fill the bound).
-    func apply(_ configuration: BridgeConfiguration, reason: String, announceAll: Bool = true) async {
+    /// `leaving`: why devices go, by id, for their `device_left` events (default: "removed from the configuration").
+    func apply(
+        _ configuration: BridgeConfiguration, reason: String, announceAll: Bool = true, leaving: [String: String] = [:]
+    ) async {
         let old = model.configuration
         let diff = GatewayModel.changes(from: old, to: configuration)
         if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
@@ -394,7 +400,8 @@ public actor Gateway {
         }
         actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: .now)
         for id in diff.removed.sorted() {
-            publishEvent(.left, device: id, [JSONMember("reason", "removed from the configuration")])
+            publishEvent(
+                .left, device: id, [JSONMember("reason", .string(leaving[id] ?? "removed from the configuration"))])
             devices[id] = nil
             await removeDiscovery(of: id)
             try? await state.forget(deviceID: id)

@@ -125,6 +125,10 @@ public enum BridgeRequestKind: String, Sendable, Hashable, CaseIterable {
     case configReload = "config/reload"
     /// Stops gracefully and starts again (the same process, `blebridge run` only).
     case restart
+    /// Gives an automatic device an id, a name and a bind key of the client's choosing (``AdoptedDevices``).
+    case adopt = "device/adopt"
+    /// Removes an adopted or automatic device (not a configured one).
+    case remove = "device/remove"
 }
 
 /// What an incoming message is, by its topic.

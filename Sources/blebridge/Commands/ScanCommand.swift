@@ -4,6 +4,8 @@ import Configuration
 import Decoders
 import Dispatch
 import Foundation
+import Gateway
+import JSON
 
 #if canImport(Glibc)
     import Glibc
@@ -16,10 +18,11 @@ struct ScanCommand: CLICommand {
     static let summary = "Show nearby BLE devices (live on a terminal, one line per sighting otherwise)"
     static let usage = """
         Usage: blebridge scan [--bus ADDRESS] [--adapter NAME] [--service UUID[,UUID…]] [--rssi DBM]
-                              [--duplicates] [--duration DURATION] [--plain]
+                              [--duplicates] [--duration DURATION] [--plain] [--config]
 
-        Scans through BlueZ and shows each device's address, RSSI, name, advertised services and the
-        decoded advertisement where the format is known (BTHome, iBeacon, Eddystone, …; raw hex otherwise).
+        Scans through BlueZ and shows each device's address, RSSI, name, advertised services, the
+        decoder that recognises its advertisement (decoder=bthome, …) and the decoded advertisement
+        where the format is known (BTHome, iBeacon, Eddystone, …; raw hex otherwise).
 
           --bus ADDRESS          the D-Bus bus of BlueZ (default: the system bus, DBUS_SYSTEM_BUS_ADDRESS)
           --adapter NAME         the adapter (default hci0)
@@ -28,6 +31,9 @@ struct ScanCommand: CLICommand {
           --duplicates           report every advertisement, not only changes
           --duration DURATION    stop after this long, e.g. 5s or 2m (default: until Ctrl-C)
           --plain                one line per sighting even on a terminal
+          --config               at the end, print {"devices": [...]}: a ready config.json entry for
+                                 each recognised device with a fixed address (id <decoder>_<aabbcc>,
+                                 as auto_devices names it)
 
         Exit status: 0 when stopped, 69 BlueZ or the adapter unavailable, 64 usage error.
         """
@@ -48,6 +54,7 @@ struct ScanCommand: CLICommand {
             "duration", expected: DurationParser.acceptedForms,
             parse: { DurationParser.parse($0).flatMap { $0 > .zero ? $0 : nil } })
         let plain = arguments.flag("plain")
+        let printConfiguration = arguments.flag("config")
         try arguments.finish()
 
         let manager: CentralManager
@@ -82,8 +89,8 @@ struct ScanCommand: CLICommand {
             var lastDraw = ContinuousClock.now - .seconds(1)
             for await discovery in stream {
                 let row = ScanView.Row(discovery)
+                view.update(row)
                 if live {
-                    view.update(row)
                     if ContinuousClock.now - lastDraw >= .milliseconds(500) {
                         StandardStreams.out(view.redraw(size: TerminalSize.standardOutput))
                         lastDraw = .now
@@ -100,6 +107,7 @@ struct ScanCommand: CLICommand {
         var view = await consumer.value
         await manager.close()
         if live { StandardStreams.out(view.redraw(size: TerminalSize.standardOutput)) }
+        if printConfiguration { StandardStreams.out(view.configuration.serialized + "\n") }
         return .success
     }
 
@@ -126,6 +134,8 @@ struct ScanView {
         var name: String?
         var rssi: Int?
         var services: [BluetoothUUID]
+        /// The first built-in decoder that recognises the advertisement (as `auto_devices` picks it).
+        var decoder: String?
         var decoded: String
 
         init(_ discovery: Discovery) {
@@ -134,14 +144,15 @@ struct ScanView {
             name = advertisement.localName
             rssi = discovery.rssi
             services = advertisement.serviceUUIDs
-            decoded = Self.decode(advertisement, address: discovery.identifier)
+            let readings = DecoderRegistry.standard.decodeAdvertisement(
+                serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
+                context: AdvertisementContext(address: discovery.identifier))
+            decoder = readings.first { $0.isSuccess }?.decoder
+            decoded = Self.describe(readings, advertisement)
         }
 
         /// Known formats decoded to `name=value` pairs; anything else as hex.
-        static func decode(_ advertisement: AdvertisementData, address: BluetoothAddress) -> String {
-            let readings = DecoderRegistry.standard.decodeAdvertisement(
-                serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-                context: AdvertisementContext(address: address))
+        static func describe(_ readings: [DecodedReading], _ advertisement: AdvertisementData) -> String {
             var parts: [String] = readings.filter { $0.error == nil }.map { reading in
                 reading.decoder + " "
                     + reading.fields.map { "\($0.name)=\($0.value.jsonString)\($0.unit.map { " " + $0 } ?? "")" }
@@ -161,8 +172,10 @@ struct ScanView {
         var line: String {
             let rssiText = rssi.map { "\($0) dBm" } ?? "-"
             let servicesText = services.isEmpty ? "" : " services=" + services.map(\.description).joined(separator: ",")
+            let decoderText = decoder.map { " decoder=" + $0 } ?? ""
             let decodedText = decoded.isEmpty ? "" : " " + decoded
-            return "\(address) \(rssiText) \(name.map { "\"\($0)\"" } ?? "(no name)")\(servicesText)\(decodedText)"
+            return
+                "\(address) \(rssiText) \(name.map { "\"\($0)\"" } ?? "(no name)")\(servicesText)\(decoderText)\(decodedText)"
         }
     }
 
@@ -173,6 +186,7 @@ struct ScanView {
     mutating func update(_ row: Row) {
         var merged = row
         if merged.name == nil { merged.name = rows[row.address]?.name }
+        if merged.decoder == nil { merged.decoder = rows[row.address]?.decoder }
         rows[row.address] = merged
     }
 
@@ -182,6 +196,19 @@ struct ScanView {
             let (a, b) = (left.rssi ?? Int.min, right.rssi ?? Int.min)
             return a != b ? a > b : left.address.description < right.address.description
         }
+    }
+
+    /// `--config`: `{"devices": [...]}` with an entry for every recognised device whose address is
+    /// fixed (a private address changes within minutes, so a configuration entry for it is
+    /// useless), by address; the same entry `bridge/request/device/adopt` answers with.
+    var configuration: JSONValue {
+        let entries = rows.values.sorted { $0.address < $1.address }.compactMap { row -> JSONValue? in
+            guard let decoder = row.decoder, MatchInstances.isFixed(row.address) else { return nil }
+            return AdoptedDevices.snippet(
+                id: AutoDevices.id(decoder: decoder, address: row.address), name: row.name,
+                address: row.address.string, decoder: decoder, bindKey: nil)
+        }
+        return .object([JSONMember("devices", .array(entries))])
     }
 
     /// The header line: `3 devices`, `1 device`.
