@@ -27,6 +27,7 @@ struct DecodeCommand: CLICommand {
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
                                      and ATC/pvvx payloads
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
+          --name NAME                the advertised local name (for formats recognised by it)
         Output:
           --raw                      add the raw bytes as raw_hex
           --units                    print one `name = value unit` line per field instead of JSON
@@ -71,6 +72,7 @@ struct DecodeCommand: CLICommand {
             parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
         let address = try arguments.option(
             "address", expected: "an address like AA:BB:CC:DD:EE:FF", parse: { BluetoothAddress($0) })
+        let localName = try arguments.option("name")
         let includeRaw = arguments.flag("raw")
         let units = arguments.flag("units")
         guard let hex = arguments.positional() else {
@@ -88,7 +90,7 @@ struct DecodeCommand: CLICommand {
 
         let readings: [DecodedReading]
         if serviceUUID != nil || company != nil {
-            let context = AdvertisementContext(address: address, bindKey: bindKey)
+            let context = AdvertisementContext(address: address, bindKey: bindKey, localName: localName)
             readings = registry.decodeAdvertisement(
                 serviceData: serviceUUID.map { [$0: bytes] } ?? [:],
                 manufacturerData: company.map { [$0: bytes] } ?? [:], context: context, decoder: advertisementDecoder)
