@@ -31,6 +31,7 @@ public struct DecoderRegistry: Sendable {
         MiBeaconDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
+        GoveeDecoder(),
     ]
 
     /// The registry with every built-in decoder and the `raw` fallback.
