@@ -37,10 +37,15 @@ import Testing
         #expect(h5075?["humidity"] as? Double == 29.2)
         #expect(h5075?["model"] as? String == "H5075")
         #expect(await world.state("govee_000102") { $0["temperature"] != nil }?["humidity"] as? Double == 50.24)
+        let greenhouse = await world.state("greenhouse") { $0["temperature"] != nil }
+        #expect(greenhouse?["temperature"] as? Double == 22.9)
+        #expect(greenhouse?["battery_level"] as? Int == 0)
         let config = await world.recorder.first(on: "homeassistant/sensor/blebridge_govee_000101/temperature/config")
         let temperature = try #require(config.flatMap(world.recorder.json))
         #expect(temperature["device_class"] as? String == "temperature")
         #expect((temperature["device"] as? [String: Any])?["manufacturer"] as? String == "Govee")
+        // The ThermoPro is configured, so it is not an automatic device too.
+        #expect(!world.gateway.log.contains("automatic device added id=thermopro"))
         await world.shutdown()
     }
 }

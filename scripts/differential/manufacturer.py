@@ -97,4 +97,30 @@ def govee_corpus(rng, count, random_address, oracle_values):
                "address": address, "key": None, "oracle": oracle}
 
 
-CORPORA = {"govee": govee_corpus}
+# --- ThermoPro -----------------------------------------------------------------------------------
+
+THERMOPRO_MODELS = ["TP357", "TP357S", "TP358", "TP359", "TP393", "TP397"]
+
+
+def thermopro_corpus(rng, count, random_address, oracle_values):
+    from thermopro_ble import ThermoProBluetoothDeviceData
+
+    for _ in range(count):
+        address = random_address(rng)
+        model = rng.choice(THERMOPRO_MODELS)
+        name = rng.choice([model, f"{model} ({address.replace(':', '')[-4:]})"])
+        status = rng.randrange(256)
+        case = f"battery_{status & 3}"
+        if rng.random() < 0.03:
+            reading = b"\xff\xff\xff"
+            case += "_no_reading"
+        else:
+            reading = struct.pack("<hB", rng.randrange(-400, 701), rng.randrange(0, 101))
+        frame = b"\xc2" + reading + bytes([status]) + random_bytes(rng, rng.choice([1, 2, 3]))
+        company, data = split(frame)
+        oracle = oracle_values(ThermoProBluetoothDeviceData().update(manufacturer_info(address, name, company, data)))
+        yield {"family": "thermopro", "case": case, "hex": data.hex(), "company": company, "name": name,
+               "address": address, "key": None, "oracle": oracle}
+
+
+CORPORA = {"govee": govee_corpus, "thermopro": thermopro_corpus}

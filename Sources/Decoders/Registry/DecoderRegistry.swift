@@ -25,7 +25,10 @@ public struct DecoderRegistry: Sendable {
         ]
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
+    /// ThermoPro first: it reads manufacturer data of any company id, but only from a device
+    /// with its name.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
+        ThermoProDecoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
         MiBeaconDecoder(),
