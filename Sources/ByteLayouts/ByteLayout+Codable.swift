@@ -34,6 +34,11 @@ extension ByteLayout.BitField {
         width = try container.decodeIfPresent(Int.self, forKey: .width) ?? 1
         unit = try container.decodeIfPresent(String.self, forKey: .unit)
         deviceClass = try container.decodeIfPresent(String.self, forKey: .deviceClass)
+        divisor = try container.decodeIfPresent(Int.self, forKey: .divisor)
+        modulus = try container.decodeIfPresent(Int.self, forKey: .modulus)
+        signBit = try container.decodeIfPresent(Int.self, forKey: .signBit)
+        scale = try container.decodeIfPresent(Double.self, forKey: .scale)
+        offset = try container.decodeIfPresent(Double.self, forKey: .offset)
     }
 }
 

@@ -11,7 +11,8 @@ extension ByteLayout {
             if let bits = field.bits {
                 for (bitIndex, bit) in bits.enumerated() {
                     try Self.check(
-                        deviceClass: bit.deviceClass, unit: bit.unit, numeric: true, binary: bit.width == 1,
+                        deviceClass: bit.deviceClass, unit: bit.unit, numeric: true,
+                        binary: bit.width == 1 && !bit.hasArithmetic,
                         path: path + ".bits[\(bitIndex)]")
                 }
             }

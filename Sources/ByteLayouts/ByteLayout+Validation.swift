@@ -37,6 +37,7 @@ extension ByteLayout {
                             path: bitPath,
                             message: "bits \(bit.shift)..<\(bit.shift + bit.width) do not fit in \(length) byte(s)")
                     }
+                    try Self.checkArithmetic(bit, bytes: length, path: bitPath)
                 }
             case .bytes, .utf8:
                 try claim(field.name, path)
@@ -52,5 +53,28 @@ extension ByteLayout {
             }
         }
         try validateHomeAssistant()
+    }
+
+    /// A bit field's `divisor` (≥ 1), `modulus` (≥ 2), `sign_bit` (in the container, outside the
+    /// part) and `scale` (non-zero).
+    private static func checkArithmetic(_ bit: BitField, bytes: Int, path: String) throws(ByteLayoutError) {
+        if let divisor = bit.divisor, divisor < 1 {
+            throw ByteLayoutError(path: path + ".divisor", message: "must be at least 1")
+        }
+        if let modulus = bit.modulus, modulus < 2 {
+            throw ByteLayoutError(path: path + ".modulus", message: "must be at least 2")
+        }
+        if let sign = bit.signBit {
+            guard (0..<bytes * 8).contains(sign), !(bit.shift..<bit.shift + bit.width).contains(sign) else {
+                throw ByteLayoutError(
+                    path: path + ".sign_bit",
+                    message:
+                        "must be a bit of the \(bytes)-byte container outside bits \(bit.shift)..<\(bit.shift + bit.width)"
+                )
+            }
+        }
+        if let scale = bit.scale, scale == 0 || !scale.isFinite {
+            throw ByteLayoutError(path: path + ".scale", message: "must be a non-zero number")
+        }
     }
 }

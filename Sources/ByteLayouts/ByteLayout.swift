@@ -68,25 +68,51 @@ public struct ByteLayout: Sendable, Hashable, Codable {
     }
 
     /// A group of bits inside a `bits` field: `width` bits starting at bit `shift` (0 = least
-    /// significant). One-bit fields decode as booleans.
+    /// significant). One-bit fields decode as booleans unless they have arithmetic.
+    ///
+    /// Packed decimal values (Govee's 24-bit `temperature × 1000 + humidity` with a sign bit) are
+    /// parts of one container: `value = (bits / divisor) % modulus`, negated when the container's
+    /// bit `sign_bit` is set, then `× scale + offset`. Parts may overlap (both read bits 0–22).
     public struct BitField: Sendable, Hashable, Codable {
         public var name: String
         public var shift: Int
         public var width: Int
         public var unit: String?
         public var deviceClass: String?
+        /// Integer division of the bits before `modulus` (the part above a decimal place).
+        public var divisor: Int?
+        /// Remainder after `divisor` (the part below a decimal place).
+        public var modulus: Int?
+        /// A bit of the container (outside this part) that makes the value negative.
+        public var signBit: Int?
+        public var scale: Double?
+        public var offset: Double?
 
-        public init(name: String, shift: Int, width: Int = 1, unit: String? = nil, deviceClass: String? = nil) {
+        public init(
+            name: String, shift: Int, width: Int = 1, unit: String? = nil, deviceClass: String? = nil,
+            divisor: Int? = nil, modulus: Int? = nil, signBit: Int? = nil, scale: Double? = nil, offset: Double? = nil
+        ) {
             self.name = name
             self.shift = shift
             self.width = width
             self.unit = unit
             self.deviceClass = deviceClass
+            self.divisor = divisor
+            self.modulus = modulus
+            self.signBit = signBit
+            self.scale = scale
+            self.offset = offset
+        }
+
+        /// True when the part has arithmetic (so a one-bit part is a number, not a boolean).
+        package var hasArithmetic: Bool {
+            divisor != nil || modulus != nil || signBit != nil || scale != nil || offset != nil
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, shift, width, unit
+            case name, shift, width, unit, divisor, modulus, scale, offset
             case deviceClass = "device_class"
+            case signBit = "sign_bit"
         }
     }
 

@@ -80,6 +80,7 @@ extension BridgeConfiguration {
                     text = Self.summary(layout)
                     switch advertisement.layoutSource {
                     case .manufacturerData(let company)?: text += " on manufacturer data \(Self.hex4(company))"
+                    case .anyManufacturerData?: text += " on manufacturer data of any company id"
                     case .serviceData(let service)?: text += " on service data \(service)"
                     case nil: break
                     }

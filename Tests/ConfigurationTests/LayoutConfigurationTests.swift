@@ -46,6 +46,31 @@ import Testing
         #expect(byService.devices.first?.advertisement?.layoutSource == .serviceData(BluetoothUUID("fff0")!))
     }
 
+    @Test func anyCompanyIDAndPackedBitPartsAreAccepted() throws {
+        let packed =
+            #"{"fields": [{"type": "bits", "length": 3, "big_endian": true, "bits": [{"name": "temperature", "shift": 0, "width": 23, "divisor": 1000, "sign_bit": 23, "scale": 0.1, "unit": "°C", "device_class": "temperature"}, {"name": "humidity", "shift": 0, "width": 23, "modulus": 1000, "scale": 0.1, "unit": "%", "device_class": "humidity"}]}]}"#
+        let configuration = try Self.load(
+            #"{"devices": [{\#(Self.device), "advertisement": {"layout": \#(packed), "manufacturer_id": "any"}}]}"#)
+        let settings = try #require(configuration.devices.first?.advertisement)
+        #expect(settings.layoutSource == .anyManufacturerData)
+        #expect(settings.layout?.fields.first?.bits?.first?.signBit == 23)
+        #expect(settings.layout?.fields.first?.bits?.last?.modulus == 1000)
+        #expect(configuration.summaryLines.contains { $0.contains("on manufacturer data of any company id") })
+        #expect(throws: ConfigurationError.self) {
+            try Self.load(
+                #"{"devices": [{\#(Self.device), "advertisement": {"layout": \#(packed), "manufacturer_id": "all"}}]}"#)
+        }
+        // The sign bit inside the part it signs is refused with its path.
+        let inside = packed.replacingOccurrences(of: #""sign_bit": 23"#, with: #""sign_bit": 22"#)
+        do {
+            _ = try Self.load(
+                #"{"devices": [{\#(Self.device), "advertisement": {"layout": \#(inside), "manufacturer_id": 60552}}]}"#)
+            Issue.record("a sign bit inside its part was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.keyPath == "devices[0].advertisement.layout.fields[0].bits[0].sign_bit")
+        }
+    }
+
     @Test func aCommandWithALayoutHasTheLayoutFormat() throws {
         let configuration = try Self.load(
             #"{"devices": [{\#(Self.device), "commands": [{"name": "lamp", "characteristic": "ff02", "operations": ["read", "write"], "layout": \#(Self.layout)}]}]}"#

@@ -45,3 +45,10 @@ func expectGolden(
     #expect(reading.error == nil, "\(vector.source)", sourceLocation: sourceLocation)
     #expect(reading.jsonString() == vector.json, "\(vector.source)", sourceLocation: sourceLocation)
 }
+
+/// The readings of one manufacturer-data entry (`company`, the entry in hex) with a local name,
+/// through the standard registry as the gateway decodes an advertisement.
+func manufacturerReadings(_ company: UInt16, _ hex: String, name: String?) -> [DecodedReading] {
+    DecoderRegistry.standard.decodeAdvertisement(
+        serviceData: [:], manufacturerData: [company: bytes(hex)], context: AdvertisementContext(localName: name))
+}

@@ -73,6 +73,7 @@ enum DifferentialComparison {
 
     static func decode(_ entry: OracleCase) -> DecodedReading {
         let registry = DecoderRegistry.standard
+        if let company = entry.company { return decodeManufacturerData(entry, company: company) }
         let uuid = BluetoothUUID(UInt16(entry.family == "mibeacon" ? 0xFE95 : 0xFCD2))
         let context = AdvertisementContext(
             address: BluetoothAddress(entry.address), bindKey: entry.key.flatMap { Hex.bytes($0) })
@@ -87,6 +88,8 @@ enum DifferentialComparison {
         switch entry.family {
         case "mibeacon": differing = mibeaconDifferences(ours, entry.oracle)
         case "bthome": differing = bthomeDifferences(ours, entry)
+        case _ where manufacturerFamilies.contains(entry.family):
+            differing = manufacturerDifferences(ours, entry.oracle)
         default: return .unexpected("no comparison for family \(entry.family)")
         }
         if differing.isEmpty { return .match }

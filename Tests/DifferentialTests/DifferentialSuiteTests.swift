@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The differential suite: scripts/differential/oracle.py generates a seeded corpus per family and
-/// decodes it with Home Assistant's reference parsers (xiaomi-ble, bthome-ble; pinned in
+/// decodes it with Home Assistant's reference parsers (xiaomi-ble, bthome-ble, govee-ble,
+/// thermopro-ble; pinned in
 /// scripts/setup.sh, `.build/venv-oracles`); BLEBridge decodes the same bytes and every payload is
 /// a match, a listed known disagreement (``KnownDisagreement``) or a failure. The report per
 /// family is printed (docs/testing.md).
@@ -12,7 +13,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let payloadsPerFamily = 10_000
-    static let families = ["mibeacon", "bthome"]
+    static let families = ["mibeacon", "bthome"] + DifferentialComparison.manufacturerFamilies
     /// Advertisement decoders with no pinned reference parser yet.
     static let withoutOracle = ["bthome_v1", "bthome_v1_encrypted", "ibeacon", "eddystone", "ruuvi", "pvvx", "atc1441"]
 

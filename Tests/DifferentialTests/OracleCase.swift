@@ -11,6 +11,10 @@ struct OracleCase: Decodable, Sendable {
     var oracle: [String: OracleValue]?
     /// BTHome: `[object id, the reference's value for that object]` in frame order.
     var objects: [[OracleValue]]?
+    /// Manufacturer-data families: the company id BlueZ reports (`hex` is the rest of the entry).
+    var company: Int?
+    /// Manufacturer-data families: the advertised local name.
+    var name: String?
 }
 
 /// A JSON scalar from the reference side.

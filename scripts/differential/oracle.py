@@ -14,10 +14,11 @@ under "binary:<key>"; null when it reported nothing, i.e. rejected the payload).
 decodes the same bytes and compares. `case` names how the payload was made, so that a known
 disagreement can be tied to the cases where it is expected.
 
-Usage: oracle.py [--count N] [--seed S] [--family mibeacon|bthome ...]
+Usage: oracle.py [--count N] [--seed S] [--family mibeacon|bthome|govee|thermopro|inkbird ...]
 """
 
 import argparse
+import functools
 import json
 import logging
 import random
@@ -26,6 +27,8 @@ import sys
 
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from habluetooth.models import BluetoothServiceInfoBleak
+
+import manufacturer
 
 logging.disable(logging.CRITICAL)
 
@@ -247,9 +250,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=10000, help="payloads per family")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--family", action="append", choices=["mibeacon", "bthome"])
-    options = parser.parse_args()
     corpora = {"mibeacon": mibeacon_corpus, "bthome": bthome_corpus}
+    # Manufacturer-data families (scripts/differential/manufacturer.py).
+    corpora.update({family: functools.partial(make, random_address=random_address, oracle_values=oracle_values)
+                    for family, make in manufacturer.CORPORA.items()})
+    parser.add_argument("--family", action="append", choices=list(corpora))
+    options = parser.parse_args()
     out = sys.stdout
     for family in options.family or list(corpora):
         rng = random.Random(f"{options.seed}-{family}")

@@ -237,6 +237,26 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "hygrometers": #"""
+        {
+          "name": "hygrometers",
+          "description": "Passive Govee and ThermoPro sensors whose readings are in manufacturer data (ThermoPro's partly in the company-id bytes).",
+          "devices": [
+            {
+              "id": "govee_h5075", "address": "C0:FF:EE:00:01:01", "name": "GVH5075_0101", "connectable": false, "rssi": -66,
+              "advertisement": {"manufacturer_data": [{"company": 60552, "value": "0003a2d45c00"}]}
+            },
+            {
+              "id": "govee_h5179", "address": "C0:FF:EE:00:01:02", "name": "GVH5179_0102", "connectable": false, "rssi": -71,
+              "advertisement": {"manufacturer_data": [{"company": 34817, "value": "010101013c09a0135a"}]}
+            },
+            {
+              "id": "thermopro_tp357", "address": "C0:FF:EE:00:01:03", "name": "TP357 (0103)", "connectable": false, "rssi": -62,
+              "advertisement": {"manufacturer_data": [{"company": 58818, "value": "002f2c02"}]}
+            }
+          ]
+        }
+        """#,
         "ibeacon": #"""
         {
           "name": "ibeacon",

@@ -8,6 +8,9 @@ public struct AdvertisementSettings: Sendable, Equatable {
     public enum LayoutSource: Sendable, Hashable {
         /// Manufacturer data of this company id (the bytes after the two id bytes).
         case manufacturerData(UInt16)
+        /// Every manufacturer-data entry, each read from its two company-id bytes (little-endian, as
+        /// sent), for formats that put data there (`"manufacturer_id": "any"`).
+        case anyManufacturerData
         /// Service data of this service UUID.
         case serviceData(BluetoothUUID)
     }
@@ -37,11 +40,13 @@ extension AdvertisementSettings: Decodable {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let name = try reader.decoderName("decoder")
         layout = try reader.layout("layout")
-        let company = try reader.integer("manufacturer_id", in: 0...0xFFFF)
+        let anyCompany = try Self.anyCompany(reader)
+        let company = try anyCompany ? 0 : reader.integer("manufacturer_id", in: 0...0xFFFF)
         let service = try reader.uuid("service_data", kind: .service)
         if layout != nil {
             if name != nil { throw reader.error("layout", .conflict, "give either decoder or layout, not both") }
             switch (company, service) {
+            case (_?, nil) where anyCompany: layoutSource = .anyManufacturerData
             case (let company?, nil): layoutSource = .manufacturerData(UInt16(company))
             case (nil, let service?): layoutSource = .serviceData(service)
             case (nil, nil):
@@ -73,5 +78,16 @@ extension AdvertisementSettings: Decodable {
             }
             bindKey = bytes
         }
+    }
+
+    /// `"manufacturer_id": "any"`; another string is an error.
+    private static func anyCompany(_ reader: ObjectReader) throws -> Bool {
+        guard let text = try? reader.string("manufacturer_id") else { return false }
+        guard text == "any" else {
+            throw reader.error(
+                "manufacturer_id", .invalidValue,
+                "\"\(text)\" is not a company id; expected an integer from 0 to 65535 or \"any\"")
+        }
+        return true
     }
 }

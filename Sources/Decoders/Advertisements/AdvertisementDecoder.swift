@@ -8,12 +8,18 @@ public enum AdvertisementSource: Sendable, Hashable, CustomStringConvertible {
     /// Manufacturer-specific data for this company identifier (BlueZ `Device1.ManufacturerData`;
     /// the payload excludes the two company-id bytes).
     case manufacturerData(UInt16)
+    /// Manufacturer-specific data of any company identifier, for formats whose first two bytes
+    /// are not a real company id but data (ThermoPro, Inkbird) or that several company ids carry
+    /// (Govee). The payload starts with the two company-id bytes as sent on air (little-endian),
+    /// then the rest of the entry, so a decoder reads them like any other field.
+    case anyManufacturerData
 
     public var description: String {
         switch self {
         case .serviceData(let uuid): return "service data \(uuid)"
         case .manufacturerData(let company):
             return "manufacturer data 0x\(Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)]))"
+        case .anyManufacturerData: return "manufacturer data of any company id, its two bytes first"
         }
     }
 }
@@ -24,10 +30,14 @@ public struct AdvertisementContext: Sendable, Hashable {
     public var address: BluetoothAddress?
     /// A 16-byte AES key (BTHome bind key) from the configuration.
     public var bindKey: [UInt8]?
+    /// The advertised local name (BlueZ `Device1.Name`): some formats (ThermoPro, Inkbird) are
+    /// told apart only by it.
+    public var localName: String?
 
-    public init(address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil) {
+    public init(address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, localName: String? = nil) {
         self.address = address
         self.bindKey = bindKey
+        self.localName = localName
     }
 }
 
@@ -38,11 +48,15 @@ public protocol AdvertisementDecoder: Sendable {
     /// True when the payload looks like this format (e.g. iBeacon's `02 15` prefix inside Apple's
     /// manufacturer data), so the registry can choose among decoders of one source.
     func accepts(_ payload: [UInt8]) -> Bool
+    /// ``accepts(_:)`` with the context (the local name); by default the same as without.
+    func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool
     func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField]
 }
 
 extension AdvertisementDecoder {
     public func accepts(_ payload: [UInt8]) -> Bool { true }
+
+    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool { accepts(payload) }
 
     /// Decodes without throwing: on failure the reading carries the error and the raw bytes.
     public func reading(_ payload: [UInt8], context: AdvertisementContext = AdvertisementContext())

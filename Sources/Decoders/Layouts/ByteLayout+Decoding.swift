@@ -36,7 +36,9 @@ extension ByteLayout: ValueDecoder {
                 let container = try reader.unsigned(length, bigEndian: field.bigEndian ?? false, label)
                 for bit in field.bits ?? [] {
                     let value = container >> UInt64(bit.shift) & ((1 << UInt64(bit.width)) - 1)
-                    if bit.width == 1 {
+                    if bit.hasArithmetic {
+                        output.append(Self.part(bit, value, container: container))
+                    } else if bit.width == 1 {
                         output.append(.bool(bit.name, value == 1, kind: .binary(bit.deviceClass)))
                     } else {
                         output.append(.int(bit.name, value, unit: bit.unit, kind: Self.kind(bit.deviceClass)))
@@ -72,6 +74,19 @@ extension ByteLayout: ValueDecoder {
             return .int(label, raw, unit: field.unit, kind: kind)
         }
         return .double(label, Scale.affine(value, scale: scale, offset: offset), unit: field.unit, kind: kind)
+    }
+
+    /// A bit field with arithmetic: `(bits / divisor) % modulus`, negated by the sign bit, then
+    /// `× scale + offset` (an integer when neither is given).
+    static func part(_ bit: BitField, _ bits: UInt64, container: UInt64) -> DecodedField {
+        var value = Int64(bits) / Int64(bit.divisor ?? 1)
+        if let modulus = bit.modulus { value %= Int64(modulus) }
+        if let sign = bit.signBit, container >> UInt64(sign) & 1 == 1 { value = -value }
+        let kind = Self.kind(bit.deviceClass)
+        guard bit.scale != nil || bit.offset != nil else { return .int(bit.name, value, unit: bit.unit, kind: kind) }
+        return .double(
+            bit.name, Scale.affine(Double(value), scale: bit.scale ?? 1, offset: bit.offset ?? 0), unit: bit.unit,
+            kind: kind)
     }
 
     /// A sensor with the state class Home Assistant allows for `deviceClass` (`measurement`

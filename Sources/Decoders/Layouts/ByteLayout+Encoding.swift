@@ -59,7 +59,10 @@ extension ByteLayout {
             case .bits:
                 let length = field.length ?? 1
                 var container: UInt64 = 0
-                for bit in field.bits ?? [] {
+                for bit in field.bits ?? [] where bit.hasArithmetic {
+                    container = try Self.add(bit, values[bit.name], to: container)
+                }
+                for bit in field.bits ?? [] where !bit.hasArithmetic {
                     let value = try Self.integer(values[bit.name], label: bit.name)
                     guard value >= 0, value < Int64(1) << Int64(bit.width) else {
                         throw DecoderError(
@@ -91,6 +94,34 @@ extension ByteLayout {
             }
         }
         return output
+    }
+
+    /// The inverse of ``part(_:_:container:)``: the magnitude, times `divisor`, is added to the
+    /// part's bits (parts sharing bits, like Govee's temperature and humidity, add up); a negative
+    /// value sets the sign bit. A value the part cannot hold is refused.
+    static func add(_ bit: BitField, _ value: DecodedValue?, to container: UInt64) throws(DecoderError) -> UInt64 {
+        guard let value else { throw DecoderError(.invalidInput, field: bit.name, message: "missing value") }
+        let number: Double
+        switch value {
+        case .int(let integer): number = Double(integer)
+        case .double(let double) where double.isFinite: number = double
+        default: throw DecoderError(.invalidInput, field: bit.name, message: "expects a finite number")
+        }
+        let raw = ((number - (bit.offset ?? 0)) / (bit.scale ?? 1)).rounded()
+        let magnitude = abs(raw)
+        let limit = Double(bit.modulus ?? Int.max)
+        guard raw >= 0 || bit.signBit != nil, magnitude < limit, magnitude < 9e15 else {
+            throw DecoderError(.invalidInput, field: bit.name, message: "\(number) does not fit the part")
+        }
+        let mask: UInt64 = (1 << UInt64(bit.width)) - 1
+        let current = container >> UInt64(bit.shift) & mask
+        let sum = current + UInt64(magnitude) * UInt64(bit.divisor ?? 1)
+        guard sum <= mask else {
+            throw DecoderError(.invalidInput, field: bit.name, message: "\(number) does not fit in \(bit.width) bit(s)")
+        }
+        var result = container & ~(mask << UInt64(bit.shift)) | sum << UInt64(bit.shift)
+        if raw < 0, let sign = bit.signBit { result |= 1 << UInt64(sign) }
+        return result
     }
 
     static func power2(_ exponent: Double) -> Double {

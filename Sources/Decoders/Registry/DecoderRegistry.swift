@@ -25,12 +25,16 @@ public struct DecoderRegistry: Sendable {
         ]
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
+    /// ThermoPro first: it reads manufacturer data of any company id, but only from a device
+    /// with its name.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
+        ThermoProDecoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
         MiBeaconDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
+        GoveeDecoder(),
     ]
 
     /// The registry with every built-in decoder and the `raw` fallback.
@@ -120,14 +124,31 @@ public struct DecoderRegistry: Sendable {
                             .unknownDecoder, field: "decoder", message: "no advertisement decoder named '\(name)'"))
                 ]
             }
-            return entries.filter { $0.0 == decoder.source }.map { decoder.reading($0.1, context: context) }
+            return entries.compactMap { source, payload in
+                Self.payload(payload, from: source, for: decoder.source).map { decoder.reading($0, context: context) }
+            }
         }
         var readings: [DecodedReading] = []
         for (source, payload) in entries {
-            if let decoder = advertisementOrder.first(where: { $0.source == source && $0.accepts(payload) }) {
-                readings.append(decoder.reading(payload, context: context))
+            for decoder in advertisementOrder {
+                guard let input = Self.payload(payload, from: source, for: decoder.source),
+                    decoder.accepts(input, context: context)
+                else { continue }
+                readings.append(decoder.reading(input, context: context))
+                break
             }
         }
         return readings
+    }
+
+    /// What a decoder of `wanted` gets from an entry of `source`: the entry itself when the sources
+    /// are equal; for ``AdvertisementSource/anyManufacturerData`` the company-id bytes as sent on
+    /// air (little-endian) followed by the entry; nil when the decoder does not read that entry.
+    public static func payload(_ payload: [UInt8], from source: AdvertisementSource, for wanted: AdvertisementSource)
+        -> [UInt8]?
+    {
+        if source == wanted { return payload }
+        guard wanted == .anyManufacturerData, case .manufacturerData(let company) = source else { return nil }
+        return [UInt8(company & 0xFF), UInt8(company >> 8)] + payload
     }
 }

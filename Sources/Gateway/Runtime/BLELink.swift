@@ -373,17 +373,25 @@ extension BLELink {
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
         let readings: [DecodedReading]
         if let layout = settings.layout {
-            let payload: [UInt8]? =
+            let payloads: [[UInt8]] =
                 switch settings.layoutSource {
-                case .manufacturerData(let company)?: advertisement.manufacturerData[company]
-                case .serviceData(let service)?: advertisement.serviceData[service]
-                case nil: nil
+                case .manufacturerData(let company)?: advertisement.manufacturerData[company].map { [$0] } ?? []
+                case .anyManufacturerData?:
+                    advertisement.manufacturerData.keys.sorted().compactMap { company in
+                        DecoderRegistry.payload(
+                            advertisement.manufacturerData[company] ?? [], from: .manufacturerData(company),
+                            for: .anyManufacturerData)
+                    }
+                case .serviceData(let service)?: advertisement.serviceData[service].map { [$0] } ?? []
+                case nil: []
                 }
-            readings = payload.map { [layout.reading($0)] } ?? []
+            readings = payloads.map { layout.reading($0) }
         } else {
             readings = registry.decodeAdvertisement(
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-                context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+                context: AdvertisementContext(
+                    address: discovery.peripheral.identifier, bindKey: settings.bindKey,
+                    localName: advertisement.localName),
                 decoder: settings.decoder)
         }
         for reading in readings where reading.isSuccess && isNew(reading, device: device) {
@@ -417,7 +425,9 @@ extension BLELink {
         let advertisement = discovery.advertisementData
         let recognised = registry.decodeAdvertisement(
             serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: address, bindKey: configuration.autoDevices.bindKey(for: address))
+            context: AdvertisementContext(
+                address: address, bindKey: configuration.autoDevices.bindKey(for: address),
+                localName: advertisement.localName)
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
         let name = advertisement.localName ?? seen.entries[address.string]?.name

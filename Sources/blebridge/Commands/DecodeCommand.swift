@@ -21,12 +21,16 @@ struct DecodeCommand: CLICommand {
           --service-data UUID        advertisement service data for UUID (fcd2 BTHome, fe95
                                      Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
-                                     iBeacon, 0499 Ruuvi), without the two company-id bytes
+                                     iBeacon, 0499 Ruuvi, ec88 Govee), without the two
+                                     company-id bytes (ThermoPro and Inkbird put readings in
+                                     them: give the id as BlueZ shows it, e.g. 0bc2)
         Advertisement options:
           --advertisement-decoder NAME   force one advertisement format (bthome, ibeacon, …)
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
                                      and ATC/pvvx payloads
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
+          --name NAME                the advertised local name (ThermoPro TP357, Inkbird sps/tps
+                                     and some Govee models are recognised by it)
         Output:
           --raw                      add the raw bytes as raw_hex
           --units                    print one `name = value unit` line per field instead of JSON
@@ -41,6 +45,8 @@ struct DecodeCommand: CLICommand {
           blebridge decode --service-data fe95 --bind-key 814aac74c4f17b6c1581e1ab87816b99 \\
             --address A4:C1:38:56:53:84 58585b05a084535638c1a475dbc33f642301004a1668a5
           blebridge decode --manufacturer-data 004c 0215426c7565436861726d426561636f6e730efe1355c5
+          blebridge decode --manufacturer-data ec88 0003a2d45c00
+          blebridge decode --manufacturer-data 0bc2 --name "TP357 (2B54)" 012c0254
         """
 
     static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {
@@ -71,6 +77,7 @@ struct DecodeCommand: CLICommand {
             parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
         let address = try arguments.option(
             "address", expected: "an address like AA:BB:CC:DD:EE:FF", parse: { BluetoothAddress($0) })
+        let localName = try arguments.option("name")
         let includeRaw = arguments.flag("raw")
         let units = arguments.flag("units")
         guard let hex = arguments.positional() else {
@@ -88,7 +95,7 @@ struct DecodeCommand: CLICommand {
 
         let readings: [DecodedReading]
         if serviceUUID != nil || company != nil {
-            let context = AdvertisementContext(address: address, bindKey: bindKey)
+            let context = AdvertisementContext(address: address, bindKey: bindKey, localName: localName)
             readings = registry.decodeAdvertisement(
                 serviceData: serviceUUID.map { [$0: bytes] } ?? [:],
                 manufacturerData: company.map { [$0: bytes] } ?? [:], context: context, decoder: advertisementDecoder)

@@ -11,7 +11,8 @@ import Testing
     @Test func everyBuiltInScenarioDecodes() throws {
         #expect(
             BuiltInScenarios.names == [
-                "bthome", "commands", "demo", "discovery", "faults", "heart-rate", "ibeacon", "lamp", "load", "pairing",
+                "bthome", "commands", "demo", "discovery", "faults", "heart-rate", "hygrometers", "ibeacon", "lamp",
+                "load", "pairing",
                 "thermometer",
             ])
         for name in BuiltInScenarios.names {
