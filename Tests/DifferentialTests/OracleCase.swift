@@ -11,6 +11,16 @@ struct OracleCase: Decodable, Sendable {
     var oracle: [String: OracleValue]?
     /// BTHome: `[object id, the reference's value for that object]` in frame order.
     var objects: [[OracleValue]]?
+    /// The whole advertisement, for families that are not one service-data entry: service data
+    /// by 16-bit UUID (hex) and manufacturer data by decimal company id, each as hex.
+    var serviceData: [String: String]?
+    var manufacturerData: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case family, `case`, hex, address, key, oracle, objects
+        case serviceData = "service_data"
+        case manufacturerData = "manufacturer_data"
+    }
 }
 
 /// A JSON scalar from the reference side.

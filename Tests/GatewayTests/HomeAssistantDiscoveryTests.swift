@@ -63,6 +63,7 @@ import Testing
                 case "eddystone": [[0x00], [0x10], [0x20, 0x00], [0x30]]
                 case "ruuvi": [[0x05], [0x03]]
                 case "bthome_v1": [[0x23, 0x02], [0xA5, 0x50], [0x43, 0x06], [0x08, 0x00], [0x02, 0x3A]]
+                case "switchbot", "switchbot_0d00": [[0x54], [0x77], [0x35], [0x64], [0x73], [0x48]]
                 default: [[]]
                 }
             for prefix in prefixes {
@@ -93,6 +94,14 @@ import Testing
                     ]
                     record("mibeacon", [mibeacon.reading(frame + value, context: context)])
                 }
+            }
+        }
+        // SwitchBot meters with their manufacturer data (the Outdoor Meter's reading, CO2).
+        var switchbotContext = context
+        for code: UInt8 in [0x35, 0x77, 0x64, 0x73] {
+            for _ in 0..<250 {
+                switchbotContext.manufacturerData = [0x0969: random([]) + random([])]
+                record("switchbot", [SwitchBotDecoder().reading(random([code]), context: switchbotContext)])
             }
         }
         return seen.values.sorted { ($0.decoder, $0.name) < ($1.decoder, $1.name) }

@@ -18,6 +18,8 @@ Usage: oracle.py [--count N] [--seed S] [--family mibeacon|bthome ...]
 """
 
 import argparse
+import functools
+import importlib
 import json
 import logging
 import random
@@ -28,6 +30,9 @@ from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from habluetooth.models import BluetoothServiceInfoBleak
 
 logging.disable(logging.CRITICAL)
+
+# Families with a corpus module of their own (scripts/differential/corpus_<family>.py).
+ADVERTISEMENT_FAMILIES = ["switchbot"]
 
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
@@ -247,9 +252,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=10000, help="payloads per family")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--family", action="append", choices=["mibeacon", "bthome"])
-    options = parser.parse_args()
     corpora = {"mibeacon": mibeacon_corpus, "bthome": bthome_corpus}
+    # Families whose corpus lives in its own module, corpus_<family>.py: corpus(rng, count, random_address).
+    for family in ADVERTISEMENT_FAMILIES:
+        module = importlib.import_module(f"corpus_{family}")
+        corpora[family] = functools.partial(module.corpus, random_address=random_address)
+    parser.add_argument("--family", action="append", choices=list(corpora))
+    options = parser.parse_args()
     out = sys.stdout
     for family in options.family or list(corpora):
         rng = random.Random(f"{options.seed}-{family}")

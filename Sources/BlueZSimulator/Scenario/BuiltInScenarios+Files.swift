@@ -282,6 +282,44 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "switchbot": #"""
+        {
+          "name": "switchbot",
+          "description": "SwitchBot devices advertising as they do: a Meter and a Meter Plus in service data 0xFD3D, an Outdoor Meter whose reading is in manufacturer data 0x0969, a Contact Sensor, a Motion Sensor and a Bot in switch mode.",
+          "devices": [
+            {
+              "id": "switchbot_meter", "address": "C0:FF:EE:17:02:01", "connectable": false, "rssi": -66,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "5400e407992d"}]}
+            },
+            {
+              "id": "switchbot_meter_plus", "address": "C0:FF:EE:17:02:02", "connectable": false, "rssi": -70,
+              "advertisement": {
+                "service_data": [{"uuid": "fd3d", "value": "6900e4069531"}],
+                "manufacturer_data": [{"company": 2409, "value": "c0ffee1702020e0006953100"}]
+              }
+            },
+            {
+              "id": "switchbot_outdoor", "address": "C0:FF:EE:17:02:03", "connectable": false, "rssi": -78,
+              "advertisement": {
+                "service_data": [{"uuid": "fd3d", "value": "770058"}],
+                "manufacturer_data": [{"company": 2409, "value": "c0ffee170203220003033c00"}]
+              }
+            },
+            {
+              "id": "switchbot_contact", "address": "C0:FF:EE:17:02:04", "connectable": false, "rssi": -72,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "644055030000000002"}]}
+            },
+            {
+              "id": "switchbot_motion", "address": "C0:FF:EE:17:02:05", "connectable": false, "rssi": -74,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "73c05a000026"}]}
+            },
+            {
+              "id": "switchbot_bot", "address": "C0:FF:EE:17:02:06", "rssi": -60,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "48805f"}]}
+            }
+          ]
+        }
+        """#,
         "thermometer": #"""
         {
           "name": "thermometer",

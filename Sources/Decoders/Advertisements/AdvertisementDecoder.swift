@@ -24,10 +24,17 @@ public struct AdvertisementContext: Sendable, Hashable {
     public var address: BluetoothAddress?
     /// A 16-byte AES key (BTHome bind key) from the configuration.
     public var bindKey: [UInt8]?
+    /// The whole advertisement's manufacturer data, for formats split over service data and
+    /// manufacturer data (SwitchBot). ``DecoderRegistry/decodeAdvertisement(serviceData:manufacturerData:context:decoder:)``
+    /// fills it in.
+    public var manufacturerData: [UInt16: [UInt8]]
 
-    public init(address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil) {
+    public init(
+        address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, manufacturerData: [UInt16: [UInt8]] = [:]
+    ) {
         self.address = address
         self.bindKey = bindKey
+        self.manufacturerData = manufacturerData
     }
 }
 

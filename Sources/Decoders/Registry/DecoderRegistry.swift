@@ -25,13 +25,14 @@ public struct DecoderRegistry: Sendable {
         ]
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
-    public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
-        RuuviTagDecoder(),
-        MiBeaconDecoder(),
-        PVVXThermometerDecoder(),
-        ATCThermometerDecoder(),
-    ]
+    public static let builtInAdvertisements: [any AdvertisementDecoder] =
+        [
+            BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
+            RuuviTagDecoder(),
+            MiBeaconDecoder(),
+            PVVXThermometerDecoder(),
+            ATCThermometerDecoder(),
+        ] + [SwitchBotDecoder(), SwitchBotDecoder.legacy]
 
     /// The registry with every built-in decoder and the `raw` fallback.
     public static let standard = DecoderRegistry(
@@ -106,6 +107,8 @@ public struct DecoderRegistry: Sendable {
         serviceData: [BluetoothUUID: [UInt8]], manufacturerData: [UInt16: [UInt8]],
         context: AdvertisementContext = AdvertisementContext(), decoder name: String? = nil
     ) -> [DecodedReading] {
+        var context = context
+        context.manufacturerData = manufacturerData
         var entries: [(AdvertisementSource, [UInt8])] = serviceData.keys.sorted().map {
             (.serviceData($0), serviceData[$0]!)
         }

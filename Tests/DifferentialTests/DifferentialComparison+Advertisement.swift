@@ -1,0 +1,36 @@
+import Bluetooth
+
+@testable import Decoders
+
+extension DifferentialComparison {
+    /// Families compared field by field through a key map (BLEBridge's field → the reference's
+    /// key, as `scripts/differential/corpus_<family>.py` reports it), as MiBeacon is.
+    static let keyedFamilies: [String: [String: String]] = [
+        "switchbot": [
+            "temperature": "temperature", "humidity": "humidity", "battery": "battery",
+            "fahrenheit_display": "fahrenheit", "co2": "co2", "tested": "tested", "motion": "motion_detected",
+            "opening": "contact_open", "door_left_open": "contact_timeout", "light": "is_light",
+            "button_count": "button_count", "switch_mode": "switchMode", "power_on": "isOn", "led": "led",
+            "iot": "iot", "sense_distance": "sense_distance", "light_level": "light_intensity",
+        ]
+    ]
+
+    /// The whole advertisement of a corpus line that carries one (`service_data`,
+    /// `manufacturer_data`), decoded through the registry; nil for single-entry lines.
+    static func advertisement(_ entry: OracleCase) -> DecodedReading? {
+        guard entry.serviceData != nil || entry.manufacturerData != nil else { return nil }
+        var serviceData: [BluetoothUUID: [UInt8]] = [:]
+        for (uuid, hex) in entry.serviceData ?? [:] {
+            serviceData[BluetoothUUID(UInt16(uuid, radix: 16) ?? 0)] = Hex.bytes(hex) ?? []
+        }
+        var manufacturerData: [UInt16: [UInt8]] = [:]
+        for (company, hex) in entry.manufacturerData ?? [:] {
+            manufacturerData[UInt16(company) ?? 0] = Hex.bytes(hex) ?? []
+        }
+        let context = AdvertisementContext(
+            address: BluetoothAddress(entry.address), bindKey: entry.key.flatMap { Hex.bytes($0) })
+        return DecoderRegistry.standard.decodeAdvertisement(
+            serviceData: serviceData, manufacturerData: manufacturerData, context: context
+        ).first ?? DecodedReading(decoder: "none", fields: [], raw: [])
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `blebridge decode` on the consumer sensor families of issue 17 (the built binary).
+@Suite struct DecodeCommandConsumerSensorsTests {
+    private func blebridge(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess.run(try BinaryLocator.blebridge(), ["decode"] + arguments, timeout: .seconds(20))
+    }
+
+    @Test func switchBotMeterAndOutdoorMeterWithItsManufacturerData() async throws {
+        let meter = try await blebridge(["--service-data", "fd3d", "5400e407992d"])
+        #expect(meter.status == 0, "\(meter.stderr)")
+        #expect(
+            meter.stdout
+                == #"{"model":"Meter","battery":100,"temperature":25.7,"humidity":45,"fahrenheit_display":false}"#
+                + "\n")
+        let outdoor = try await blebridge([
+            "--service-data", "fd3d", "--with-manufacturer-data", "0969=c0ffee170203220003033c00", "770058",
+        ])
+        #expect(outdoor.status == 0, "\(outdoor.stderr)")
+        #expect(
+            outdoor.stdout
+                == #"{"model":"Outdoor Meter","battery":88,"temperature":-3.3,"humidity":60,"fahrenheit_display":false,"mac":"C0:FF:EE:17:02:03","sequence":34}"#
+                + "\n")
+        let bad = try await blebridge(["--service-data", "fd3d", "--with-manufacturer-data", "0969", "770058"])
+        #expect(bad.status != 0)
+    }
+}
