@@ -12,7 +12,13 @@ extension DifferentialComparison {
             "opening": "contact_open", "door_left_open": "contact_timeout", "light": "is_light",
             "button_count": "button_count", "switch_mode": "switchMode", "power_on": "isOn", "led": "led",
             "iot": "iot", "sense_distance": "sense_distance", "light_level": "light_intensity",
-        ]
+        ],
+        "qingping": [
+            "temperature": "temperature", "humidity": "humidity", "battery": "battery", "pressure": "pressure",
+            "illuminance": "illuminance", "pm25": "pm25", "pm10": "pm10", "co2": "carbon_dioxide",
+            "voc_index": "voc_index", "noise": "sound_pressure", "opening": "binary:door",
+            "door_left_open": "binary:door_left_open", "motion": "binary:motion", "light": "binary:light",
+        ],
     ]
 
     /// The whole advertisement of a corpus line that carries one (`service_data`,

@@ -18,5 +18,15 @@ extension KnownDisagreement {
             applies: { ours, oracle, differing in
                 differing == ["power_on"] && ours["power_on"] == nil && oracle?["isOn"] == .bool(false)
             }),
+        KnownDisagreement(
+            name: "qingping_bad_object_length", family: "qingping", caseMarker: "_bad_object_length",
+            justification:
+                "an object whose length does not fit its id (a 3-byte temperature/humidity): qingping-ble skips it and publishes the others; BLEBridge rejects the frame with invalid_value naming the object, as for MiBeacon",
+            applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .invalidValue }),
+        KnownDisagreement(
+            name: "qingping_truncated_frame", family: "qingping", caseMarker: "_truncated",
+            justification:
+                "a frame cut inside an object: qingping-ble publishes the objects before the cut; BLEBridge rejects the frame with truncated naming the object",
+            applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .truncated }),
     ]
 }

@@ -20,7 +20,8 @@ import Testing
     static let expectations = [
         // The Outdoor Meter's reading is only in its manufacturer data: -3.3 °C.
         Expectation(
-            scenario: "switchbot", id: "switchbot_170203", field: "temperature", value: -3.3, manufacturer: "SwitchBot")
+            scenario: "switchbot", id: "switchbot_170203", field: "temperature", value: -3.3, manufacturer: "SwitchBot"),
+        Expectation(scenario: "qingping", id: "qingping_170214", field: "co2", value: 1000, manufacturer: "Qingping"),
     ]
 
     @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {

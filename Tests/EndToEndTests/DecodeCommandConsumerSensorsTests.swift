@@ -26,4 +26,13 @@ import Testing
         let bad = try await blebridge(["--service-data", "fd3d", "--with-manufacturer-data", "0969", "770058"])
         #expect(bad.status != 0)
     }
+
+    @Test func qingpingThermometer() async throws {
+        let result = try await blebridge(["--service-data", "fdcd", "0807110217eeffc00104e600f401020155"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == #"{"model":"CGG1","device_type":7,"mac":"C0:FF:EE:17:02:11","event":false,"temperature":23,"humidity":50,"battery":85}"#
+                + "\n")
+    }
 }

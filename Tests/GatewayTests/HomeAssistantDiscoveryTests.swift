@@ -64,6 +64,7 @@ import Testing
                 case "ruuvi": [[0x05], [0x03]]
                 case "bthome_v1": [[0x23, 0x02], [0xA5, 0x50], [0x43, 0x06], [0x08, 0x00], [0x02, 0x3A]]
                 case "switchbot", "switchbot_0d00": [[0x54], [0x77], [0x35], [0x64], [0x73], [0x48]]
+                case "qingping": [[0x08, 0x12, 1, 2, 3, 4, 5, 6], [0x48, 0x12, 1, 2, 3, 4, 5, 6, 0x08, 0x04]]
                 default: [[]]
                 }
             for prefix in prefixes {
@@ -102,6 +103,16 @@ import Testing
             for _ in 0..<250 {
                 switchbotContext.manufacturerData = [0x0969: random([]) + random([])]
                 record("switchbot", [SwitchBotDecoder().reading(random([code]), context: switchbotContext)])
+            }
+        }
+        // Qingping: every object id 0x00–0x1F with data of 1–4 bytes.
+        for id in UInt8(0)...0x1F {
+            for length in UInt8(1)...4 {
+                for _ in 0..<4 {
+                    let value = (0..<length).map { _ in UInt8.random(in: 0...2, using: &generator) }
+                    let frame: [UInt8] = [0x08, 0x12, 1, 2, 3, 4, 5, 6, id, length]
+                    record("qingping", [QingpingDecoder().reading(frame + value, context: context)])
+                }
             }
         }
         return seen.values.sorted { ($0.decoder, $0.name) < ($1.decoder, $1.name) }

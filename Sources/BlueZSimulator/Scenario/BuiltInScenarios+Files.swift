@@ -282,6 +282,34 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "qingping": #"""
+        {
+          "name": "qingping",
+          "description": "Qingping sensors advertising service data 0xFDCD: a CGG1 thermometer, a CGH1 door sensor left open, a CGPR1 motion and light sensor, a CGDN1 air monitor and a CGP23W barometer.",
+          "devices": [
+            {
+              "id": "qingping_cgg1", "address": "C0:FF:EE:17:02:11", "connectable": false, "rssi": -68,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0807110217eeffc00104e600f401020155"}]}
+            },
+            {
+              "id": "qingping_door", "address": "C0:FF:EE:17:02:12", "connectable": false, "rssi": -71,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0804120217eeffc0040102020164"}]}
+            },
+            {
+              "id": "qingping_motion", "address": "C0:FF:EE:17:02:13", "connectable": false, "rssi": -73,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0812130217eeffc008040164000a110101"}]}
+            },
+            {
+              "id": "qingping_air", "address": "C0:FF:EE:17:02:14", "connectable": false, "rssi": -62,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "080e140217eeffc012040a0014001302e8030201ff"}]}
+            },
+            {
+              "id": "qingping_baro", "address": "C0:FF:EE:17:02:15", "connectable": false, "rssi": -75,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0826150217eeffc00104e600f4010702c826"}]}
+            }
+          ]
+        }
+        """#,
         "switchbot": #"""
         {
           "name": "switchbot",

@@ -32,7 +32,7 @@ public struct DecoderRegistry: Sendable {
             MiBeaconDecoder(),
             PVVXThermometerDecoder(),
             ATCThermometerDecoder(),
-        ] + [SwitchBotDecoder(), SwitchBotDecoder.legacy]
+        ] + [SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder()]
 
     /// The registry with every built-in decoder and the `raw` fallback.
     public static let standard = DecoderRegistry(

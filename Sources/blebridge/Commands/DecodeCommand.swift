@@ -20,7 +20,7 @@ struct DecodeCommand: CLICommand {
           --layout FILE              a user-defined byte layout (JSON, as in the configuration)
           --service-data UUID        advertisement service data for UUID (fcd2 BTHome, fe95
                                      Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers,
-                                     fd3d SwitchBot)
+                                     fd3d SwitchBot, fdcd Qingping)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
                                      iBeacon, 0499 Ruuvi), without the two company-id bytes
         Advertisement options:
