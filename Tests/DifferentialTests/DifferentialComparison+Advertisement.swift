@@ -19,12 +19,21 @@ extension DifferentialComparison {
             "voc_index": "voc_index", "noise": "sound_pressure", "opening": "binary:door",
             "door_left_open": "binary:door_left_open", "motion": "binary:motion", "light": "binary:light",
         ],
+        "sensorpush": ["temperature": "temperature", "humidity": "humidity", "pressure": "pressure"],
     ]
+
+    /// Absolute tolerances per family, besides the relative 1e-9 every number gets. SensorPush:
+    /// sensorpush-ble rounds every reading to 0.01, BLEBridge publishes the HT.w/HTP.xw/TC.x
+    /// readings at the sensor's step (0.0025 °C and %, 0.0625 °C), so they differ by at most half
+    /// a hundredth (less than one step of the pressure, 1 Pa = 0.01 hPa).
+    static let absoluteTolerances: [String: Double] = ["sensorpush": 0.005 + 1e-9]
 
     /// The whole advertisement of a corpus line that carries one (`service_data`,
     /// `manufacturer_data`), decoded through the registry; nil for single-entry lines.
     static func advertisement(_ entry: OracleCase) -> DecodedReading? {
-        guard entry.serviceData != nil || entry.manufacturerData != nil else { return nil }
+        guard entry.serviceData != nil || entry.manufacturerData != nil || entry.serviceUUIDs != nil else {
+            return nil
+        }
         var serviceData: [BluetoothUUID: [UInt8]] = [:]
         for (uuid, hex) in entry.serviceData ?? [:] {
             serviceData[BluetoothUUID(UInt16(uuid, radix: 16) ?? 0)] = Hex.bytes(hex) ?? []
@@ -34,7 +43,8 @@ extension DifferentialComparison {
             manufacturerData[UInt16(company) ?? 0] = Hex.bytes(hex) ?? []
         }
         let context = AdvertisementContext(
-            address: BluetoothAddress(entry.address), bindKey: entry.key.flatMap { Hex.bytes($0) })
+            address: BluetoothAddress(entry.address), bindKey: entry.key.flatMap { Hex.bytes($0) },
+            serviceUUIDs: (entry.serviceUUIDs ?? []).compactMap { BluetoothUUID($0) })
         return DecoderRegistry.standard.decodeAdvertisement(
             serviceData: serviceData, manufacturerData: manufacturerData, context: context
         ).first ?? DecodedReading(decoder: "none", fields: [], raw: [])

@@ -93,7 +93,8 @@ enum DifferentialComparison {
             guard let keys = keyedFamilies[entry.family] else {
                 return .unexpected("no comparison for family \(entry.family)")
             }
-            differing = mibeaconDifferences(ours, entry.oracle, keys: keys)
+            differing = mibeaconDifferences(
+                ours, entry.oracle, keys: keys, absolute: absoluteTolerances[entry.family] ?? 0)
         }
         if differing.isEmpty { return .match }
         if let known = KnownDisagreement.all.first(where: {
@@ -109,7 +110,8 @@ enum DifferentialComparison {
     /// Names of the compared fields that differ; `["rejection"]` when only one side decoded.
     /// Also the comparison of every family in ``keyedFamilies``, with its keys.
     static func mibeaconDifferences(
-        _ ours: DecodedReading, _ oracle: [String: OracleValue]?, keys mibeaconKeys: [String: String] = mibeaconKeys
+        _ ours: DecodedReading, _ oracle: [String: OracleValue]?, keys mibeaconKeys: [String: String] = mibeaconKeys,
+        absolute: Double = 0
     ) -> [String] {
         guard let oracle, !oracle.isEmpty else {
             let compared = ours.fields.filter { mibeaconKeys[$0.name] != nil }
@@ -123,7 +125,7 @@ enum DifferentialComparison {
             let mine = ours[name]
             let theirs = oracle[key]
             if mine == nil && theirs == nil { continue }
-            guard let mine, let theirs, agree(mine, theirs) else {
+            guard let mine, let theirs, agree(mine, theirs, absolute: absolute) else {
                 differing.append(name)
                 continue
             }
@@ -150,13 +152,13 @@ enum DifferentialComparison {
         return differing
     }
 
-    static func agree(_ mine: DecodedValue, _ theirs: OracleValue) -> Bool {
+    static func agree(_ mine: DecodedValue, _ theirs: OracleValue, absolute: Double = 0) -> Bool {
         switch (mine, theirs) {
         case (.bool(let a), .bool(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
         case (_, .number(let b)):
             guard let a = mine.doubleValue else { return false }
-            return abs(a - b) <= tolerance * max(1, abs(b))
+            return abs(a - b) <= max(tolerance * max(1, abs(b)), absolute)
         default: return false
         }
     }

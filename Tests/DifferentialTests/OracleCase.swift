@@ -15,11 +15,14 @@ struct OracleCase: Decodable, Sendable {
     /// by 16-bit UUID (hex) and manufacturer data by decimal company id, each as hex.
     var serviceData: [String: String]?
     var manufacturerData: [String: String]?
+    /// The service UUIDs the advertiser lists.
+    var serviceUUIDs: [String]?
 
     enum CodingKeys: String, CodingKey {
         case family, `case`, hex, address, key, oracle, objects
         case serviceData = "service_data"
         case manufacturerData = "manufacturer_data"
+        case serviceUUIDs = "service_uuids"
     }
 }
 

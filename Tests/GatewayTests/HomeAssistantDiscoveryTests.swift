@@ -65,6 +65,7 @@ import Testing
                 case "bthome_v1": [[0x23, 0x02], [0xA5, 0x50], [0x43, 0x06], [0x08, 0x00], [0x02, 0x3A]]
                 case "switchbot", "switchbot_0d00": [[0x54], [0x77], [0x35], [0x64], [0x73], [0x48]]
                 case "qingping": [[0x08, 0x12, 1, 2, 3, 4, 5, 6], [0x48, 0x12, 1, 2, 3, 4, 5, 6, 0x08, 0x04]]
+                case "sensorpush": [[0x00], [0x04], [0x08]]
                 default: [[]]
                 }
             for prefix in prefixes {

@@ -310,6 +310,30 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "sensorpush": #"""
+        {
+          "name": "sensorpush",
+          "description": "SensorPush sensors: an HT.w, an HTP.xw and a TC.x advertising their service UUID with readings packed into the manufacturer data's company-id bytes and after, and an HT1 (local name s).",
+          "devices": [
+            {
+              "id": "sensorpush_htw", "address": "C0:FF:EE:17:02:21", "name": "SensorPush HT.w 1A2B", "connectable": false, "rssi": -64,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 3076, "value": "cd3447"}]}
+            },
+            {
+              "id": "sensorpush_htpxw", "address": "C0:FF:EE:17:02:22", "name": "SensorPush HTP.xw 3C4D", "connectable": false, "rssi": -70,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 64768, "value": "c9b155d5ba"}]}
+            },
+            {
+              "id": "sensorpush_tcx", "address": "C0:FF:EE:17:02:23", "name": "SensorPush TC.x 5E6F", "connectable": false, "rssi": -74,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 8456, "value": "1c00"}]}
+            },
+            {
+              "id": "sensorpush_ht1", "address": "C0:FF:EE:17:02:24", "name": "s", "connectable": false, "rssi": -77,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090aa9"], "manufacturer_data": [{"company": 26411, "value": "8b05"}]}
+            }
+          ]
+        }
+        """#,
         "switchbot": #"""
         {
           "name": "switchbot",

@@ -8,12 +8,17 @@ public enum AdvertisementSource: Sendable, Hashable, CustomStringConvertible {
     /// Manufacturer-specific data for this company identifier (BlueZ `Device1.ManufacturerData`;
     /// the payload excludes the two company-id bytes).
     case manufacturerData(UInt16)
+    /// Manufacturer data of any company id, from an advertiser that lists this service UUID
+    /// (``AdvertisementContext/serviceUUIDs``); the payload starts with the two company-id bytes
+    /// (little-endian, as sent), which such formats use as data (SensorPush).
+    case manufacturerDataOfService(BluetoothUUID)
 
     public var description: String {
         switch self {
         case .serviceData(let uuid): return "service data \(uuid)"
         case .manufacturerData(let company):
             return "manufacturer data 0x\(Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)]))"
+        case .manufacturerDataOfService(let uuid): return "manufacturer data of service \(uuid)"
         }
     }
 }
@@ -28,13 +33,18 @@ public struct AdvertisementContext: Sendable, Hashable {
     /// manufacturer data (SwitchBot). ``DecoderRegistry/decodeAdvertisement(serviceData:manufacturerData:context:decoder:)``
     /// fills it in.
     public var manufacturerData: [UInt16: [UInt8]]
+    /// The service UUIDs the advertiser lists (they identify formats in
+    /// ``AdvertisementSource/manufacturerDataOfService(_:)``).
+    public var serviceUUIDs: [BluetoothUUID]
 
     public init(
-        address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, manufacturerData: [UInt16: [UInt8]] = [:]
+        address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, manufacturerData: [UInt16: [UInt8]] = [:],
+        serviceUUIDs: [BluetoothUUID] = []
     ) {
         self.address = address
         self.bindKey = bindKey
         self.manufacturerData = manufacturerData
+        self.serviceUUIDs = serviceUUIDs
     }
 }
 

@@ -32,7 +32,9 @@ public struct DecoderRegistry: Sendable {
             MiBeaconDecoder(),
             PVVXThermometerDecoder(),
             ATCThermometerDecoder(),
-        ] + [SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder()]
+        ] + [
+            SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
+        ]
 
     /// The registry with every built-in decoder and the `raw` fallback.
     public static let standard = DecoderRegistry(
@@ -113,6 +115,13 @@ public struct DecoderRegistry: Sendable {
             (.serviceData($0), serviceData[$0]!)
         }
         entries += manufacturerData.keys.sorted().map { (.manufacturerData($0), manufacturerData[$0]!) }
+        // Formats that use the company-id bytes as data, announced by a service UUID.
+        for uuid in Set(context.serviceUUIDs).sorted()
+        where advertisementOrder.contains(where: { $0.source == .manufacturerDataOfService(uuid) }) {
+            entries += manufacturerData.keys.sorted().map {
+                (.manufacturerDataOfService(uuid), [UInt8($0 & 0xFF), UInt8($0 >> 8)] + manufacturerData[$0]!)
+            }
+        }
         if let name {
             guard let decoder = advertisementByName[name] else {
                 let raw = entries.first?.1 ?? []

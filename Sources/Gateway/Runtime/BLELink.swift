@@ -379,7 +379,9 @@ extension BLELink {
         } else {
             readings = registry.decodeAdvertisement(
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-                context: AdvertisementContext(address: discovery.peripheral.identifier, bindKey: settings.bindKey),
+                context: AdvertisementContext(
+                    address: discovery.peripheral.identifier, bindKey: settings.bindKey,
+                    serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
         for reading in readings where reading.isSuccess && isNew(reading, device: device) {
@@ -413,7 +415,9 @@ extension BLELink {
         let advertisement = discovery.advertisementData
         let recognised = registry.decodeAdvertisement(
             serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-            context: AdvertisementContext(address: address, bindKey: configuration.autoDevices.bindKey(for: address))
+            context: AdvertisementContext(
+                address: address, bindKey: configuration.autoDevices.bindKey(for: address),
+                serviceUUIDs: advertisement.serviceUUIDs)
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
         return await gateway?.addAutoDevice(address, decoder: decoder)

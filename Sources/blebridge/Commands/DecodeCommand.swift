@@ -27,6 +27,8 @@ struct DecodeCommand: CLICommand {
           --advertisement-decoder NAME   force one advertisement format (bthome, ibeacon, …)
           --with-manufacturer-data ID=HEX   the same advertisement's manufacturer data, for
                                      formats split over both (SwitchBot: 0969=…)
+          --with-service-uuid UUID   a service UUID the advertiser lists (SensorPush:
+                                     ef090000-11d6-42ba-93b8-9dd7ec090ab0, …0aa9 for the HT1)
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
                                      and ATC/pvvx payloads
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
@@ -72,6 +74,8 @@ struct DecodeCommand: CLICommand {
         let companion = try arguments.option(
             "with-manufacturer-data", expected: "a company id and hex such as 0969=aabbccddeeff0e00",
             parse: Self.companyAndBytes)
+        let serviceUUIDs = try arguments.option(
+            "with-service-uuid", expected: "a Bluetooth UUID", parse: BluetoothUUID.init)
         let bindKey = try arguments.option(
             "bind-key", expected: "16 bytes as 32 hex digits",
             parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
@@ -94,7 +98,8 @@ struct DecodeCommand: CLICommand {
 
         let readings: [DecodedReading]
         if serviceUUID != nil || company != nil {
-            let context = AdvertisementContext(address: address, bindKey: bindKey)
+            let context = AdvertisementContext(
+                address: address, bindKey: bindKey, serviceUUIDs: serviceUUIDs.map { [$0] } ?? [])
             readings = registry.decodeAdvertisement(
                 serviceData: serviceUUID.map { [$0: bytes] } ?? [:],
                 manufacturerData: (company.map { [$0: bytes] } ?? [:]).merging(companion.map { [$0.0: $0.1] } ?? [:]) {

@@ -141,7 +141,7 @@ struct ScanView {
         static func decode(_ advertisement: AdvertisementData, address: BluetoothAddress) -> String {
             let readings = DecoderRegistry.standard.decodeAdvertisement(
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-                context: AdvertisementContext(address: address))
+                context: AdvertisementContext(address: address, serviceUUIDs: advertisement.serviceUUIDs))
             var parts: [String] = readings.filter { $0.error == nil }.map { reading in
                 reading.decoder + " "
                     + reading.fields.map { "\($0.name)=\($0.value.jsonString)\($0.unit.map { " " + $0 } ?? "")" }

@@ -12,7 +12,7 @@ import Testing
         #expect(
             BuiltInScenarios.names == [
                 "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "pairing",
-                "qingping", "switchbot", "thermometer",
+                "qingping", "sensorpush", "switchbot", "thermometer",
             ])
         for name in BuiltInScenarios.names {
             let scenario = try Scenario.load(name)
