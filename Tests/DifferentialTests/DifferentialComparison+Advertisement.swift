@@ -20,6 +20,10 @@ extension DifferentialComparison {
             "door_left_open": "binary:door_left_open", "motion": "binary:motion", "light": "binary:light",
         ],
         "sensorpush": ["temperature": "temperature", "humidity": "humidity", "pressure": "pressure"],
+        "oralb": [
+            "state": "toothbrush_state", "pressure": "pressure", "time": "time", "mode": "mode", "sector": "sector",
+            "sector_timer": "sector_timer", "number_of_sectors": "number_of_sectors", "brushing": "binary:brushing",
+        ],
     ]
 
     /// Absolute tolerances per family, besides the relative 1e-9 every number gets. SensorPush:

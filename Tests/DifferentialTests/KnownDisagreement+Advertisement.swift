@@ -28,5 +28,17 @@ extension KnownDisagreement {
             justification:
                 "a frame cut inside an object: qingping-ble publishes the objects before the cut; BLEBridge rejects the frame with truncated naming the object",
             applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .truncated }),
+        KnownDisagreement(
+            name: "oralb_unknown_code", family: "oralb", caseMarker: "unknown_",
+            justification:
+                "a state or mode byte missing from the tables: oralb-ble publishes the text 'unknown state N' / 'unknown mode N' as the value; BLEBridge leaves state or mode out and publishes the byte as state_code / mode_code",
+            applies: { ours, oracle, differing in
+                guard differing.count == 1, let name = differing.first, ["state", "mode"].contains(name),
+                    ours[name] == nil, ours["\(name)_code"] != nil
+                else { return false }
+                let key = name == "state" ? "toothbrush_state" : "mode"
+                if case .string(let text)? = oracle?[key] { return text.hasPrefix("unknown \(name) ") }
+                return false
+            }),
     ]
 }

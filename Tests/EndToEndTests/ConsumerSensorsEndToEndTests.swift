@@ -30,6 +30,9 @@ import Testing
         Expectation(
             scenario: "sensorpush", id: "sensorpush_170222", field: "pressure", value: 1013.25,
             manufacturer: "SensorPush", decoders: ["sensorpush", "sensorpush_ht1"]),
+        Expectation(
+            scenario: "oralb", id: "oralb_170231", field: "time", value: 90, manufacturer: "Oral-B", decoders: ["oralb"]
+        ),
     ]
 
     @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {

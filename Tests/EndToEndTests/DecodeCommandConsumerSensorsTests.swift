@@ -39,6 +39,13 @@ import Testing
         #expect(without.status != 0)
     }
 
+    @Test func oralBToothbrush() async throws {
+        let result = try await blebridge(["--manufacturer-data", "00dc", "--units", "0320010380011e01020f04"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("# oralb\nmodel = \"Genius Series D701\"\n"))
+        #expect(result.stdout.contains("time = 90 s\n"))
+    }
+
     @Test func qingpingThermometer() async throws {
         let result = try await blebridge(["--service-data", "fdcd", "0807110217eeffc00104e600f401020155"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -66,6 +66,7 @@ import Testing
                 case "switchbot", "switchbot_0d00": [[0x54], [0x77], [0x35], [0x64], [0x73], [0x48]]
                 case "qingping": [[0x08, 0x12, 1, 2, 3, 4, 5, 6], [0x48, 0x12, 1, 2, 3, 4, 5, 6, 0x08, 0x04]]
                 case "sensorpush": [[0x00], [0x04], [0x08]]
+                case "oralb": [[0x03, 0x20, 0x01, 0x03], [0x04, 0x35, 0x10, 0x02]]
                 default: [[]]
                 }
             for prefix in prefixes {

@@ -249,6 +249,22 @@ extension BuiltInScenarios {
           "load": {"devices": 20, "rate": 50}
         }
         """#,
+        "oralb": #"""
+        {
+          "name": "oralb",
+          "description": "Oral-B toothbrushes advertising manufacturer data 0x00DC: a Genius D701 brushing (1:30, high pressure, quadrant 2 of 4) and an idle iO Series 5.",
+          "devices": [
+            {
+              "id": "oralb_genius", "address": "C0:FF:EE:17:02:31", "name": "Oral-B Toothbrush", "connectable": true, "rssi": -58,
+              "advertisement": {"manufacturer_data": [{"company": 220, "value": "0320010380011e01020f04"}]}
+            },
+            {
+              "id": "oralb_io", "address": "C0:FF:EE:17:02:32", "name": "Oral-B Toothbrush", "connectable": true, "rssi": -66,
+              "advertisement": {"manufacturer_data": [{"company": 220, "value": "043510020000000903"}]}
+            }
+          ]
+        }
+        """#,
         "pairing": #"""
         {
           "name": "pairing",

@@ -22,7 +22,8 @@ struct DecodeCommand: CLICommand {
                                      Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers,
                                      fd3d SwitchBot, fdcd Qingping)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
-                                     iBeacon, 0499 Ruuvi), without the two company-id bytes
+                                     iBeacon, 0499 Ruuvi, 00dc Oral-B), without the two
+                                     company-id bytes
         Advertisement options:
           --advertisement-decoder NAME   force one advertisement format (bthome, ibeacon, …)
           --with-manufacturer-data ID=HEX   the same advertisement's manufacturer data, for

@@ -11,7 +11,7 @@ import Testing
     @Test func everyBuiltInScenarioDecodes() throws {
         #expect(
             BuiltInScenarios.names == [
-                "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "pairing",
+                "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "oralb", "pairing",
                 "qingping", "sensorpush", "switchbot", "thermometer",
             ])
         for name in BuiltInScenarios.names {
