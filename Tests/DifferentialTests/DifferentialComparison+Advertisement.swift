@@ -24,6 +24,12 @@ extension DifferentialComparison {
             "state": "toothbrush_state", "pressure": "pressure", "time": "time", "mode": "mode", "sector": "sector",
             "sector_timer": "sector_timer", "number_of_sectors": "number_of_sectors", "brushing": "binary:brushing",
         ],
+        "mopeka": [
+            "temperature": "temperature", "battery": "battery", "battery_voltage": "battery_voltage",
+            "button_pressed": "binary:button_pressed", "tank_level": "tank_level", "accelerometer_x": "accelerometer_x",
+            "accelerometer_y": "accelerometer_y", "reading_quality_raw": "reading_quality_raw",
+            "reading_quality": "reading_quality",
+        ],
     ]
 
     /// Absolute tolerances per family, besides the relative 1e-9 every number gets. SensorPush:

@@ -33,6 +33,9 @@ import Testing
         Expectation(
             scenario: "oralb", id: "oralb_170231", field: "time", value: 90, manufacturer: "Oral-B", decoders: ["oralb"]
         ),
+        Expectation(
+            scenario: "mopeka", id: "mopeka_170241", field: "tank_level", value: 384, manufacturer: "Mopeka IOT",
+            decoders: ["mopeka"]),
     ]
 
     @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {

@@ -32,7 +32,7 @@ from habluetooth.models import BluetoothServiceInfoBleak
 logging.disable(logging.CRITICAL)
 
 # Families with a corpus module of their own (scripts/differential/corpus_<family>.py).
-ADVERTISEMENT_FAMILIES = ["switchbot", "qingping", "sensorpush", "oralb"]
+ADVERTISEMENT_FAMILIES = ["switchbot", "qingping", "sensorpush", "oralb", "mopeka"]
 
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"

@@ -249,6 +249,22 @@ extension BuiltInScenarios {
           "load": {"devices": 20, "rate": 50}
         }
         """#,
+        "mopeka": #"""
+        {
+          "name": "mopeka",
+          "description": "Mopeka Pro Check tank sensors under propane bottles (manufacturer data 0x0059, service 0xFEE5): one with a good reading (384 mm at 20 °C), one whose reading quality is 0.",
+          "devices": [
+            {
+              "id": "mopeka_full", "address": "C0:FF:EE:17:02:41", "connectable": false, "rssi": -69,
+              "advertisement": {"service_uuids": ["fee5"], "manufacturer_data": [{"company": 89, "value": "03603ce8c317024105fa"}]}
+            },
+            {
+              "id": "mopeka_poor", "address": "C0:FF:EE:17:02:42", "connectable": false, "rssi": -81,
+              "advertisement": {"service_uuids": ["fee5"], "manufacturer_data": [{"company": 89, "value": "0c5550e80317024200fe"}]}
+            }
+          ]
+        }
+        """#,
         "oralb": #"""
         {
           "name": "oralb",

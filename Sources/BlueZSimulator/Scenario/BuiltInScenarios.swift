@@ -2,7 +2,7 @@ import Foundation
 
 /// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
 public enum BuiltInScenarios {
-    /// Names in alphabetical order: bthome, commands, demo, faults, heart-rate, ibeacon, lamp, load, oralb, pairing, qingping, sensorpush, switchbot,
+    /// Names in alphabetical order: bthome, commands, demo, faults, heart-rate, ibeacon, lamp, load, mopeka, oralb, pairing, qingping, sensorpush, switchbot,
     /// thermometer.
     public static var names: [String] { files.keys.sorted() }
 

@@ -34,7 +34,7 @@ public struct DecoderRegistry: Sendable {
             ATCThermometerDecoder(),
         ] + [
             SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
-            OralBDecoder(),
+            OralBDecoder(), MopekaDecoder(),
         ]
 
     /// The registry with every built-in decoder and the `raw` fallback.

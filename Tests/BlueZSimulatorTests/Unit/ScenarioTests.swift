@@ -11,7 +11,8 @@ import Testing
     @Test func everyBuiltInScenarioDecodes() throws {
         #expect(
             BuiltInScenarios.names == [
-                "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "oralb", "pairing",
+                "bthome", "commands", "demo", "faults", "heart-rate", "ibeacon", "lamp", "load", "mopeka", "oralb",
+                "pairing",
                 "qingping", "sensorpush", "switchbot", "thermometer",
             ])
         for name in BuiltInScenarios.names {
