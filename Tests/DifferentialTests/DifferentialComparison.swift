@@ -21,38 +21,39 @@ struct KnownDisagreement: Sendable {
     /// Whether this payload's difference is the one described.
     var applies: @Sendable (_ ours: DecodedReading, _ oracle: [String: OracleValue]?, _ differing: [String]) -> Bool
 
-    static let all: [KnownDisagreement] = [
-        KnownDisagreement(
-            name: "humidity_floor", family: "mibeacon", caseMarker: "_humidity_floor",
-            justification:
-                "xiaomi-ble truncates the LYWSD03MMC / MHO-C401 humidity to a whole percent (its comment: to hide the sensors' stair-stepping); the frame carries 0.1 %, which BLEBridge publishes unchanged",
-            applies: { ours, oracle, differing in
-                guard differing == ["humidity"], let value = ours["humidity"]?.doubleValue,
-                    case .number(let reference)? = oracle?["humidity"]
-                else { return false }
-                return reference == value.rounded(.towardZero)
-            }),
-        KnownDisagreement(
-            name: "bad_object_length", family: "mibeacon", caseMarker: "_bad_object_length",
-            justification:
-                "an object whose length does not fit its type (a 1-byte conductivity) is skipped silently by xiaomi-ble, which publishes the frame's other objects; BLEBridge rejects the frame with invalid_value naming the object (decoders are strict: a corrupt frame is reported, not guessed around)",
-            applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .invalidValue }),
-        KnownDisagreement(
-            name: "truncated_frame", family: "mibeacon", caseMarker: "truncated",
-            justification:
-                "a frame cut inside an object: xiaomi-ble publishes the complete objects before the cut; BLEBridge rejects the frame with truncated naming the object that was cut",
-            applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .truncated }),
-        KnownDisagreement(
-            name: "temperature_0x58_rounding", family: "bthome", caseMarker: "_temperature_0x58",
-            justification:
-                "object 0x58 is a temperature in steps of 0.35 °C (bthome.io/format); bthome-ble rounds it to 0.1 °C (-1.05 becomes -1.0), BLEBridge publishes the exact step",
-            applies: { ours, oracle, differing in
-                guard differing == ["temperature"], let value = ours["temperature"]?.doubleValue,
-                    case .number(let reference)? = oracle?["temperature"]
-                else { return false }
-                return abs(reference - value) <= 0.05 + 1e-9
-            }),
-    ]
+    static let all: [KnownDisagreement] =
+        advertisementFamilies + [
+            KnownDisagreement(
+                name: "humidity_floor", family: "mibeacon", caseMarker: "_humidity_floor",
+                justification:
+                    "xiaomi-ble truncates the LYWSD03MMC / MHO-C401 humidity to a whole percent (its comment: to hide the sensors' stair-stepping); the frame carries 0.1 %, which BLEBridge publishes unchanged",
+                applies: { ours, oracle, differing in
+                    guard differing == ["humidity"], let value = ours["humidity"]?.doubleValue,
+                        case .number(let reference)? = oracle?["humidity"]
+                    else { return false }
+                    return reference == value.rounded(.towardZero)
+                }),
+            KnownDisagreement(
+                name: "bad_object_length", family: "mibeacon", caseMarker: "_bad_object_length",
+                justification:
+                    "an object whose length does not fit its type (a 1-byte conductivity) is skipped silently by xiaomi-ble, which publishes the frame's other objects; BLEBridge rejects the frame with invalid_value naming the object (decoders are strict: a corrupt frame is reported, not guessed around)",
+                applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .invalidValue }),
+            KnownDisagreement(
+                name: "truncated_frame", family: "mibeacon", caseMarker: "truncated",
+                justification:
+                    "a frame cut inside an object: xiaomi-ble publishes the complete objects before the cut; BLEBridge rejects the frame with truncated naming the object that was cut",
+                applies: { ours, _, differing in differing == ["rejection"] && ours.error?.code == .truncated }),
+            KnownDisagreement(
+                name: "temperature_0x58_rounding", family: "bthome", caseMarker: "_temperature_0x58",
+                justification:
+                    "object 0x58 is a temperature in steps of 0.35 °C (bthome.io/format); bthome-ble rounds it to 0.1 °C (-1.05 becomes -1.0), BLEBridge publishes the exact step",
+                applies: { ours, oracle, differing in
+                    guard differing == ["temperature"], let value = ours["temperature"]?.doubleValue,
+                        case .number(let reference)? = oracle?["temperature"]
+                    else { return false }
+                    return abs(reference - value) <= 0.05 + 1e-9
+                }),
+        ]
 }
 
 /// The comparisons per family.
@@ -74,6 +75,7 @@ enum DifferentialComparison {
     static func decode(_ entry: OracleCase) -> DecodedReading {
         let registry = DecoderRegistry.standard
         if let company = entry.company { return decodeManufacturerData(entry, company: company) }
+        if let advertisement = advertisement(entry) { return advertisement }
         let uuid = BluetoothUUID(UInt16(entry.family == "mibeacon" ? 0xFE95 : 0xFCD2))
         let context = AdvertisementContext(
             address: BluetoothAddress(entry.address), bindKey: entry.key.flatMap { Hex.bytes($0) })
@@ -90,7 +92,12 @@ enum DifferentialComparison {
         case "bthome": differing = bthomeDifferences(ours, entry)
         case _ where manufacturerFamilies.contains(entry.family):
             differing = manufacturerDifferences(ours, entry.oracle)
-        default: return .unexpected("no comparison for family \(entry.family)")
+        default:
+            guard let keys = keyedFamilies[entry.family] else {
+                return .unexpected("no comparison for family \(entry.family)")
+            }
+            differing = mibeaconDifferences(
+                ours, entry.oracle, keys: keys, absolute: absoluteTolerances[entry.family] ?? 0)
         }
         if differing.isEmpty { return .match }
         if let known = KnownDisagreement.all.first(where: {
@@ -104,7 +111,11 @@ enum DifferentialComparison {
     }
 
     /// Names of the compared fields that differ; `["rejection"]` when only one side decoded.
-    static func mibeaconDifferences(_ ours: DecodedReading, _ oracle: [String: OracleValue]?) -> [String] {
+    /// Also the comparison of every family in ``keyedFamilies``, with its keys.
+    static func mibeaconDifferences(
+        _ ours: DecodedReading, _ oracle: [String: OracleValue]?, keys mibeaconKeys: [String: String] = mibeaconKeys,
+        absolute: Double = 0
+    ) -> [String] {
         guard let oracle, !oracle.isEmpty else {
             let compared = ours.fields.filter { mibeaconKeys[$0.name] != nil }
             return ours.isSuccess && !compared.isEmpty ? ["rejection"] : []
@@ -117,7 +128,7 @@ enum DifferentialComparison {
             let mine = ours[name]
             let theirs = oracle[key]
             if mine == nil && theirs == nil { continue }
-            guard let mine, let theirs, agree(mine, theirs) else {
+            guard let mine, let theirs, agree(mine, theirs, absolute: absolute) else {
                 differing.append(name)
                 continue
             }
@@ -144,13 +155,13 @@ enum DifferentialComparison {
         return differing
     }
 
-    static func agree(_ mine: DecodedValue, _ theirs: OracleValue) -> Bool {
+    static func agree(_ mine: DecodedValue, _ theirs: OracleValue, absolute: Double = 0) -> Bool {
         switch (mine, theirs) {
         case (.bool(let a), .bool(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
         case (_, .number(let b)):
             guard let a = mine.doubleValue else { return false }
-            return abs(a - b) <= tolerance * max(1, abs(b))
+            return abs(a - b) <= max(tolerance * max(1, abs(b)), absolute)
         default: return false
         }
     }

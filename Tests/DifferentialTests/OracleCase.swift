@@ -15,6 +15,19 @@ struct OracleCase: Decodable, Sendable {
     var company: Int?
     /// Manufacturer-data families: the advertised local name.
     var name: String?
+    /// The whole advertisement, for families that are not one service-data entry: service data
+    /// by 16-bit UUID (hex) and manufacturer data by decimal company id, each as hex.
+    var serviceData: [String: String]?
+    var manufacturerData: [String: String]?
+    /// The service UUIDs the advertiser lists.
+    var serviceUUIDs: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case family, `case`, hex, address, key, oracle, objects, company, name
+        case serviceData = "service_data"
+        case manufacturerData = "manufacturer_data"
+        case serviceUUIDs = "service_uuids"
+    }
 }
 
 /// A JSON scalar from the reference side.

@@ -63,6 +63,11 @@ import Testing
                 case "eddystone": [[0x00], [0x10], [0x20, 0x00], [0x30]]
                 case "ruuvi": [[0x05], [0x03]]
                 case "bthome_v1": [[0x23, 0x02], [0xA5, 0x50], [0x43, 0x06], [0x08, 0x00], [0x02, 0x3A]]
+                case "switchbot", "switchbot_0d00": [[0x54], [0x77], [0x35], [0x64], [0x73], [0x48]]
+                case "qingping": [[0x08, 0x12, 1, 2, 3, 4, 5, 6], [0x48, 0x12, 1, 2, 3, 4, 5, 6, 0x08, 0x04]]
+                case "sensorpush": [[0x00], [0x04], [0x08]]
+                case "oralb": [[0x03, 0x20, 0x01, 0x03], [0x04, 0x35, 0x10, 0x02]]
+                case "mopeka": [[0x59, 0x00, 0x03], [0x59, 0x00, 0x0C]]
                 default: [[]]
                 }
             for prefix in prefixes {
@@ -92,6 +97,24 @@ import Testing
                         0x40, 0x50, 0x5B, 0x05, 0x01, UInt8(id & 0xFF), UInt8(id >> 8), UInt8(length),
                     ]
                     record("mibeacon", [mibeacon.reading(frame + value, context: context)])
+                }
+            }
+        }
+        // SwitchBot meters with their manufacturer data (the Outdoor Meter's reading, CO2).
+        var switchbotContext = context
+        for code: UInt8 in [0x35, 0x77, 0x64, 0x73] {
+            for _ in 0..<250 {
+                switchbotContext.manufacturerData = [0x0969: random([]) + random([])]
+                record("switchbot", [SwitchBotDecoder().reading(random([code]), context: switchbotContext)])
+            }
+        }
+        // Qingping: every object id 0x00–0x1F with data of 1–4 bytes.
+        for id in UInt8(0)...0x1F {
+            for length in UInt8(1)...4 {
+                for _ in 0..<4 {
+                    let value = (0..<length).map { _ in UInt8.random(in: 0...2, using: &generator) }
+                    let frame: [UInt8] = [0x08, 0x12, 1, 2, 3, 4, 5, 6, id, length]
+                    record("qingping", [QingpingDecoder().reading(frame + value, context: context)])
                 }
             }
         }

@@ -19,6 +19,7 @@ Usage: oracle.py [--count N] [--seed S] [--family mibeacon|bthome|govee|thermopr
 
 import argparse
 import functools
+import importlib
 import json
 import logging
 import random
@@ -31,6 +32,9 @@ from habluetooth.models import BluetoothServiceInfoBleak
 import manufacturer
 
 logging.disable(logging.CRITICAL)
+
+# Families with a corpus module of their own (scripts/differential/corpus_<family>.py).
+ADVERTISEMENT_FAMILIES = ["switchbot", "qingping", "sensorpush", "oralb", "mopeka"]
 
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
@@ -254,6 +258,10 @@ def main():
     # Manufacturer-data families (scripts/differential/manufacturer.py).
     corpora.update({family: functools.partial(make, random_address=random_address, oracle_values=oracle_values)
                     for family, make in manufacturer.CORPORA.items()})
+    # Families whose corpus lives in its own module, corpus_<family>.py: corpus(rng, count, random_address).
+    for family in ADVERTISEMENT_FAMILIES:
+        module = importlib.import_module(f"corpus_{family}")
+        corpora[family] = functools.partial(module.corpus, random_address=random_address)
     parser.add_argument("--family", action="append", choices=list(corpora))
     options = parser.parse_args()
     out = sys.stdout

@@ -308,6 +308,38 @@ extension BuiltInScenarios {
           "load": {"devices": 20, "rate": 50}
         }
         """#,
+        "mopeka": #"""
+        {
+          "name": "mopeka",
+          "description": "Mopeka Pro Check tank sensors under propane bottles (manufacturer data 0x0059, service 0xFEE5): one with a good reading (384 mm at 20 °C), one whose reading quality is 0.",
+          "devices": [
+            {
+              "id": "mopeka_full", "address": "C0:FF:EE:17:02:41", "connectable": false, "rssi": -69,
+              "advertisement": {"service_uuids": ["fee5"], "manufacturer_data": [{"company": 89, "value": "03603ce8c317024105fa"}]}
+            },
+            {
+              "id": "mopeka_poor", "address": "C0:FF:EE:17:02:42", "connectable": false, "rssi": -81,
+              "advertisement": {"service_uuids": ["fee5"], "manufacturer_data": [{"company": 89, "value": "0c5550e80317024200fe"}]}
+            }
+          ]
+        }
+        """#,
+        "oralb": #"""
+        {
+          "name": "oralb",
+          "description": "Oral-B toothbrushes advertising manufacturer data 0x00DC: a Genius D701 brushing (1:30, high pressure, quadrant 2 of 4) and an idle iO Series 5.",
+          "devices": [
+            {
+              "id": "oralb_genius", "address": "C0:FF:EE:17:02:31", "name": "Oral-B Toothbrush", "connectable": true, "rssi": -58,
+              "advertisement": {"manufacturer_data": [{"company": 220, "value": "0320010380011e01020f04"}]}
+            },
+            {
+              "id": "oralb_io", "address": "C0:FF:EE:17:02:32", "name": "Oral-B Toothbrush", "connectable": true, "rssi": -66,
+              "advertisement": {"manufacturer_data": [{"company": 220, "value": "043510020000000903"}]}
+            }
+          ]
+        }
+        """#,
         "pairing": #"""
         {
           "name": "pairing",
@@ -337,6 +369,96 @@ extension BuiltInScenarios {
                   {"uuid": "2a6e", "flags": ["read", "notify"], "generator": {"kind": "temperature"}, "interval": "1s", "requires_pairing": true}
                 ]}
               ]
+            }
+          ]
+        }
+        """#,
+        "qingping": #"""
+        {
+          "name": "qingping",
+          "description": "Qingping sensors advertising service data 0xFDCD: a CGG1 thermometer, a CGH1 door sensor left open, a CGPR1 motion and light sensor, a CGDN1 air monitor and a CGP23W barometer.",
+          "devices": [
+            {
+              "id": "qingping_cgg1", "address": "C0:FF:EE:17:02:11", "connectable": false, "rssi": -68,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0807110217eeffc00104e600f401020155"}]}
+            },
+            {
+              "id": "qingping_door", "address": "C0:FF:EE:17:02:12", "connectable": false, "rssi": -71,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0804120217eeffc0040102020164"}]}
+            },
+            {
+              "id": "qingping_motion", "address": "C0:FF:EE:17:02:13", "connectable": false, "rssi": -73,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0812130217eeffc008040164000a110101"}]}
+            },
+            {
+              "id": "qingping_air", "address": "C0:FF:EE:17:02:14", "connectable": false, "rssi": -62,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "080e140217eeffc012040a0014001302e8030201ff"}]}
+            },
+            {
+              "id": "qingping_baro", "address": "C0:FF:EE:17:02:15", "connectable": false, "rssi": -75,
+              "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0826150217eeffc00104e600f4010702c826"}]}
+            }
+          ]
+        }
+        """#,
+        "sensorpush": #"""
+        {
+          "name": "sensorpush",
+          "description": "SensorPush sensors: an HT.w, an HTP.xw and a TC.x advertising their service UUID with readings packed into the manufacturer data's company-id bytes and after, and an HT1 (local name s).",
+          "devices": [
+            {
+              "id": "sensorpush_htw", "address": "C0:FF:EE:17:02:21", "name": "SensorPush HT.w 1A2B", "connectable": false, "rssi": -64,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 3076, "value": "cd3447"}]}
+            },
+            {
+              "id": "sensorpush_htpxw", "address": "C0:FF:EE:17:02:22", "name": "SensorPush HTP.xw 3C4D", "connectable": false, "rssi": -70,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 64768, "value": "c9b155d5ba"}]}
+            },
+            {
+              "id": "sensorpush_tcx", "address": "C0:FF:EE:17:02:23", "name": "SensorPush TC.x 5E6F", "connectable": false, "rssi": -74,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 8456, "value": "1c00"}]}
+            },
+            {
+              "id": "sensorpush_ht1", "address": "C0:FF:EE:17:02:24", "name": "s", "connectable": false, "rssi": -77,
+              "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090aa9"], "manufacturer_data": [{"company": 26411, "value": "8b05"}]}
+            }
+          ]
+        }
+        """#,
+        "switchbot": #"""
+        {
+          "name": "switchbot",
+          "description": "SwitchBot devices advertising as they do: a Meter and a Meter Plus in service data 0xFD3D, an Outdoor Meter whose reading is in manufacturer data 0x0969, a Contact Sensor, a Motion Sensor and a Bot in switch mode.",
+          "devices": [
+            {
+              "id": "switchbot_meter", "address": "C0:FF:EE:17:02:01", "connectable": false, "rssi": -66,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "5400e407992d"}]}
+            },
+            {
+              "id": "switchbot_meter_plus", "address": "C0:FF:EE:17:02:02", "connectable": false, "rssi": -70,
+              "advertisement": {
+                "service_data": [{"uuid": "fd3d", "value": "6900e4069531"}],
+                "manufacturer_data": [{"company": 2409, "value": "c0ffee1702020e0006953100"}]
+              }
+            },
+            {
+              "id": "switchbot_outdoor", "address": "C0:FF:EE:17:02:03", "connectable": false, "rssi": -78,
+              "advertisement": {
+                "service_data": [{"uuid": "fd3d", "value": "770058"}],
+                "manufacturer_data": [{"company": 2409, "value": "c0ffee170203220003033c00"}]
+              }
+            },
+            {
+              "id": "switchbot_contact", "address": "C0:FF:EE:17:02:04", "connectable": false, "rssi": -72,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "644055030000000002"}]}
+            },
+            {
+              "id": "switchbot_motion", "address": "C0:FF:EE:17:02:05", "connectable": false, "rssi": -74,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "73c05a000026"}]}
+            },
+            {
+              "id": "switchbot_bot", "address": "C0:FF:EE:17:02:06", "rssi": -60,
+              "advertisement": {"service_data": [{"uuid": "fd3d", "value": "48805f"}]}
             }
           ]
         }

@@ -2,7 +2,8 @@ import Foundation
 
 /// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
 public enum BuiltInScenarios {
-    /// Names in alphabetical order: bthome, commands, demo, discovery, faults, heart-rate, ibeacon, lamp, load, pairing, thermometer.
+    /// Names in alphabetical order: bthome, commands, demo, discovery, faults, heart-rate, hygrometers, ibeacon, lamp,
+    /// load, mopeka, oralb, pairing, qingping, sensorpush, switchbot, thermometer.
     public static var names: [String] { files.keys.sorted() }
 
     /// The JSON text of a built-in scenario.

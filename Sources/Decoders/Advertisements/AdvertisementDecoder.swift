@@ -9,8 +9,8 @@ public enum AdvertisementSource: Sendable, Hashable, CustomStringConvertible {
     /// the payload excludes the two company-id bytes).
     case manufacturerData(UInt16)
     /// Manufacturer-specific data of any company identifier, for formats whose first two bytes
-    /// are not a real company id but data (ThermoPro, Inkbird) or that several company ids carry
-    /// (Govee). The payload starts with the two company-id bytes as sent on air (little-endian),
+    /// are not a real company id but data (ThermoPro, Inkbird, SensorPush) or that several company
+    /// ids carry (Govee). The payload starts with the two company-id bytes as sent on air (little-endian),
     /// then the rest of the entry, so a decoder reads them like any other field.
     case anyManufacturerData
 
@@ -33,11 +33,23 @@ public struct AdvertisementContext: Sendable, Hashable {
     /// The advertised local name (BlueZ `Device1.Name`): some formats (ThermoPro, Inkbird) are
     /// told apart only by it.
     public var localName: String?
+    /// The whole advertisement's manufacturer data, for formats split over service data and
+    /// manufacturer data (SwitchBot). ``DecoderRegistry/decodeAdvertisement(serviceData:manufacturerData:context:decoder:)``
+    /// fills it in.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// The service UUIDs the advertiser lists: some formats of ``AdvertisementSource/anyManufacturerData``
+    /// are recognised by them (SensorPush, Mopeka).
+    public var serviceUUIDs: [BluetoothUUID]
 
-    public init(address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, localName: String? = nil) {
+    public init(
+        address: BluetoothAddress? = nil, bindKey: [UInt8]? = nil, localName: String? = nil,
+        manufacturerData: [UInt16: [UInt8]] = [:], serviceUUIDs: [BluetoothUUID] = []
+    ) {
         self.address = address
         self.bindKey = bindKey
         self.localName = localName
+        self.manufacturerData = manufacturerData
+        self.serviceUUIDs = serviceUUIDs
     }
 }
 

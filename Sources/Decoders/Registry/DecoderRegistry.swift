@@ -26,7 +26,8 @@ public struct DecoderRegistry: Sendable {
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
     /// ThermoPro first: it reads manufacturer data of any company id, but only from a device
-    /// with its name.
+    /// with its name. SensorPush and Mopeka read it too, only from an advertiser listing their
+    /// service UUID, so they come before Govee, which recognises its formats by their bytes.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
         ThermoProDecoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
@@ -34,6 +35,8 @@ public struct DecoderRegistry: Sendable {
         MiBeaconDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
+        SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
+        OralBDecoder(), MopekaDecoder(),
         GoveeDecoder(),
     ]
 
@@ -110,6 +113,8 @@ public struct DecoderRegistry: Sendable {
         serviceData: [BluetoothUUID: [UInt8]], manufacturerData: [UInt16: [UInt8]],
         context: AdvertisementContext = AdvertisementContext(), decoder name: String? = nil
     ) -> [DecodedReading] {
+        var context = context
+        context.manufacturerData = manufacturerData
         var entries: [(AdvertisementSource, [UInt8])] = serviceData.keys.sorted().map {
             (.serviceData($0), serviceData[$0]!)
         }

@@ -90,7 +90,7 @@ public struct GatewayModel: Sendable {
     static let advertisedMakers: [String: (manufacturer: String, model: String?)] = [
         "ruuvi": ("Ruuvi Innovations", "RuuviTag"), "mibeacon": ("Xiaomi", nil),
         "govee": ("Govee", nil), "thermopro": ("ThermoPro", nil),
-    ]
+    ].merging(consumerSensorMakers) { built, _ in built }
 
     public var discoveryBuilder: DiscoveryBuilder? {
         configuration.homeAssistant.enabled

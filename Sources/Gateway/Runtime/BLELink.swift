@@ -391,7 +391,7 @@ extension BLELink {
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
                 context: AdvertisementContext(
                     address: discovery.peripheral.identifier, bindKey: settings.bindKey,
-                    localName: advertisement.localName),
+                    localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
         for reading in readings where reading.isSuccess && isNew(reading, device: device) {
@@ -427,7 +427,7 @@ extension BLELink {
             serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
             context: AdvertisementContext(
                 address: address, bindKey: configuration.autoDevices.bindKey(for: address),
-                localName: advertisement.localName)
+                localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs)
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
         let name = advertisement.localName ?? seen.entries[address.string]?.name

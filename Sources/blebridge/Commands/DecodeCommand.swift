@@ -19,13 +19,18 @@ struct DecodeCommand: CLICommand {
           --decoder NAME             a characteristic decoder by name (see --list)
           --layout FILE              a user-defined byte layout (JSON, as in the configuration)
           --service-data UUID        advertisement service data for UUID (fcd2 BTHome, fe95
-                                     Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers)
+                                     Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers,
+                                     fd3d SwitchBot, fdcd Qingping)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
-                                     iBeacon, 0499 Ruuvi, ec88 Govee), without the two
-                                     company-id bytes (ThermoPro and Inkbird put readings in
+                                     iBeacon, 0499 Ruuvi, ec88 Govee, 00dc Oral-B), without the
+                                     two company-id bytes (ThermoPro and Inkbird put readings in
                                      them: give the id as BlueZ shows it, e.g. 0bc2)
         Advertisement options:
           --advertisement-decoder NAME   force one advertisement format (bthome, ibeacon, …)
+          --with-manufacturer-data ID=HEX   the same advertisement's manufacturer data, for
+                                     formats split over both (SwitchBot: 0969=…)
+          --with-service-uuid UUID   a service UUID the advertiser lists (SensorPush:
+                                     ef090000-11d6-42ba-93b8-9dd7ec090ab0, …0aa9 for the HT1)
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
                                      and ATC/pvvx payloads
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
@@ -72,6 +77,11 @@ struct DecodeCommand: CLICommand {
             "manufacturer-data", expected: "a 16-bit company id in hex such as 004c",
             parse: { UInt16($0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0, radix: 16) })
         let advertisementDecoder = try arguments.option("advertisement-decoder")
+        let companion = try arguments.option(
+            "with-manufacturer-data", expected: "a company id and hex such as 0969=aabbccddeeff0e00",
+            parse: Self.companyAndBytes)
+        let serviceUUIDs = try arguments.option(
+            "with-service-uuid", expected: "a Bluetooth UUID", parse: BluetoothUUID.init)
         let bindKey = try arguments.option(
             "bind-key", expected: "16 bytes as 32 hex digits",
             parse: { Hex.bytes($0).flatMap { $0.count == 16 ? $0 : nil } })
@@ -95,10 +105,14 @@ struct DecodeCommand: CLICommand {
 
         let readings: [DecodedReading]
         if serviceUUID != nil || company != nil {
-            let context = AdvertisementContext(address: address, bindKey: bindKey, localName: localName)
+            let context = AdvertisementContext(
+                address: address, bindKey: bindKey, localName: localName,
+                serviceUUIDs: serviceUUIDs.map { [$0] } ?? [])
             readings = registry.decodeAdvertisement(
                 serviceData: serviceUUID.map { [$0: bytes] } ?? [:],
-                manufacturerData: company.map { [$0: bytes] } ?? [:], context: context, decoder: advertisementDecoder)
+                manufacturerData: (company.map { [$0: bytes] } ?? [:]).merging(companion.map { [$0.0: $0.1] } ?? [:]) {
+                    given, _ in given
+                }, context: context, decoder: advertisementDecoder)
             if readings.isEmpty {
                 throw CommandLineError.failure(
                     "no advertisement decoder accepts this payload; try --advertisement-decoder NAME (see --list)",
@@ -150,5 +164,15 @@ struct DecodeCommand: CLICommand {
         } catch {
             throw CommandLineError.failure("\(path): not a valid layout: \(error)", status: .dataError)
         }
+    }
+}
+
+extension DecodeCommand {
+    /// `0969=aabbcc…`: a company id in hex and the manufacturer data's bytes.
+    static func companyAndBytes(_ text: String) -> (UInt16, [UInt8])? {
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let company = UInt16(parts[0], radix: 16), let bytes = Hex.bytes(String(parts[1]))
+        else { return nil }
+        return (company, bytes)
     }
 }

@@ -146,7 +146,9 @@ struct ScanView {
             services = advertisement.serviceUUIDs
             let readings = DecoderRegistry.standard.decodeAdvertisement(
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
-                context: AdvertisementContext(address: discovery.identifier, localName: advertisement.localName))
+                context: AdvertisementContext(
+                    address: discovery.identifier, localName: advertisement.localName,
+                    serviceUUIDs: advertisement.serviceUUIDs))
             decoder = readings.first { $0.isSuccess }?.decoder
             decoded = Self.describe(readings, advertisement)
         }

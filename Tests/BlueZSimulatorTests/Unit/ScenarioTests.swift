@@ -12,8 +12,7 @@ import Testing
         #expect(
             BuiltInScenarios.names == [
                 "bthome", "commands", "demo", "discovery", "faults", "heart-rate", "hygrometers", "ibeacon", "lamp",
-                "load", "pairing",
-                "thermometer",
+                "load", "mopeka", "oralb", "pairing", "qingping", "sensorpush", "switchbot", "thermometer",
             ])
         for name in BuiltInScenarios.names {
             let scenario = try Scenario.load(name)

@@ -1,0 +1,8 @@
+extension GatewayModel {
+    /// The makers of the consumer sensor families (the model is in each reading, `model`).
+    static let consumerSensorMakers: [String: (manufacturer: String, model: String?)] = [
+        "switchbot": ("SwitchBot", nil), "switchbot_0d00": ("SwitchBot", nil), "qingping": ("Qingping", nil),
+        "sensorpush": ("SensorPush", nil), "sensorpush_ht1": ("SensorPush", "HT1"),
+        "oralb": ("Oral-B", nil), "mopeka": ("Mopeka IOT", nil),
+    ]
+}

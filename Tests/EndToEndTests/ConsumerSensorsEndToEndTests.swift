@@ -1,0 +1,64 @@
+import BlueZSimulator
+import Bluetooth
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 17, item 4: each consumer sensor family's scenario (docs/scenarios/<family>.json) in the
+/// simulator, with `auto_devices` on and no configuration entry for its devices, is published
+/// under `<decoder>_<last 3 address bytes>` with Home Assistant discovery naming the maker.
+@Suite(.serialized) struct ConsumerSensorsEndToEndTests {
+    struct Expectation: Sendable, CustomTestStringConvertible {
+        var scenario: String
+        var id: String
+        var field: String
+        var value: Double
+        var manufacturer: String
+        /// The family's decoders (the first names `id`).
+        var decoders: [String]
+        var testDescription: String { "\(scenario): \(id).\(field)" }
+    }
+
+    static let expectations = [
+        // The Outdoor Meter's reading is only in its manufacturer data: -3.3 °C.
+        Expectation(
+            scenario: "switchbot", id: "switchbot_170203", field: "temperature", value: -3.3, manufacturer: "SwitchBot",
+            decoders: ["switchbot"]),
+        Expectation(
+            scenario: "qingping", id: "qingping_170214", field: "co2", value: 1000, manufacturer: "Qingping",
+            decoders: ["qingping"]),
+        Expectation(
+            scenario: "sensorpush", id: "sensorpush_170222", field: "pressure", value: 1013.25,
+            manufacturer: "SensorPush", decoders: ["sensorpush", "sensorpush_ht1"]),
+        Expectation(
+            scenario: "oralb", id: "oralb_170231", field: "time", value: 90, manufacturer: "Oral-B", decoders: ["oralb"]
+        ),
+        Expectation(
+            scenario: "mopeka", id: "mopeka_170241", field: "tank_level", value: 384, manufacturer: "Mopeka IOT",
+            decoders: ["mopeka"]),
+    ]
+
+    @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {
+        let scenario = try Scenario.load(expected.scenario)
+        let world = try await SimulatedWorld(
+            edit: { configuration in configuration["auto_devices"] = ["enabled": true, "max_devices": 20] },
+            world: { $0.devices += scenario.devices })
+        let state = await world.state(expected.id) { $0[expected.field] != nil }
+        #expect(
+            (state?[expected.field] as? NSNumber)?.doubleValue == expected.value,
+            "log: \(world.gateway.log.suffix(3000))")
+        let config = await world.recorder.first(
+            on: "homeassistant/sensor/blebridge_\(expected.id)/\(expected.field)/config")
+        let discovery = try #require(config.flatMap(world.recorder.json))
+        #expect((discovery["device"] as? [String: Any])?["manufacturer"] as? String == expected.manufacturer)
+        #expect(discovery["state_topic"] as? String == "blebridge/\(expected.id)")
+        // Every device of the scenario is one automatic device of one of the family's decoders.
+        for device in scenario.devices {
+            let ids = expected.decoders.map { "\($0)_\(Hex.string(device.address.bytes.suffix(3)))" }
+            #expect(
+                await waitUntil(timeout: .seconds(20)) { ids.contains { !world.states($0).isEmpty } },
+                "\(device.id) published as one of \(ids)")
+        }
+        await world.shutdown()
+    }
+}
