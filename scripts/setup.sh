@@ -99,7 +99,7 @@ fi
 # decoder suite (Tests/DifferentialTests, scripts/differential/oracle.py). A venv of their own:
 # they need bleak >= 1, which would replace the pinned bleak 0.22.3 above. Pinned like bleak.
 oracle_venv="$root/.build/venv-oracles"
-oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0" "govee-ble==1.5.2" "thermopro-ble==1.1.4")
+oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0" "govee-ble==1.5.2" "thermopro-ble==1.1.4" "inkbird-ble==1.7.1")
 [[ -x "$oracle_venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv "$oracle_venv"
 if ! "$oracle_venv/bin/python" -c "
 import importlib.metadata as m, sys

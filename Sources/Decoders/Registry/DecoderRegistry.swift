@@ -25,10 +25,11 @@ public struct DecoderRegistry: Sendable {
         ]
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
-    /// ThermoPro first: it reads manufacturer data of any company id, but only from a device
-    /// with its name.
+    /// ThermoPro and INKBIRD first: they read manufacturer data of any company id but only from a
+    /// device with their name, and their company-id bytes are readings that may equal Apple's or
+    /// Ruuvi's id.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        ThermoProDecoder(),
+        ThermoProDecoder(), InkbirdDecoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
         MiBeaconDecoder(),
