@@ -99,7 +99,7 @@ fi
 # decoder suite (Tests/DifferentialTests, scripts/differential/oracle.py). A venv of their own:
 # they need bleak >= 1, which would replace the pinned bleak 0.22.3 above. Pinned like bleak.
 oracle_venv="$root/.build/venv-oracles"
-oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0" "govee-ble==1.5.2" "thermopro-ble==1.1.4")
+oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0" "govee-ble==1.5.2" "thermopro-ble==1.1.4" "inkbird-ble==1.7.1")
 # Issue 17 consumer sensor families (each installs cleanly next to the ones above).
 oracle_packages+=("PySwitchbot==3.1.0" "qingping-ble==1.3.0" "sensorpush-ble==1.9.0" "oralb-ble==1.1.3" "mopeka-iot-ble==1.0.0")
 [[ -x "$oracle_venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv "$oracle_venv"

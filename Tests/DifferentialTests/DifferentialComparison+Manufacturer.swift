@@ -5,7 +5,7 @@ import Bluetooth
 /// The manufacturer-data families (scripts/differential/manufacturer.py): Govee, ThermoPro and
 /// INKBIRD. BLEBridge's field names are the references' keys.
 extension DifferentialComparison {
-    static let manufacturerFamilies = ["govee", "thermopro"]
+    static let manufacturerFamilies = ["govee", "thermopro", "inkbird"]
 
     /// The fields compared: every reading the references publish.
     static func isComparedManufacturerField(_ name: String) -> Bool {

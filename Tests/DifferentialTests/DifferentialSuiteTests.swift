@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The differential suite: scripts/differential/oracle.py generates a seeded corpus per family and
-/// decodes it with Home Assistant's reference parsers (xiaomi-ble, bthome-ble, govee-ble,
-/// thermopro-ble; pinned in
+/// decodes it with Home Assistant's reference parsers (xiaomi-ble, bthome-ble, govee-ble, thermopro-ble,
+/// inkbird-ble; pinned in
 /// scripts/setup.sh, `.build/venv-oracles`); BLEBridge decodes the same bytes and every payload is
 /// a match, a listed known disagreement (``KnownDisagreement``) or a failure. The report per
 /// family is printed (docs/testing.md).

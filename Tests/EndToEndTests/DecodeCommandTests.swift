@@ -63,6 +63,19 @@ import Testing
         #expect(result.stdout.contains(#""major":3838,"minor":4949"#))
     }
 
+    /// ThermoPro and INKBIRD are recognised by `--name`; their readings start in the company id.
+    @Test func decodesManufacturerDataWithAName() async throws {
+        let thermoPro = try await blebridge(["--manufacturer-data", "e5c2", "--name", "TP357 (2B54)", "002f2c02"])
+        #expect(thermoPro.status == 0, "\(thermoPro.stderr)")
+        #expect(thermoPro.stdout.hasPrefix(#"{"temperature":22.9,"humidity":47,"battery":1,"#))
+        let inkbird = try await blebridge(["--manufacturer-data", "0929", "--name", "sps", "2e160000005508"])
+        #expect(inkbird.stdout.hasPrefix(#"{"temperature":23.45,"humidity":56.78,"battery":85,"#))
+        let unnamed = try await blebridge(["--manufacturer-data", "0929", "2e160000005508"])
+        #expect(unnamed.status == 65)
+        let govee = try await blebridge(["--manufacturer-data", "ec88", "0003a2d45c00"])
+        #expect(govee.stdout.hasPrefix(#"{"temperature":23.8,"humidity":29.2,"battery":92,"#))
+    }
+
     @Test func aTruncatedValueExits65WithTheFieldAndTheRawBytes() async throws {
         let result = try await blebridge(["--uuid", "2a37", "0148"])
         #expect(result.status == 65)

@@ -37,6 +37,10 @@ import Testing
         #expect(h5075?["humidity"] as? Double == 29.2)
         #expect(h5075?["model"] as? String == "H5075")
         #expect(await world.state("govee_000102") { $0["temperature"] != nil }?["humidity"] as? Double == 50.24)
+        #expect(await world.state("inkbird_000104") { $0["temperature"] != nil }?["temperature"] as? Double == 23.45)
+        #expect(await world.state("inkbird_000105") { $0["temperature"] != nil }?["humidity"] as? Double == 48.3)
+        let bbq = await world.state("inkbird_000106") { $0["temperature_probe_4"] != nil }
+        #expect(bbq?["temperature_probe_4"] as? Double == 300)
         let greenhouse = await world.state("greenhouse") { $0["temperature"] != nil }
         #expect(greenhouse?["temperature"] as? Double == 22.9)
         #expect(greenhouse?["battery_level"] as? Int == 0)

@@ -118,6 +118,26 @@ import Testing
                 }
             }
         }
+        // Manufacturer-data families: company-id bytes of each kind and every length, with the names
+        // they are recognised by (values up to 100, so INKBIRD's plausibility checks pass).
+        let named: [(any AdvertisementDecoder, [String])] = [
+            (GoveeDecoder(), ["GVH5101_0000"]), (ThermoProDecoder(), ["TP357"]),
+            (InkbirdDecoder(), ["sps", "tps", "ith-11-b", "iBBQ"]),
+        ]
+        for (decoder, names) in named {
+            for name in names {
+                var withName = context
+                withName.localName = name
+                for company: [UInt8] in [[0x88, 0xEC], [0x01, 0x00], [0x01, 0x88], [0xC2, 0x10]] {
+                    for length in 0...22 {
+                        for _ in 0..<4 {
+                            let data = (0..<length).map { _ in UInt8.random(in: 0...100, using: &generator) }
+                            record(decoder.name, [decoder.reading(company + data, context: withName)])
+                        }
+                    }
+                }
+            }
+        }
         return seen.values.sorted { ($0.decoder, $0.name) < ($1.decoder, $1.name) }
     }()
 
@@ -168,7 +188,10 @@ import Testing
         // The random inputs reach deep: heart rate's optional fields, every BTHome object.
         let names = Set(Self.produced.map(\.name))
         #expect(Self.produced.count > 150, "\(Self.produced.count) fields")
-        for name in ["energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas"] {
+        for name in [
+            "energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas",
+            "sensor_error", "battery_low", "temperature_probe_6", "sensor_id",
+        ] {
             #expect(names.contains(name), "\(name) never produced")
         }
     }

@@ -123,4 +123,54 @@ def thermopro_corpus(rng, count, random_address, oracle_values):
                "address": address, "key": None, "oracle": oracle}
 
 
-CORPORA = {"govee": govee_corpus, "thermopro": thermopro_corpus}
+# --- INKBIRD -------------------------------------------------------------------------------------
+
+
+def inkbird_frame(rng):
+    """(frame with the company-id bytes first, name, case)."""
+    kind = rng.choice(["sps", "tps", "ith", "bbq"])
+    edge = rng.random()
+    battery = rng.randrange(0, 101)
+    case = kind
+    if edge < 0.03:
+        battery = rng.randrange(101, 256)
+        case += "_corrupt_battery"
+    if kind in ("sps", "tps"):
+        humidity = rng.randrange(0, 10001)
+        if 0.03 <= edge < 0.06:
+            humidity = rng.randrange(10001, 65535)
+            case += "_corrupt_humidity"
+        elif kind == "tps" and edge > 0.9:
+            humidity = rng.choice([0, 0xFFFF])
+            case += "_no_humidity_sensor"
+        frame = struct.pack("<hH", rng.randrange(-4000, 6001), humidity) + random_bytes(rng, 3) + bytes(
+            [battery]) + random_bytes(rng, 1)
+        return frame, kind, case
+    if kind == "ith":
+        humidity = 0 if edge > 0.9 else rng.randrange(0, 1001)
+        if 0.03 <= edge < 0.06:
+            humidity = rng.randrange(1001, 65536)
+            case += "_corrupt_humidity"
+        name = rng.choice(["ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "ith-11-b"])
+        frame = random_bytes(rng, 6) + struct.pack("<hHB", rng.randrange(-400, 601), humidity, battery) + \
+            random_bytes(rng, 7)
+        return frame, name, case
+    probes = rng.choice([1, 2, 4, 6])
+    temperatures = [-1 if rng.random() < 0.2 else rng.randrange(-400, 3001) for _ in range(probes)]
+    name = rng.choice(["iBBQ", "xBBQ", "Ink@iBBQ"])
+    return random_bytes(rng, 10) + struct.pack(f"<{probes}h", *temperatures), name, f"bbq_{probes}"
+
+
+def inkbird_corpus(rng, count, random_address, oracle_values):
+    from inkbird_ble import INKBIRDBluetoothDeviceData
+
+    for _ in range(count):
+        address = random_address(rng)
+        frame, name, case = inkbird_frame(rng)
+        company, data = split(frame)
+        oracle = oracle_values(INKBIRDBluetoothDeviceData().update(manufacturer_info(address, name, company, data)))
+        yield {"family": "inkbird", "case": case, "hex": data.hex(), "company": company, "name": name,
+               "address": address, "key": None, "oracle": oracle}
+
+
+CORPORA = {"govee": govee_corpus, "thermopro": thermopro_corpus, "inkbird": inkbird_corpus}

@@ -240,7 +240,7 @@ extension BuiltInScenarios {
         "hygrometers": #"""
         {
           "name": "hygrometers",
-          "description": "Passive Govee and ThermoPro sensors whose readings are in manufacturer data (ThermoPro's partly in the company-id bytes).",
+          "description": "Passive Govee, ThermoPro and INKBIRD sensors whose readings are in manufacturer data (some in the company-id bytes).",
           "devices": [
             {
               "id": "govee_h5075", "address": "C0:FF:EE:00:01:01", "name": "GVH5075_0101", "connectable": false, "rssi": -66,
@@ -253,6 +253,18 @@ extension BuiltInScenarios {
             {
               "id": "thermopro_tp357", "address": "C0:FF:EE:00:01:03", "name": "TP357 (0103)", "connectable": false, "rssi": -62,
               "advertisement": {"manufacturer_data": [{"company": 58818, "value": "002f2c02"}]}
+            },
+            {
+              "id": "inkbird_ibs_th1", "address": "C0:FF:EE:00:01:04", "name": "sps", "connectable": false, "rssi": -74,
+              "advertisement": {"manufacturer_data": [{"company": 2345, "value": "2e160000005508"}]}
+            },
+            {
+              "id": "inkbird_ith_11_b", "address": "C0:FF:EE:00:01:05", "name": "ITH-11-B", "connectable": false, "rssi": -69,
+              "advertisement": {"manufacturer_data": [{"company": 9289, "value": "01020304d700e3014000000000000000"}]}
+            },
+            {
+              "id": "inkbird_ibt_4xs", "address": "C0:FF:EE:00:01:06", "name": "iBBQ", "connectable": false, "rssi": -58,
+              "advertisement": {"manufacturer_data": [{"company": 0, "value": "0000000000000000fffffa00f1ffb80b"}]}
             }
           ]
         }

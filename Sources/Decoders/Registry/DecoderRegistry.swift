@@ -25,18 +25,19 @@ public struct DecoderRegistry: Sendable {
         ]
 
     /// Every built-in advertisement decoder, in the order they are tried for a shared source.
-    /// ThermoPro first: it reads manufacturer data of any company id, but only from a device
-    /// with its name. SensorPush and Mopeka read it too, only from an advertiser listing their
-    /// service UUID, so they come before Govee, which recognises its formats by their bytes.
+    /// ThermoPro, INKBIRD and SensorPush first: they read manufacturer data of any company id, but
+    /// only from a device with their name (ThermoPro, INKBIRD) or listing their service UUID
+    /// (SensorPush), and their company-id bytes are readings that may equal Apple's or Ruuvi's id.
+    /// Mopeka is gated by its service UUID too; Govee, which recognises its formats by their bytes
+    /// alone, comes last.
     public static let builtInAdvertisements: [any AdvertisementDecoder] = [
-        ThermoProDecoder(),
+        ThermoProDecoder(), InkbirdDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
         MiBeaconDecoder(),
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
-        SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
-        OralBDecoder(), MopekaDecoder(),
+        SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), OralBDecoder(), MopekaDecoder(),
         GoveeDecoder(),
     ]
 

@@ -89,7 +89,7 @@ public struct GatewayModel: Sendable {
     /// format is one model's (a MiBeacon device's model is in its readings, `model`).
     static let advertisedMakers: [String: (manufacturer: String, model: String?)] = [
         "ruuvi": ("Ruuvi Innovations", "RuuviTag"), "mibeacon": ("Xiaomi", nil),
-        "govee": ("Govee", nil), "thermopro": ("ThermoPro", nil),
+        "govee": ("Govee", nil), "thermopro": ("ThermoPro", nil), "inkbird": ("INKBIRD", nil),
     ].merging(consumerSensorMakers) { built, _ in built }
 
     public var discoveryBuilder: DiscoveryBuilder? {
