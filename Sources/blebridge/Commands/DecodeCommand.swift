@@ -30,7 +30,8 @@ struct DecodeCommand: CLICommand {
           --with-manufacturer-data ID=HEX   the same advertisement's manufacturer data, for
                                      formats split over both (SwitchBot: 0969=…)
           --with-service-uuid UUID   a service UUID the advertiser lists (SensorPush:
-                                     ef090000-11d6-42ba-93b8-9dd7ec090ab0, …0aa9 for the HT1)
+                                     ef090000-11d6-42ba-93b8-9dd7ec090ab0, …0aa9 for the HT1;
+                                     Mopeka: fee5)
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
                                      and ATC/pvvx payloads
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
