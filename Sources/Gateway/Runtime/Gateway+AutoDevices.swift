@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import Timekeeping
 
 extension Gateway {
     /// The configuration as loaded, with the devices matches split off and the automatic devices.
@@ -12,7 +13,7 @@ extension Gateway {
     var autoDeviceBound: DeviceBound {
         DeviceBound(
             maximum: configured.autoDevices.maxDevices,
-            idleAge: HealthSnapshot.seconds(configured.autoDevices.evictAfter))
+            idleAge: configured.autoDevices.evictAfter.inSeconds)
     }
 
     /// `auto_devices`: an unconfigured advertiser at a fixed `address` that `decoder` recognises
@@ -20,7 +21,8 @@ extension Gateway {
     /// changed); returns its id, or nil when automatic devices are off, a configured device has
     /// that id, or the bound is reached with no device idle enough to make room (``DeviceBound``).
     /// An evicted device goes with its topics' entities.
-    func addAutoDevice(_ address: BluetoothAddress, decoder: String, at now: Date = Date()) async -> String? {
+    func addAutoDevice(_ address: BluetoothAddress, decoder: String, at now: Date? = nil) async -> String? {
+        let now = now ?? clock.date
         guard configured.autoDevices.enabled else { return nil }
         let admission = autoDevices.add(
             address, decoder: decoder, at: now, bound: autoDeviceBound, configuration: instances.expand(configured))
@@ -30,7 +32,7 @@ extension Gateway {
         case .known(let id):
             return id
         case .refused(let id):
-            if let held = autoDeviceRefusalLog.admit(at: .now) {
+            if let held = autoDeviceRefusalLog.admit(at: clock.now) {
                 logger.notice(
                     "automatic device not added: auto_devices.max_devices reached and none unseen for evict_after",
                     [
