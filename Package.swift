@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
 
         // BLE.
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
         .target(
             name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging", "Timekeeping"]),
         .target(
@@ -110,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport", "Timekeeping"]),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),

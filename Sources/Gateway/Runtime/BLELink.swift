@@ -104,7 +104,7 @@ extension BLELink {
                 connection: connection,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
-                    pairing: pairingPolicy()))
+                    pairing: pairingPolicy(), clock: clock))
             self.central = central
             self.connection = connection
             await registerPairingAgent(central)
