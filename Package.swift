@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging"]),
+        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
         .testTarget(
             name: "PublisherTests",
             dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping"]),

@@ -267,7 +267,7 @@ extension Gateway {
         let snapshot = HealthSnapshot(
             uptime: clock.now - startInstant, connections: scheduler.connectedDevices.count,
             maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,
-            oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
+            oldestUnsentAge: stats?.oldestUnsentAge(now: clock.date), dropped: Int(stats?.dropped ?? 0),
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
             commandsRefused: counters.commandsRefused, time: clock.date,
             outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) },

@@ -136,7 +136,7 @@ public actor Gateway {
             path: options.outboxPath ?? outbox.path,
             options: OutboxOptions(
                 synchronous: outbox.synchronous == .full ? .full : .normal, maxMessages: outbox.maxMessages,
-                maxBytes: outbox.maxBytes, maxAge: outbox.maxAge))
+                maxBytes: outbox.maxBytes, maxAge: outbox.maxAge), clock: options.clock)
         self.store = store
         self.state = GatewayStateStore(store: store)
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
