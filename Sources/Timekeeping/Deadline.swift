@@ -16,6 +16,7 @@ public enum Deadline {
             end.finish()
         }
         let timer = Task {
+            // A deadline, not synchronisation: the longest the caller waits for the work.
             try? await clock.sleep(until: deadline, tolerance: nil)
             end.finish()
         }
@@ -35,6 +36,7 @@ public enum Deadline {
         of task: Task<T, Never>, cancellingAt deadline: ContinuousClock.Instant, clock: C = SystemClock()
     ) async -> T {
         let timer = Task {
+            // A deadline, not synchronisation: the longest the caller waits for the work.
             try? await clock.sleep(until: deadline, tolerance: nil)
             task.cancel()
         }
@@ -48,6 +50,7 @@ public enum Deadline {
         _ tasks: [Task<Void, Never>], cancellingAt deadline: ContinuousClock.Instant, clock: C = SystemClock()
     ) async {
         let timer = Task {
+            // A deadline, not synchronisation: the longest the caller waits for the work.
             try? await clock.sleep(until: deadline, tolerance: nil)
             for task in tasks { task.cancel() }
         }
