@@ -40,23 +40,26 @@ let package = Package(
         // Small leaf modules.
         .target(name: "Logging"),
         .target(name: "JSON"),
-        .target(name: "Bluetooth"),
+        .target(name: "Bluetooth", dependencies: ["Timekeeping"]),
         .target(name: "HomeAssistantTables"),  // Home Assistant's device/state classes and units, pinned to a release
         // The user-defined layout description, shared by Configuration and Decoders.
         .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
         .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
+        // The injected clock, durations, deadlines and timestamps.
+        .target(name: "Timekeeping"),
 
         // Wrappers of C libraries.
-        .target(name: "DBus", dependencies: ["CDBus", "Logging"]),
+        .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging"]),
-        .target(name: "Outbox", dependencies: ["CSQLite", "Logging"]),
-        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging"]),
+        .target(name: "Outbox", dependencies: ["CSQLite", "Logging", "Timekeeping"]),
+        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
 
         // BLE.
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll"]),
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
+        .target(
+            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging", "Timekeeping"]),
         .target(
             name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
 
@@ -65,30 +68,31 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
-                "Bluetooth", "HomeAssistantTables", "ProcessMemory",
+                "Bluetooth", "HomeAssistantTables", "ProcessMemory", "Timekeeping",
             ]),
         .executableTarget(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
-                "Bluetooth", "SystemdNotify", "MQTT",
+                "Bluetooth", "SystemdNotify", "MQTT", "Timekeeping",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
-        .executableTarget(name: "mqtt-bench", dependencies: ["MQTT"], path: "Sources/Benchmarks/mqtt-bench"),
+        .executableTarget(
+            name: "mqtt-bench", dependencies: ["MQTT", "Timekeeping"], path: "Sources/Benchmarks/mqtt-bench"),
 
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(
-            name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            name: "outbox-probe", dependencies: ["Outbox", "Publisher", "MQTT", "Logging", "Timekeeping"],
             path: "Sources/Tools/outbox-probe"),
         .executableTarget(
-            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging"],
+            name: "outbox-bench", dependencies: ["Outbox", "Publisher", "MQTT", "Logging", "Timekeeping"],
             path: "Sources/Benchmarks/outbox-bench"),
 
         // The central library's conformance scenario and its peripheral (real-BlueZ VM tier).
         .executableTarget(
-            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging"],
+            name: "ble-conformance", dependencies: ["BlueZ", "Bluetooth", "DBus", "Logging", "Timekeeping"],
             path: "Sources/Tools/ble-conformance"),
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
@@ -102,9 +106,12 @@ let package = Package(
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging"]),
-        .testTarget(name: "PublisherTests", dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]),
+        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
+        .testTarget(
+            name: "PublisherTests",
+            dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping"]),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport", "Timekeeping"]),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
@@ -118,12 +125,15 @@ let package = Package(
             // OutboxOptions layout crashed with a bad pointer in the outbox thread).
             dependencies: [
                 "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport", "Outbox",
-                "Publisher", "MQTT", "Decoders", "Bluetooth", "DBus", "HomeAssistantTables",
+                "Publisher", "MQTT", "Decoders", "Bluetooth", "DBus", "HomeAssistantTables", "Timekeeping",
             ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox", "Configuration", "DBus"]),
+            dependencies: [
+                "TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox", "Configuration", "DBus", "Timekeeping",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MQTT
 import Outbox
+import Timekeeping
 
 /// Joins the outbox and the MQTT client: readings are stored first, then published, and deleted
 /// only when the broker acknowledged them.
@@ -589,18 +590,11 @@ public actor Publisher {
     func message(for entry: OutboxEntry) -> MQTTMessage {
         var properties = MQTTProperties()
         if let name = sampleTimeProperty {
-            properties.userProperties.append(MQTTUserProperty(name, Self.iso8601(entry.sampleTime)))
+            properties.userProperties.append(MQTTUserProperty(name, Timestamp.iso8601(entry.sampleTime)))
         }
         return MQTTMessage(
             topic: entry.topic, payload: entry.payload, qos: MQTTQoS(entry.qos), retain: entry.retain,
             properties: properties)
-    }
-
-    /// The sample time as carried in the user property: ISO 8601, UTC, rounded to the millisecond.
-    public nonisolated static func iso8601(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        return Date(timeIntervalSince1970: milliseconds / 1000).formatted(
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Failures that will repeat however often the row is sent.

@@ -7,17 +7,24 @@ import Testing
 /// `DBusInteropTests`. Truncated messages cannot cross a bus: the daemon validates every message
 /// and drops the sender.)
 @Suite(.timeLimit(.minutes(1))) struct DBusBadInputTests {
-    static let echo = DBusInterface(
-        name: "io.blebridge.Echo1",
-        methods: [
-            DBusMethod(name: "Echo", inSignature: "ay", outSignature: "u") { call in
-                [.uint32(UInt32(call.arguments[0].asBytes?.count ?? 0))]
-            },
-            DBusMethod(name: "Never", outSignature: "s") { _ in
-                try await Task.sleep(for: .seconds(60))
-                return [.string("late")]
-            },
-        ])
+    static let echo = echo()
+
+    /// `neverStarted` hears of each call of `Never` as its handler starts.
+    static func echo(neverStarted: AsyncStream<Void>.Continuation? = nil) -> DBusInterface {
+        DBusInterface(
+            name: "io.blebridge.Echo1",
+            methods: [
+                DBusMethod(name: "Echo", inSignature: "ay", outSignature: "u") { call in
+                    [.uint32(UInt32(call.arguments[0].asBytes?.count ?? 0))]
+                },
+                DBusMethod(name: "Never", outSignature: "s") { _ in
+                    neverStarted?.yield()
+                    // Real delay: a handler that answers only after the test is over.
+                    try await Task.sleep(for: .seconds(60))
+                    return [.string("late")]
+                },
+            ])
+    }
 
     @Test func hugeArraysArriveOrAreRefusedWithATypedError() async throws {
         try await withBus { bus in
@@ -47,26 +54,28 @@ import Testing
 
     @Test func aServerThatClosesMidCallGivesNoReplyAndPendingCallsFailOnClose() async throws {
         try await withBus { bus in
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            var handling = started.makeAsyncIterator()
             let server = try await bus.connect()
-            try await server.export(path: "/echo", interfaces: [Self.echo])
+            try await server.export(path: "/echo", interfaces: [Self.echo(neverStarted: start)])
             let client = try await bus.connect()
             let call = Task {
                 try await client.call(
                     destination: server.uniqueName, path: "/echo", interface: "io.blebridge.Echo1", method: "Never")
             }
-            try await Task.sleep(for: .milliseconds(100))
+            _ = await handling.next()  // the server holds the call
             server.close()
             let error = await expectThrows(DBusError.self) { try await call.value }
             #expect(error?.name == .noReply)
 
             // Closing our own connection fails its pending calls with Disconnected.
             let other = try await bus.connect()
-            try await other.export(path: "/echo", interfaces: [Self.echo])
+            try await other.export(path: "/echo", interfaces: [Self.echo(neverStarted: start)])
             let pending = Task {
                 try await client.call(
                     destination: other.uniqueName, path: "/echo", interface: "io.blebridge.Echo1", method: "Never")
             }
-            try await Task.sleep(for: .milliseconds(100))
+            _ = await handling.next()  // the call is pending at the other server
             client.close()
             let closed = await expectThrows(DBusError.self) { try await pending.value }
             #expect(closed?.name == .disconnected)

@@ -13,8 +13,9 @@ import Testing
     static let interface = "io.blebridge.Test1"
 
     /// An interface with an echo, an adder, a method that fails by name, a slow method and a
-    /// property of each access kind.
-    static func testInterface() -> DBusInterface {
+    /// property of each access kind. `slowStarted` hears of each call of the slow method as its
+    /// handler starts.
+    static func testInterface(slowStarted: AsyncStream<Void>.Continuation? = nil) -> DBusInterface {
         let counterBox = Counter(7)
         return DBusInterface(
             name: interface,
@@ -29,6 +30,8 @@ import Testing
                     throw DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")
                 },
                 DBusMethod(name: "Slow", inSignature: "u") { call in
+                    slowStarted?.yield()
+                    // Real delay: the slow method's answer time, given by the caller.
                     try await Task.sleep(for: .milliseconds(Int(call.arguments[0].asUInt32 ?? 0)))
                     return []
                 },
@@ -51,10 +54,12 @@ import Testing
         init(_ initial: Int32) { value = Mutex(initial) }
     }
 
-    func serve(_ bus: BusFixture) async throws -> (server: DBusConnection, client: DBusConnection) {
+    func serve(_ bus: BusFixture, slowStarted: AsyncStream<Void>.Continuation? = nil) async throws -> (
+        server: DBusConnection, client: DBusConnection
+    ) {
         let server = try await bus.connect()
         #expect(try await server.requestName(Self.name) == .primaryOwner)
-        try await server.export(path: Self.path, interfaces: [Self.testInterface()])
+        try await server.export(path: Self.path, interfaces: [Self.testInterface(slowStarted: slowStarted)])
         return (server, try await bus.connect())
     }
 
@@ -101,7 +106,8 @@ import Testing
 
     @Test func slowHandlersDoNotBlockOthers() async throws {
         try await withBus { bus in
-            let (server, client) = try await serve(bus)
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            let (server, client) = try await serve(bus, slowStarted: start)
             // Slow answers after 120 s; only its reply counts as finished. The 20 adds once took over
             // 20 s in a full parallel run, when Slow took 20 s. If the server served calls one at a
             // time, the adds would wait for Slow's reply (or time out) and the check fails.
@@ -109,7 +115,9 @@ import Testing
             let slow = Task {
                 if (try? await call(client, "Slow", [.uint32(120_000)])) != nil { finished.withLock { $0 = true } }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // The server is inside Slow's handler before the adds go out.
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
             for index in 0..<20 {
                 #expect(try await call(client, "Add", [.int32(Int32(index)), .int32(1)]) == [.int32(Int32(index) + 1)])
             }
@@ -138,9 +146,12 @@ import Testing
 
     @Test func cancellingACallEndsIt() async throws {
         try await withBus { bus in
-            let (server, client) = try await serve(bus)
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            let (server, client) = try await serve(bus, slowStarted: start)
             let task = Task { try await call(client, "Slow", [.uint32(3000)]) }
-            try await Task.sleep(for: .milliseconds(100))
+            // Cancelled while the call is in flight (the server is handling it).
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             _ = server

@@ -4,26 +4,9 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import Timekeeping
 
 @testable import Gateway
-
-/// A clock the test moves by hand.
-final class ManualClock: Clock {
-    typealias Duration = Swift.Duration
-    struct Instant: InstantProtocol {
-        var offset: Swift.Duration
-        func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-    private let current = Mutex(Instant(offset: .zero))
-    var now: Instant { current.withLock { $0 } }
-    var minimumResolution: Swift.Duration { .nanoseconds(1) }
-    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
-        current.withLock { $0 = max($0, deadline) }
-    }
-    func advance(by duration: Swift.Duration) { current.withLock { $0 = $0.advanced(by: duration) } }
-}
 
 @Suite struct BluetoothHealthTests {
     @Test func retryBacksOffFromOneSecondToEightAndResetsOnSuccess() {

@@ -2,6 +2,7 @@ import Decoders
 import Foundation
 import Gateway
 import Testing
+import Timekeeping
 
 @Suite struct PayloadTests {
     @Test func timestampsAreUTCWithMilliseconds() {

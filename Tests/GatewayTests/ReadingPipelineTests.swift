@@ -7,6 +7,7 @@ import Publisher
 import Synchronization
 import TestSupport
 import Testing
+import Timekeeping
 
 @testable import Gateway
 
@@ -25,7 +26,7 @@ import Testing
     /// A pipeline for the configured devices `hr_strap` and `thermo`.
     private func pipeline(
         homeAssistant: Bool = false, rawTopics: Bool = false, stateWindow: Duration = .zero,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any BridgeClock = SystemClock()
     ) async throws -> (ReadingPipeline, Publisher) {
         let store = try await OutboxStore(path: directory.file("outbox.sqlite").path)
         let client = MQTTClient(configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:1", clientID: "idle"))
@@ -139,28 +140,27 @@ import Testing
     }
 
     @Test func connectionReadingsAreReportedAtMostEveryReportIntervalAndAdvertisementsAlways() async throws {
-        let (pipeline, publisher) = try await pipeline()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let clock = ManualClock()
+        let (pipeline, publisher) = try await pipeline(clock: clock)
         for bpm in 60..<80 {
             pipeline.received(beat(bpm), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
         }
         pipeline.received(beat(70), device: "thermo", subscription: Self.heartRate, sampleTime: Date())
-        let burst = clock.now - start
         for rssi in [-61, -62] {
             pipeline.deliver(
                 device: "hr_strap", fields: [], raw: nil, rssi: rssi, sampleTime: Date(), fromConnection: false)
         }
-        // Once the interval has passed, the next reading is reported again.
-        try await Task.sleep(for: ReadingPipeline.reportInterval + .milliseconds(20))
+        // Just inside the interval nothing more is reported; once it has passed, the next reading is.
+        clock.advance(by: ReadingPipeline.reportInterval - .milliseconds(1))
+        pipeline.received(beat(89), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
+        clock.advance(by: .milliseconds(1))
         pipeline.received(beat(90), device: "hr_strap", subscription: Self.heartRate, sampleTime: Date())
         let events = await events(of: pipeline)
-        try #require(burst < ReadingPipeline.reportInterval, "the burst took \(burst); the test needs it shorter")
         #expect(events.map(\.device) == ["hr_strap", "thermo", "hr_strap", "hr_strap", "hr_strap"])
         #expect(events.map(\.rssi) == [nil, nil, -61, -62, nil])
         #expect(events.map(\.fromConnection) == [true, true, false, false, true])
         #expect(events.allSatisfy { $0.discovery.isEmpty })  // Home Assistant is off
-        #expect(try await rows(publisher).count == 24)  // every reading was stored all the same
+        #expect(try await rows(publisher).count == 25)  // every reading was stored all the same
     }
 
     @Test func aReadingWithNewFieldsIsReportedAtOnceWithItsDiscovery() async throws {
@@ -184,7 +184,7 @@ import Testing
     /// pipeline's clock; the raw topic keeps every reading at once. A heart rate read twice within
     /// the window publishes the first at once: no value read is lost.
     @Test func aBurstOfReadingsBecomesOneStatePublishAndRawTopicsKeepEveryReading() async throws {
-        let clock = GatedClock()
+        let clock = ManualClock()
         let (pipeline, publisher) = try await pipeline(
             rawTopics: true, stateWindow: .milliseconds(50), clock: clock)
         let start = Date()
@@ -195,11 +195,11 @@ import Testing
                 fromConnection: true)
         }
         // One flush waits on the clock; the raw entries are already in the outbox, the state not.
-        #expect(await waitUntil { clock.sleepers == 1 })
+        await clock.sleeping(atLeast: 1)
         var records = try await rows(publisher)
         #expect(records.count == 4 && records.allSatisfy { $0.entry.topic.hasPrefix("blebridge/thermo/raw/") })
         clock.advance(by: .milliseconds(49))
-        #expect(clock.sleepers == 1)
+        #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(1))
         #expect(try await waitUntil { try await publisher.store.stats().depth == 5 })
         records = try await rows(publisher)
@@ -215,7 +215,7 @@ import Testing
         #expect(try await waitUntil { try await publisher.store.stats().depth == 8 })
         records = try await rows(publisher)
         #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70])
-        #expect(await waitUntil { clock.sleepers == 1 })
+        await clock.sleeping(atLeast: 1)
         clock.advance(by: .milliseconds(50))
         #expect(try await waitUntil { try await publisher.store.stats().depth == 9 })
         records = try await rows(publisher)
@@ -230,43 +230,6 @@ import Testing
         pipeline.stopAccepting()
         let records = try await rows(publisher)
         #expect(heartRates(records) == [60, 61])
-    }
-}
-
-/// A clock whose sleepers wait until the test moves it past their deadline.
-final class GatedClock: Clock {
-    typealias Duration = Swift.Duration
-    typealias Instant = ManualClock.Instant
-    private struct State {
-        var now = Instant(offset: .zero)
-        var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-    private let state = Mutex(State())
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Swift.Duration { .nanoseconds(1) }
-    /// How many sleeps are waiting.
-    var sleepers: Int { state.withLock { $0.sleepers.count } }
-
-    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
-        await withCheckedContinuation { continuation in
-            let due = state.withLock { state in
-                guard state.now < deadline else { return true }
-                state.sleepers.append((deadline, continuation))
-                return false
-            }
-            if due { continuation.resume() }
-        }
-    }
-
-    func advance(by duration: Swift.Duration) {
-        let due = state.withLock { state in
-            state.now = state.now.advanced(by: duration)
-            let now = state.now
-            let due = state.sleepers.filter { $0.deadline <= now }
-            state.sleepers.removeAll { $0.deadline <= now }
-            return due.map(\.continuation)
-        }
-        for continuation in due { continuation.resume() }
     }
 }
 

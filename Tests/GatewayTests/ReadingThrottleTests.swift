@@ -2,6 +2,7 @@ import Configuration
 import Decoders
 import Foundation
 import Testing
+import Timekeeping
 
 @testable import Gateway
 

@@ -75,19 +75,20 @@ import Testing
     @Test func propertiesInteroperateWithMosquittoClients() async throws {
         let broker = try await MosquittoFixture()
         let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "interop")
+        // Retained, so mosquitto_sub receives it when its subscription is in place, whenever
+        // that is (the broker keeps the message's properties with it).
+        try await client.publish(
+            MQTTMessage(
+                topic: "out/x", text: "hello", qos: .atLeastOnce, retain: true,
+                properties: MQTTProperties(
+                    responseTopic: "reply/here", userProperties: [MQTTUserProperty("k", "v")], contentType: "text/plain"
+                )))
         let watcher = try ChildProcess(
             "mosquitto_sub",
             [
                 "-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-t", "out/#", "-C", "1", "-W", "10",
                 "-F", "%t|%p|%R|%C|%P",
             ])
-        try await Task.sleep(for: .milliseconds(300))  // let mosquitto_sub subscribe
-        try await client.publish(
-            MQTTMessage(
-                topic: "out/x", text: "hello", qos: .atLeastOnce,
-                properties: MQTTProperties(
-                    responseTopic: "reply/here", userProperties: [MQTTUserProperty("k", "v")], contentType: "text/plain"
-                )))
         #expect(await watcher.waitForExit(timeout: .seconds(10)) == 0)
         #expect(
             watcher.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)

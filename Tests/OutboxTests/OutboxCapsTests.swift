@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @testable import Outbox
 
@@ -52,6 +53,23 @@ import Testing
         #expect(stats.depth == 3)
         #expect(stats.dropped[.age] == 5)
         #expect(stats.dropped[.count] == 0)
+    }
+
+    /// The age cap reads the store's clock: readings expire when it passes `maxAge`, not before.
+    @Test func ageCapExpiresReadingsWhenTheClockPassesIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let clock = ManualClock()
+        let store = try await OutboxStore(
+            path: directory.file("o.sqlite").path, options: OutboxOptions(maxAge: .seconds(3600)), clock: clock)
+        try await store.append((0..<5).map { reading("dev", $0, at: clock.date) })
+        clock.advance(by: .seconds(3599))
+        try await store.purgeExpired()
+        #expect(try await store.stats().depth == 5)
+        clock.advance(by: .seconds(2))
+        try await store.purgeExpired()
+        let stats = try await store.stats()
+        #expect(stats.depth == 0)
+        #expect(stats.dropped[.age] == 5)
     }
 
     @Test func anEntryLargerThanTheByteCapIsRefused() async throws {

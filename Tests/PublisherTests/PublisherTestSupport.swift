@@ -4,6 +4,7 @@ import Outbox
 import Publisher
 import Synchronization
 import TestSupport
+import Timekeeping
 
 /// A reading as the tests encode it: `{"device":…,"seq":…,"ts":…}` with the sample time.
 struct TestReading: Hashable, Sendable {
@@ -12,9 +13,9 @@ struct TestReading: Hashable, Sendable {
     var ts: String
 
     static func entry(device: String, seq: Int, time: Date = Date(), topic: String = "readings") -> OutboxEntry {
-        // Whole milliseconds, as the `ts` text carries them.
-        let time = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
-        let ts = Publisher.iso8601(time)
+        // Not rounded: the sample-time property (formatted from the time the outbox stored) must
+        // show the same millisecond as `ts` (formatted from this time) whatever the fraction.
+        let ts = Timestamp.iso8601(time)
         let payload = #"{"device":"\#(device)","seq":\#(seq),"ts":"\#(ts)"}"#
         return OutboxEntry(topic: "\(topic)/\(device)", payload: Array(payload.utf8), sampleTime: time, stream: device)
     }

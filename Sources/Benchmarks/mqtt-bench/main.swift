@@ -10,6 +10,7 @@
 // stay below 65,535 (libmosquitto's message ids would repeat inside its own queue).
 import Foundation
 import MQTT
+import Timekeeping
 
 struct Options {
     var port = 1883
@@ -90,7 +91,7 @@ func swiftThroughput(_ options: Options, qos: MQTTQoS) async throws -> Measureme
     let cpu = cpuSeconds() - cpuStart
     await client.disconnect()
     let count = Double(options.count(qos))
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.inSeconds
     return Measurement(rate: count / seconds, cpuMicroseconds: cpu * 1e6 / count)
 }
 

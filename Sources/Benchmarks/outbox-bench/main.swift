@@ -16,6 +16,7 @@ import Logging
 import MQTT
 import Outbox
 import Publisher
+import Timekeeping
 
 struct Options {
     var mode = ""
@@ -60,10 +61,6 @@ struct Options {
 
 let clock = ContinuousClock()
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
@@ -103,7 +100,7 @@ func storeRate(synchronous: OutboxSynchronousMode, batch: Int, rows: Int) async 
     let elapsed = clock.now - start
     let depth = try await store.stats().depth
     precondition(depth == rows, "stored \(depth) of \(rows)")
-    return Double(rows) / seconds(elapsed)
+    return Double(rows) / elapsed.inSeconds
 }
 
 /// The same inserts straight through the SQLite wrapper on the calling thread (no actor, no caps
@@ -138,7 +135,7 @@ func rawRate(synchronous: OutboxSynchronousMode, batch: Int, rows: Int) throws -
         }
         index = end
     }
-    return Double(rows) / seconds(clock.now - start)
+    return Double(rows) / (clock.now - start).inSeconds
 }
 
 func runStore(_ options: Options) async throws {
@@ -183,7 +180,7 @@ func publisherRates(_ options: Options, round: Int) async throws -> (live: Doubl
     var start = clock.now
     for item in entries { try await publisher.submit(item) }
     try await waitUntilEmpty(store)
-    let live = Double(options.count) / seconds(clock.now - start)
+    let live = Double(options.count) / (clock.now - start).inSeconds
 
     // Live, 20 devices submitting concurrently (group commit shares transactions).
     start = clock.now
@@ -198,7 +195,7 @@ func publisherRates(_ options: Options, round: Int) async throws -> (live: Doubl
         try await group.waitForAll()
     }
     try await waitUntilEmpty(store)
-    let concurrent = Double(options.count) / seconds(clock.now - start)
+    let concurrent = Double(options.count) / (clock.now - start).inSeconds
 
     // Backlog: rows already stored, publisher started from standing.
     await publisher.stop(drainTimeout: .zero)
@@ -209,7 +206,7 @@ func publisherRates(_ options: Options, round: Int) async throws -> (live: Doubl
     start = clock.now
     await drainer.start()
     try await waitUntilEmpty(store)
-    let drain = Double(options.count) / seconds(clock.now - start)
+    let drain = Double(options.count) / (clock.now - start).inSeconds
     await drainer.stop()
     await client.disconnect()
     return (live, concurrent, drain)

@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Foundation
+import Timekeeping
 
 /// The central role on BlueZ (`CBCentralManager`): adapter state, scanning, connecting.
 ///
@@ -42,6 +43,9 @@ public actor CentralManager {
         public var agentPath: DBusObjectPath
         /// Make the agent BlueZ's default agent when registering it (`RequestDefaultAgent`).
         public var requestsDefaultAgent: Bool
+        /// When a device was last seen and the cache sweep's period read it (a test's
+        /// `ManualClock` ages the cache without waiting).
+        public var clock: any BridgeClock
 
         public init(
             adapter: String = "hci0", deviceTimeToLive: Duration = .seconds(300), maximumCachedDevices: Int = 512,
@@ -49,8 +53,9 @@ public actor CentralManager {
             connection: ConnectionLifecycle.Configuration = ConnectionLifecycle.Configuration(),
             pairing: PairingPolicy = PairingPolicy(), pairOnInsufficientAuthentication: Bool = false,
             pairingTimeout: Duration = .seconds(60), agentPath: DBusObjectPath = "/io/blebridge/agent",
-            requestsDefaultAgent: Bool = true
+            requestsDefaultAgent: Bool = true, clock: any BridgeClock = SystemClock()
         ) {
+            self.clock = clock
             self.adapter = adapter
             self.deviceTimeToLive = deviceTimeToLive
             self.maximumCachedDevices = maximumCachedDevices
@@ -120,11 +125,12 @@ public actor CentralManager {
         let present = (try? await connection.nameOwner(BlueZNames.service)) != nil
         await bluezOwnerChanged(present: present)
         let sweepInterval = options.cacheSweepInterval
+        let clock = options.clock
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
                     // Real delay: the period of the sweep that forgets devices unseen for `deviceTimeToLive`.
-                    try? await Task.sleep(for: sweepInterval)
+                    try? await clock.sleep(for: sweepInterval)
                     guard let self else { return }
                     await self.sweepDeviceCache()
                 }
@@ -274,7 +280,7 @@ public actor CentralManager {
         let advertisement = DeviceProperties.advertisement(properties)
         let rssi = DeviceProperties.rssi(properties)
         let peripheral = self.peripheral(for: path, address: address)
-        let now = ContinuousClock.now
+        let now = options.clock.now
         for (id, scanner) in scanners where scanner.filter.admits(advertisement, rssi: rssi) {
             let isNew = scanner.reported[path] == nil
             let advertisementChanged = scanner.reported[path] != advertisement
@@ -445,7 +451,7 @@ public actor CentralManager {
             if (try? await connection.nameOwner(BlueZNames.service)) == nil { await track(.bluezPresent(false)) }
             return
         }
-        let now = ContinuousClock.now
+        let now = options.clock.now
         for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
             lastSeen[path] = now
         }
@@ -581,6 +587,7 @@ public actor CentralManager {
     public func sweepDeviceCache() async {
         guard tracker.state == .poweredOn else { return }
         var entries: [DeviceCachePolicy.Entry] = []
+        let now = options.clock.now
         for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
             guard let properties = objects.properties(path, BlueZNames.device),
                 let address = DeviceProperties.address(properties)
@@ -590,11 +597,11 @@ public actor CentralManager {
                 || (properties["Trusted"]?.asBool ?? false)
             if !protected, let peripheral = peripherals[path] { protected = await peripheral.isProtected }
             entries.append(
-                DeviceCachePolicy.Entry(address: address, lastSeen: lastSeen[path] ?? .now, isProtected: protected))
+                DeviceCachePolicy.Entry(address: address, lastSeen: lastSeen[path] ?? now, isProtected: protected))
         }
         let policy = DeviceCachePolicy(
             timeToLive: options.deviceTimeToLive, maximumDevices: options.maximumCachedDevices)
-        for address in policy.devicesToRemove(entries, now: .now) {
+        for address in policy.devicesToRemove(entries, now: now) {
             let path = devicePath(address)
             _ = try? await connection.call(
                 destination: BlueZNames.service, path: adapterPath, interface: BlueZNames.adapter,

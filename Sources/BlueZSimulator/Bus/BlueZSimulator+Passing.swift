@@ -9,13 +9,26 @@ extension BlueZSimulator {
         worldTasks.append(
             Task { [weak self] in
                 let clock = ContinuousClock()
+                // Real delay: the scenario's passing devices start this long after the world.
                 try? await Task.sleep(for: passing.start)
                 let start = clock.now
                 var appeared = 0
                 var leaving: [(key: String, at: ContinuousClock.Instant)] = []
                 var next = 0
+                var woke = start - .milliseconds(10)
                 while !Task.isCancelled, appeared < passing.total || next < leaving.count {
-                    try? await Task.sleep(for: .milliseconds(10))
+                    // Real delay: until the next device is due to appear or to leave (the
+                    // scenario's rate and lifetime). Those due within 10 ms of each other come
+                    // together: a 5,000/s scenario does not wake 5,000 times a second.
+                    var wake = next < leaving.count ? leaving[next].at : nil
+                    if appeared < passing.total {
+                        let appearance = start + .seconds(Double(appeared) / passing.rate)
+                        wake = min(wake ?? appearance, appearance)
+                    }
+                    if let due = wake.map({ max($0, woke + .milliseconds(10)) }), due > clock.now {
+                        try? await Task.sleep(until: due, clock: clock)
+                    }
+                    woke = clock.now
                     guard let self, await self.generation == generation else { return }
                     let now = clock.now
                     let due = min(passing.total, Int(((now - start) / .seconds(1)) * passing.rate) + 1)

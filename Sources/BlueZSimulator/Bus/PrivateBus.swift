@@ -13,6 +13,8 @@ public final class PrivateBus: Sendable {
     public let address: String
     public let directory: String
     private let process: Process
+    /// Signalled by Foundation once the daemon has exited and been reaped.
+    private let exited: DispatchSemaphore
 
     /// Starts `dbus-daemon` (from PATH or /usr/bin) and waits until it prints its address.
     public static func start(timeout: Duration = .seconds(10)) async throws -> PrivateBus {
@@ -38,6 +40,8 @@ public final class PrivateBus: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // The daemon prints its address once the socket listens; read it on a background thread.
         let address = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -64,25 +68,25 @@ public final class PrivateBus: Sendable {
             process.terminate()
             throw SimulatorError(.busUnavailable, "dbus-daemon did not start within \(timeout)")
         }
-        return PrivateBus(address: address, directory: directory.path, process: process)
+        return PrivateBus(address: address, directory: directory.path, process: process, exited: exited)
     }
 
-    private init(address: String, directory: String, process: Process) {
+    private init(address: String, directory: String, process: Process, exited: DispatchSemaphore) {
         self.address = address
         self.directory = directory
         self.process = process
+        self.exited = exited
     }
 
     /// Stops the daemon and removes its directory.
     public func stop() {
-        // SIGKILL and polling: a child spawned from a dispatch thread inherits its blocked signal
-        // mask, so SIGTERM may never arrive; `waitUntilExit` spins a run loop on Linux. The bus
-        // holds no state worth a graceful exit.
+        // SIGKILL: a child spawned from a dispatch thread inherits its blocked signal mask, so
+        // SIGTERM may never arrive. The bus holds no state worth a graceful exit. The wait is on
+        // the exit itself (`waitUntilExit` spins a run loop on Linux), bounded by 3 s.
         let pid = process.processIdentifier
         if process.isRunning, pid > 0 {
             kill(pid, SIGKILL)
-            // Bounded wait (3 s) for a SIGKILLed dbus-daemon to be reaped by Foundation's Process (no awaitable exit).
-            for _ in 0..<300 where process.isRunning { usleep(10_000) }
+            _ = exited.wait(timeout: .now() + .seconds(3))
         }
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// Load mode's bookkeeping: how many devices notify how often, and how many values went out.
 struct LoadState: Sendable {
     var devices = 0
@@ -21,7 +23,7 @@ public struct LoadStatistics: Sendable, Equatable {
     public var elapsed: Duration
     /// Notifications actually sent per second (all devices together).
     public var achievedRate: Double {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         return seconds > 0 ? Double(sent) / seconds : 0
     }
 }

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// When to try connecting again after a failure or a disconnect: a pure value type, so the gateway and tests
 /// can ask it without I/O.
 ///
@@ -65,9 +67,9 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     /// The delay before retry number `attempt` (1-based), jitter included.
     public func delay(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let low = Self.seconds(firstDelay.lowerBound)
-        let high = Self.seconds(firstDelay.upperBound)
-        let cap = Self.seconds(maximumDelay)
+        let low = firstDelay.lowerBound.inSeconds
+        let high = firstDelay.upperBound.inSeconds
+        let cap = maximumDelay.inSeconds
         if attempt <= 1 {
             return .seconds(low + (high - low) * Self.unit(&generator))
         }
@@ -81,11 +83,6 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// constant one in tests, gives an answer).
     static func unit(_ generator: inout some RandomNumberGenerator) -> Double {
         Double(generator.next() >> 11) * 0x1p-53
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
     /// `base` to the power `exponent` for a small non-negative integer exponent, without Foundation.

@@ -1,3 +1,5 @@
+import Timekeeping
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -86,8 +88,7 @@ public final class DBusConnection: Sendable {
     /// Sends `message` and waits for its reply (a method return or an error message).
     func send(_ message: Message, timeout: Duration) async throws -> Message {
         let token = CallToken()
-        let milliseconds = Int32(
-            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.inMilliseconds)
         let loop = self.loop
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// A token bucket: `rate` tokens per second, at most `burst` saved up. Pure: time is passed in.
 public struct TokenBucket: Sendable, Hashable {
     public let rate: Double
@@ -15,7 +17,7 @@ public struct TokenBucket: Sendable, Hashable {
     /// Takes one token if there is one.
     public mutating func take(at now: ContinuousClock.Instant) -> Bool {
         if let last {
-            let elapsed = Double((now - last).components.seconds) + Double((now - last).components.attoseconds) / 1e18
+            let elapsed = (now - last).inSeconds
             tokens = min(burst, tokens + max(0, elapsed) * rate)
         }
         last = now

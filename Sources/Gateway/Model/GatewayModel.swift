@@ -1,6 +1,7 @@
 public import Bluetooth
 public import Configuration
 public import Foundation
+import Timekeeping
 
 /// What the gateway derives from the configuration: the command policy, the pool's device
 /// specs, the Home Assistant devices. Pure; rebuilt on every reload.
@@ -17,7 +18,7 @@ public struct GatewayModel: Sendable {
 
     /// Commands per second of a rate limit.
     static func perSecond(_ limit: RateLimit) -> Double {
-        let seconds = Double(limit.period.components.seconds) + Double(limit.period.components.attoseconds) / 1e18
+        let seconds = limit.period.inSeconds
         return seconds > 0 ? Double(limit.count) / seconds : Double(limit.count)
     }
 

@@ -1,5 +1,6 @@
 public import Foundation
 import JSON
+import Timekeeping
 
 /// Payloads of the `<base>/bridge/…` topics.
 public enum BridgePayloads {
@@ -180,19 +181,15 @@ public struct HealthSnapshot: Sendable, Hashable {
         return name
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     public var json: JSONValue {
         var members = [
-            JSONMember("uptime_s", .int(Int64(Self.seconds(uptime)))),
+            JSONMember("uptime_s", .int(Int64(uptime.inSeconds))),
             JSONMember("connections", .int(Int64(connections))),
             JSONMember("max_connections", .int(Int64(maxConnections))),
             JSONMember("outbox_depth", .int(Int64(outboxDepth))),
             JSONMember(
                 "oldest_unsent_age_s",
-                oldestUnsentAge.map { .double((Self.seconds($0) * 1000).rounded() / 1000) } ?? .null),
+                oldestUnsentAge.map { .double(($0.inSeconds * 1000).rounded() / 1000) } ?? .null),
             JSONMember("dropped", .int(Int64(dropped))),
             JSONMember("outbox_error", outboxError.map { .string($0) } ?? .null),
             JSONMember("reconnects", .int(Int64(reconnects))),

@@ -1,6 +1,7 @@
 import Decoders
 public import Foundation
 import JSON
+import Timekeeping
 
 /// A device's merged state: the latest value of every decoded field, the RSSI and the time
 /// of the sample that last changed it. Published on `<base>/<device>` as one JSON object,

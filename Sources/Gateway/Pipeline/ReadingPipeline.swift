@@ -7,6 +7,7 @@ import Logging
 import Outbox
 import Publisher
 import Synchronization
+import Timekeeping
 
 /// The path of every reading, from the value that arrived to the publisher: decode, name the
 /// fields, merge into the device's state (``ReadingRouter``), hand the entries to the publisher.
@@ -77,8 +78,9 @@ final class ReadingPipeline: Sendable {
     private let state: Mutex<State>
     private let registry = DecoderRegistry.standard
     private let publisher: Publisher
-    /// Runs the burst flushes (``StateCoalescer``); injected so tests can drive it.
-    private let clock: any Clock<Duration>
+    /// The report interval, the throttle's rate limits and the burst flushes
+    /// (``StateCoalescer``) read it; injected so tests can drive them.
+    private let clock: any BridgeClock
     private let logger = Logger(label: "ble")
     let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
@@ -87,7 +89,7 @@ final class ReadingPipeline: Sendable {
     init(
         router: ReadingRouter, namer: FieldNamer, publisher: Publisher, stateWindow: Duration = .zero,
         throttle: ReadingThrottle<ContinuousClock.Instant> = ReadingThrottle(),
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any BridgeClock = SystemClock()
     ) {
         state = Mutex(
             State(
@@ -125,7 +127,7 @@ final class ReadingPipeline: Sendable {
         device: String, fields: [DecodedField], named source: FieldNamer.Source? = nil,
         raw: (characteristic: String, bytes: [UInt8])?, rssi: Int?, sampleTime: Date, fromConnection: Bool
     ) {
-        let now = ContinuousClock.now
+        let now = clock.now
         let event = state.withLock { state -> Event? in
             guard state.accepting, state.router.knows(device) else { return nil }
             var discovery: [DiscoveryMessage] = []
@@ -165,13 +167,10 @@ final class ReadingPipeline: Sendable {
     private func scheduleFlush(_ device: String, after window: Duration) {
         let clock = self.clock
         Task { [weak self] in
-            try? await Self.sleep(clock, for: window)
+            // Real delay: the burst window (`mqtt.state_window`).
+            try? await clock.sleep(for: window)
             self?.flush(device)
         }
-    }
-
-    private static func sleep<C: Clock>(_ clock: C, for duration: Duration) async throws where C.Duration == Duration {
-        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
 
     private func flush(_ device: String) {

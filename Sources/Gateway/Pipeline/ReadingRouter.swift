@@ -3,6 +3,7 @@ public import Decoders
 public import Foundation
 import JSON
 public import Outbox
+import Timekeeping
 
 /// Turns decoded readings into what gets published: the device's merged state for the outbox,
 /// the optional raw topic, and Home Assistant discovery for fields seen for the first time.

@@ -8,6 +8,7 @@ import Foundation
 import JSON
 import Logging
 import ProcessMemory
+import Timekeeping
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
 /// writes, through the BlueZ central. Reports to the ``Gateway`` actor, which owns the state
@@ -22,7 +23,9 @@ actor BLELink {
     private var connection: DBusConnection?
     /// What is known about Bluetooth (reported to the gateway on every change).
     private var health: BluetoothHealth
-    private var retry = BluetoothRetry(clock: ContinuousClock())
+    private var retry: BluetoothRetry<AnyBridgeClock>
+    /// The gateway's clock (``GatewayOptions/clock``): sample times, last seen, the retry's backoff.
+    let clock: any BridgeClock
     private var retryTask: Task<Void, Never>?
     /// While the system bus refuses access: the policy directories' changes bring the retry forward.
     private var policyWatch: PolicyDirectoryWatch?
@@ -65,8 +68,13 @@ actor BLELink {
     var reconnectingInPlace: Set<String> = []
     private let pipeline: ReadingPipeline
 
-    init(gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline) {
+    init(
+        gateway: Gateway, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
+        clock: any BridgeClock
+    ) {
         self.gateway = gateway
+        self.clock = clock
+        self.retry = BluetoothRetry(clock: AnyBridgeClock(clock))
         self.configuration = configuration
         self.pipeline = pipeline
         self.busAddress = busAddress
@@ -96,7 +104,7 @@ extension BLELink {
                 connection: connection,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
-                    pairing: pairingPolicy()))
+                    pairing: pairingPolicy(), clock: clock))
             self.central = central
             self.connection = connection
             await registerPairingAgent(central)
@@ -141,9 +149,10 @@ extension BLELink {
 
     private func scheduleRetry(at due: ContinuousClock.Instant) {
         retryTask?.cancel()
+        let clock = self.clock
         retryTask = Task { [weak self] in
             // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
-            try? await Task.sleep(until: due, clock: ContinuousClock())
+            try? await clock.sleep(until: due, tolerance: nil)
             guard !Task.isCancelled else { return }
             await self?.start()
         }
@@ -164,7 +173,7 @@ extension BLELink {
 
     private func policyChanged() {
         guard health.problem == .accessDenied, retryTask != nil, let due = retry.changed() else { return }
-        logger.info("D-Bus policy changed; trying Bluetooth again", [("in", "\(due - ContinuousClock.now)")])
+        logger.info("D-Bus policy changed; trying Bluetooth again", [("in", "\(due - clock.now)")])
         scheduleRetry(at: due)
     }
 
@@ -352,7 +361,7 @@ extension BLELink {
     }
 
     private func discovered(_ discovery: Discovery) async {
-        let time = Date()
+        let time = clock.date
         let address = discovery.peripheral.identifier.string
         let advertisement = discovery.advertisementData
         seen.record(address, name: advertisement.localName, rssi: discovery.rssi, at: time)
@@ -406,7 +415,7 @@ extension BLELink {
     /// Once the table shrank by ``trimAfter`` entries or more, the allocator's free memory is
     /// given back to the system (``ProcessMemory``): glibc otherwise keeps the peak.
     func pruneSeen() {
-        seen.prune(now: Date())
+        seen.prune(now: clock.date)
         guard seen.released >= Self.trimAfter else { return }
         let released = seen.takeReleased()
         let trimmed = ProcessMemory.releaseFreeMemory()
@@ -449,9 +458,9 @@ extension BLELink {
 
     /// `bridge/request/scan`: advertisers seen during the next `duration`.
     func scanSnapshot(for duration: Duration) async -> JSONValue {
-        let since = Date()
+        let since = clock.date
         // Real delay: the scan window the request asked for.
-        try? await Task.sleep(for: duration)
+        try? await clock.sleep(for: duration)
         return .array(
             seen.seen(since: since).map { address, info in
                 .object([
@@ -641,6 +650,7 @@ extension BLELink {
     private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
         cancelSubscriptions(id)
         let pipeline = self.pipeline
+        let clock = self.clock
         for subscription in device.subscribe where subscription.mode != .read {
             let entry = try characteristic(
                 CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
@@ -652,7 +662,7 @@ extension BLELink {
             // Runs on the notify socket's thread; the end of the notifications comes with the
             // disconnection event, which reconnects.
             let listener = try await peripheral.notifications(for: entry.characteristic) { value in
-                pipeline.received(Array(value), device: id, subscription: context, sampleTime: Date())
+                pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
             }
             listeners[id, default: [:]][entry.characteristic.id] = listener
         }
@@ -676,7 +686,7 @@ extension BLELink {
             bytes, device: id,
             subscription: ReadingPipeline.Subscription(
                 characteristic: characteristic, decoder: decoder, layout: layout, source: source, command: command),
-            sampleTime: Date())
+            sampleTime: clock.date)
     }
 
     private func readPolled(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async {
@@ -740,7 +750,7 @@ extension BLELink {
             deviceID: id, address: peripheral.identifier.string, addressType: peripheral.identifier.type.rawValue,
             services: services.map(\.shortString),
             subscriptions: device.subscribe.filter { $0.mode != .read }.map(\.characteristic.shortString),
-            lastSeen: Date())
+            lastSeen: clock.date)
         try? await gateway.state.remember(known)
     }
 }

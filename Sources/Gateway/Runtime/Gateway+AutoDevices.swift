@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import Timekeeping
 
 extension Gateway {
     /// The configuration as loaded, with the devices matches split off and the automatic devices.
@@ -13,7 +14,7 @@ extension Gateway {
     var autoDeviceBound: DeviceBound {
         DeviceBound(
             maximum: configured.autoDevices.maxDevices,
-            idleAge: HealthSnapshot.seconds(configured.autoDevices.evictAfter))
+            idleAge: configured.autoDevices.evictAfter.inSeconds)
     }
 
     /// `auto_devices`: an unconfigured advertiser at a fixed `address` that `decoder` recognises
@@ -22,8 +23,9 @@ extension Gateway {
     /// that id, or the bound is reached with no device idle enough to make room (``DeviceBound``).
     /// An evicted device goes with its topics' entities.
     func addAutoDevice(
-        _ address: BluetoothAddress, decoder: String, name: String? = nil, at now: Date = Date()
+        _ address: BluetoothAddress, decoder: String, name: String? = nil, at now: Date? = nil
     ) async -> String? {
+        let now = now ?? clock.date
         guard configured.autoDevices.enabled else { return nil }
         let admission = autoDevices.add(
             address, decoder: decoder, name: name, at: now, bound: autoDeviceBound,
@@ -34,7 +36,7 @@ extension Gateway {
         case .known(let id):
             return id
         case .refused(let id):
-            if let held = autoDeviceRefusalLog.admit(at: .now) {
+            if let held = autoDeviceRefusalLog.admit(at: clock.now) {
                 logger.notice(
                     "automatic device not added: auto_devices.max_devices reached and none unseen for evict_after",
                     [

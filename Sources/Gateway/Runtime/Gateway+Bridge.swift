@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTT
 import Publisher
+import Timekeeping
 
 /// The `bridge/…` topics, availability and Home Assistant discovery.
 extension Gateway {
@@ -103,14 +104,12 @@ extension Gateway {
         guard let device = model.configuration.device(id: id), let status = devices[id] else { return false }
         if device.connection == .passive {
             guard let lastSeen = status.lastSeen else { return false }
-            return Date().timeIntervalSince(lastSeen)
-                < HealthSnapshot.seconds(model.configuration.bluetooth.scan.deviceTTL)
+            return clock.date.timeIntervalSince(lastSeen) < model.configuration.bluetooth.scan.deviceTTL.inSeconds
         }
         if device.connection == .connectOnDemand, let lastSeen = status.lastSeen {
             // On-demand devices are disconnected most of the time; they are available while seen.
             return status.connected
-                || Date().timeIntervalSince(lastSeen)
-                    < HealthSnapshot.seconds(model.configuration.bluetooth.scan.deviceTTL)
+                || clock.date.timeIntervalSince(lastSeen) < model.configuration.bluetooth.scan.deviceTTL.inSeconds
         }
         return status.connected
     }
@@ -253,9 +252,10 @@ extension Gateway {
         else { return }
         discoveryResend?.cancel()
         let delay = options.discoveryDelay
+        let clock = self.clock
         discoveryResend = Task { [weak self] in
             // Real delay: Home Assistant's discovery is re-sent this long after it announced itself online.
-            try? await Task.sleep(for: delay)
+            try? await clock.sleep(for: delay)
             guard !Task.isCancelled else { return }
             await self?.publishDiscovery()
         }
@@ -265,11 +265,11 @@ extension Gateway {
     func publishHealth(_ stats: PublisherStats?) async {
         guard client.connectionState.isConnected else { return }
         let snapshot = HealthSnapshot(
-            uptime: ContinuousClock.now - startInstant, connections: scheduler.connectedDevices.count,
+            uptime: clock.now - startInstant, connections: scheduler.connectedDevices.count,
             maxConnections: model.configuration.bluetooth.maxConnections, outboxDepth: stats?.depth ?? 0,
-            oldestUnsentAge: stats?.oldestUnsentAge(), dropped: Int(stats?.dropped ?? 0),
+            oldestUnsentAge: stats?.oldestUnsentAge(now: clock.date), dropped: Int(stats?.dropped ?? 0),
             reconnects: counters.reconnects, published: stats?.published ?? 0, commands: counters.commands,
-            commandsRefused: counters.commandsRefused, time: Date(),
+            commandsRefused: counters.commandsRefused, time: clock.date,
             outboxError: stats?.storeError.map { HealthSnapshot.outboxErrorName($0.code.rawValue) },
             bluetooth: bluetooth,
             autoDevices: configured.autoDevices.enabled

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import MQTT
+import Timekeeping
 
 /// Commands from MQTT: validate, queue for the device, execute through the pool, answer.
 extension Gateway {
@@ -31,7 +32,7 @@ extension Gateway {
         if let refusal {
             counters.commands += 1
             counters.commandsRefused += 1
-            if let held = responseTopicLog.admit(at: .now) {
+            if let held = responseTopicLog.admit(at: clock.now) {
                 logger.warning(
                     "command refused: response topic not allowed",
                     [
@@ -54,10 +55,10 @@ extension Gateway {
             return
         }
         counters.commands += 1
-        switch gate.admit(topic: message.topic, kind: kind, payload: message.payload, at: .now) {
+        switch gate.admit(topic: message.topic, kind: kind, payload: message.payload, at: clock.now) {
         case .failure(let failure):
             counters.commandsRefused += 1
-            if let held = commandRefusalLog.admit(at: .now) {
+            if let held = commandRefusalLog.admit(at: clock.now) {
                 logger.notice(
                     "command refused",
                     Self.refusalMetadata(topic: message.topic, code: failure.code.rawValue, reason: failure.message)
@@ -203,12 +204,13 @@ extension Gateway {
             }
             pendingCommands[id, default: []].append(pending)
             let timeout = commandTimeout
+            let clock = self.clock
             Task { [weak self] in
                 // Real delay: the command's timeout (`commands.timeout`), after which it is answered as expired.
-                try? await Task.sleep(for: timeout)
+                try? await clock.sleep(for: timeout)
                 await self?.expire(commandID: pending.id, device: id)
             }
-            await perform(scheduler.handle(.commandQueued(id), at: .now))
+            await perform(scheduler.handle(.commandQueued(id), at: clock.now))
         }
     }
 
@@ -247,7 +249,7 @@ extension Gateway {
                 respond(CommandResponse.error(failure), to: pending.reply)
             }
         }
-        await perform(scheduler.handle(.commandsFinished(id), at: .now))
+        await perform(scheduler.handle(.commandsFinished(id), at: clock.now))
     }
 
     /// A command still waiting for its device after `commandTimeout` is answered `timeout`.

@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import Foundation
+import Timekeeping
 
 extension Gateway {
     /// An advertiser at `address` was caught by the match of `templateID` (a device whose match has
@@ -8,7 +9,8 @@ extension Gateway {
     /// reached with no instance idle enough to make room; its advertisement is dropped). A new
     /// fixed address after the first becomes a device of its own (``MatchInstances``), stored and
     /// applied as a reload would, announcing only what changed.
-    func assignMatch(_ address: BluetoothAddress, template templateID: String, at now: Date = Date()) async -> String? {
+    func assignMatch(_ address: BluetoothAddress, template templateID: String, at now: Date? = nil) async -> String? {
+        let now = now ?? clock.date
         guard let template = configured.device(id: templateID) else { return templateID }
         switch instances.assign(address, caughtBy: template, at: now) {
         case .template:
@@ -19,7 +21,7 @@ extension Gateway {
             await storeBindings(of: templateID)
             return templateID
         case .refused(let id):
-            if let held = instanceRefusalLog.admit(at: .now) {
+            if let held = instanceRefusalLog.admit(at: clock.now) {
                 logger.notice(
                     "the match of a device caught another device, but it has \(MatchInstances.bound.maximum) "
                         + "already, none unseen for 10 minutes; its advertisements are dropped",

@@ -1,6 +1,7 @@
 import Decoders
 import Foundation
 import Outbox
+import Timekeeping
 
 /// Performs the connection pool's actions and feeds it Bluetooth events.
 extension Gateway {
@@ -32,16 +33,17 @@ extension Gateway {
     func rescheduleWake() {
         wake?.cancel()
         guard !stopping, let deadline = scheduler.nextDeadline() else { return }
+        let clock = self.clock
         wake = Task { [weak self] in
             // Real delay: the pool scheduler's next deadline (a rotation slot, a reconnect backoff).
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            try? await clock.sleep(until: deadline, tolerance: nil)
             guard !Task.isCancelled, let self else { return }
             await self.poolEvent(.tick)
         }
     }
 
     func poolEvent(_ event: ConnectionScheduler.Event) async {
-        await perform(scheduler.handle(event, at: .now))
+        await perform(scheduler.handle(event, at: clock.now))
     }
 
     // MARK: Events from Bluetooth
@@ -51,9 +53,10 @@ extension Gateway {
         guard devices[id] != nil else { return }
         let first = devices[id]?.lastSeen == nil
         devices[id]?.address = address
-        devices[id]?.lastSeen = Date()
-        autoDevices.seen(id, at: Date())
-        instances.seen(id, at: Date())
+        let now = clock.date
+        devices[id]?.lastSeen = now
+        autoDevices.seen(id, at: now)
+        instances.seen(id, at: now)
         if let rssi { devices[id]?.rssi = rssi }
         pipeline.withRouter { $0.setAddress(address, for: id) }
         if first { await poolEvent(.discovered(id)) }
@@ -66,7 +69,7 @@ extension Gateway {
 
     func deviceConnected(_ id: String, services: [String]) async {
         devices[id]?.connected = true
-        devices[id]?.lastSeen = Date()
+        devices[id]?.lastSeen = clock.date
         devices[id]?.services = services
         logger.info("device connected and subscribed", [("device", id)])
         updateStatus()
@@ -146,6 +149,6 @@ extension Gateway {
 
     /// Notifications keep the silence watchdog quiet.
     func activity(_ id: String) {
-        _ = scheduler.handle(.activity(id), at: .now)
+        _ = scheduler.handle(.activity(id), at: clock.now)
     }
 }

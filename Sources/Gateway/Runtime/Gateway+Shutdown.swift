@@ -1,5 +1,6 @@
 import Logging
 import MQTT
+import Timekeeping
 
 /// The last moments of a shutdown: commands that arrive after the response queue has closed are
 /// still answered. The broker acknowledges a command to its sender whether or not the gateway
@@ -46,13 +47,7 @@ extension Gateway {
     func finishCommandStreams(until deadline: ContinuousClock.Instant) async {
         let tasks = Array(commandTasks.values)
         commandTasks = [:]
-        let timer = Task {
-            // A deadline, not synchronisation: the command tasks are cancelled if they have not ended by then.
-            try? await Task.sleep(until: deadline)
-            for task in tasks { task.cancel() }
-        }
-        for task in tasks { await task.value }
-        timer.cancel()
+        await Deadline.all(tasks, cancellingAt: deadline)
     }
 
     /// Answers still unpublished after DISCONNECT (their commands were received while it was
@@ -106,13 +101,6 @@ extension Gateway {
             }
             return failed
         }
-        let timer = Task {
-            // A deadline, not synchronisation: the publishes still waiting are cancelled then.
-            try? await Task.sleep(until: deadline)
-            work.cancel()
-        }
-        let failed = await work.value
-        timer.cancel()
-        return failed
+        return await Deadline.value(of: work, cancellingAt: deadline)
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import MQTT
 import Outbox
 import Publisher
+import Timekeeping
 
 /// The gateway: BlueZ central → decoders → outbox → MQTT, and commands back from MQTT.
 ///
@@ -39,8 +40,10 @@ public actor Gateway {
     let state: GatewayStateStore
     let client: MQTTClient
     let publisher: Publisher
-    let startedAt = Date()
-    let startInstant = ContinuousClock.now
+    let startedAt: Date
+    let startInstant: ContinuousClock.Instant
+    /// The time as the gateway reads it (``GatewayOptions/clock``).
+    let clock: any BridgeClock
     var counters = GatewayCounters()
     var devices: [String: DeviceStatus] = [:]
     /// The last `bridge/devices` payload published in this connection (only a change is sent again).
@@ -120,12 +123,15 @@ public actor Gateway {
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
+        self.clock = options.clock
+        self.startedAt = options.clock.date
+        self.startInstant = options.clock.now
         let model = GatewayModel(configuration: configuration)
         self.model = model
         self.configured = configuration
         self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
         self.gate = CommandGate(policy: model.commandPolicy)
-        self.scheduler = Self.makeScheduler(model)
+        self.scheduler = Self.makeScheduler(model, now: options.clock.now)
         let router = ReadingRouter(
             topics: model.topics, qos: OutboxQoS(rawValue: configuration.mqtt.qos) ?? .atLeastOnce,
             rawTopics: configuration.mqtt.rawTopics, discoveryBuilder: model.discoveryBuilder,
@@ -135,7 +141,7 @@ public actor Gateway {
             path: options.outboxPath ?? outbox.path,
             options: OutboxOptions(
                 synchronous: outbox.synchronous == .full ? .full : .normal, maxMessages: outbox.maxMessages,
-                maxBytes: outbox.maxBytes, maxAge: outbox.maxAge))
+                maxBytes: outbox.maxBytes, maxAge: outbox.maxAge), clock: options.clock)
         self.store = store
         self.state = GatewayStateStore(store: store)
         self.client = MQTTClient(configuration: try Self.mqttConfiguration(configuration, options: options))
@@ -148,7 +154,7 @@ public actor Gateway {
         self.pipeline = ReadingPipeline(
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
             stateWindow: configuration.mqtt.stateWindow,
-            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)))
+            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)), clock: options.clock)
         (outgoingMessages, outgoing) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
         // Unbounded: one event per field a device reports for the first time.
@@ -163,11 +169,14 @@ public actor Gateway {
         }
     }
 
-    static func makeScheduler(_ model: GatewayModel) -> ConnectionScheduler {
+    /// How often passive and on-demand devices are checked for silence (``refreshAvailability()``).
+    static let availabilitySweep: Duration = .seconds(5)
+
+    static func makeScheduler(_ model: GatewayModel, now: ContinuousClock.Instant) -> ConnectionScheduler {
         let policy = ReconnectPolicy.default
         return ConnectionScheduler(
             maxConnections: model.configuration.bluetooth.maxConnections, devices: model.schedulerSpecs,
-            now: .now,
+            now: now,
             backoff: { attempt in
                 var generator = SystemRandomNumberGenerator()
                 return policy.delay(attempt: attempt, using: &generator)
@@ -219,8 +228,8 @@ public actor Gateway {
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
         discoverySources = (try? await state.discoverySources()) ?? DiscoverySources()
-        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:], loadedAt: Date())
-        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:], loadedAt: Date())
+        instances = MatchInstances(bindings: (try? await state.matchBindings()) ?? [:], loadedAt: clock.date)
+        autoDevices = AutoDevices(entries: (try? await state.autoDevices()) ?? [:], loadedAt: clock.date)
         adopted = AdoptedDevices(entries: (try? await state.adoptedDevices()) ?? [:])
         if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty || !adopted.entries.isEmpty {
             await apply(expanded(configured), reason: "match instances, automatic and adopted devices restored")
@@ -264,12 +273,13 @@ public actor Gateway {
                     await self.announce(event)
                 }
             })
+        let clock = self.clock
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled {
                     guard let interval = self?.options.healthInterval else { return }
                     // Real delay: the health topic's period (`--health-interval`).
-                    try? await Task.sleep(for: interval)
+                    try? await clock.sleep(for: interval)
                     await self?.healthTick()
                 }
             })
@@ -278,12 +288,13 @@ public actor Gateway {
             Task { [weak self] in
                 while !Task.isCancelled {
                     // Real delay: the availability sweep's period (passive devices go offline on silence, which no event marks).
-                    try? await Task.sleep(for: .seconds(5))
+                    try? await clock.sleep(for: Self.availabilitySweep)
                     await self?.refreshAvailability()
                 }
             })
         let link = BLELink(
-            gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline)
+            gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
+            clock: clock)
         ble = link
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.
@@ -297,6 +308,9 @@ public actor Gateway {
     /// SIGTERM: stop taking commands, let in-flight commands and unacknowledged readings finish
     /// (up to `drainTimeout`), publish `offline` (retained) and disconnect cleanly (no will).
     /// The outbox keeps whatever was not acknowledged.
+    ///
+    /// The bounds here are real time (not ``clock``): a stop must end even when a test's clock
+    /// stands still.
     public func stop() async {
         guard !stopping else { return }
         stopping = true
@@ -354,13 +368,7 @@ public actor Gateway {
     private func drainOutgoing(until deadline: ContinuousClock.Instant) async {
         outgoing.finish()
         guard let outgoingTask else { return }
-        let timer = Task {
-            // A deadline, not synchronisation: the response queue is cancelled if it has not drained by then.
-            try? await Task.sleep(until: max(deadline, .now + .milliseconds(500)))
-            outgoingTask.cancel()
-        }
-        await outgoingTask.value
-        timer.cancel()
+        await Deadline.value(of: outgoingTask, cancellingAt: max(deadline, .now + .milliseconds(500)))
     }
 
     /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;
@@ -396,9 +404,9 @@ public actor Gateway {
         var actions: [ConnectionScheduler.Action] = []
         if !diff.changed.isEmpty {
             let unchanged = newModel.schedulerSpecs.filter { !diff.changed.contains($0.id) }
-            actions += scheduler.handle(.reconfigure(unchanged), at: .now)
+            actions += scheduler.handle(.reconfigure(unchanged), at: clock.now)
         }
-        actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: .now)
+        actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: clock.now)
         for id in diff.removed.sorted() {
             publishEvent(
                 .left, device: id, [JSONMember("reason", .string(leaving[id] ?? "removed from the configuration"))])
@@ -414,7 +422,7 @@ public actor Gateway {
         }
         // Devices already seen stay known to the pool (changed ones were re-added above).
         for device in configuration.devices where devices[device.id]?.lastSeen != nil {
-            actions += scheduler.handle(.discovered(device.id), at: .now)
+            actions += scheduler.handle(.discovered(device.id), at: clock.now)
         }
         // Only the lists that have members (no `changed=""`).
         let lists = [("changed", diff.changed), ("removed", diff.removed), ("added", diff.added)]

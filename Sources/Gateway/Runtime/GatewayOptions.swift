@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// Run-time overrides and timings that are not part of `config.json` (set by `blebridge run`
 /// flags, `blebridge demo` and tests).
 public struct GatewayOptions: Sendable {
@@ -16,6 +18,10 @@ public struct GatewayOptions: Sendable {
     /// The MQTT control requests the owner of the gateway reads from ``Gateway/controlRequests``
     /// (`blebridge run`: both; `demo`: reload); the others are answered `not_allowed`.
     public var controlRequests: Set<GatewayControlRequest.Kind> = []
+    /// The time the gateway reads: sample timestamps, last seen, availability, command timeouts,
+    /// rate limits, the pool's backoff and the periodic sweeps. Tests use a ``ManualClock``. (The
+    /// bounds of a shutdown stay in real time, so a stop ends even when a test's clock stands still.)
+    public var clock: any BridgeClock = SystemClock()
 
     public init(
         busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Timekeeping
 
 /// One SQLite database connection. Closes itself when released.
 ///
@@ -37,9 +38,7 @@ public final class SQLiteConnection {
         sqlite3_extended_result_codes(pointer, 1)
         self.handle = pointer
         self.path = path
-        let milliseconds =
-            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(pointer, Int32(clamping: milliseconds))
+        sqlite3_busy_timeout(pointer, Int32(clamping: busyTimeout.inMilliseconds))
     }
 
     deinit {

@@ -76,7 +76,7 @@ final class OutboxDatabase {
     // MARK: - Queue
 
     /// Appends `entries` in one transaction, then applies the caps. Returns the new row ids.
-    func append(_ entries: [OutboxEntry], now: Date = Date()) throws -> [Int64] {
+    func append(_ entries: [OutboxEntry], now: Date) throws -> [Int64] {
         guard !entries.isEmpty else { return [] }
         if let large = entries.first(where: { $0.size > options.maxBytes }) {
             throw OutboxError(
@@ -177,7 +177,7 @@ final class OutboxDatabase {
     }
 
     /// Applies the age cap now (appends apply every cap themselves).
-    func purgeExpired(now: Date = Date()) throws {
+    func purgeExpired(now: Date) throws {
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: true) {
             try connection.transaction { try applyCaps(depth: depth, bytes: bytes, now: now) }
         }

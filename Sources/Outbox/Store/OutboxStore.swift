@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Timekeeping
 
 /// The store-and-forward queue: readings wait here, in SQLite (WAL), until the broker has
 /// acknowledged them.
@@ -19,6 +20,8 @@ public actor OutboxStore {
     public nonisolated let path: String
     public nonisolated let options: OutboxOptions
     private let logger: Logger
+    /// When a reading is enqueued and when the age cap (`maxAge`) expires it.
+    private let clock: any BridgeClock
     private var database: OutboxDatabase?
     /// Where a corrupt file found at open was moved, if one was.
     public private(set) var recoveredCorruptFile: String?
@@ -26,12 +29,14 @@ public actor OutboxStore {
     /// Opens the queue at `path` (created when missing), migrating its schema and repairing
     /// a corrupt file by starting fresh.
     public init(
-        path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox")
+        path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox"),
+        clock: any BridgeClock = SystemClock()
     ) async throws(OutboxError) {
         self.executor = OutboxThreadExecutor(name: "blebridge.outbox")
         self.path = path
         self.options = options
         self.logger = logger
+        self.clock = clock
         // From here on the initializer runs on the store's own thread.
         do {
             try openDatabase()
@@ -101,7 +106,8 @@ public actor OutboxStore {
     /// Appends `entries` in one transaction and applies the caps; returns their ids (increasing).
     @discardableResult
     public func append(_ entries: [OutboxEntry]) throws(OutboxError) -> [Int64] {
-        try withDatabase { try $0.append(entries) }
+        let now = clock.date
+        return try withDatabase { try $0.append(entries, now: now) }
     }
 
     /// Appends `entries` in one transaction and applies the caps; returns them as stored (ids increasing),
@@ -109,7 +115,7 @@ public actor OutboxStore {
     /// (a batch larger than `maxMessages`) are not returned.
     public func appendRecords(_ entries: [OutboxEntry]) throws(OutboxError) -> [OutboxRecord] {
         try withDatabase { database in
-            let now = Date()
+            let now = clock.date
             let ids = try database.append(entries, now: now)
             let enqueuedAt = OutboxDatabase.date(OutboxDatabase.microseconds(now))
             let kept = min(ids.count, database.depth)
@@ -126,7 +132,8 @@ public actor OutboxStore {
     /// Appends one entry (one transaction); returns its id.
     @discardableResult
     public func append(_ entry: OutboxEntry) throws(OutboxError) -> Int64 {
-        try withDatabase { try $0.append([entry])[0] }
+        let now = clock.date
+        return try withDatabase { try $0.append([entry], now: now)[0] }
     }
 
     /// Up to `limit` waiting records with ids greater than `id` (from the oldest when nil), oldest first.
@@ -156,7 +163,8 @@ public actor OutboxStore {
 
     /// Applies the age cap now (every append applies all caps on its own).
     public func purgeExpired() throws(OutboxError) {
-        try withDatabase { try $0.purgeExpired() }
+        let now = clock.date
+        try withDatabase { try $0.purgeExpired(now: now) }
     }
 
     /// Entries waiting now, as counted in memory (no query); 0 once closed.

@@ -1,6 +1,7 @@
 import Bluetooth
 import Foundation
 import Synchronization
+import Timekeeping
 
 /// The conformance run's record: one JSON line per step on standard output, with the outcome
 /// and, for failures, the `BluetoothError` code and the BlueZ error behind it, and the step's
@@ -60,8 +61,7 @@ final class Transcript: Sendable {
         var fields = fields
         if let start {
             let elapsed = ContinuousClock.now - start
-            fields["ms"] = String(
-                elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+            fields["ms"] = String(elapsed.inMilliseconds)
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
         failures.withLock { _ in

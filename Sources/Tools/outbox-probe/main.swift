@@ -3,6 +3,7 @@ import Logging
 import MQTT
 import Outbox
 import Publisher
+import Timekeeping
 
 // A small process for the publisher's crash-safety test: it submits numbered readings through
 // the real Outbox + Publisher + MQTT client at a steady rate and prints `accepted <n>` (one
@@ -56,7 +57,7 @@ do {
     let begin = clock.now
     for index in start..<(start + count) {
         let time = Date()
-        let payload = #"{"seq":\#(index),"ts":"\#(Publisher.iso8601(time))"}"#
+        let payload = #"{"seq":\#(index),"ts":"\#(Timestamp.iso8601(time))"}"#
         let entry = OutboxEntry(
             topic: "\(topic)/\(stream)", payload: Array(payload.utf8), sampleTime: time, stream: stream)
         if spillAfter > 0 {

@@ -5,6 +5,7 @@ import DBus
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// The central against the BlueZ simulator on a private dbus-daemon.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct CentralSimulatorTests {
@@ -306,7 +307,9 @@ import Testing
     }
 
     @Test func retrievePeripheralsAndBoundedCache() async throws {
-        let options = CentralManager.Options(deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600))
+        let clock = ManualClock()
+        let options = CentralManager.Options(
+            deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600), clock: clock)
         try await SimulatedBlueZ.run(options: options) { bluez in
             let strap = try await bluez.connected(SimulatedBlueZ.strap)
             let retrieved = await bluez.manager.retrievePeripherals(withIdentifiers: [
@@ -314,13 +317,19 @@ import Testing
             ])
             #expect(retrieved.map(\.identifier) == [SimulatedBlueZ.strap])
             #expect(await bluez.manager.retrieveConnectedPeripherals().map(\.identifier) == [SimulatedBlueZ.strap])
+            // The scan round that found the strap announced the other devices too; their
+            // InterfacesAdded may still be on the way (a full run once saw only the strap here).
+            try await waitFor { await bluez.manager.cachedDeviceCount >= 2 }
             let before = await bluez.manager.cachedDeviceCount
-            #expect(before >= 2)
-            try await Task.sleep(for: .milliseconds(300))
-            // A device the simulator reports again (a late advertisement on a loaded machine) is seen
-            // afresh and rightly kept by one sweep; sweeping until only the connected strap remains
-            // still fails if the sweep never removes stale devices.
+            // Just inside the time to live nothing goes.
+            clock.advance(by: .milliseconds(199))
+            await bluez.manager.sweepDeviceCache()
+            #expect(await bluez.manager.cachedDeviceCount == before)
+            // A device the simulator reports again (a late advertisement) is seen afresh at the
+            // clock's time and rightly kept by one sweep; each round ages the cache past the time to
+            // live again, and the test still fails if the sweep never removes stale devices.
             try await waitFor {
+                clock.advance(by: .milliseconds(300))
                 await bluez.manager.sweepDeviceCache()
                 return await bluez.manager.cachedDeviceCount == 1
             }

@@ -13,11 +13,14 @@ final class DemoBroker: Sendable {
     let url: String
     // Process is not Sendable; it is only touched under the lock.
     private let process: Mutex<Process>
+    /// Signalled by Foundation once the broker has exited and been reaped.
+    private let exited: DispatchSemaphore
 
-    private init(port: UInt16, process: sending Process) {
+    private init(port: UInt16, process: sending Process, exited: DispatchSemaphore) {
         self.port = port
         self.url = "mqtt://127.0.0.1:\(port)"
         self.process = Mutex(process)
+        self.exited = exited
     }
 
     static func executable() throws -> String {
@@ -49,8 +52,10 @@ final class DemoBroker: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try runWithDefaultSignalMask(process)
-        let broker = DemoBroker(port: port, process: process)
+        let broker = DemoBroker(port: port, process: process, exited: exited)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if isAccepting(port) { return broker }
@@ -81,11 +86,10 @@ final class DemoBroker: Sendable {
         let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
-        // Bounded wait (2 s) for the broker to exit after SIGTERM before SIGKILL (no awaitable exit).
-        for _ in 0..<200 where isRunning { usleep(10_000) }
-        if isRunning { kill(pid, SIGKILL) }
-        // Bounded wait (1 s) for the SIGKILLed broker to be reaped.
-        for _ in 0..<100 where isRunning { usleep(10_000) }
+        // Waits for the exit itself: 2 s for SIGTERM, then 1 s more after SIGKILL.
+        guard exited.wait(timeout: .now() + .seconds(2)) == .timedOut else { return }
+        kill(pid, SIGKILL)
+        _ = exited.wait(timeout: .now() + .seconds(1))
     }
 
     private static func loopbackAddress(port: UInt16) -> sockaddr_in {

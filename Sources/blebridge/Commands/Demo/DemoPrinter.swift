@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import MQTT
+import Timekeeping
 
 /// Prints the gateway's topics and payloads as they flow (`blebridge demo`).
 actor DemoPrinter {

@@ -1,0 +1,70 @@
+import BlueZSimulator
+import Configuration
+import Foundation
+import Gateway
+import MQTT
+import TestSupport
+import Testing
+import Timekeeping
+
+/// The gateway in this process on a ``ManualClock``: a passive device's availability follows the
+/// gateway's clock, not the time the test took. (Everything else is real: the private bus with
+/// the simulator, mosquitto, the outbox.)
+@Suite struct GatewayClockTests {
+    static let bthome = "C0:FF:EE:00:00:03"
+
+    @Test func aSilentPassiveDeviceGoesOfflineWhenTheClockPassesItsTimeToLive() async throws {
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
+        try await simulator.start(busAddress: bus.address)
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/bthome/availability")
+        let directory = try TemporaryDirectory(prefix: "gateway-clock")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var configuration = try ConfigurationLoader().load(path: root.appendingPathComponent("config.json").path)
+        configuration.devices = configuration.devices.filter { $0.id == "bthome" }
+        let clock = ManualClock()
+        var options = GatewayOptions(
+            busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path)
+        options.clock = clock
+        let gateway = try await Gateway(configuration: configuration, options: options)
+        try await gateway.start()
+
+        #expect(
+            await recorder.first(on: "blebridge/bthome/availability", timeout: .seconds(30)) { $0.text == "online" }
+                != nil)
+        // Silent from now on (advertisements already on the bus may still arrive).
+        try await simulator.setDeviceInRange(address: Self.bthome, false)
+        // Five minutes of silence pass on the gateway's clock in no time: offline at the next
+        // sweep (every 5 s of the clock). Real time could not do it: the test takes seconds.
+        let ttl = configuration.bluetooth.scan.deviceTTL
+        // The gateway's timers sleep on the clock (a gateway on the real clock leaves it alone).
+        let armed = await withDeadline(.seconds(10)) { () async -> Bool? in
+            await clock.sleeping(atLeast: 1)
+            return true
+        }
+        #expect(armed == true, "no timer of the gateway sleeps on its clock")
+        clock.advance(by: ttl - .seconds(10))
+        // An advertisement that was on the bus when the device went silent may land after an
+        // advance and count as seen then: one more advance then makes the silence long enough.
+        // Unseen at the start (offline), seen (online), silent past its time to live (offline).
+        func offlineAfterOnline(_ messages: [MQTTMessage]) -> Bool {
+            let texts = messages.filter { $0.topic == "blebridge/bthome/availability" }.map(\.text)
+            return texts.firstIndex(of: "online").map { texts[$0...].contains("offline") } ?? false
+        }
+        var offline = false
+        for _ in 0..<3 where !offline {
+            clock.advance(by: .seconds(20))
+            offline = await recorder.wait(timeout: .seconds(10), offlineAfterOnline)
+        }
+        #expect(offline, "\(recorder.on("blebridge/bthome/availability").map(\.text))")
+
+        await gateway.stop()
+        await recorder.close()
+        await simulator.stop()
+        await broker.stop()
+        await bus.stop()
+    }
+}

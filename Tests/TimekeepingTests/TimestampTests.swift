@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import Timekeeping
+
+@Suite struct TimestampTests {
+    @Test func formatsUTCWithMillisecondsRoundedDown() {
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_795_917_883.123_9)) == "2026-11-29T02:04:43.123Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_795_917_883.999_6)) == "2026-11-29T02:04:43.999Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: -0.000_5)) == "1969-12-31T23:59:59.999Z")
+    }
+
+    /// The outbox stores a sample time to the microsecond, and the MQTT 5 sample-time property is
+    /// formatted from what it stored while the payload's `ts` was formatted before: both must show
+    /// the same millisecond for every time, including those a `Double` holds just below a whole
+    /// millisecond.
+    @Test func aTimeAndTheSameTimeStoredToTheMicrosecondShowTheSameMillisecond() {
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<20_000 {
+            let whole = 1_795_917_883 + Double(index)
+            let fractions = [
+                Double(index % 1000) / 1000, Double.random(in: 0..<1, using: &generator),
+                Double(index % 1_000_000) / 1_000_000,
+            ]
+            for fraction in fractions {
+                let time = Date(timeIntervalSince1970: whole + fraction)
+                let stored = Date(
+                    timeIntervalSince1970: Double(Int64((time.timeIntervalSince1970 * 1_000_000).rounded()))
+                        / 1_000_000)
+                #expect(Timestamp.iso8601(time) == Timestamp.iso8601(stored), "\(time.timeIntervalSince1970)")
+            }
+        }
+    }
+
+    /// A whole millisecond shows as itself (not the one before), even when its `Double` is a hair below.
+    @Test func wholeMillisecondsShowAsThemselves() {
+        for milliseconds in 0..<1000 {
+            let time = Date(timeIntervalSince1970: 1_795_917_883 + Double(milliseconds) / 1000)
+            let text = Timestamp.iso8601(time)
+            let expected = String(repeating: "0", count: 3 - String(milliseconds).count) + String(milliseconds)
+            #expect(text.hasSuffix(".\(expected)Z"), "\(text)")
+        }
+    }
+}
