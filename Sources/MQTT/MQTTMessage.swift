@@ -1,4 +1,9 @@
+import Foundation
+
 /// An application message: what is published, what a subscription delivers, and the last will.
+///
+/// Two messages are equal when topic, payload, QoS, retain flag and properties are: ``receivedAt``
+/// is not part of equality or hashing.
 public struct MQTTMessage: Sendable, Hashable {
     public var topic: String
     public var payload: [UInt8]
@@ -6,6 +11,10 @@ public struct MQTTMessage: Sendable, Hashable {
     public var retain: Bool
     /// MQTT 5 properties (empty for 3.1.1).
     public var properties: MQTTProperties
+    /// For a message a subscription delivers: when the client's network thread read it from the
+    /// socket, before it reached the stream (an actor hop and the reader's task, both on the
+    /// cooperative pool, which a busy process can hold for seconds). Nil for a message built here.
+    public internal(set) var receivedAt: Date?
 
     public init(
         topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
@@ -28,4 +37,17 @@ public struct MQTTMessage: Sendable, Hashable {
 
     /// The payload decoded as UTF-8 (invalid sequences replaced).
     public var text: String { String(decoding: payload, as: UTF8.self) }
+
+    public static func == (lhs: MQTTMessage, rhs: MQTTMessage) -> Bool {
+        lhs.topic == rhs.topic && lhs.payload == rhs.payload && lhs.qos == rhs.qos && lhs.retain == rhs.retain
+            && lhs.properties == rhs.properties
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(topic)
+        hasher.combine(payload)
+        hasher.combine(qos)
+        hasher.combine(retain)
+        hasher.combine(properties)
+    }
 }

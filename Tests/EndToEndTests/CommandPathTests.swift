@@ -188,7 +188,8 @@ import Testing
     }
 
     /// The strap's readings sampled (`ts`) between `start` and `end`, each with how long it took
-    /// from the sample to the recorder (BLE → decode → outbox → broker → subscriber).
+    /// from the sample to the recorder's network thread (BLE → decode → outbox → broker →
+    /// subscriber), not to its task on this process's cooperative pool.
     static func readings(_ world: SimulatedWorld, from start: Date, to end: Date) -> [Duration] {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -333,20 +334,12 @@ import Testing
         } else {
             rates()
         }
-        // A reading's arrival is stamped by this process's recorder task. When this process could
-        // not keep its own pace (the 2 s flood took more than twice as long), those stamps lag
-        // too: in full parallel runs the flood took 6-12 s and one reading then "took" 5.0 s.
-        let latency = {
-            #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
-        }
-        let floodSeconds = floodEnd.timeIntervalSince(floodStart)
-        if floodSeconds > 4 {
-            withKnownIssue(
-                Comment(rawValue: "this process was starved: the 2 s flood took \(floodSeconds) s"),
-                isIntermittent: true, latency)
-        } else {
-            latency()
-        }
+        // Arrivals are stamped on the recorder's network thread (`MQTTMessage.receivedAt`): the time
+        // other tests hold this process's cooperative pool no longer counts as delivery time (in
+        // full parallel runs, where the 2 s flood took 6-12 s, the recorder task's own stamps once
+        // made a reading "take" 5.0 s). The gateway's and the broker's delays still count.
+        #expect(slowest.0 < .seconds(5), "a reading sampled before the flood took \(slowest.0) to arrive")
+        #expect(slowest.1 < .seconds(5), "a reading sampled during the flood took \(slowest.1) to arrive")
         #expect(world.gateway.process.isRunning)
         await world.shutdown()
     }

@@ -1,3 +1,4 @@
+import Foundation
 import MQTT
 import TestSupport
 import Testing
@@ -48,6 +49,29 @@ import Testing
         let all = await MQTTTestHelpers.collect(everything, count: 3, timeout: .milliseconds(500))
         #expect(all.map(\.text).sorted().first == "a")
         #expect(all.contains { $0.text == "b" })
+        await client.disconnect()
+    }
+
+    /// A delivered message carries the time the network thread read it, not the time its reader
+    /// got to it: a reader on a busy cooperative pool (a test process running many tests) would
+    /// otherwise measure the pool's delay as the message's. The client is its own subscriber, and
+    /// mosquitto writes the PUBLISH to it before the PUBACK on the same socket, so the message was
+    /// read before `publish` returned; the stream is read only afterwards.
+    @Test func aDeliveredMessageIsStampedWhenTheNetworkThreadReadIt() async throws {
+        let broker = try await MosquittoFixture()
+        let client = try await MQTTTestHelpers.connectedClient(broker, clientID: "stamp")
+        let stream = try await client.subscribe("stamp/#", qos: .atLeastOnce)
+        let sent = MQTTMessage(topic: "stamp/1", text: "x", qos: .atLeastOnce)
+        let before = Date()
+        try await client.publish(sent)
+        let acknowledged = Date()
+        let received = try #require(await MQTTTestHelpers.collect(stream, count: 1).first)
+        let stamp = try #require(received.receivedAt)
+        #expect(
+            stamp >= before && stamp <= acknowledged, "stamped \(stamp), sent \(before), acknowledged \(acknowledged)")
+        // The stamp is not part of the message's identity.
+        #expect(sent.receivedAt == nil)
+        #expect(received == sent && received.hashValue == sent.hashValue)
         await client.disconnect()
     }
 

@@ -1,4 +1,5 @@
 internal import CMosquitto
+import Foundation
 import Logging
 import Synchronization
 
@@ -50,9 +51,10 @@ final class MosquittoCallbackContext: Sendable {
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload =
                 message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
-            let received = MQTTMessage(
+            var received = MQTTMessage(
                 topic: String(cString: topic), payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce,
                 retain: message.retain, properties: MosquittoPropertyList.read(properties))
+            received.receivedAt = Date()
             callbackContext(userData).events.yield(.message(received))
         }
         setLogging(on: mosq, true)
