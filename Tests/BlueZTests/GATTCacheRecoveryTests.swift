@@ -43,22 +43,28 @@ import Testing
         #expect(recovery.servicesMissing(never, at: start) == .giveUp(.missingAfterRediscovery))
     }
 
-    @Test func aCachedTreeIsNotWaitedOnEvenWhenTheDeviceServedItBefore() {
+    @Test func aCachedTreeOfABondedDeviceIsGivenUpAtOnceWithoutAWaitOrAReconnect() {
         var recovery = GATTCacheRecovery()
         let bondedStale = Self.evidence(bonded: true, cacheReused: true, servedBefore: true)
-        #expect(recovery.servicesMissing(bondedStale, at: start) == .reconnect)
-        #expect(!recovery.waitedForLate)
+        #expect(recovery.servicesMissing(bondedStale, at: start) == .giveUp(.staleBondedCache))
+        #expect(!recovery.waitedForLate && recovery.reconnectsUsed == 0 && !recovery.forgotten)
+        #expect(recovery.servicesMissing(bondedStale, at: start) == .giveUp(.staleBondedCache))
     }
 
     @Test func bondedDeviceIsNeverForgotten() {
         var recovery = GATTCacheRecovery()
-        for evidence in [Self.evidence(bonded: true), Self.evidence(bonded: true, cacheReused: true)] {
-            recovery.servicesComplete()
-            #expect(recovery.servicesMissing(evidence, at: start) == .reconnect)
-            #expect(recovery.servicesMissing(evidence, at: start) == .giveUp(.staleBondedCache))
-            #expect(recovery.servicesMissing(evidence, at: start) == .giveUp(.staleBondedCache))
-            #expect(!recovery.forgotten)
-        }
+        // No evidence either way (the first connection after bluetoothd loaded the device): one reconnect.
+        let bonded = Self.evidence(bonded: true)
+        #expect(recovery.servicesMissing(bonded, at: start) == .reconnect)
+        #expect(recovery.servicesMissing(bonded, at: start) == .giveUp(.staleBondedCache))
+        #expect(recovery.servicesMissing(bonded, at: start) == .giveUp(.staleBondedCache))
+        #expect(!recovery.forgotten)
+        // The reconnect then shows the cached copy standing: given up at once.
+        recovery.servicesComplete()
+        #expect(recovery.servicesMissing(bonded, at: start) == .reconnect)
+        let cached = Self.evidence(bonded: true, cacheReused: true)
+        #expect(recovery.servicesMissing(cached, at: start) == .giveUp(.staleBondedCache))
+        #expect(!recovery.forgotten)
         // Bonded and served before, tree discovered: the late wait first, the bond still kept after it.
         recovery.servicesComplete()
         let late = Self.evidence(bonded: true, servedBefore: true)

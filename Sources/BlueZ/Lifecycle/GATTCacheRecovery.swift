@@ -20,7 +20,8 @@
 /// The steps, after `GetManagedObjects` showed a need missing:
 /// 0. the tree came from discovery and the device served the need before: wait for it until
 ///    `lateTimeout` from now (once per recovery);
-/// 1. the tree is bluetoothd's cached copy, unchanged, and the device is unbonded: forget it at once;
+/// 1. the tree is bluetoothd's cached copy, unchanged: forget an unbonded device at once; for a bonded
+///    one, give up at once (on real bluetoothd 5.66 a reconnect only resolved the same copy again);
 /// 2. up to `reconnects` times: disconnect and connect again (a peer that was still changing its
 ///    database may announce the change with Service Changed on the next connection);
 /// 3. unbonded: forget the device, scan and connect again (full discovery);
@@ -100,7 +101,8 @@ public struct GATTCacheRecovery: Sendable, Hashable {
             waitedForLate = true
             return .awaitLate(until: now + configuration.lateTimeout)
         }
-        if evidence.cacheReused, !evidence.bonded {
+        if evidence.cacheReused {
+            if evidence.bonded { return .giveUp(.staleBondedCache) }
             forgotten = true
             return .forgetDevice
         }
