@@ -56,8 +56,9 @@ stale_restart() {
     kill -TERM "$BLUETOOTHD_PID"
     wait "$BLUETOOTHD_PID" 2>/dev/null
     stop_examples
-    # Held off only while the gateway runs (the last phase): powering the emulated controller off is
-    # when the guest kernel's Bluetooth core deadlocked (hung tasks; seen again here, 2026-12-02).
+    # Held off only while the gateway runs (the last phase). The guest kernel's Bluetooth core
+    # deadlocked twice in this scenario (hung tasks; run-tier.sh retries once): after this power-off,
+    # and without it, after bluetoothd's SIGTERM (which powers its controllers off itself).
     [ "${3:-}" = hold ] && btmgmt --index "$GW_INDEX" power off >/dev/null 2>&1
     grep -q '^\[Attributes\]' "$CACHE" 2>/dev/null || { echo "guest: FAIL: bluetoothd stored no GATT cache at $CACHE"; cat "$CACHE"; exit 1; }
     cp "$CACHE" $O/cache-$1-before.txt
