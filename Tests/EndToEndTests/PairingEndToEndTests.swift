@@ -27,6 +27,23 @@ import Testing
         return world
     }
 
+    /// Only the lock, kept connected with its `state` subscribed (passkey 123456): the subscription needs
+    /// pairing, so bluetoothd pairs through the gateway's agent and the lock is bonded once online.
+    static func subscribedWorld() async throws -> SimulatedWorld {
+        let world = try await SimulatedWorld(scenario: "pairing") { configuration in
+            configuration["devices"] = [
+                [
+                    "id": "lock", "name": "Lock", "match": ["address": lock], "connection": "keep_connected",
+                    "passkey": 123_456, "subscribe": [["characteristic": state, "mode": "notify"]],
+                ]
+            ]
+            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
+        }
+        await world.waitOnline("lock")
+        #expect(try await world.simulator.snapshot(address: lock).paired)
+        return world
+    }
+
     @Test func theConfiguredPasskeyPairsWhenAReadNeedsIt() async throws {
         let world = try await Self.world(passkey: 123_456)
         let answer = try await CommandPathTests.request(world, "blebridge/lock/get", #"{"state":""}"#)

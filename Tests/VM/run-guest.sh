@@ -9,7 +9,10 @@ outdir=${2:-$(mktemp -d)}
 mkdir -p "$outdir"
 rm -f "$outdir/status"
 [[ -f "$vm/initramfs.gz" ]] || "$root/Tests/VM/prepare.sh"
-timeout "${BLEBRIDGE_VM_TIMEOUT:-420}" qemu-system-x86_64 \
+# A scenario that needs longer than the default says so in a line `# vm-timeout: SECONDS`;
+# BLEBRIDGE_VM_TIMEOUT, when set, overrides both.
+own=$(sed -n 's/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$script" | head -1)
+timeout "${BLEBRIDGE_VM_TIMEOUT:-${own:-420}}" qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp 2 -m 1024 -nographic -no-reboot \
     -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.gz" \
     -append "console=ttyS0 quiet panic=-1 bb.script=$script" \

@@ -335,8 +335,10 @@ public actor CentralManager {
             // the link's security and asks the default agent): be that agent before the first request.
             try? await registerAgent()
         }
+        // The GATT objects bluetoothd exports before the connection (its cached copy, kept while disconnected).
+        let before = objects.descendants(of: peripheral.path).mapValues { Set($0.keys) }
         try await peripheral.connect(timeout: timeout)
-        await resynchroniseGATT(of: peripheral)
+        await resynchroniseGATT(of: peripheral, exportedBefore: before)
     }
 
     /// Once services are resolved, `GetManagedObjects` is the truth about the peripheral's GATT
@@ -347,14 +349,21 @@ public actor CentralManager {
     /// - bluetoothd keeps a device and its GATT objects across an adapter power cycle and, finding
     ///   the same database on reconnect ("DB Hash match: skipping discovery"), announces nothing,
     ///   while the peripheral forgot its tree when the adapter went off.
-    /// So the peripheral's tree is replaced by the one bluetoothd reports now.
-    private func resynchroniseGATT(of peripheral: Peripheral) async {
+    /// So the peripheral's tree is replaced by the one bluetoothd reports now. When that tree is exactly
+    /// `exportedBefore` (non-empty), bluetoothd's cached copy stood and nothing was discovered
+    /// (``Peripheral/gattCacheReused``).
+    private func resynchroniseGATT(
+        of peripheral: Peripheral, exportedBefore: [DBusObjectPath: Set<String>]
+    ) async {
         guard
             let reply = try? await connection.call(
                 destination: BlueZNames.service, path: "/", interface: BlueZNames.objectManager,
                 method: "GetManagedObjects", timeout: options.callTimeout),
             let all = reply.first?.asObjectPathDictionary
-        else { return }
+        else {
+            await peripheral.replaceGATT(nil, cacheReused: false)
+            return
+        }
         var tree: [DBusObjectPath: [String: ManagedObjects.Properties]] = [:]
         for (path, value) in all where path.isDescendant(of: peripheral.path, orEqual: false) {
             tree[path] = ManagedObjects.interfaces(value)
@@ -363,7 +372,8 @@ public actor CentralManager {
             objects.remove(path, Array(interfaces.keys))
         }
         for (path, interfaces) in tree { objects.add(path, interfaces) }
-        await peripheral.replaceGATT(tree)
+        let reused = !exportedBefore.isEmpty && tree.mapValues { Set($0.keys) } == exportedBefore
+        await peripheral.replaceGATT(tree, cacheReused: reused)
     }
 
     /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).

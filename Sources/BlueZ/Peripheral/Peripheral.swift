@@ -24,6 +24,12 @@ public actor Peripheral {
 
     private var device: [String: DBusValue] = [:]
     private var gatt: [DBusObjectPath: [String: [String: DBusValue]]] = [:]
+    /// The last connection through `CentralManager.connect` resolved to exactly the GATT objects bluetoothd
+    /// exported before it started: its cached copy of the peer's database stood ("DB Hash match: skipping
+    /// discovery") and nothing was discovered, so a service missing now stays missing until the peer changes
+    /// its database or BlueZ forgets the device (``GATTCacheRecovery``). False when the tree changed during
+    /// the connection, when nothing was exported before it, or when `GetManagedObjects` failed.
+    public private(set) var gattCacheReused = false
     private var lifecycle: ConnectionLifecycle
     private var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     private var operations: [Int: @Sendable (BluetoothError) -> Void] = [:]
@@ -684,8 +690,11 @@ public actor Peripheral {
         if !gattWaiters.isEmpty { wakeGATTWaiters() }
     }
 
-    /// The whole GATT tree as bluetoothd reports it now (`GetManagedObjects` after services resolved).
-    func replaceGATT(_ tree: [DBusObjectPath: [String: [String: DBusValue]]]) {
+    /// The whole GATT tree as bluetoothd reports it now (`GetManagedObjects` after services resolved; nil
+    /// when that call failed, leaving the tree the signals built).
+    func replaceGATT(_ tree: [DBusObjectPath: [String: [String: DBusValue]]]?, cacheReused: Bool) {
+        gattCacheReused = cacheReused
+        guard let tree else { return }
         gatt = tree
         if !gattWaiters.isEmpty { wakeGATTWaiters() }
     }

@@ -1,23 +1,31 @@
 import BlueZ
 import Bluetooth
+import Configuration
 
 extension BLELink {
     /// Services resolved (the tree is `GetManagedObjects`' answer) without an attribute the configuration
-    /// needs: takes ``GATTCacheRecovery``'s next step. A reconnect happens in place (disconnect, connect
-    /// within `timeout`; the caller resolves again). Forgetting the device and giving up throw the connect
-    /// failure to report (the pool connects again on its schedule, by then to the rediscovered device); the
-    /// failure says what happened and, when the gateway gives up, what the user must do.
+    /// needs: takes ``GATTCacheRecovery``'s next step, in place, and returns the peripheral to resolve again
+    /// (after a forget, the rediscovered one). Waiting for late characteristics, a reconnect, and forgetting
+    /// the device (`RemoveDevice`, then the next advertisement, then a connect with full discovery) all
+    /// happen inside the connect task, so the pool sees one connect and adds no backoff. Giving up throws
+    /// the connect failure to report, which says what happened and what the user must do.
     func recoverMissing(
-        _ id: String, _ missing: CommandFailure, peripheral: Peripheral, central: CentralManager, timeout: Duration
-    ) async throws {
+        _ id: String, _ missing: CommandFailure, device: DeviceConfiguration, peripheral: Peripheral,
+        central: CentralManager, timeout: Duration
+    ) async throws -> Peripheral {
         let address = peripheral.identifier.string
         let isBonded = await peripheral.isBonded
         let isPaired = await peripheral.isPaired
-        let bonded = isBonded || isPaired
+        let evidence = GATTCacheRecovery.Evidence(
+            bonded: isBonded || isPaired, cacheReused: await peripheral.gattCacheReused,
+            servedBefore: await servedBefore(id, device: device, address: address))
         var recovery = cacheRecovery[id] ?? GATTCacheRecovery()
-        let decision = recovery.servicesMissing(bonded: bonded)
+        let decision = recovery.servicesMissing(evidence, at: .now)
         cacheRecovery[id] = recovery
         switch decision {
+        case .awaitLate(let deadline):
+            try await awaitLateCharacteristics(id, device: device, peripheral: peripheral, until: deadline)
+            return peripheral
         case .reconnect:
             logger.notice(
                 "a configured GATT attribute is missing after services resolved; reconnecting once",
@@ -26,24 +34,20 @@ extension BLELink {
             defer { reconnectingInPlace.remove(id) }
             await central.disconnect(peripheral)
             try await central.connect(peripheral, timeout: timeout)
+            return peripheral
         case .forgetDevice:
+            let cause =
+                evidence.cacheReused
+                ? "BlueZ resolved its cached GATT database of the device unchanged (it skips discovery while the "
+                    + "database hash matches), and that copy lacks it"
+                : "BlueZ's cached GATT database of the device looks stale (it skips discovery while the database "
+                    + "hash matches)"
             logger.warning(
-                "a configured GATT attribute is still missing: BlueZ's cached GATT database of the device looks "
-                    + "stale (it skips discovery while the database hash matches); removing the device from BlueZ "
-                    + "so that the next connection discovers the database afresh",
+                "a configured GATT attribute is missing: \(cause); removing the device from BlueZ so that the next "
+                    + "connection discovers the database afresh",
                 [("device", id), ("address", address), ("reason", missing.message)])
-            await central.cancelConnection(peripheral)
-            do {
-                try await central.forget(peripheral)
-            } catch {
-                logger.warning("RemoveDevice failed", [("device", id), ("error", "\(error)")])
-            }
-            // Gone from BlueZ: the next advertisement brings the device (and a fresh Peripheral) back.
-            if peripherals[id] === peripheral { peripherals[id] = nil }
-            throw CommandFailure(
-                .bleError,
-                "\(missing.message); removed the device from BlueZ to drop its stale GATT cache, "
-                    + "connecting again when it is next seen")
+            return try await forgetAndRediscover(
+                id, missing, peripheral: peripheral, central: central, timeout: timeout)
         case .giveUp(.staleBondedCache):
             let message =
                 "\(missing.message) although the device is bonded: BlueZ's cached GATT database of \(address) looks "
@@ -58,5 +62,44 @@ extension BLELink {
             logger.error("configured GATT attribute missing", [("device", id), ("reason", message)])
             throw CommandFailure(.bleError, message)
         }
+    }
+
+    /// `RemoveDevice`, then waits (at most `timeout`) for discovery to report the device again and connects
+    /// to it; BlueZ then has no cached copy and discovers the whole database.
+    private func forgetAndRediscover(
+        _ id: String, _ missing: CommandFailure, peripheral: Peripheral, central: CentralManager, timeout: Duration
+    ) async throws -> Peripheral {
+        // The link drop of the removal is part of the recovery, not a disconnection for the pool.
+        reconnectingInPlace.insert(id)
+        defer { reconnectingInPlace.remove(id) }
+        let (found, waiter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        rediscoveryWaiters[id] = waiter
+        defer {
+            waiter.finish()
+            rediscoveryWaiters[id] = nil
+        }
+        do {
+            try await central.forget(peripheral)
+        } catch {
+            logger.warning("RemoveDevice failed", [("device", id), ("error", "\(error)")])
+        }
+        // Gone from BlueZ: the next advertisement brings the device back as a fresh Peripheral.
+        if peripherals[id] === peripheral { peripherals[id] = nil }
+        let resumeScan = discoveryPaused
+        if resumeScan { setDiscoveryPaused(false) }
+        defer { if resumeScan { setDiscoveryPaused(true) } }
+        if peripherals[id] == nil {
+            await Deadline.run(until: .now + timeout) {
+                for await _ in found { return }
+            }
+        }
+        guard let fresh = peripherals[id], fresh !== peripheral else {
+            throw CommandFailure(
+                .bleError,
+                "\(missing.message); removed the device from BlueZ to drop its stale GATT cache, and it was not "
+                    + "seen again within \(timeout); connecting again when it is next seen")
+        }
+        try await central.connect(fresh, timeout: timeout)
+        return fresh
     }
 }

@@ -47,7 +47,7 @@ actor BLELink {
     private var connectTasks: [Int: Task<Void, Never>] = [:]
     private var nextConnectTask = 0
     private var scanTask: Task<Void, Never>?
-    private var discoveryPaused = false
+    var discoveryPaused = false
     private var stopped = false
     private var powered = false
     /// Known peripherals were restored for the current central and power cycle (``start()`` and
@@ -66,6 +66,8 @@ actor BLELink {
     /// Devices being disconnected and connected again inside their connect task (that recovery's
     /// reconnect): their link drop is not a disconnection for the pool.
     var reconnectingInPlace: Set<String> = []
+    /// Per device forgotten by that recovery: woken when discovery reports it again.
+    var rediscoveryWaiters: [String: AsyncStream<Void>.Continuation] = [:]
     private let pipeline: ReadingPipeline
 
     init(
@@ -378,6 +380,7 @@ extension BLELink {
             return
         }
         peripherals[id] = discovery.peripheral
+        rediscoveryWaiters[id]?.yield()
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
         let readings: [DecodedReading]
@@ -512,19 +515,17 @@ extension BLELink {
         let token = nextConnectTask
         connectTasks[token] = Task {
             defer { connectTasks[token] = nil }
+            // The device forgotten and found again during recovery is a new peripheral.
+            var peripheral = peripheral
             do {
                 try Task.checkCancellation()
                 try await central.connect(peripheral, timeout: timeout)
                 var services = try await resolve(id, peripheral: peripheral)
-                // A stale GATT cache is not cured by waiting: once its recovery started, no late wait.
-                if cacheRecovery[id] == nil || cacheRecovery[id] == GATTCacheRecovery(),
-                    try await awaitLateCharacteristics(id, device: device, peripheral: peripheral)
-                {
-                    services = try await resolve(id, peripheral: peripheral)
-                }
                 while let missing = missingConfiguredAttribute(id, device: device) {
-                    // Reconnects in place, or throws (device forgotten, or given up with the fix).
-                    try await recoverMissing(id, missing, peripheral: peripheral, central: central, timeout: timeout)
+                    // Waits for late characteristics, reconnects, or forgets and rediscovers the device, in
+                    // place; or throws (given up, with the fix).
+                    peripheral = try await recoverMissing(
+                        id, missing, device: device, peripheral: peripheral, central: central, timeout: timeout)
                     services = try await resolve(id, peripheral: peripheral)
                 }
                 cacheRecovery[id]?.servicesComplete()
@@ -561,7 +562,7 @@ extension BLELink {
             id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26])
     }
 
-    private func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
+    func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
         var found: [(uuid: BluetoothUUID, characteristics: [GATTCharacteristic])] = []
         let services = try await peripheral.discoverServices()
         for service in services {
@@ -571,17 +572,24 @@ extension BLELink {
         return services.map(\.uuid)
     }
 
-    /// Waits (``LateCharacteristicPolicy``) for the subscribed characteristics the resolved tree
-    /// lacks and the device served before; true when it waited, so the tree is resolved again. A
-    /// characteristic that does not appear fails the subscription after this, as before.
-    private func awaitLateCharacteristics(_ id: String, device: DeviceConfiguration, peripheral: Peripheral)
-        async throws -> Bool
-    {
+    /// Whether a subscribed characteristic the resolved tree lacks is one the device served before at this
+    /// address (``LateCharacteristicPolicy``), so it may be late rather than absent.
+    func servedBefore(_ id: String, device: DeviceConfiguration, address: String) async -> Bool {
         let policy = LateCharacteristicPolicy()
         let known = (try? await gateway?.state.knownPeripherals()) ?? []
-        let clock = ContinuousClock()
-        let deadline = clock.now + policy.timeout
-        var waited = false
+        return device.subscribe.contains { subscription in
+            subscription.mode != .read
+                && (try? characteristic(
+                    CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)) == nil
+                && policy.waits(for: subscription.characteristic, device: id, address: address, known: known)
+        }
+    }
+
+    /// Waits until `deadline` for the subscribed characteristics the resolved tree lacks; the caller
+    /// resolves again afterwards. A characteristic that does not appear is left to the next recovery step.
+    func awaitLateCharacteristics(
+        _ id: String, device: DeviceConfiguration, peripheral: Peripheral, until deadline: ContinuousClock.Instant
+    ) async throws {
         for subscription in device.subscribe where subscription.mode != .read {
             let target = CharacteristicTarget(subscription.characteristic, service: subscription.service)
             let missing: CommandFailure
@@ -591,24 +599,19 @@ extension BLELink {
             } catch {
                 missing = error
             }
-            guard
-                policy.waits(
-                    for: subscription.characteristic, device: id, address: peripheral.identifier.string, known: known),
-                clock.now < deadline
-            else { break }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
             logger.info(
                 "waiting for the device to show a subscribed characteristic it served before",
                 [("device", id), ("reason", missing.message)])
-            waited = true
             let found = try await peripheral.waitForCharacteristic(
-                subscription.characteristic, service: subscription.service, timeout: deadline - clock.now)
+                subscription.characteristic, service: subscription.service, timeout: left)
             if found == nil { break }
         }
-        return waited
     }
 
     /// The first configured subscription the resolved GATT tree cannot serve, as the failure naming it.
-    private func missingConfiguredAttribute(_ id: String, device: DeviceConfiguration) -> CommandFailure? {
+    func missingConfiguredAttribute(_ id: String, device: DeviceConfiguration) -> CommandFailure? {
         for subscription in device.subscribe {
             do {
                 _ = try characteristic(
@@ -621,7 +624,7 @@ extension BLELink {
     }
 
     /// The characteristic a subscription or command means (within its service when it names one).
-    private func characteristic(_ target: CharacteristicTarget, of id: String) throws(CommandFailure)
+    func characteristic(_ target: CharacteristicTarget, of id: String) throws(CommandFailure)
         -> ResolvedGATT.Entry
     {
         guard let gatt = gatt[id] else { throw CommandFailure(.deviceUnavailable, "\(id) is not connected") }

@@ -1,20 +1,16 @@
 public import Bluetooth
 
-/// When a fresh connection waits for a subscribed characteristic its resolved services lack (the
+/// Whether a fresh connection may wait for a subscribed characteristic its resolved services lack (the
 /// peripheral's GATT application registered after the link came up; its services follow through
-/// Service Changed), rather than failing the connect and waiting out the pool's backoff.
+/// Service Changed), rather than failing the connect and waiting out the pool's backoff. How long, and
+/// whether the resolved tree can still change at all, is ``GATTCacheRecovery``'s decision (a tree that is
+/// bluetoothd's unchanged cached copy is not waited on).
 ///
 /// Only for a characteristic the device, at the same address, served before: it was subscribed on
 /// an earlier connection (``KnownPeripheral/subscriptions``). A characteristic it never had is a
-/// configuration error; waiting for it would hold the pool's one connect at a time for `timeout` on
-/// every attempt.
+/// configuration error; waiting for it would hold the pool's one connect at a time on every attempt.
 public struct LateCharacteristicPolicy: Sendable, Hashable {
-    /// How long a connection waits for all its late characteristics together.
-    public var timeout: Duration
-
-    public init(timeout: Duration = .seconds(15)) {
-        self.timeout = timeout
-    }
+    public init() {}
 
     /// Whether device `id` at `address` is worth waiting for `characteristic`, given what earlier
     /// runs remembered.

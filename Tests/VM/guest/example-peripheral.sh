@@ -6,7 +6,7 @@
 # the scenario starts it with start_gateway). The examples register on the first adapter bluetoothd
 # lists; the gateway takes the other one (GW, PERIPHERAL: hciN; GW_INDEX, PERIPHERAL_INDEX: N).
 # Helpers: those of gateway-side.sh, and start_examples, stop_examples, start_keep_advertising,
-# stop_keep_advertising, examples_back_then_gateway COUNT LABEL.
+# stop_keep_advertising, examples_back LABEL, examples_back_then_gateway COUNT LABEL.
 examples=/usr/share/doc/bluez-test-scripts/examples
 [ -f "$examples/example-gatt-server" ] || { echo "guest: bluez-test-scripts missing (Tests/VM/prepare.sh installs it)"; exit 1; }
 for index in 0 1; do busctl --system set-property org.bluez /org/bluez/hci$index org.bluez.Adapter1 Pairable b true; done
@@ -65,10 +65,10 @@ start_keep_advertising() { keep_advertising & KEEP_ADVERTISING_PID=$!; }
 stop_keep_advertising() { kill "$KEEP_ADVERTISING_PID" 2>/dev/null; wait "$KEEP_ADVERTISING_PID" 2>/dev/null; }
 start_keep_advertising
 
-# examples_back_then_gateway COUNT LABEL: after bluetoothd (re)started with the gateway's controller
-# held off (AutoEnable=false): waits for both controllers, powers the peripheral's, registers the
-# examples again, then powers the gateway's (BACK) and waits for a reading beyond COUNT within 10 s.
-examples_back_then_gateway() {
+# examples_back LABEL: after bluetoothd (re)started with the gateway's controller held off
+# (AutoEnable=false): waits for both controllers, powers the peripheral's, registers the examples
+# again and keeps them advertising.
+examples_back() {
     for _ in $(seq 1 150); do
         [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
         sleep 0.2
@@ -76,8 +76,14 @@ examples_back_then_gateway() {
     btmgmt --index "$PERIPHERAL_INDEX" power on >/dev/null 2>&1
     start_examples
     busctl --system get-property org.bluez /org/bluez/$PERIPHERAL org.bluez.LEAdvertisingManager1 ActiveInstances | grep -q 'y 1' \
-        || { echo "guest: the example did not register on $PERIPHERAL ($2)"; exit 1; }
+        || { echo "guest: the example did not register on $PERIPHERAL ($1)"; exit 1; }
     start_keep_advertising
+}
+
+# examples_back_then_gateway COUNT LABEL: examples_back, then powers the gateway's controller (BACK)
+# and waits for a reading beyond COUNT within 10 s.
+examples_back_then_gateway() {
+    examples_back "$2"
     power_on "$GW" "$2"
     wait_for_reading_after "$1" "$BACK" "$2"
 }

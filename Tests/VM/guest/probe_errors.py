@@ -14,7 +14,8 @@ device = sys.argv[2]
 # The central adapter (the VM's capture uses whichever controller the example server did not take).
 adapter = os.environ.get("PROBE_ADAPTER", "/org/bluez/hci0")
 # Characteristics of BlueZ's example server that need encryption or Secure Connections: an unpaired
-# access starts pairing, which the VM's kernel cannot complete (its ECDH self-test fails under QEMU).
+# access starts pairing, which would change the bond state the rest of the probe expects
+# (scenario-security-raise.sh measures it on its own).
 NEEDS_SECURITY = {"12345678-1234-5678-1234-56789abcdef3", "12345678-1234-5678-1234-56789abcdef5"}
 
 
