@@ -1,6 +1,7 @@
 import BlueZ
 import Bluetooth
 import Configuration
+import Timekeeping
 
 extension BLELink {
     /// Services resolved (the tree is `GetManagedObjects`' answer) without an attribute the configuration
@@ -89,7 +90,7 @@ extension BLELink {
         if resumeScan { setDiscoveryPaused(false) }
         defer { if resumeScan { setDiscoveryPaused(true) } }
         if peripherals[id] == nil {
-            await Deadline.run(until: .now + timeout) {
+            await Deadline.run(until: clock.now + timeout, clock: AnyBridgeClock(clock)) {
                 for await _ in found { return }
             }
         }
