@@ -52,6 +52,11 @@ public struct BridgeConfiguration: Sendable, Equatable {
             warnings.append(
                 "commands.raw_gatt.enabled is true but the allow list is empty; every raw request will be refused")
         }
+        if bluetooth.scan.mode == .passive {
+            warnings.append(
+                "bluetooth.scan.mode \"passive\" needs BlueZ advertisement monitors, which this version does not register yet: blebridge run will stop at start (docs/configuration.md, \"Passive scanning\")"
+            )
+        }
         if mqtt.tls.insecure {
             warnings.append("mqtt.tls.insecure is true: the broker's host name is not checked against its certificate")
         }

@@ -63,6 +63,14 @@ import Testing
         #expect(!seven.warnings.contains { $0.contains("stall") })
     }
 
+    /// Issue 17: `"passive"` is accepted but `run` stops at start; `check-config` says so first.
+    @Test func passiveScanningIsWarnedAboutAsNotAvailable() throws {
+        let passive = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"scan": {"mode": "passive"}}}"#.utf8))
+        #expect(passive.warnings.contains { $0.contains("blebridge run will stop at start") })
+        let active = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"scan": {"mode": "active"}}}"#.utf8))
+        #expect(!active.warnings.contains { $0.contains("passive") })
+    }
+
     @Test func everyDecoderNameIsCheckedWhenTheLoaderKnowsTheNames() throws {
         #expect(throws: Never.self) {
             try ConfigurationLoader(knownDecoders: ["bthome", "ibeacon"]).load(

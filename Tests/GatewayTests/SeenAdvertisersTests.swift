@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 import Testing
 
@@ -6,10 +7,13 @@ import Testing
 /// `BLELink`'s table of recent advertisers stays bounded with thousands of passing addresses and
 /// empties once they are gone (issue 17: RSS grew by 20 MB over 30,000 random addresses).
 @Suite struct SeenAdvertisersTests {
-    static func address(_ index: Int) -> String {
-        let bytes = [0x40 | (index >> 16) & 0x3F, (index >> 8) & 0xFF, index & 0xFF]
-        return "7A:00:00:" + bytes.map { String(format: "%02X", $0) }.joined(separator: ":")
+    /// A resolvable private address (top bits 01), as phones rotate.
+    static func address(_ index: Int) -> BluetoothAddress {
+        let bytes = [0x40 | (index >> 16) & 0x3F, (index >> 8) & 0xFF, index & 0xFF].map(UInt8.init)
+        return BluetoothAddress(bytes: bytes + [0, 0, 0], type: .random)!
     }
+
+    static func fixed(_ text: String) -> BluetoothAddress { BluetoothAddress(text)! }
 
     @Test func thirtyThousandPassingAddressesNeverHoldMoreThanTheCapacity() {
         var seen = SeenAdvertisers(capacity: 1_000, maxAge: 65)
@@ -31,13 +35,14 @@ import Testing
     @Test func entriesOlderThanTheMaximumAgeAreDroppedAndRecentOnesKept() {
         var seen = SeenAdvertisers(capacity: 100, maxAge: 65)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        seen.record("C0:FF:EE:00:00:01", name: "Polar", rssi: -60, at: start)
-        seen.record("C0:FF:EE:00:00:02", name: nil, rssi: -70, at: start.addingTimeInterval(30))
-        seen.record("C0:FF:EE:00:00:01", name: nil, rssi: -61, at: start.addingTimeInterval(31))
-        #expect(seen.entries["C0:FF:EE:00:00:01"]?.name == "Polar", "a name once seen is kept")
+        seen.record(Self.fixed("C0:FF:EE:00:00:01"), name: "Polar", rssi: -60, at: start)
+        seen.record(Self.fixed("C0:FF:EE:00:00:02"), name: nil, rssi: -70, at: start.addingTimeInterval(30))
+        seen.record(Self.fixed("C0:FF:EE:00:00:01"), name: nil, rssi: -61, at: start.addingTimeInterval(31))
+        #expect(seen.entry(for: Self.fixed("C0:FF:EE:00:00:01"))?.name == "Polar", "a name once seen is kept")
+        #expect(seen.entry(for: Self.fixed("C0:FF:EE:00:00:01"))?.rssi == -61)
         seen.prune(now: start.addingTimeInterval(96))
-        #expect(seen.entries.keys.sorted() == ["C0:FF:EE:00:00:01"])
-        #expect(seen.seen(since: start.addingTimeInterval(31)).map(\.address) == ["C0:FF:EE:00:00:01"])
+        #expect(seen.count == 1)
+        #expect(seen.seen(since: start.addingTimeInterval(31)).map(\.address.string) == ["C0:FF:EE:00:00:01"])
         #expect(seen.seen(since: start.addingTimeInterval(32)).isEmpty)
     }
 
@@ -48,8 +53,42 @@ import Testing
             seen.record(Self.address(index), name: nil, rssi: nil, at: start.addingTimeInterval(Double(index) / 1_000))
         }
         #expect(seen.count <= 8)
-        #expect(seen.entries[Self.address(0)] == nil, "the oldest went first")
-        #expect(seen.entries[Self.address(8)] != nil)
+        #expect(seen.entry(for: Self.address(0)) == nil, "the oldest went first")
+        #expect(seen.entry(for: Self.address(8)) != nil)
+    }
+
+    /// A full table drops rotating private addresses before fixed ones, however old.
+    @Test func aFullTableEvictsPassingPrivateAddressesBeforeFixedOnes() {
+        var seen = SeenAdvertisers(capacity: 8, maxAge: 3_600)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let sensor = Self.fixed("C0:FF:EE:00:00:01")
+        let staticRandom = BluetoothAddress(bytes: [0xE1, 0, 0, 0, 0, 2], type: .random)!
+        seen.record(sensor, name: "Sensor", rssi: -70, at: start)
+        seen.record(staticRandom, name: nil, rssi: nil, at: start)
+        for index in 0..<20 {
+            seen.record(Self.address(index), name: nil, rssi: -90, at: start.addingTimeInterval(Double(index + 1)))
+        }
+        #expect(seen.count <= 8)
+        #expect(seen.entry(for: sensor)?.name == "Sensor")
+        #expect(seen.entry(for: staticRandom) != nil)
+        #expect(seen.entry(for: Self.address(19)) != nil)
+        #expect(seen.evicted > 0)
+    }
+
+    /// The compact key gives back the address and its type, and a missing RSSI stays missing.
+    @Test func addressesAndReadingsSurviveTheCompactRepresentation() {
+        var seen = SeenAdvertisers(capacity: 8, maxAge: 65)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let random = BluetoothAddress(bytes: [0x7A, 0x01, 0x02, 0x03, 0x04, 0xFF], type: .random)!
+        seen.record(random, name: nil, rssi: nil, at: start)
+        seen.record(Self.fixed("00:00:00:00:00:01"), name: "Long name of a thermometer", rssi: -127, at: start)
+        let listed = seen.seen(since: start)
+        #expect(listed.map(\.address) == [Self.fixed("00:00:00:00:00:01"), random])
+        #expect(listed.map(\.address.type) == [.public, .random])
+        #expect(listed[0].entry.name == "Long name of a thermometer")
+        #expect(listed[0].entry.rssi == -127)
+        #expect(listed[1].entry.rssi == nil)
+        #expect(listed[1].entry.time == start)
     }
 
     /// What the rebuilds dropped is counted once, for the caller's `malloc_trim` (BLELink).

@@ -482,6 +482,14 @@ public actor CentralManager {
         for signal in replay { await dispatch(signal) }
     }
 
+    /// What the adapter offers for listen-only scanning through advertisement monitors, from
+    /// the objects BlueZ reported (nil while the adapter is absent).
+    public func advertisementMonitorSupport() -> AdvertisementMonitorSupport? {
+        guard objects.properties(adapterPath, BlueZNames.adapter) != nil else { return nil }
+        return AdvertisementMonitorSupport(
+            manager: objects.properties(adapterPath, BlueZNames.advertisementMonitorManager))
+    }
+
     private func receive(_ signal: DBusSignal) async {
         if loading {
             buffered.append(signal)

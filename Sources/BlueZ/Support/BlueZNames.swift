@@ -8,6 +8,7 @@ enum BlueZNames {
     static let gattDescriptor = "org.bluez.GattDescriptor1"
     static let agentManager = "org.bluez.AgentManager1"
     static let agent = "org.bluez.Agent1"
+    static let advertisementMonitorManager = "org.bluez.AdvertisementMonitorManager1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -129,6 +129,27 @@ extension BLELink {
         }
     }
 
+    /// `scan.mode` `"passive"`: why it cannot be honoured (always, for now: the adapter lacks
+    /// or-pattern advertisement monitors, or has them and this version does not register them);
+    /// nil in active mode.
+    func passiveScanProblem() async -> PassiveScanUnavailable? {
+        guard configuration.bluetooth.scan.mode == .passive else { return nil }
+        let adapter = configuration.bluetooth.adapter
+        guard let central, let support = await central.advertisementMonitorSupport() else {
+            return PassiveScanUnavailable(
+                code: .adapterUnavailable,
+                detail: "adapter \(adapter) is not available to ask for advertisement monitor support"
+                    + (health.lastError.map { " (\($0))" } ?? ""))
+        }
+        if let missing = support.missing {
+            return PassiveScanUnavailable(code: .monitorUnsupported, detail: "\(adapter): \(missing)")
+        }
+        return PassiveScanUnavailable(
+            code: .monitorNotImplemented,
+            detail: "\(adapter) supports or-pattern advertisement monitors, "
+                + "but this version of blebridge does not register org.bluez.AdvertisementMonitor1 objects yet")
+    }
+
     private func openBus() async throws -> DBusConnection {
         if let busAddress { return try await DBusConnection(address: busAddress) }
         switch configuration.bluetooth.bus {
@@ -337,7 +358,10 @@ extension BLELink {
     }
 
     private func startScan() {
-        guard scanTask == nil, !discoveryPaused, let central else { return }
+        // Listen-only scanning is refused at start (``passiveScanProblem()``), never done actively.
+        guard scanTask == nil, !discoveryPaused, configuration.bluetooth.scan.mode == .active, let central else {
+            return
+        }
         let scan = configuration.bluetooth.scan
         scanTask = Task { [weak self] in
             do {
@@ -366,7 +390,7 @@ extension BLELink {
         let time = clock.date
         let address = discovery.peripheral.identifier.string
         let advertisement = discovery.advertisementData
-        seen.record(address, name: advertisement.localName, rssi: discovery.rssi, at: time)
+        seen.record(discovery.peripheral.identifier, name: advertisement.localName, rssi: discovery.rssi, at: time)
         let id: String
         if let caughtBy = deviceID(
             address: address, name: advertisement.localName,
@@ -426,8 +450,10 @@ extension BLELink {
             "advertisers table shrank; free memory given back", [("entries", "\(released)"), ("trimmed", "\(trimmed)")])
     }
 
-    /// Entries dropped from the advertisers table before free memory is given back (about 0.5 MB).
-    static let trimAfter = 1_000
+    /// Entries dropped from the advertisers table before free memory is given back: half its
+    /// bound (``SeenAdvertisers/capacity``), so emptying a full table gives memory back; it only
+    /// shrinks that much once passing devices are gone, never per advertisement.
+    static let trimAfter = 512
 
     /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
     /// address whose advertisement a built-in decoder recognises; nil otherwise.
@@ -442,7 +468,7 @@ extension BLELink {
                 localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs)
         ).first { $0.isSuccess }
         guard let decoder = recognised?.decoder else { return nil }
-        let name = advertisement.localName ?? seen.entries[address.string]?.name
+        let name = advertisement.localName ?? seen.entry(for: address)?.name
         return await gateway?.addAutoDevice(address, decoder: decoder, name: name)
     }
 
@@ -465,8 +491,9 @@ extension BLELink {
         // Real delay: the scan window the request asked for.
         try? await clock.sleep(for: duration)
         return .array(
-            seen.seen(since: since).map { address, info in
-                .object([
+            seen.seen(since: since).map { bluetoothAddress, info in
+                let address = bluetoothAddress.string
+                return .object([
                     JSONMember("address", .string(address)),
                     JSONMember("name", info.name.map(JSONValue.string) ?? .null),
                     JSONMember("rssi", info.rssi.map { .int(Int64($0)) } ?? .null),

@@ -299,6 +299,10 @@ public actor Gateway {
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.
         guard !stopping else { return }
+        if let problem = await link.passiveScanProblem() {
+            logger.error("cannot scan passively", [("code", problem.code.rawValue), ("error", problem.detail)])
+            throw problem
+        }
         // Read commands once Bluetooth has started and known peripherals are restored, so a
         // command queued by the broker finds its device.
         readingCommands = true

@@ -176,7 +176,9 @@ enum RunCommand: CLICommand {
     /// An MQTT setting the client rejects is a configuration error (78: not restarted by systemd);
     /// anything else may pass (69: restarted).
     private static func startFailure(_ error: any Error) -> CommandLineError {
-        let status: ExitStatus = (error as? MQTTError)?.code == .invalidConfiguration ? .configuration : .unavailable
+        let status: ExitStatus =
+            (error as? MQTTError)?.code == .invalidConfiguration || error is PassiveScanUnavailable
+            ? .configuration : .unavailable
         return CommandLineError.failure("could not start the gateway: \(error)", status: status)
     }
 

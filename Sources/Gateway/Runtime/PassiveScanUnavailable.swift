@@ -1,0 +1,21 @@
+/// `bluetooth.scan.mode` `"passive"` cannot be honoured: the gateway refuses to start rather than
+/// scan actively (docs/configuration.md). `code` names the reason; `description` what is missing.
+public struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// Bluetooth (the bus, bluetoothd or the adapter) was not there to ask.
+        case adapterUnavailable = "adapter_unavailable"
+        /// No `AdvertisementMonitorManager1`, or one without `or_patterns`.
+        case monitorUnsupported = "monitor_unsupported"
+        /// The adapter supports or-pattern monitors, but this version of the gateway does not
+        /// register them yet.
+        case monitorNotImplemented = "monitor_not_implemented"
+    }
+
+    public let code: Code
+    public let detail: String
+
+    public var description: String {
+        "bluetooth.scan.mode \"passive\" cannot be used (\(code.rawValue)): \(detail); "
+            + "set bluetooth.scan.mode to \"active\""
+    }
+}
