@@ -51,10 +51,13 @@ class Soak:
         self.counts = {name: 0 for name in EVENTS}
         self.away = {}  # device index → real time it comes back
         self.samples = []
+        self.log = []  # (send-time clock ns, event name), to attribute lost readings
 
     def event(self, name):
         w = self.world
         self.counts[name] += 1
+        if not name.startswith("command"):  # every 0.8 s: it would be the nearest event to anything
+            self.log.append((time.time_ns(), name))
         if name.startswith("device out of range"):
             index = self.random.randrange(DEVICES)
             if index not in self.away:
@@ -164,9 +167,11 @@ def main():
         lines.append(f"| {key} | {after[0][key] if after else '-'} | {soak.samples[-1][key]} | {mean:,.1f} |"
                      f" {slope:+,.2f} | {relative:+.2f} % |")
     events = ", ".join(f"{name}: {count}" for name, count in soak.counts.items())
+    attributed = attribute(result["rows"], soak.log)
     summary = (f"{MINUTES:g} min, {DEVICES} devices × {RATE:g}/s; readings sent {result['sent']:,}, lost {result['lost']},"
                f" duplicated {result['duplicated']}, reordered {result['reordered']}; integrity_check {result['integrity']};"
-               f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s. Events: {events}.")
+               f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s. Events: {events}."
+               f" Lost readings by the nearest event within 2 s of their send time: {attributed}.")
     table = "\n".join(lines) + "\n\n" + summary + "\n"
     with open(os.path.join(OUTPUT, "results.md"), "w") as f:
         f.write(table)
@@ -175,6 +180,17 @@ def main():
     if not flat or result["lost"] or result["integrity"] != "ok" or result["sigterm"] != 0:
         print("soak: FAILED (a figure grows, readings lost, integrity or shutdown)")
         sys.exit(1)
+
+
+def attribute(rows, log, margin_ns=2_000_000_000):
+    """Lost readings counted by the kind of the nearest event (within margin_ns) to their send time."""
+    counts = {}
+    for row in rows:
+        for stamp in row["lost_times"]:
+            near = [(abs(stamp - at), name) for at, name in log if abs(stamp - at) <= margin_ns]
+            kind = min(near)[1] if near else "none"
+            counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{kind}: {count}" for kind, count in sorted(counts.items())) or "none lost"
 
 
 def plot(samples, png):
