@@ -1,5 +1,5 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test stress build release bench format package pi-check fuzz sanitize
+.PHONY: demo test stress build release bench format package pi-check fuzz sanitize faults soak
 demo:
 	./scripts/demo.sh
 test:
@@ -22,3 +22,7 @@ fuzz:
 	./scripts/fuzz.sh
 sanitize:
 	./scripts/sanitize.sh
+faults:
+	./Tests/Faults/run.sh faults
+soak:
+	./Tests/Faults/run.sh soak

@@ -189,7 +189,8 @@ extension BlueZSimulator {
                     emitted[index] = target
                 }
                 guard !due.isEmpty else { continue }
-                guard let self, await self.generation == generation else { return }
+                // A bluetoothd restart raises the generation too; load mode outlives it (stop() cancels this task).
+                guard let self, await self.generation >= generation else { return }
                 await self.loadTick(keys, due: due, run: run)
             }
         }
@@ -219,6 +220,6 @@ extension BlueZSimulator {
     public func loadStatistics() -> LoadStatistics {
         LoadStatistics(
             devices: load.devices, rate: load.rate, sent: load.sent,
-            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero)
+            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero, lastSequences: load.sequences)
     }
 }

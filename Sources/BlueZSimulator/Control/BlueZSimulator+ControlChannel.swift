@@ -118,6 +118,7 @@ extension BlueZSimulator {
                             "devices": .uint32(UInt32(statistics.devices)), "rate": .double(statistics.rate),
                             "sent": .uint64(statistics.sent), "elapsed": .double(statistics.elapsed.seconds),
                             "achieved_rate": .double(statistics.achievedRate),
+                            "sequences": .array(elementSignature: "t", statistics.lastSequences.map { .uint64($0) }),
                         ])
                     ]
                 },

@@ -21,6 +21,9 @@ public struct LoadStatistics: Sendable, Equatable {
     /// Notifications sent since load mode started.
     public var sent: UInt64
     public var elapsed: Duration
+    /// The last sequence number each device sent (index = device index), carried across rate
+    /// changes like the sequences themselves: a consumer's loss per device is this minus what it received.
+    public var lastSequences: [UInt64] = []
     /// Notifications actually sent per second (all devices together).
     public var achievedRate: Double {
         let seconds = elapsed.inSeconds

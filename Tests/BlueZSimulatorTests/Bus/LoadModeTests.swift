@@ -7,17 +7,22 @@ import Testing
 
 /// Load mode: N devices notifying at R Hz with timestamped values, received by a plain D-Bus client.
 @Suite struct LoadModeTests {
-    /// Connects every load device, enables notifications, and counts values for `seconds`.
-    static func measure(devices: Int, rate: Double, seconds: Double) async throws -> (
-        received: Int, gaps: Int, statistics: LoadStatistics, latencyP50: Double
-    ) {
-        let bus = try await DBusDaemonFixture()
+    /// The load scenario without its own load, at test speed.
+    static func simulator() throws -> BlueZSimulator {
         var scenario = try Scenario.load("load")
         scenario.load = nil
         scenario.timing = ScenarioTiming(
             advertisingInterval: .milliseconds(50), staleTimeout: .seconds(30), connectDelay: .milliseconds(1),
             resolveDelay: .milliseconds(1), connectTimeout: .seconds(3), mtu: 247)
-        let simulator = BlueZSimulator(scenario: scenario, options: .init(seed: 9, disconnectDelay: .milliseconds(50)))
+        return BlueZSimulator(scenario: scenario, options: .init(seed: 9, disconnectDelay: .milliseconds(50)))
+    }
+
+    /// Connects every load device, enables notifications, and counts values for `seconds`.
+    static func measure(devices: Int, rate: Double, seconds: Double) async throws -> (
+        received: Int, gaps: Int, statistics: LoadStatistics, latencyP50: Double, last: [UInt32: UInt64]
+    ) {
+        let bus = try await DBusDaemonFixture()
+        let simulator = try Self.simulator()
         defer { Task { await bus.stop() } }
         try await simulator.start(busAddress: bus.address)
         try await simulator.setLoad(devices: devices, rate: 1)  // creates the devices
@@ -97,7 +102,7 @@ import Testing
         await simulator.stop()
         let result = counts.withLock { $0 }
         let sorted = result.latencies.sorted()
-        return (result.received, result.gaps, statistics, sorted.isEmpty ? 0 : sorted[sorted.count / 2])
+        return (result.received, result.gaps, statistics, sorted.isEmpty ? 0 : sorted[sorted.count / 2], result.last)
     }
 
     @Test func devicesNotifyTimestampedSequencesAtTheRequestedRate() async throws {
@@ -112,8 +117,49 @@ import Testing
             "sent \(sent), expected about \(Int(expected))")
         #expect(result.received >= sent && result.received <= sent + 4, "received \(result.received) of \(sent)")
         #expect(result.gaps == 0)
+        // The last sequence of each device, as the consumer saw it, is what the statistics report.
+        #expect(result.statistics.lastSequences == (0..<4).map { result.last[UInt32($0)] ?? 0 })
         // Timestamps are nanoseconds since the epoch: latency is positive and below ten seconds even on a starved machine.
         #expect(result.latencyP50 >= 0 && result.latencyP50 < 10_000, "p50 latency \(result.latencyP50) ms")
+    }
+
+    /// A bluetoothd restart ends every link, not load mode: once the client has connected and
+    /// subscribed again, the device sends again, its sequence continuing (found by the fault
+    /// campaign: the sending task ended with the restart, so nothing was sent afterwards).
+    @Test func loadModeSurvivesABluetoothdRestart() async throws {
+        let bus = try await DBusDaemonFixture()
+        let simulator = try Self.simulator()
+        defer { Task { await bus.stop() } }
+        try await simulator.start(busAddress: bus.address)
+        try await simulator.setLoad(devices: 1, rate: 100)
+        let client = try await DBusConnection(address: bus.address)
+        defer { client.close() }
+        let device = "/org/bluez/hci0/dev_C0_FF_EE_10_00_00"
+        func call(_ path: String, _ interface: String, _ method: String) async throws {
+            _ = try await client.call(
+                destination: "org.bluez", path: try DBusObjectPath(path), interface: interface, method: method)
+        }
+        func subscribe() async throws {
+            #expect(
+                try await waitUntil {
+                    (try? await simulator.snapshot(address: "C0:FF:EE:10:00:00").present) == true
+                })
+            try await call(device, "org.bluez.Device1", "Connect")
+            #expect(
+                try await waitUntil {
+                    (try? await simulator.snapshot(address: "C0:FF:EE:10:00:00").servicesResolved) == true
+                })
+            try await call(device + "/service000c/char000d", "org.bluez.GattCharacteristic1", "StartNotify")
+        }
+        func lastSequence() async -> UInt64 { await simulator.loadStatistics().lastSequences.first ?? 0 }
+        try await call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+        try await subscribe()
+        #expect(try await waitUntil { await lastSequence() > 0 })
+        try await simulator.restartBluez(downtime: .milliseconds(100))
+        let before = await lastSequence()
+        try await subscribe()
+        #expect(await waitUntil { await lastSequence() > before }, "no value sent after the restart (last \(before))")
+        await simulator.stop()
     }
 
     /// A benchmark, not a timed bar (it saturates the CPU for two seconds, so it runs only when

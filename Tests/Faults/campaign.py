@@ -1,0 +1,382 @@
+"""`make faults`: the fault campaign (issue 19). Each case starts a fresh world (dbus-daemon, the
+simulator in load mode, mosquitto, the real gateway in durable mode, a measuring subscriber),
+streams sequence-numbered readings, applies its fault, drains, and reports per device the
+readings lost, duplicated and reordered, plus `PRAGMA integrity_check` of the outbox.
+
+    campaign.py BINARY [CASE …]
+
+Environment: FAULTS_DEVICES (10), FAULTS_RATE (per device, 10/s), FAULTS_FREEZE_SECONDS (60: the
+broker's SIGSTOP), FAULTS_RESULTS (where the Markdown table goes), FAULTS_KEEP=1 keeps each case's
+directory (logs, configuration, outbox).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import harness
+from harness import log, wait_until
+
+DEVICES = int(os.environ.get("FAULTS_DEVICES", "10"))
+RATE = float(os.environ.get("FAULTS_RATE", "10"))
+FREEZE = float(os.environ.get("FAULTS_FREEZE_SECONDS", "60"))
+# Built by run.sh from clockshift.c: shifts the gateway's wall clock only.
+CLOCKSHIFT = os.environ.get("FAULTS_CLOCKSHIFT", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                              "../../.build/faults/clockshift.so"))
+
+
+def now_ns():
+    return time.time_ns()
+
+
+class Case:
+    """A case's world and what it records besides the counts: notes and fault windows."""
+
+    def __init__(self, world):
+        self.world = world
+        self.notes = []
+        self.windows = []  # (start ns, end ns) of each fault, for attributing lost readings
+
+    def note(self, text):
+        log("   ", text)
+        self.notes.append(text)
+
+    def fault(self, action, settle):
+        """Runs action() as a fault; the window runs until settle() returns."""
+        start = now_ns()
+        action()
+        settle()
+        self.windows.append((start, now_ns()))
+
+
+# ---------------------------------------------------------------- the cases
+def broker_killed(case):
+    w = case.world
+    time.sleep(5)
+    for _ in range(3):
+        case.fault(lambda: w.kill_broker(signal.SIGKILL), lambda: (time.sleep(5), w.start_broker()))
+        time.sleep(8)
+
+
+def broker_frozen(case):
+    w = case.world
+    time.sleep(5)
+    case.fault(lambda: w.mosquitto.send_signal(signal.SIGSTOP),
+               lambda: (time.sleep(FREEZE), w.mosquitto.send_signal(signal.SIGCONT)))
+    case.note(f"broker frozen {FREEZE:.0f} s")
+    time.sleep(15)
+
+
+def gateway_killed(case):
+    w = case.world
+    for _ in range(3):
+        time.sleep(5)
+        case.fault(lambda: w.stop_gateway(signal.SIGKILL),
+                   lambda: (w.start_gateway(), wait_until(w.all_notifying, 120, "devices notifying again")))
+    time.sleep(5)
+
+
+def broker_away_until(w, condition, what):
+    """Kills the broker and waits (10 min at most) until condition(); returns the seconds it took."""
+    w.kill_broker(signal.SIGKILL)
+    started = time.monotonic()
+    wait_until(condition, 600, what)
+    return time.monotonic() - started
+
+
+def killed_with_queue(case):
+    w = case.world
+    time.sleep(3)
+    outage = broker_away_until(w, lambda: (harness.outbox_rows(w.outbox) or 0) >= 10_000, "10,000 readings queued")
+    killed = now_ns()
+    w.stop_gateway(signal.SIGKILL)
+    case.windows.append((killed, killed))
+    rows = harness.outbox_rows(w.outbox)
+    case.note(f"SIGKILL with {rows} readings in the outbox ({outage:.0f} s of broker outage);"
+              f" integrity right after the kill: {harness.integrity_check(w.outbox)}")
+    w.start_gateway()
+    wait_until(w.all_notifying, 120, "devices notifying again")
+    w.start_broker()
+    time.sleep(5)
+
+
+def full_disk(case):
+    w = case.world
+    time.sleep(5)
+    outage = broker_away_until(w, lambda: w.gateway_log_contains("outbox refused readings"),
+                               "the outbox refusing (disk full)")
+    case.note(f"disk full after {outage:.0f} s of broker outage"
+              f" ({harness.outbox_rows(w.outbox)} readings in the outbox)")
+    time.sleep(10)
+    w.start_broker()
+    time.sleep(20)
+    case.note("outbox accepts readings again: " + ("yes" if w.gateway_log_contains("outbox accepts readings again")
+                                                  else "not logged"))
+
+
+def outbox_deleted(case):
+    w = case.world
+    time.sleep(5)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(w.outbox + suffix):
+            os.unlink(w.outbox + suffix)
+    case.note("outbox, WAL and shm unlinked while running")
+    time.sleep(10)
+    status, took = w.stop_gateway()
+    case.note(f"SIGTERM: exit {status} in {took:.1f} s")
+    w.start_gateway()
+    wait_until(w.all_notifying, 120, "devices notifying again")
+    case.note("restarted on a new outbox: " + ("yes" if os.path.exists(w.outbox) else "no file"))
+    time.sleep(10)
+
+
+def outbox_read_only(case):
+    w = case.world
+    time.sleep(5)
+    paths = [p for p in (w.outbox, w.outbox + "-wal", w.outbox + "-shm") if os.path.exists(p)]
+    for path in paths:
+        os.chmod(path, 0o444)
+    os.chmod(w.outbox_dir, 0o555)
+    case.note("outbox files 0444 and their directory 0555 while running (the gateway runs as nobody)")
+    time.sleep(10)
+    status, took = w.stop_gateway()
+    case.note(f"SIGTERM: exit {status} in {took:.1f} s")
+    restarted = now_ns()
+    w.start_gateway(wrapper=NOBODY)
+    time.sleep(10)
+    case.windows.append((restarted, now_ns()))
+    exited = w.gateway.poll()
+    case.note(f"restart on the read-only outbox: {'exit ' + str(exited) if exited is not None else 'running'};"
+              f" log: {last_lines(w.gateway_log, 2)}")
+    if exited is None:
+        w.stop_gateway()
+    os.chmod(w.outbox_dir, 0o755)
+    for path in paths:
+        os.chmod(path, 0o644)
+    w.start_gateway(wrapper=NOBODY)
+    wait_until(w.all_notifying, 120, "devices notifying again")
+    time.sleep(10)
+
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def clock_jump(case):
+    """The gateway's wall clock (only its own, through clockshift.so) jumps +1 h, back, -1 h, back."""
+    w = case.world
+    offset_file = os.path.join(w.work, "clockshift")
+
+    def jump(seconds):
+        with open(offset_file + ".new", "w") as f:
+            f.write(f"{seconds}\n")
+        os.replace(offset_file + ".new", offset_file)
+
+    time.sleep(5)
+    for seconds in (3600, 0, -3600, 0):
+        case.fault(lambda: jump(seconds), lambda: time.sleep(8))
+    case.note("gateway wall clock +1 h, back, -1 h, back, 8 s each (CLOCK_REALTIME only)")
+
+
+def three_link_faults(case, action, what):
+    """3 × (5 s of streaming, action(), then until every device notifies again), then 5 s."""
+    w = case.world
+    for _ in range(3):
+        time.sleep(5)
+        case.fault(action, lambda: wait_until(w.all_notifying, 120, f"devices notifying after {what}"))
+    time.sleep(5)
+
+
+def bluetoothd_restarted(case):
+    three_link_faults(case, lambda: case.world.simulator_call("RestartBluez", check=True), "the restart")
+
+
+def adapter_power_cycled(case):
+    w = case.world
+    three_link_faults(case, lambda: (w.simulator_call("SetPowered", "b", "false", check=True), time.sleep(2),
+                                     w.simulator_call("SetPowered", "b", "true", check=True)), "power-on")
+
+
+def links_dropped(case):
+    """The soak's most frequent event: the peer drops a link (DisconnectDevice), every device, 3×."""
+    w = case.world
+    three_link_faults(case, lambda: [w.simulator_call("DisconnectDevice", "s", "C0:FF:EE:10:%02X:%02X"
+                                                      % (i >> 8, i & 0xFF)) for i in range(w.devices)], "the drop")
+
+
+def command_flood(case):
+    w = case.world
+    time.sleep(5)
+    flood_seconds, rate = 10, 10_000
+    client = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-flood")
+    client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", w.port)
+    client.loop_start()
+    sent = 0
+    started = time.monotonic()
+    answers_before = w.subscriber.responses
+    # Commands the gateway must parse and answer: unknown fields on configured devices.
+    while (elapsed := time.monotonic() - started) < flood_seconds:
+        target = int(elapsed * rate)
+        while sent < target:
+            device = sent % DEVICES
+            client.publish("blebridge/load-%04d/set" % device, '{"no_such_field":%d}' % sent, qos=0)
+            sent += 1
+        time.sleep(0.001)
+    took = time.monotonic() - started
+    case.windows.append((now_ns() - int(took * 1e9), now_ns()))
+    # The gateway still answers a bridge request after the flood.
+    answered = threading.Event()
+    probe = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-probe")
+    probe.on_message = lambda *_: answered.set()
+    probe.connect("127.0.0.1", w.port)
+    probe.subscribe("blebridge/bridge/response/devices", qos=1)
+    probe.loop_start()
+    time.sleep(0.5)
+    asked = time.monotonic()
+    probe.publish("blebridge/bridge/request/devices", "{}", qos=1)
+    ok = answered.wait(300)
+    case.note(f"{sent} commands in {took:.1f} s ({sent / took:,.0f}/s, QoS 0); answers received"
+              f" {w.subscriber.responses - answers_before}; bridge/request/devices after the flood answered"
+              f" {'in %.1f s' % (time.monotonic() - asked) if ok else 'NOT within 300 s'}")
+    probe.loop_stop()
+    client.loop_stop()
+    time.sleep(5)
+
+
+def last_lines(path, count):
+    try:
+        with open(path, errors="replace") as f:
+            return " | ".join(line.strip() for line in f.readlines()[-count:])
+    except OSError:
+        return "(no log)"
+
+
+CASES = {
+    "broker-killed-3x": (broker_killed, {}),
+    "broker-frozen": (broker_frozen, {}),
+    "gateway-sigkill-3x": (gateway_killed, {}),
+    "sigkill-10000-queued": (killed_with_queue, {"rate": 50, "devices": 20}),
+    "full-disk-2mb": (full_disk, {"tmpfs": "2m"}),
+    "outbox-deleted": (outbox_deleted, {}),
+    "outbox-read-only": (outbox_read_only, {"nobody": True}),
+    "clock-jump-1h": (clock_jump, {"clockshift": True}),
+    "bluetoothd-restarted-3x": (bluetoothd_restarted, {}),
+    "adapter-power-cycled-3x": (adapter_power_cycled, {}),
+    "command-flood-10000-per-s": (command_flood, {}),
+    "links-dropped-3x": (links_dropped, {}),
+}
+
+
+def run_case(binary, name):
+    function, options = CASES[name]
+    devices = options.get("devices", DEVICES)
+    rate = options.get("rate", RATE)
+    world = harness.World(binary, name, devices, rate)
+    case = Case(world)
+    mounted = None
+    try:
+        if "tmpfs" in options:
+            mounted = os.path.join(world.work, "tmpfs")
+            os.makedirs(mounted)
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={options['tmpfs']}", "tmpfs", mounted], check=True)
+            world.outbox_dir = mounted
+            world.outbox = os.path.join(mounted, "outbox.sqlite")
+            case.note(f"outbox on a {options['tmpfs']} tmpfs")
+        if options.get("nobody"):
+            world.outbox_dir = os.path.join(world.work, "outbox")
+            os.makedirs(world.outbox_dir)
+            os.chown(world.outbox_dir, 65534, 65534)
+            os.chmod(world.work, 0o755)
+            world.outbox = os.path.join(world.outbox_dir, "outbox.sqlite")
+            world.first_wrapper = NOBODY
+        if options.get("clockshift"):
+            with open(os.path.join(world.work, "clockshift"), "w") as f:
+                f.write("0\n")
+            world.gateway_env = {"LD_PRELOAD": CLOCKSHIFT, "CLOCKSHIFT_FILE": os.path.join(world.work, "clockshift")}
+        log(f"[{name}] {devices} devices × {rate:g}/s")
+        world.start()
+        function(case)
+        result = world.finish(drain_seconds=180)
+    except Exception as error:  # a case that cannot finish is a failure, reported with its reason
+        log(f"[{name}] ERROR {error!r}")
+        result = {"error": repr(error), "sent": 0, "rows": [], "lost": None, "duplicated": None, "reordered": None,
+                  "integrity": harness.integrity_check(world.outbox) if os.path.exists(world.outbox) else "no file",
+                  "sigterm": None, "sigterm_seconds": 0, "dropped_reported": None}
+    finally:
+        world.close(keep=os.environ.get("FAULTS_KEEP") == "1")
+        if mounted:
+            subprocess.run(["umount", "-l", mounted])
+    result["name"] = name
+    result["notes"] = case.notes
+    if result.get("lost"):
+        case.note(describe_lost(result["rows"], case.windows))
+    result["at_fault"] = lost_near(result.get("rows", []), case.windows)
+    log(f"[{name}] sent {result['sent']} lost {result['lost']} (at a fault ±2 s: {result['at_fault']})"
+        f" duplicated {result['duplicated']} reordered {result['reordered']} integrity {result['integrity']}"
+        f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s")
+    return result
+
+
+def describe_lost(rows, windows):
+    """When the lost readings were sent: relative to the nearest fault, or as UTC times."""
+    stamps = sorted(t for r in rows for t in r["lost_times"])
+    if windows:
+        offsets = [min((t - start for start, _ in windows), key=abs) / 1e6 for t in stamps]
+        before = sum(1 for o in offsets if o < 0)
+        return (f"lost readings sent {min(offsets):+.0f} … {max(offsets):+.0f} ms from the start of the nearest fault"
+                f" ({before} before it, {len(offsets) - before} after)")
+    first, last = (time.strftime("%H:%M:%S", time.gmtime(t / 1e9)) for t in (stamps[0], stamps[-1]))
+    return f"lost readings sent between {first} and {last} UTC"
+
+
+def lost_near(rows, windows, margin_ns=2_000_000_000):
+    count = 0
+    for row in rows:
+        for stamp in row["lost_times"]:
+            if any(start - margin_ns <= stamp <= end + margin_ns for start, end in windows):
+                count += 1
+    return count
+
+
+def per_device(rows):
+    """Devices with anything lost, duplicated or reordered, or 'none'."""
+    bad = [f"{r['device']}: {r['lost']}/{r['duplicated']}/{r['reordered']}" for r in rows
+           if r["lost"] or r["duplicated"] or r["reordered"]]
+    return "; ".join(bad) if bad else "none"
+
+
+def main():
+    binary = sys.argv[1]
+    names = sys.argv[2:] or list(CASES)
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        sys.exit(f"unknown case(s) {unknown}; cases: {', '.join(CASES)}")
+    results = [run_case(binary, name) for name in names]
+    lines = [
+        "| case | sent | lost | of which at a fault (±2 s) | duplicated | reordered | devices lost/dup/reordered |"
+        " integrity_check | SIGTERM at the end | notes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        sigterm = "hung (killed after 30 s)" if r["sigterm"] is None else f"exit {r['sigterm']}, {r['sigterm_seconds']:.1f} s"
+        notes = "; ".join(r["notes"]) + (("; ERROR " + r["error"]) if "error" in r else "")
+        lines.append(f"| {r['name']} | {r['sent']:,} | {r['lost']} | {r['at_fault']} | {r['duplicated']} |"
+                     f" {r['reordered']} | {per_device(r['rows'])} | {r['integrity']} | {sigterm} |"
+                     f" {notes.replace('|', '/')} |")
+    table = "\n".join(lines)
+    print(table)
+    path = os.environ.get("FAULTS_RESULTS")
+    if path:
+        with open(path, "w") as f:
+            f.write(table + "\n")
+    failed = [r["name"] for r in results if "error" in r or r["lost"] or r["integrity"] != "ok" or r["sigterm"] != 0]
+    if failed:
+        print("faults: FAILED (lost readings, integrity, a hang or an error): " + ", ".join(failed))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+"""Shared parts of the fault campaign (campaign.py) and the soak (soak.py).
+
+Real parts only: a private dbus-daemon, the BlueZ simulator (`blebridge simulate`) in load mode,
+mosquitto on a free loopback port (persistence on, so a subscriber's session survives a broker
+restart), the real `blebridge run` binary and a paho-mqtt subscriber with a persistent session.
+Load-mode values carry (device index, sequence number, send time); the subscriber records every
+sequence per device, and the simulator's `GetLoadStatistics` gives the last sequence each device
+sent, so lost, duplicated and reordered readings are counted per device.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+
+LOAD_CHARACTERISTIC = "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+SIMULATOR = ["io.blebridge.Simulator", "/io/blebridge/Simulator", "io.blebridge.Simulator1"]
+
+
+def log(*parts):
+    print(time.strftime("%H:%M:%S"), *parts, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(condition, seconds, what):
+    """Waits for an external process's state (no other signal exists for it); raises on timeout."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not within {seconds} s")
+        time.sleep(0.05)
+
+
+def process_figures(pid):
+    """RSS (kB), open fds and threads of a running process, from /proc."""
+    rss = threads = 0
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return {"rss_kb": rss, "fds": len(os.listdir(f"/proc/{pid}/fd")), "threads": threads}
+
+
+class Subscriber:
+    """Records load values per device: every sequence number received, in arrival order."""
+
+    def __init__(self, port, client_id):
+        self.lock = threading.Lock()
+        self.sequences = {}  # device index → [sequence, …] in arrival order
+        self.other = 0
+        self.health = None  # the last bridge/health payload
+        self.responses = 0
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
+        self.client.max_inflight_messages_set(0)
+        self.client.max_queued_messages_set(0)
+        self.client.reconnect_delay_set(min_delay=0.1, max_delay=0.5)
+        self.client.on_message = self.on_message
+        self.subscribed = threading.Event()
+        self.client.on_connect = lambda client, *_: client.subscribe("blebridge/#", qos=1)
+        self.client.on_subscribe = lambda *_: self.subscribed.set()
+        # A long keep-alive: a frozen broker must not make the measuring client drop its session.
+        self.client.connect("127.0.0.1", port, keepalive=600)
+        self.client.loop_start()
+        if not self.subscribed.wait(20):
+            raise TimeoutError("subscriber: no SUBACK in 20 s")
+
+    def on_message(self, client, userdata, message):
+        topic = message.topic
+        if topic == "blebridge/bridge/health":
+            try:
+                self.health = json.loads(message.payload)
+            except ValueError:
+                pass
+            return
+        if topic.startswith("blebridge/bridge/response/"):
+            with self.lock:
+                self.responses += 1
+            return
+        value = extract_load_value(message.payload)
+        with self.lock:
+            if value is None:
+                self.other += 1
+            else:
+                self.sequences.setdefault(value[0], []).append((value[1], value[2]))
+
+    def received(self):
+        with self.lock:
+            return sum(len(v) for v in self.sequences.values())
+
+    def stop(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def extract_load_value(payload):
+    """(device, sequence, send time ns) from a reading whose JSON carries the 20-byte value as hex."""
+    try:
+        document = json.loads(payload)
+    except ValueError:
+        return None
+    candidates = list(document.values()) if isinstance(document, dict) else []
+    for candidate in candidates:
+        if isinstance(candidate, str) and len(candidate) == 40:
+            try:
+                raw = bytes.fromhex(candidate)
+            except ValueError:
+                continue
+            return (
+                int.from_bytes(raw[0:4], "little"),
+                int.from_bytes(raw[4:12], "little"),
+                int.from_bytes(raw[12:20], "little"),
+            )
+    return None
+
+
+def count_losses(received, last_sequences):
+    """Per device: sent (its last sequence), unique received, lost, duplicated, reordered, and the
+    send times (ns, interpolated from neighbours) of lost sequences for attributing them to faults."""
+    rows = []
+    for device, last in enumerate(last_sequences):
+        arrivals = received.get(device, [])
+        seen = {}
+        duplicated = reordered = 0
+        highest = 0
+        for sequence, stamp in arrivals:
+            if sequence in seen:
+                duplicated += 1
+                continue
+            seen[sequence] = stamp
+            if sequence < highest:
+                reordered += 1
+            highest = max(highest, sequence)
+        missing = [s for s in range(1, last + 1) if s not in seen]
+        rows.append(
+            {
+                "device": device,
+                "sent": last,
+                "received": len(seen),
+                "lost": len(missing),
+                "duplicated": duplicated,
+                "reordered": reordered,
+                "lost_times": [neighbour_time(seen, s, last) for s in missing],
+            }
+        )
+    return rows
+
+
+def neighbour_time(seen, sequence, last):
+    for distance in range(1, last + 1):
+        for candidate in (sequence - distance, sequence + distance):
+            if candidate in seen:
+                return seen[candidate]
+    return 0
+
+
+def integrity_check(path):
+    if not os.path.exists(path):
+        return "no file"
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        return ";".join(row[0] for row in connection.execute("PRAGMA integrity_check"))
+    finally:
+        connection.close()
+
+
+def outbox_rows(path):
+    """Rows in the outbox table (readings not yet acknowledged), read-only beside the gateway."""
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return connection.execute("SELECT count(*) FROM outbox").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None
+
+
+def file_size(path):
+    """The outbox's size on disk: the database plus its WAL."""
+    return sum(os.path.getsize(p) for p in (path, path + "-wal", path + "-shm") if os.path.exists(p))
+
+
+class World:
+    """One case's processes: dbus-daemon, simulator, mosquitto, gateway, subscriber."""
+
+    def __init__(self, binary, name, devices, rate, outbox_dir=None, mode="durable", gateway_env=None):
+        self.binary = binary
+        self.work = tempfile.mkdtemp(prefix=f"blebridge-faults-{name}-")
+        self.devices = devices
+        self.rate = rate
+        self.mode = mode
+        self.outbox_dir = outbox_dir or self.work
+        self.outbox = os.path.join(self.outbox_dir, "outbox.sqlite")
+        self.gateway_env = gateway_env or {}
+        self.gateway = self.mosquitto = self.simulator = self.bus = self.subscriber = None
+        self.port = free_port()
+        self.gateway_starts = 0
+        self.first_wrapper = ()
+
+    # ---------------------------------------------------------------- dbus-daemon and simulator
+    def start_bus(self):
+        config = os.path.join(self.work, "bus.conf")
+        with open(config, "w") as f:
+            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path={self.work}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow user="*"/><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+<limit name="max_incoming_bytes">1000000000</limit><limit name="max_outgoing_bytes">1000000000</limit>
+<limit name="max_replies_per_connection">50000</limit><limit name="max_match_rules_per_connection">50000</limit>
+</busconfig>""")
+        self.bus = subprocess.Popen(
+            ["dbus-daemon", f"--config-file={config}", "--nofork", "--nopidfile", "--print-address=1"],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(self.work, "dbus.log"), "w"), text=True)
+        self.bus_address = self.bus.stdout.readline().strip()
+        if not self.bus_address:
+            raise RuntimeError("dbus-daemon did not start")
+
+    def start_simulator(self):
+        self.simulator = subprocess.Popen(
+            [self.binary, "simulate", "--bus", self.bus_address, "--scenario", "bthome"],
+            stdout=open(os.path.join(self.work, "simulator.log"), "w"), stderr=subprocess.STDOUT)
+        wait_until(lambda: self.simulator_call("ListDevices") is not None, 30, "simulator control channel")
+
+    def simulator_call(self, method, signature=None, *arguments, check=False):
+        command = ["busctl", f"--address={self.bus_address}", "--json=short", "--timeout=60", "call", *SIMULATOR, method]
+        if signature:
+            command += [signature, *[str(a) for a in arguments]]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            if check:
+                raise RuntimeError(f"{method}: {result.stderr.strip()}")
+            return None
+        return json.loads(result.stdout)["data"] if result.stdout.strip() else []
+
+    def set_load(self, devices, rate):
+        self.simulator_call("SetLoad", "ud", devices, rate, check=True)
+
+    def load_statistics(self):
+        data = self.simulator_call("GetLoadStatistics", check=True)[0]
+        return {key: value["data"] for key, value in data.items()}
+
+    # ---------------------------------------------------------------- mosquitto
+    def start_broker(self):
+        persistence = os.path.join(self.work, "mosquitto") + "/"
+        os.makedirs(persistence, exist_ok=True)
+        config = os.path.join(self.work, "mosquitto.conf")
+        with open(config, "w") as f:
+            # Persistence keeps the measuring subscriber's session (and what is queued for it) across
+            # a restart, so readings the gateway publishes before the subscriber is back still reach it.
+            f.write(f"""listener {self.port} 127.0.0.1
+allow_anonymous true
+max_queued_messages 0
+max_inflight_messages 0
+persistence true
+persistence_location {persistence}
+autosave_interval 1
+log_dest file {self.work}/mosquitto.log
+log_type error
+log_type warning
+""")
+        self.mosquitto = subprocess.Popen(["mosquitto", "-c", config], stderr=subprocess.DEVNULL)
+        wait_until(self.broker_answers, 10, "mosquitto")
+
+    def broker_answers(self):
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
+    def kill_broker(self, how=signal.SIGKILL):
+        self.mosquitto.send_signal(how)
+        self.mosquitto.wait()
+
+    # ---------------------------------------------------------------- gateway
+    def write_config(self):
+        config = {
+            "gateway_id": "faults",
+            "bluetooth": {"adapter": "hci0", "bus": self.bus_address, "max_connections": self.devices},
+            "mqtt": {"url": f"mqtt://127.0.0.1:{self.port}", "client_id": "blebridge-faults", "qos": 1,
+                     "state_window": "0ms"},
+            "outbox": {"path": self.outbox, "synchronous": "normal", "mode": self.mode},
+            "homeassistant": {"enabled": False},
+            "devices": [{
+                "id": "load-%04d" % i,
+                "match": {"address": "C0:FF:EE:10:%02X:%02X" % (i >> 8, i & 0xFF)},
+                "connection": "keep_connected",
+                "subscribe": [{"characteristic": LOAD_CHARACTERISTIC, "mode": "notify"}],
+            } for i in range(self.devices)],
+        }
+        self.config = os.path.join(self.work, "gateway.json")
+        with open(self.config, "w") as f:
+            json.dump(config, f, indent=1)
+
+    def start_gateway(self, wrapper=None, extra_env=None):
+        """Starts `blebridge run`; wrapper (default: first_wrapper) is a command prefix, e.g. setpriv."""
+        wrapper = self.first_wrapper if wrapper is None else wrapper
+        self.gateway_starts += 1
+        environment = dict(os.environ, **self.gateway_env, **(extra_env or {}))
+        self.gateway_log = os.path.join(self.work, f"gateway-{self.gateway_starts}.log")
+        self.gateway = subprocess.Popen(
+            [*wrapper, self.binary, "run", "--config", self.config, "--health-interval", "1s"],
+            stdout=open(self.gateway_log, "w"), stderr=subprocess.STDOUT, env=environment)
+
+    def stop_gateway(self, how=signal.SIGTERM, timeout=30):
+        """Stops the gateway; returns (exit status, seconds it took) — None status when it hung."""
+        started = time.monotonic()
+        self.gateway.send_signal(how)
+        try:
+            status = self.gateway.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.gateway.kill()
+            self.gateway.wait()
+            status = None
+        return status, time.monotonic() - started
+
+    def all_notifying(self):
+        states = 0
+        for i in range(self.devices):
+            reply = self.simulator_call("GetDeviceState", "s", "C0:FF:EE:10:%02X:%02X" % (i >> 8, i & 0xFF))
+            if not reply:
+                return False
+            state = {key: value["data"] for key, value in reply[0].items()}
+            states += bool(state.get("notifying"))
+        return states == self.devices
+
+    def gateway_log_contains(self, text):
+        try:
+            with open(self.gateway_log, errors="replace") as f:
+                return text in f.read()
+        except OSError:
+            return False
+
+    # ---------------------------------------------------------------- whole world
+    def start(self):
+        self.start_bus()
+        self.start_simulator()
+        self.set_load(self.devices, 1)  # creates the load devices (nothing is sent before they notify)
+        self.start_broker()
+        self.subscriber = Subscriber(self.port, "faults-subscriber")
+        self.write_config()
+        self.start_gateway()
+        wait_until(self.all_notifying, 120, "every load device connected and notifying")
+        self.set_load(self.devices, self.rate)
+
+    def finish(self, drain_seconds=60):
+        """Stops the load, waits until every reading sent arrived (or drain_seconds passed),
+        stops the gateway with SIGTERM; returns the figures."""
+        self.set_load(0, 0)
+        statistics = self.load_statistics()
+        last = statistics.get("sequences", [])
+        total = sum(last)
+        try:
+            wait_until(lambda: self.unique_received() >= total, drain_seconds, "drain")
+        except TimeoutError:
+            pass
+        time.sleep(1)  # late duplicates
+        status, took = self.stop_gateway()
+        rows = count_losses(self.subscriber.sequences, last)
+        return {
+            "sent": total,
+            "rows": rows,
+            "lost": sum(r["lost"] for r in rows),
+            "duplicated": sum(r["duplicated"] for r in rows),
+            "reordered": sum(r["reordered"] for r in rows),
+            "integrity": integrity_check(self.outbox),
+            "sigterm": status,
+            "sigterm_seconds": took,
+            "dropped_reported": (self.subscriber.health or {}).get("dropped"),
+        }
+
+    def unique_received(self):
+        with self.subscriber.lock:
+            return sum(len({s for s, _ in v}) for v in self.subscriber.sequences.values())
+
+    def close(self, keep=False):
+        if self.subscriber:
+            self.subscriber.stop()
+        for process in (self.gateway, self.simulator, self.mosquitto, self.bus):
+            if process and process.poll() is None:
+                if process is self.mosquitto:
+                    process.send_signal(signal.SIGCONT)
+                process.terminate()
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        if not keep:
+            shutil.rmtree(self.work, ignore_errors=True)

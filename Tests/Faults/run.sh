@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `make faults` and `make soak` (issue 19): builds the gateway (debug, or FAULTS_BINARY=PATH to
+# measure another build, e.g. .build/release/blebridge), a venv with paho-mqtt
+# (.build/venv-faults) and clockshift.so, then runs the fault campaign or the soak.
+#   Tests/Faults/run.sh faults [CASE …]   every case, or the ones named (see campaign.py)
+#   Tests/Faults/run.sh soak              20 minutes; the plot is copied to docs/soak.png
+# Needs root (a tmpfs is mounted for the full-disk case; setpriv runs the gateway as nobody for
+# the read-only case), dbus-daemon, mosquitto, busctl, gnuplot (soak). Not part of scripts/test.sh.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+what=${1:?usage: Tests/Faults/run.sh faults|soak [CASE …]}
+shift
+for tool in dbus-daemon mosquitto busctl setpriv cc; do
+    command -v "$tool" >/dev/null || { echo "faults: $tool is missing (./scripts/setup.sh)" >&2; exit 1; }
+done
+if [[ "$what" == soak ]] && ! command -v gnuplot >/dev/null; then
+    echo "faults: gnuplot is missing (apt-get install gnuplot-nox)" >&2
+    exit 1
+fi
+binary=${FAULTS_BINARY:-}
+if [[ -z "$binary" ]]; then
+    swift build --product blebridge
+    binary=$root/.build/debug/blebridge
+fi
+venv=$root/.build/venv-faults
+[[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+"$venv/bin/python" -c 'import paho.mqtt' 2>/dev/null || "$venv/bin/pip" install -q "paho-mqtt==2.1.0"
+mkdir -p .build/faults
+cc -shared -fPIC -O2 -Wall -Wextra -Werror -o .build/faults/clockshift.so Tests/Faults/clockshift.c -ldl
+case "$what" in
+    faults)
+        FAULTS_RESULTS=${FAULTS_RESULTS:-$root/.build/faults/results.md} \
+            exec "$venv/bin/python" Tests/Faults/campaign.py "$binary" "$@"
+        ;;
+    soak)
+        export SOAK_OUTPUT=${SOAK_OUTPUT:-$root/.build/soak}
+        status=0
+        "$venv/bin/python" Tests/Faults/soak.py "$binary" || status=$?
+        [[ ! -f "$SOAK_OUTPUT/soak.png" ]] || cp "$SOAK_OUTPUT/soak.png" docs/soak.png
+        exit "$status"
+        ;;
+    *) echo "faults: unknown mode $what (faults or soak)" >&2; exit 64 ;;
+esac

@@ -1,0 +1,213 @@
+"""`make soak`: a compressed 24-hour soak (issue 19). One gateway runs for SOAK_MINUTES (20) of real
+time while a day of events, sped up 72× (one simulated hour every 50 s), happens around it:
+readings streaming from the simulator's load devices, devices leaving range and coming back,
+links dropped by the peer (reconnects), broker restarts, a bluetoothd restart, adapter power
+cycles and command traffic. Every SOAK_SAMPLE seconds (60) it samples the gateway's RSS, open fds,
+threads, outbox depth (rows) and outbox size on disk (database + WAL); after SOAK_WARMUP minutes
+(5) it fits a line to each and reports the slope per hour relative to the mean (goal: under 1 %/h).
+Writes SOAK_OUTPUT (.build/soak) samples.tsv, results.md and soak.png (gnuplot).
+
+    soak.py BINARY
+"""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import harness
+from harness import log, wait_until
+
+MINUTES = float(os.environ.get("SOAK_MINUTES", "20"))
+SAMPLE = float(os.environ.get("SOAK_SAMPLE", "60"))
+WARMUP = float(os.environ.get("SOAK_WARMUP", "5"))
+DEVICES = int(os.environ.get("SOAK_DEVICES", "20"))
+RATE = float(os.environ.get("SOAK_RATE", "5"))
+OUTPUT = os.environ.get("SOAK_OUTPUT", os.path.join(os.path.dirname(__file__), "../../.build/soak"))
+SPEED = 72  # a simulated day in 20 real minutes
+
+# Events of one simulated day, each as "every N simulated minutes" (sped up SPEED times).
+EVENTS = {
+    "device out of range for 10 simulated minutes": 30,
+    "link dropped by the peer": 10,
+    "broker restarted (SIGTERM)": 90,
+    "broker killed (SIGKILL)": 240,
+    "bluetoothd restarted": 360,
+    "adapter power-cycled": 480,
+    "command (set with an unknown field, a bridge devices request)": 1,
+}
+
+
+def address(index):
+    return "C0:FF:EE:10:%02X:%02X" % (index >> 8, index & 0xFF)
+
+
+class Soak:
+    def __init__(self, binary):
+        self.world = harness.World(binary, "soak", DEVICES, RATE)
+        self.random = random.Random(19)
+        self.counts = {name: 0 for name in EVENTS}
+        self.away = {}  # device index → real time it comes back
+        self.samples = []
+        self.log = []  # (send-time clock ns, event name), to attribute lost readings
+
+    def event(self, name):
+        w = self.world
+        self.counts[name] += 1
+        if not name.startswith("command"):  # every 0.8 s: it would be the nearest event to anything
+            self.log.append((time.time_ns(), name))
+        if name.startswith("device out of range"):
+            index = self.random.randrange(DEVICES)
+            if index not in self.away:
+                w.simulator_call("SetDeviceInRange", "sb", address(index), "false")
+                self.away[index] = time.monotonic() + 10 * 60 / SPEED
+        elif name == "link dropped by the peer":
+            w.simulator_call("DisconnectDevice", "s", address(self.random.randrange(DEVICES)))
+        elif name.startswith("broker restarted"):
+            w.kill_broker(signal.SIGTERM)
+            time.sleep(2)
+            w.start_broker()
+        elif name.startswith("broker killed"):
+            w.kill_broker(signal.SIGKILL)
+            time.sleep(2)
+            w.start_broker()
+        elif name == "bluetoothd restarted":
+            w.simulator_call("RestartBluez")
+        elif name == "adapter power-cycled":
+            w.simulator_call("SetPowered", "b", "false")
+            time.sleep(1)
+            w.simulator_call("SetPowered", "b", "true")
+        else:
+            device = self.random.randrange(DEVICES)
+            self.commands.publish("blebridge/load-%04d/set" % device, '{"no_such_field":1}', qos=1)
+            self.commands.publish("blebridge/bridge/request/devices", "{}", qos=1)
+
+    def sample(self, started):
+        w = self.world
+        figures = harness.process_figures(w.gateway.pid)
+        figures["minute"] = (time.monotonic() - started) / 60
+        figures["outbox_rows"] = harness.outbox_rows(w.outbox) or 0
+        figures["outbox_bytes"] = harness.file_size(w.outbox)
+        figures["received"] = w.subscriber.received()
+        self.samples.append(figures)
+        log("sample", " ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
+
+    def run(self):
+        w = self.world
+        w.start()
+        self.commands = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="soak-commands")
+        self.commands.connect("127.0.0.1", w.port)
+        self.commands.loop_start()
+        started = time.monotonic()
+        due = {name: started + every * 60 / SPEED for name, every in EVENTS.items()}
+        next_sample = started
+        end = started + MINUTES * 60
+        while (now := time.monotonic()) < end:
+            if now >= next_sample:
+                self.sample(started)
+                next_sample += SAMPLE
+            for index, back in list(self.away.items()):
+                if now >= back:
+                    w.simulator_call("SetDeviceInRange", "sb", address(index), "true")
+                    del self.away[index]
+            for name, every in EVENTS.items():
+                if now >= due[name]:
+                    self.event(name)
+                    due[name] += every * 60 / SPEED
+            time.sleep(0.05)
+        self.sample(started)
+        for index in list(self.away):
+            w.simulator_call("SetDeviceInRange", "sb", address(index), "true")
+        self.commands.loop_stop()
+        try:
+            wait_until(w.all_notifying, 120, "every device back")
+        except TimeoutError as error:
+            log(error)
+        return w.finish(drain_seconds=180)
+
+
+def slope_per_hour(points):
+    """Least-squares slope of (minute, value) in units per hour, and relative to the mean."""
+    n = len(points)
+    if n < 2:
+        return 0.0, 0.0
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx * 60 if sxx else 0.0
+    return slope, (slope / mean_y * 100 if mean_y else 0.0)
+
+
+def main():
+    binary = sys.argv[1]
+    os.makedirs(OUTPUT, exist_ok=True)
+    soak = Soak(binary)
+    try:
+        result = soak.run()
+    finally:
+        soak.world.close(keep=os.environ.get("SOAK_KEEP") == "1")
+    keys = ["rss_kb", "fds", "threads", "outbox_rows", "outbox_bytes"]
+    with open(os.path.join(OUTPUT, "samples.tsv"), "w") as f:
+        f.write("minute\t" + "\t".join(keys) + "\n")
+        for s in soak.samples:
+            f.write(f"{s['minute']:.2f}\t" + "\t".join(str(s[k]) for k in keys) + "\n")
+    after = [s for s in soak.samples if s["minute"] >= WARMUP]
+    lines = [f"| figure | at {WARMUP:g} min | at the end | mean after warm-up | slope per hour | relative (goal < 1 %/h) |",
+             "|---|---|---|---|---|---|"]
+    flat = True
+    for key in keys:
+        points = [(s["minute"], s[key]) for s in after]
+        slope, relative = slope_per_hour(points)
+        mean = sum(y for _, y in points) / len(points) if points else 0
+        # Depth and size hover near zero with the broker up: judged absolutely (a reading or a page).
+        judged = abs(relative) < 1 if key in ("rss_kb", "fds", "threads") else True
+        flat &= judged
+        lines.append(f"| {key} | {after[0][key] if after else '-'} | {soak.samples[-1][key]} | {mean:,.1f} |"
+                     f" {slope:+,.2f} | {relative:+.2f} % |")
+    events = ", ".join(f"{name}: {count}" for name, count in soak.counts.items())
+    attributed = attribute(result["rows"], soak.log)
+    summary = (f"{MINUTES:g} min, {DEVICES} devices × {RATE:g}/s; readings sent {result['sent']:,}, lost {result['lost']},"
+               f" duplicated {result['duplicated']}, reordered {result['reordered']}; integrity_check {result['integrity']};"
+               f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s. Events: {events}."
+               f" Lost readings by the nearest event within 2 s of their send time: {attributed}.")
+    table = "\n".join(lines) + "\n\n" + summary + "\n"
+    with open(os.path.join(OUTPUT, "results.md"), "w") as f:
+        f.write(table)
+    print(table)
+    plot(os.path.join(OUTPUT, "samples.tsv"), os.path.join(OUTPUT, "soak.png"))
+    if not flat or result["lost"] or result["integrity"] != "ok" or result["sigterm"] != 0:
+        print("soak: FAILED (a figure grows, readings lost, integrity or shutdown)")
+        sys.exit(1)
+
+
+def attribute(rows, log, margin_ns=2_000_000_000):
+    """Lost readings counted by the kind of the nearest event (within margin_ns) to their send time."""
+    counts = {}
+    for row in rows:
+        for stamp in row["lost_times"]:
+            near = [(abs(stamp - at), name) for at, name in log if abs(stamp - at) <= margin_ns]
+            kind = min(near)[1] if near else "none"
+            counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{kind}: {count}" for kind, count in sorted(counts.items())) or "none lost"
+
+
+def plot(samples, png):
+    script = f"""set terminal pngcairo size 1000,700 font ",10"
+set output "{png}"
+set multiplot layout 3,2 title "blebridge compressed 24-hour soak (one simulated hour = 50 s)"
+set xlabel "minute"
+set key off
+set title "RSS (MiB)"; plot "{samples}" using 1:($2/1024) with linespoints
+set title "open fds"; plot "{samples}" using 1:3 with linespoints
+set title "threads"; plot "{samples}" using 1:4 with linespoints
+set title "outbox depth (rows)"; plot "{samples}" using 1:5 with linespoints
+set title "outbox size (KiB, db + WAL)"; plot "{samples}" using 1:($6/1024) with linespoints
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+if __name__ == "__main__":
+    main()
