@@ -45,6 +45,10 @@ public final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// True when SQLite opened the main database read-only although write access was asked for:
+    /// the file is write-protected for this process (SQLite then falls back to reading it).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Checks a result code of this connection (see ``check(_:database:sql:)``).
     @discardableResult
     func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) -> Int32 {

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The synchronous core of the outbox: one SQLite connection and its cached statements.
 ///
 /// Owned by ``OutboxStore``, which runs every call on its own thread.
@@ -28,6 +32,14 @@ final class OutboxDatabase {
     init(path: String, options: OutboxOptions) throws {
         Self.createPrivately(path)
         let connection = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
+        // An outbox this process cannot write would hold every reading in memory until it is lost
+        // at the stop (seen in `make faults`, issue 19): refuse it at open, saying what to fix.
+        guard !connection.isReadOnly else {
+            throw OutboxError(
+                .readOnly,
+                "\(path) is read-only for this process (user \(Self.userName)): make the file and its "
+                    + "directory writable by that user, or choose another outbox.path")
+        }
         let journal = try connection.texts("PRAGMA journal_mode = WAL").first ?? ""
         guard journal.lowercased() == "wal" else {
             throw OutboxError(.database, "\(path): could not switch to WAL journal mode (got '\(journal)')")
@@ -65,6 +77,13 @@ final class OutboxDatabase {
         depth = Int(totals.int64(at: 0))
         bytes = Int(totals.int64(at: 1))
         prepareReserve()
+    }
+
+    /// The name of the user this process runs as (its uid when it has no name).
+    static var userName: String {
+        let uid = getuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return String(cString: name)
     }
 
     /// `PRAGMA quick_check`: nil when the file is sound, else SQLite's findings.
