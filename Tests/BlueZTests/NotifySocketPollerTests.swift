@@ -165,6 +165,24 @@ import Testing
         #expect(await recorder.wait { _ in poller.openSockets == 0 })
     }
 
+    /// A link drop reaches the gateway through D-Bus and stops the listener, often before the poller
+    /// read the last notifications: what the socket already holds is still delivered, in order.
+    /// Before, the poller took the stop first (commands come before reads in its loop) and closed the
+    /// socket with the rest unread: the first turn reads at most 64 packets.
+    @Test func stopDeliversWhatTheSocketAlreadyHolds() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-stop")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let pair = try Pair()
+        defer { close(pair.peer) }
+        for value in 0..<200 { pair.send([UInt8(value)]) }
+        let registration = add(pair, 0, to: poller, recorder)
+        registration.stop()
+        #expect(await recorder.wait { _ in poller.openSockets == 0 })
+        #expect(recorder.values(0) == (0..<200).map { Data([UInt8($0)]) })
+        #expect(recorder.ended.isEmpty)
+    }
+
     @Test func packetsLargerThanTheDefaultMTUArriveWhole() async throws {
         let poller = NotifySocketPoller(threadName: "notify-test-mtu")
         defer { poller.shutdown() }

@@ -31,9 +31,11 @@ final class NotifySocketPoller: Sendable {
         let token: UInt64
         let poller: NotifySocketPoller
 
-        /// Stops reading; the poller's thread closes the descriptor (which makes BlueZ stop notifying).
-        /// `onEnd` is not called after `stop()`.
-        func stop() { poller.remove(token) }
+        /// Stops reading; the poller's thread first delivers what the socket already holds (sent
+        /// before the stop), then closes the descriptor (which makes BlueZ stop notifying), then
+        /// calls `then` (on its thread; at once when the poller has shut down). `onEnd` is not
+        /// called after `stop()`.
+        func stop(then: (@Sendable () -> Void)? = nil) { poller.remove(token, then: then) }
     }
 
     private struct Entry {
@@ -44,7 +46,7 @@ final class NotifySocketPoller: Sendable {
 
     private enum Command {
         case add(UInt64, Entry)
-        case remove(UInt64)
+        case remove(UInt64, then: (@Sendable () -> Void)?)
         case shutdown
     }
 
@@ -110,9 +112,13 @@ final class NotifySocketPoller: Sendable {
         return Registration(token: token, poller: self)
     }
 
-    private func remove(_ token: UInt64) {
-        state.withLock { $0.commands.append(.remove(token)) }
-        signal()
+    private func remove(_ token: UInt64, then: (@Sendable () -> Void)?) {
+        let queued = state.withLock { state -> Bool in
+            guard !state.finished else { return false }  // the thread closed every socket already
+            state.commands.append(.remove(token, then: then))
+            return true
+        }
+        if queued { signal() } else { then?() }
     }
 
     /// Stops the thread and closes every socket without calling `onEnd` (for pollers other than `shared`).
@@ -172,8 +178,14 @@ final class NotifySocketPoller: Sendable {
                     } else {
                         end(entry, notify: true)
                     }
-                case .remove(let token):
-                    if let entry = entries.removeValue(forKey: token) { end(entry, notify: false) }
+                case .remove(let token, let then):
+                    // What the socket already holds was sent before the stop (a link drop reaches
+                    // us through D-Bus, often before we read the last notifications): deliver it.
+                    if let entry = entries.removeValue(forKey: token) {
+                        drainPackets(entry, into: &buffer)
+                        end(entry, notify: false)
+                    }
+                    then?()
                 case .shutdown:
                     for entry in entries.values { end(entry, notify: false) }
                     entries.removeAll()
@@ -202,8 +214,13 @@ final class NotifySocketPoller: Sendable {
             }
         }
         // Only a failing epoll_wait (not EINTR) gets here with sockets left: their listeners learn it.
-        state.withLock { $0.finished = true }
+        let unhandled = state.withLock { state -> [Command] in
+            state.finished = true
+            defer { state.commands.removeAll() }
+            return state.commands
+        }
         for entry in entries.values { end(entry, notify: true) }
+        for case .remove(_, let then) in unhandled { then?() }
         close(epoll)
         close(wake.read)
         close(wake.write)
@@ -233,6 +250,21 @@ final class NotifySocketPoller: Sendable {
             }
         }
         return true
+    }
+
+    /// Reads everything waiting on `entry`'s socket (until it would block, ends or fails).
+    private func drainPackets(_ entry: Entry, into buffer: inout [UInt8]) {
+        let size = buffer.count
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
+            if count > 0 {
+                entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
     }
 
     private func end(_ entry: Entry, notify: Bool) {

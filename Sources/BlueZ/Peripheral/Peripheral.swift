@@ -661,8 +661,14 @@ public actor Peripheral {
             let ending = subscriptions
             subscriptions.removeAll()
             for subscription in ending.values {
-                subscription.reader?.stop()
-                subscription.channel.finish(throwing: error)
+                let channel = subscription.channel
+                if let reader = subscription.reader {
+                    // The channel ends once the reader delivered what its socket still held: the
+                    // last notifications before a link drop are not lost.
+                    reader.stop { channel.finish(throwing: error) }
+                } else {
+                    channel.finish(throwing: error)
+                }
             }
             acquiredMTU = nil
         case .emitDisconnected(let reason):
