@@ -698,6 +698,13 @@ extension BLELink {
         }
     }
 
+    /// Lets go of `id`'s listeners without cancelling them (their channels have ended or are ending).
+    private func forgetSubscriptions(_ id: String) {
+        for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
+        notifyTasks[id] = nil
+        listeners[id] = nil
+    }
+
     func cancelSubscriptions(_ id: String) {
         for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
         notifyTasks[id] = nil
@@ -766,7 +773,12 @@ extension BLELink {
     }
 
     private func disconnectedDevice(_ id: String) async {
-        cancelSubscriptions(id)
+        // The link is down: the peripheral has ended its subscriptions already, each once its notify
+        // socket was read to the end. Cancelling our listeners here (before that read, under load)
+        // would drop the notifications sent just before the drop, so they are only let go of; the
+        // peripheral's channels release them when they finish. (An expected disconnect cancelled
+        // them in `disconnect(_:)` already.)
+        forgetSubscriptions(id)
         if reconnectingInPlace.contains(id) { return }
         let expected = expectedDisconnects.remove(id) != nil
         await gateway?.deviceDisconnected(id, expected: expected)
