@@ -252,10 +252,17 @@ final class NotifySocketPoller: Sendable {
         return true
     }
 
-    /// Reads everything waiting on `entry`'s socket (until it would block, ends or fails).
+    /// Most packets read from a stopped socket before it is closed: more than its receive buffer
+    /// holds, so everything sent before the stop, yet a bound against a peer that keeps writing.
+    private static let packetsAtStop = 4096
+
+    /// Reads what is waiting on `entry`'s socket (until it would block, ends or fails, at most
+    /// ``packetsAtStop`` packets).
     private func drainPackets(_ entry: Entry, into buffer: inout [UInt8]) {
         let size = buffer.count
-        while true {
+        var remaining = Self.packetsAtStop
+        while remaining > 0 {
+            remaining -= 1
             let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
             if count > 0 {
                 entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
