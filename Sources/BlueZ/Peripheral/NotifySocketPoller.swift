@@ -182,7 +182,7 @@ final class NotifySocketPoller: Sendable {
                     // What the socket already holds was sent before the stop (a link drop reaches
                     // us through D-Bus, often before we read the last notifications): deliver it.
                     if let entry = entries.removeValue(forKey: token) {
-                        drainPackets(entry, into: &buffer)
+                        readPackets(entry, into: &buffer, limit: Self.packetsAtStop)
                         end(entry, notify: false)
                     }
                     then?()
@@ -234,10 +234,12 @@ final class NotifySocketPoller: Sendable {
         return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0
     }
 
-    /// Reads what is waiting on `entry`'s socket; false when the socket ended (closed by the peer or failed).
-    private func readPackets(_ entry: Entry, into buffer: inout [UInt8]) -> Bool {
+    /// Reads what is waiting on `entry`'s socket, at most `limit` packets; false when the socket ended
+    /// (closed by the peer or failed).
+    @discardableResult
+    private func readPackets(_ entry: Entry, into buffer: inout [UInt8], limit: Int = packetsPerTurn) -> Bool {
         let size = buffer.count
-        for _ in 0..<Self.packetsPerTurn {
+        for _ in 0..<limit {
             let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
             if count > 0 {
                 entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
@@ -255,24 +257,6 @@ final class NotifySocketPoller: Sendable {
     /// Most packets read from a stopped socket before it is closed: more than its receive buffer
     /// holds, so everything sent before the stop, yet a bound against a peer that keeps writing.
     private static let packetsAtStop = 4096
-
-    /// Reads what is waiting on `entry`'s socket (until it would block, ends or fails, at most
-    /// ``packetsAtStop`` packets).
-    private func drainPackets(_ entry: Entry, into buffer: inout [UInt8]) {
-        let size = buffer.count
-        var remaining = Self.packetsAtStop
-        while remaining > 0 {
-            remaining -= 1
-            let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
-            if count > 0 {
-                entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
 
     private func end(_ entry: Entry, notify: Bool) {
         close(entry.fd)
