@@ -87,6 +87,20 @@ import Testing
         #expect(throws: DecoderError.self) { try layout.encode(temperature) }
     }
 
+    /// A value from a write command times a large `divisor` overflowed 64 bits and trapped
+    /// (the process ended); it is refused as not fitting.
+    @Test func encodingRefusesAValueWhosePartOverflows() throws {
+        let layout = try Self.layout(
+            #"{"name": "wide", "fields": [{"type": "bits", "length": 8, "bits": ["#
+                + #"{"name": "big", "shift": 0, "width": 63, "divisor": 1000000}]}]}"#)
+        #expect(throws: DecoderError.self) { try layout.encode(["big": .double(2e13)]) }
+        #expect(throws: DecoderError.self) { try layout.encode(["big": .int(Int64(9e14))]) }
+        // A value that fits still encodes (9,000,000 × 10⁶, little-endian) and decodes back.
+        let encoded = try layout.encode(["big": .int(9_000_000)])
+        #expect(encoded == bytes("00 90 cd 79 2f 08 00 00"))
+        #expect(layout.reading(encoded)["big"] == .int(9_000_000))
+    }
+
     @Test func thermoProLayoutReadsTheCompanyIDBytes() throws {
         let layout = try Self.layout(Self.thermopro)
         // As the gateway hands a "manufacturer_id": "any" layout the entry of company 0xE5C2.

@@ -115,8 +115,11 @@ extension ByteLayout {
         }
         let mask: UInt64 = (1 << UInt64(bit.width)) - 1
         let current = container >> UInt64(bit.shift) & mask
-        let sum = current + UInt64(magnitude) * UInt64(bit.divisor ?? 1)
-        guard sum <= mask else {
+        // A divisor near `Int.max` (the layout allows any from 1) times a large value overflows:
+        // refused like any other value that does not fit, not a trap.
+        let (product, productOverflow) = UInt64(magnitude).multipliedReportingOverflow(by: UInt64(bit.divisor ?? 1))
+        let (sum, sumOverflow) = current.addingReportingOverflow(product)
+        guard !productOverflow, !sumOverflow, sum <= mask else {
             throw DecoderError(.invalidInput, field: bit.name, message: "\(number) does not fit in \(bit.width) bit(s)")
         }
         var result = container & ~(mask << UInt64(bit.shift)) | sum << UInt64(bit.shift)
