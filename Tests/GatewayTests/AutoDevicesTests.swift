@@ -200,6 +200,45 @@ import Testing
         #expect(devices.expand(reloaded).devices.isEmpty, "its stored name is now denied")
     }
 
+    /// A device stored without a name (restored from a state written before names were kept, or
+    /// added while no name list was set) was judged by the name lists as nameless for good: with
+    /// `allow.names` it never came back although it advertised an allowed name, with `deny.names`
+    /// it stayed although it advertised a denied one. Its first named advertisement names it.
+    @Test func aDeviceStoredWithoutANameTakesItsAdvertisedName() {
+        let address = BluetoothAddress("A4:C1:38:00:00:01")!
+        let stored = ["pvvx_000001": AutoDevices.Entry(address: address.string, decoder: "pvvx", lastSeen: Self.start)]
+        let bound = DeviceBound(maximum: 5)
+
+        var allowing = BridgeConfiguration(
+            autoDevices: AutoDeviceSettings(enabled: true, allow: AutoDeviceFilter(names: ["ATC_*"])))
+        var devices = AutoDevices(entries: stored, loadedAt: Self.start)
+        #expect(devices.expand(allowing).devices.isEmpty, "no name yet: allow.names does not let it through")
+        #expect(
+            devices.add(
+                address, decoder: "pvvx", name: "ATC_0001", at: Self.start, bound: bound, configuration: allowing)
+                == .known("pvvx_000001"))
+        #expect(devices.entries["pvvx_000001"]?.name == "ATC_0001")
+        #expect(devices.expand(allowing).devices.map(\.id) == ["pvvx_000001"])
+
+        allowing.autoDevices.allow = AutoDeviceFilter()
+        allowing.autoDevices.deny = AutoDeviceFilter(names: ["Phone*"])
+        devices = AutoDevices(entries: stored, loadedAt: Self.start)
+        #expect(devices.expand(allowing).devices.map(\.id) == ["pvvx_000001"])
+        #expect(
+            devices.add(
+                address, decoder: "pvvx", name: "Phone 7", at: Self.start, bound: bound, configuration: allowing)
+                == .filtered("pvvx_000001", list: "deny.names"))
+        #expect(devices.expand(allowing).devices.isEmpty, "its name is denied")
+
+        // Another address ending in the same 3 bytes does not name it.
+        devices = AutoDevices(entries: stored, loadedAt: Self.start)
+        #expect(
+            devices.add(
+                BluetoothAddress("C0:FF:EE:00:00:01")!, decoder: "pvvx", name: "Other", at: Self.start, bound: bound,
+                configuration: allowing) == .idTaken("pvvx_000001", address: address.string))
+        #expect(devices.entries["pvvx_000001"]?.name == nil)
+    }
+
     @Test func listsAreCheckedWithClearErrors() {
         let loader = ConfigurationLoader(knownDecoders: ["bthome", "ibeacon"])
         let cases: [(String, String)] = [

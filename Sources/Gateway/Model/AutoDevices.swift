@@ -64,13 +64,16 @@ public struct AutoDevices: Sendable, Equatable {
 
     /// Adds the device at `address` recognised by `decoder` at `time`, advertising `name` (nil:
     /// not known yet), within `bound` and `auto_devices`' allow and deny lists. Nil when
-    /// `configuration` already has a device with that id.
+    /// `configuration` already has a device with that id. A known device stored without a name
+    /// (added before its name was heard, or restored from an older state) takes `name`, so the
+    /// name lists judge it from then on (``expand(_:)``); the caller stores and applies that.
     public mutating func add(
         _ address: BluetoothAddress, decoder: String, name: String? = nil, at time: Date, bound: DeviceBound,
         configuration: BridgeConfiguration
     ) -> Admission? {
         let id = Self.id(decoder: decoder, address: address)
         guard configuration.device(id: id) == nil else { return nil }
+        if let name, entries[id]?.address == address.string, entries[id]?.name == nil { entries[id]?.name = name }
         if let list = configuration.autoDevices.refusal(decoder: decoder, address: address, name: name) {
             return .filtered(id, list: list)
         }

@@ -27,9 +27,21 @@ extension Gateway {
     ) async -> String? {
         let now = now ?? clock.date
         guard configured.autoDevices.enabled else { return nil }
+        let known = AutoDevices.id(decoder: decoder, address: address)
+        let unnamed = autoDevices.entries[known].map { $0.name == nil } ?? false
         let admission = autoDevices.add(
             address, decoder: decoder, name: name, at: now, bound: autoDeviceBound,
             configuration: instances.expand(configured))
+        if unnamed, let entry = autoDevices.entries[known], entry.name != nil {
+            // Its name is heard for the first time: stored, and judged by the name lists now.
+            try? await state.setAutoDevice(entry, id: known)
+            let lists = configured.autoDevices
+            if !lists.allow.names.isEmpty || !lists.deny.names.isEmpty {
+                await apply(
+                    expanded(configured), reason: "automatic device's advertised name heard", announceAll: false,
+                    leaving: [known: "its advertised name is refused by auto_devices.allow or deny"])
+            }
+        }
         switch admission {
         case nil, .filtered:
             return nil
