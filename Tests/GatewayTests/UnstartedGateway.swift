@@ -4,12 +4,12 @@ import TestSupport
 
 @testable import Gateway
 
-/// A gateway with the default configuration, not started: no bus at `directory/no-bus`, a broker URL
+/// A gateway with the configuration `json` (default: the defaults), not started: no bus at `directory/no-bus`, a broker URL
 /// where nothing listens (the client would retry in the background once started), its outbox in
 /// `directory`.
-func unstartedGateway(in directory: TemporaryDirectory) async throws -> Gateway {
+func unstartedGateway(in directory: TemporaryDirectory, json: String = "{}") async throws -> Gateway {
     let port = try FreePort.loopback()
-    let configuration = try ConfigurationLoader().decode(Data("{}".utf8))
+    let configuration = try ConfigurationLoader().decode(Data(json.utf8))
     return try await Gateway(
         configuration: configuration,
         options: GatewayOptions(

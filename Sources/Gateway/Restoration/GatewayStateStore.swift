@@ -62,6 +62,16 @@ public struct GatewayStateStore: Sendable {
         try await store.setStateValue(JSONValue.object(members).bytes, forKey: Self.adoptedDeviceKey(id))
     }
 
+    /// Deletes the adoption of `id` (and nothing else of it: a configured device may have that id).
+    public func removeAdoptedDevice(id: String) async throws {
+        try await store.removeStateValue(forKey: Self.adoptedDeviceKey(id))
+    }
+
+    /// Deletes the automatic device `id` (adopted, or removed over MQTT).
+    public func removeAutoDevice(id: String) async throws {
+        try await store.removeStateValue(forKey: Self.autoKey(id))
+    }
+
     static let autoPrefix = "auto-devices/"
 
     static func autoKey(_ deviceID: String) -> String { autoPrefix + deviceID }

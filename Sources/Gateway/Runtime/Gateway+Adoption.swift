@@ -36,6 +36,10 @@ extension Gateway {
         }
         adopted.apply(adoption)
         autoDevices.remove(adoption.previousID)
+        // The rows of what it was: `apply` forgets only a device that leaves the configuration, and
+        // one adopted under its own id does not (its automatic row would come back at the next start).
+        if adoption.previousID != adoption.id { try? await state.removeAdoptedDevice(id: adoption.previousID) }
+        try? await state.removeAutoDevice(id: adoption.previousID)
         logger.notice(
             "automatic device adopted",
             [
@@ -67,11 +71,15 @@ extension Gateway {
     func removeDevice(_ pending: PendingCommand, _ id: String) async {
         let transaction = pending.command.transaction
         let kind: String
+        // Its stored row goes here: `apply` forgets only a device that was in the configuration,
+        // and an adoption a configured device outranks was not.
         if adopted.remove(id) {
             kind = "adopted"
+            try? await state.removeAdoptedDevice(id: id)
         } else if autoDevices.entries[id] != nil {
             autoDevices.remove(id)
             kind = "automatic"
+            try? await state.removeAutoDevice(id: id)
         } else {
             counters.commandsRefused += 1
             let failure =
