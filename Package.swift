@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "HomeAssistantTables"),  // Home Assistant's device/state classes and units, pinned to a release
         // The user-defined layout description, shared by Configuration and Decoders.
         .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
-        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts"]),
+        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "Timekeeping"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping"),
@@ -59,7 +59,7 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging", "Timekeeping"]),
+            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging", "Timekeeping"]),
         .target(
             name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
 
