@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "HomeAssistantTables"),  // Home Assistant's device/state classes and units, pinned to a release
         // The user-defined layout description, shared by Configuration and Decoders.
         .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
-        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts"]),
+        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "Timekeeping"]),
         .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping"),
@@ -59,7 +59,7 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Configuration", "Logging", "Timekeeping"]),
+            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging", "Timekeeping"]),
         .target(
             name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
 
@@ -74,7 +74,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
-                "Bluetooth", "SystemdNotify", "MQTT", "Timekeeping",
+                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "Timekeeping",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
@@ -101,7 +101,8 @@ let package = Package(
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "TestSupport"]),
+        .testTarget(
+            name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "Bluetooth", "TestSupport"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -111,9 +112,10 @@ let package = Package(
             name: "PublisherTests",
             dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping"]),
         .testTarget(
-            name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport", "Timekeeping"]),
+            name: "BlueZTests",
+            dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"],
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
         // Decoders against the ecosystem's reference parsers (scripts/differential/oracle.py).
@@ -133,6 +135,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox", "Configuration", "DBus", "Timekeeping",
+                "Bluetooth",
             ]),
     ],
     swiftLanguageModes: [.v6]

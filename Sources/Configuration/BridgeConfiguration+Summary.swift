@@ -1,5 +1,6 @@
 import Bluetooth
 import ByteLayouts
+import Timekeeping
 
 extension BridgeConfiguration {
     /// A one-screen description of what the gateway will do, for `blebridge check-config` and logs.

@@ -1,4 +1,4 @@
-import CMalloc
+internal import CMalloc
 
 /// Giving freed heap memory back to the system.
 ///

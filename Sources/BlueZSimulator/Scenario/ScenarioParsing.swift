@@ -1,5 +1,5 @@
 import Bluetooth
-import Configuration
+import Timekeeping
 
 /// Parsers for the small textual forms scenario files use.
 enum ScenarioParsing {

@@ -1,5 +1,6 @@
 import Bluetooth
 import Foundation
+import Timekeeping
 
 /// An enum spelled in the configuration by its raw value (`"keep_connected"`, `"notify"`, …).
 public protocol ConfigurationEnum: RawRepresentable, CaseIterable, Sendable, Hashable where RawValue == String {}

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// `outbox`: the SQLite store-and-forward queue between readings and the broker.
 public struct OutboxSettings: Sendable, Equatable {
     /// SQLite `PRAGMA synchronous` (the `Outbox` module maps it).

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// A rate such as `"10/s"`, `"100/m"`, `"1/h"` or `"5/10s"`: at most `count` per `period`.
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public var count: Int

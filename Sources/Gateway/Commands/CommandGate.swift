@@ -1,6 +1,7 @@
 import Bluetooth
 import Configuration
 import JSON
+import Timekeeping
 
 /// Checks every incoming command against the policy: size, JSON, shape, device, allowlist,
 /// value format, rate limit, in that order. Pure apart from the rate-limit buckets it owns;

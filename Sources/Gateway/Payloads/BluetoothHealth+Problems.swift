@@ -1,5 +1,5 @@
+import BlueZ
 import Bluetooth
-import DBus
 
 extension BluetoothHealth {
     /// The problem the central's state means; `bluezRunning`: whether `org.bluez` has an owner.
@@ -15,14 +15,10 @@ extension BluetoothHealth {
 
     /// The problem an error opening the bus or the central means.
     public static func problem(for error: any Error) -> Problem {
-        if let error = error as? DBusError {
-            switch error.name {
-            case .accessDenied, .authFailed, .noReply, .timeout, .timedOut: return .accessDenied
-            case .serviceUnknown, .nameHasNoOwner: return .bluezNotRunning
-            default: return .busUnavailable
-            }
+        switch BlueZBus.failure(of: error) {
+        case .accessDenied: .accessDenied
+        case .bluezNotRunning: .bluezNotRunning
+        case .unreachable: .busUnavailable
         }
-        if let error = error as? BluetoothError, error.code == .unauthorized { return .accessDenied }
-        return .busUnavailable
     }
 }

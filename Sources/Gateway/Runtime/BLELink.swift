@@ -2,7 +2,6 @@ import BlueZ
 import Bluetooth
 import ByteLayouts
 import Configuration
-import DBus
 import Decoders
 import Foundation
 import JSON
@@ -20,7 +19,7 @@ actor BLELink {
     let logger = Logger(label: "ble")
     private let registry = DecoderRegistry.standard
     private var central: CentralManager?
-    private var connection: DBusConnection?
+    private var bus: BlueZBus?
     /// What is known about Bluetooth (reported to the gateway on every change).
     private var health: BluetoothHealth
     private var retry: BluetoothRetry<AnyBridgeClock>
@@ -94,21 +93,21 @@ extension BLELink {
     func start() async {
         retryTask = nil
         guard !stopped else { return }
-        let connection: DBusConnection
+        let bus: BlueZBus
         do {
-            connection = try await openBus()
+            bus = try await openBus()
         } catch {
             await unavailable(.busUnavailable, error: error)
             return
         }
         do {
             let central = try await CentralManager(
-                connection: connection,
+                bus: bus,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
                     pairing: pairingPolicy(), clock: clock))
             self.central = central
-            self.connection = connection
+            self.bus = bus
             await registerPairingAgent(central)
             let states = central.stateUpdates
             centralTasks.append(
@@ -124,7 +123,7 @@ extension BLELink {
             // queued while it was down must find its device.
             await restoreKnownPeripherals()
         } catch {
-            connection.close()
+            bus.close()
             await unavailable(BluetoothHealth.problem(for: error), error: error)
         }
     }
@@ -150,12 +149,12 @@ extension BLELink {
                 + "but this version of blebridge does not register org.bluez.AdvertisementMonitor1 objects yet")
     }
 
-    private func openBus() async throws -> DBusConnection {
-        if let busAddress { return try await DBusConnection(address: busAddress) }
+    private func openBus() async throws -> BlueZBus {
+        if let busAddress { return try await BlueZBus(.address(busAddress)) }
         switch configuration.bluetooth.bus {
-        case .system: return try await DBusConnection.system()
-        case .session: return try await DBusConnection.session()
-        case .address(let address): return try await DBusConnection(address: address)
+        case .system: return try await BlueZBus(.system)
+        case .session: return try await BlueZBus(.session)
+        case .address(let address): return try await BlueZBus(.address(address))
         }
     }
 
@@ -215,8 +214,8 @@ extension BLELink {
         if let central { await central.close() }
         central = nil
         restored = false
-        connection?.close()
-        connection = nil
+        bus?.close()
+        bus = nil
     }
 
     /// Disconnects every peripheral, connected or with a connect in progress, and returns once
@@ -300,7 +299,7 @@ extension BLELink {
     /// The health as the central's `state` and BlueZ's name owner say.
     private func updateHealth(_ state: ManagerState) async {
         var owner: String?
-        if let connection { owner = try? await connection.nameOwner("org.bluez") }
+        if let bus { owner = await bus.bluezOwner() }
         var updated = health
         updated.bluezOwner = owner
         updated.adapterPresent = state == .poweredOn || state == .poweredOff

@@ -4,6 +4,7 @@ import Gateway
 import Logging
 import MQTT
 import SystemdNotify
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc

@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import Gateway
 import JSON
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc

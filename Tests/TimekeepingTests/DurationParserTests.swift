@@ -1,4 +1,4 @@
-import Configuration
+import Timekeeping
 import Testing
 
 @Suite struct DurationParserTests {

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// The module graph is what Package.swift declares, the sources import exactly that, C libraries
+/// stay in their wrappers, the layers do not reach across, and docs/architecture.md shows the graph
+/// as it is.
+@Suite struct ModuleMapTests {
+    let manifest: PackageManifest
+    let imports: [String: SourceImports]
+
+    /// Which module may import each C library (the house rule: C interop lives only in the wrapper
+    /// that owns it).
+    static let cLibraryOwners: [String: Set<String>] = [
+        "CDBus": ["DBus"], "CMosquitto": ["MQTT"], "CSQLite": ["Outbox"], "CCrypto": ["Decoders", "MQTT"],
+        "CEpoll": ["BlueZ"], "CMalloc": ["ProcessMemory"],
+    ]
+
+    /// Direct dependencies that would undo the layering (issue 20): the gateway talks to BlueZ, not
+    /// to D-Bus; the simulator does not read the gateway's configuration; the pure leaves stay pure.
+    static let forbiddenEdges: [(from: String, to: String)] = [
+        ("Gateway", "DBus"), ("BlueZSimulator", "Configuration"), ("BlueZSimulator", "Gateway"),
+        ("Bluetooth", "DBus"), ("Decoders", "Gateway"), ("Decoders", "BlueZ"), ("Configuration", "Gateway"),
+        ("Publisher", "Gateway"), ("Outbox", "MQTT"), ("MQTT", "Outbox"),
+    ]
+
+    /// Read once for all the tests of the suite.
+    private static let tree: Result<(PackageManifest, [String: SourceImports]), any Error> = Result {
+        let root = RepositoryPaths.root
+        let manifest = try PackageManifest(
+            text: String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8))
+        var imports: [String: SourceImports] = [:]
+        for target in manifest.targets where target.kind != .systemLibrary {
+            imports[target.name] = try SourceImports(folder: target.path, root: root)
+        }
+        return (manifest, imports)
+    }
+
+    init() throws {
+        (manifest, imports) = try Self.tree.get()
+    }
+
+    var projectModules: Set<String> { Set(manifest.targets.map(\.name)) }
+
+    /// A module imported only through another's dependencies builds by luck of order, and is not
+    /// rebuilt when it changes: every project module a target imports is a direct dependency.
+    @Test func everyImportedModuleIsADeclaredDependency() {
+        for target in manifest.targets where target.kind != .systemLibrary {
+            let undeclared = (imports[target.name]?.modules ?? []).intersection(projectModules)
+                .subtracting(target.dependencies).subtracting([target.name])
+            #expect(undeclared.isEmpty, "\(target.name) imports \(undeclared.sorted()) without declaring them")
+        }
+    }
+
+    /// The declared graph is the real one: a source module's dependencies are all imported.
+    @Test func everyDeclaredDependencyOfASourceModuleIsImported() {
+        for target in manifest.targets where target.kind == .target || target.kind == .executableTarget {
+            let unused = Set(target.dependencies).subtracting(imports[target.name]?.modules ?? [])
+            #expect(unused.isEmpty, "\(target.name) declares \(unused.sorted()) but imports none of them")
+        }
+    }
+
+    @Test func cLibrariesAreImportedOnlyByTheirWrappersAndOnlyInternally() {
+        for (name, found) in imports {
+            for use in found.imports {
+                guard let owners = Self.cLibraryOwners[use.module] else { continue }
+                let isTest = manifest[name]?.kind == .testTarget
+                #expect(
+                    owners.contains(name) || isTest, "\(use.file) imports \(use.module), owned by \(owners.sorted())")
+                if !isTest {
+                    #expect(
+                        use.access == "internal" || use.access == "private" || use.access == "fileprivate",
+                        "\(use.file) imports \(use.module) without `internal`: its C types could leak into the API")
+                }
+            }
+        }
+        let known = Set(manifest.targets.filter { $0.kind == .systemLibrary }.map(\.name))
+        #expect(known == Set(Self.cLibraryOwners.keys), "a C library without an owner rule here: \(known.sorted())")
+    }
+
+    @Test func layersDoNotReachAcross() {
+        for edge in Self.forbiddenEdges {
+            let declared = manifest[edge.from]?.dependencies.contains(edge.to) ?? false
+            let imported = imports[edge.from]?.modules.contains(edge.to) ?? false
+            #expect(!declared && !imported, "\(edge.from) must not depend on \(edge.to)")
+        }
+    }
+
+    /// docs/architecture.md carries the graph between its markers, exactly as Package.swift has it;
+    /// on a mismatch the expected text is printed to paste.
+    @Test func architectureDocumentShowsTheModuleGraph() throws {
+        let document = try String(contentsOfFile: RepositoryPaths.file("docs/architecture.md"), encoding: .utf8)
+        let begin = "<!-- module-graph:begin (generated; ModuleMapTests checks it) -->\n"
+        let end = "<!-- module-graph:end -->"
+        let start = try #require(document.range(of: begin), "docs/architecture.md has no module-graph markers")
+        let stop = try #require(document.range(of: end, range: start.upperBound..<document.endIndex))
+        let shown = String(document[start.upperBound..<stop.lowerBound])
+        let expected = moduleGraphTable()
+        #expect(shown == expected, "docs/architecture.md's module graph drifted; expected:\n\(expected)")
+    }
+
+    /// The library modules with their direct dependencies, in Package.swift's order.
+    func moduleGraphTable() -> String {
+        var lines = ["| module | depends on |", "|---|---|"]
+        for target in manifest.targets where target.kind == .target || target.name == "blebridge" {
+            let dependencies = target.dependencies.map { "`\($0)`" }.joined(separator: ", ")
+            lines.append("| `\(target.name)` | \(dependencies.isEmpty ? "—" : dependencies) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every module of the graph has a row in the module map that says what it is for.
+    @Test func moduleMapHasARowForEveryModule() throws {
+        let document = try String(contentsOfFile: RepositoryPaths.file("docs/architecture.md"), encoding: .utf8)
+        let mapStart = try #require(document.range(of: "## Module map"))
+        let table = document[mapStart.upperBound...].split(separator: "\n").prefix { !$0.hasPrefix("## ") }
+        let firstColumns = table.filter { $0.hasPrefix("| `") }.map { $0.split(separator: "|").first ?? "" }
+        let named = Set(firstColumns.flatMap { $0.matches(of: #/`([^`]+)`/#).map { String($0.1) } })
+        for target in manifest.targets
+        where target.kind != .testTarget && !target.path.hasPrefix("Sources/Benchmarks")
+            && !target.path.hasPrefix("Sources/Tools")
+        {
+            #expect(
+                named.contains(target.name) || named.contains(target.path),
+                "docs/architecture.md's module map has no row for \(target.name)")
+        }
+    }
+}
