@@ -42,6 +42,29 @@ import Testing
         }
     }
 
+    /// bluetoothd forgets every registration when it restarts; the central registers again once
+    /// the manager is back, and reports resume.
+    @Test func monitorsAreRegisteredAgainAfterABluetoothdRestart() async throws {
+        try await SimulatedBlueZ.run(advertisementMonitor: .software) { bluez in
+            let stream = try await bluez.manager.startMonitoring([[Self.bthomePattern]], allowDuplicates: true)
+            let first = await withDeadline(.seconds(10)) { () -> BluetoothAddress? in
+                for await discovery in stream { return discovery.identifier }
+                return nil
+            }
+            #expect(first == Self.bthome)
+            try await bluez.simulator.restartBluez(downtime: .milliseconds(200))
+            let restarted = ContinuousClock.now
+            // Reports from before the restart may still be buffered: only later ones count.
+            let resumed = await withDeadline(.seconds(10)) { () -> BluetoothAddress? in
+                for await discovery in stream where discovery.timestamp > restarted { return discovery.identifier }
+                return nil
+            }
+            #expect(resumed == Self.bthome, "registered again, reports resumed")
+            #expect(await bluez.simulator.monitorApplications().count == 1)
+            #expect(await bluez.simulator.startDiscoveryCount == 0)
+        }
+    }
+
     @Test func withoutTheManagerMonitoringIsRefused() async throws {
         try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.advertisementMonitorSupport() == .noManager)
