@@ -31,17 +31,19 @@ struct MonitorRegistry: Sendable {
     /// `RegisterMonitor`: a root must be an absolute path, once per sender
     /// (`org.bluez.Error.InvalidArguments`, `org.bluez.Error.AlreadyExists`).
     mutating func register(owner: String, root: String) throws(BlueZError) {
-        guard root.hasPrefix("/") else { throw .invalidArguments }
-        guard !applications.contains(where: { $0.owner == owner && $0.root == root }) else { throw .alreadyExists }
+        guard root.hasPrefix("/") else { throw BlueZError.invalidArguments }
+        guard !applications.contains(where: { $0.owner == owner && $0.root == root }) else {
+            throw BlueZError.alreadyExists
+        }
         applications.append(Application(owner: owner, root: root))
     }
 
     /// `UnregisterMonitor`: the application's monitors, to be released
     /// (`org.bluez.Error.DoesNotExist` for a root this sender did not register).
     mutating func unregister(owner: String, root: String) throws(BlueZError) -> [Target] {
-        guard root.hasPrefix("/") else { throw .invalidArguments }
+        guard root.hasPrefix("/") else { throw BlueZError.invalidArguments }
         guard let index = applications.firstIndex(where: { $0.owner == owner && $0.root == root }) else {
-            throw .doesNotExist
+            throw BlueZError.doesNotExist
         }
         let application = applications.remove(at: index)
         return application.monitors.keys.sorted().map { Target(owner: owner, path: $0) }
