@@ -54,7 +54,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         }
         if bluetooth.scan.mode == .passive {
             warnings.append(
-                "bluetooth.scan.mode \"passive\" needs BlueZ advertisement monitors, which this version does not register yet: blebridge run will stop at start (docs/configuration.md, \"Passive scanning\")"
+                "bluetooth.scan.mode \"passive\" listens through BlueZ's advertisement monitors, which bluetoothd offers only with experimental features (bluetoothd -E, or Experimental = true in main.conf); without them blebridge run stops at start, and devices are caught only by the data they advertise, not by address (docs/configuration.md, \"Passive scanning\")"
             )
         }
         if mqtt.tls.insecure {

@@ -63,10 +63,11 @@ import Testing
         #expect(!seven.warnings.contains { $0.contains("stall") })
     }
 
-    /// Issue 17: `"passive"` is accepted but `run` stops at start; `check-config` says so first.
-    @Test func passiveScanningIsWarnedAboutAsNotAvailable() throws {
+    /// Issue 17: `"passive"` needs bluetoothd's experimental advertisement monitors and catches
+    /// devices by their data only; `check-config` says so.
+    @Test func passiveScanningNamesWhatItNeeds() throws {
         let passive = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"scan": {"mode": "passive"}}}"#.utf8))
-        #expect(passive.warnings.contains { $0.contains("blebridge run will stop at start") })
+        #expect(passive.warnings.contains { $0.contains("bluetoothd -E") && $0.contains("stops at start") })
         let active = try ConfigurationLoader().decode(Data(#"{"bluetooth": {"scan": {"mode": "active"}}}"#.utf8))
         #expect(!active.warnings.contains { $0.contains("passive") })
     }

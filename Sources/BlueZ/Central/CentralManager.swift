@@ -80,9 +80,11 @@ public actor CentralManager {
 
     private var tracker = AdapterStateTracker()
     private var arbiter = DiscoveryArbiter<Int>()
-    private var scanners: [Int: Scanner] = [:]
-    private var nextScannerID = 0
-    private var objects = ManagedObjects()
+    var scanners: [Int: Scanner] = [:]
+    var nextScannerID = 0
+    var objects = ManagedObjects()
+    /// The advertisement monitors of a listen-only scan (``startMonitoring(_:allowDuplicates:rssiThreshold:timeout:)``).
+    var monitoring: MonitorSession?
     private var lastSeen: [DBusObjectPath: ContinuousClock.Instant] = [:]
     private var peripherals: [DBusObjectPath: Peripheral] = [:]
     private var loading = true
@@ -93,8 +95,10 @@ public actor CentralManager {
     /// the call it rejected), kept for the log; nil until access was denied.
     public private(set) var accessDeniedError: DBusError?
 
-    private struct Scanner {
+    struct Scanner {
         let filter: DiscoveryFilter
+        /// Fed by advertisement monitors (devices they found), not by the discovery session.
+        var monitor = false
         let continuation: AsyncStream<Discovery>.Continuation
         var reported: [DBusObjectPath: AdvertisementData] = [:]
     }
@@ -150,6 +154,7 @@ public actor CentralManager {
     /// Stops everything: the pairing agent is unregistered, scanners end, connections are left to BlueZ, streams
     /// finish.
     public func close() async {
+        await stopMonitoring()
         await agent.unregister()
         closed = true
         for task in tasks { task.cancel() }
@@ -272,8 +277,12 @@ public actor CentralManager {
 
     /// Reports a device of this manager's adapter to the scanners (devices under other adapters,
     /// `/org/bluez/hci1/…` for a manager on `hci0`, are not ours and are ignored).
-    private func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>) {
-        guard !scanners.isEmpty, arbiter.isDiscovering || arbiter.isBusy, isOurDevice(path),
+    /// `advertisingReport`: an advertisement arrived without changing a property (a monitor's
+    /// `DeviceFound`), reported again when duplicates are allowed.
+    func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>, advertisingReport: Bool = false) {
+        let discovering = arbiter.isDiscovering || arbiter.isBusy
+        let monitored = monitoring?.lifecycle.follows(path) ?? false
+        guard !scanners.isEmpty, discovering || monitored, isOurDevice(path),
             let properties = objects.properties(path, BlueZNames.device),
             let address = DeviceProperties.address(properties)
         else { return }
@@ -281,10 +290,12 @@ public actor CentralManager {
         let rssi = DeviceProperties.rssi(properties)
         let peripheral = self.peripheral(for: path, address: address)
         let now = options.clock.now
-        for (id, scanner) in scanners where scanner.filter.admits(advertisement, rssi: rssi) {
+        for (id, scanner) in scanners
+        where (scanner.monitor ? monitored : discovering) && scanner.filter.admits(advertisement, rssi: rssi) {
             let isNew = scanner.reported[path] == nil
             let advertisementChanged = scanner.reported[path] != advertisement
-            guard isNew || advertisementChanged || (scanner.filter.allowDuplicates && changed.contains("RSSI"))
+            let again = changed.contains("RSSI") || advertisingReport
+            guard isNew || advertisementChanged || (scanner.filter.allowDuplicates && again)
             else { continue }
             scanners[id]?.reported[path] = advertisement
             scanner.continuation.yield(
@@ -293,7 +304,7 @@ public actor CentralManager {
     }
 
     /// Whether `path` is a device object of this manager's adapter.
-    private func isOurDevice(_ path: DBusObjectPath) -> Bool {
+    func isOurDevice(_ path: DBusObjectPath) -> Bool {
         path.isDescendant(of: adapterPath, orEqual: false)
     }
 
@@ -420,6 +431,7 @@ public actor CentralManager {
             await agent.bluezVanished()
             objects.removeAll()
             lastSeen.removeAll()
+            monitorManagerChanged()
             for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
             runDiscovery(arbiter.handle(.adapterAvailable(false)))
         }
@@ -476,6 +488,7 @@ public actor CentralManager {
         let powered = adapter?["Powered"]?.asBool ?? false
         await track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
         runDiscovery(arbiter.handle(.adapterAvailable(adapter != nil && powered)))
+        monitorManagerChanged()
         loading = false
         let replay = buffered
         buffered.removeAll()
@@ -523,6 +536,7 @@ public actor CentralManager {
 
     private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) async {
         objects.add(path, interfaces)
+        if path == adapterPath { monitorManagerChanged() }
         if path == PairingAgent.managerPath, interfaces[BlueZNames.agentManager] != nil {
             agentManagerAppeared()
         }
@@ -544,6 +558,7 @@ public actor CentralManager {
 
     private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) async {
         objects.remove(path, interfaces)
+        if path == adapterPath { monitorManagerChanged() }
         if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
             for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
             runDiscovery(arbiter.handle(.adapterAvailable(false)))

@@ -8,6 +8,7 @@ extension BlueZSimulator {
     func startDiscovery(_ call: DBusMethodCall) async throws {
         do {
             let effects = try adapter.startDiscovery(sender: call.sender)
+            discoveryStarts += 1
             afterReply(call) { await $0.apply(effects) }
         } catch {
             throw error.dbus
@@ -256,6 +257,7 @@ extension BlueZSimulator {
         guard generation == self.generation else { return }
         agents.clientVanished(name)
         profiles.clientVanished(name)
+        monitors.ownerVanished(name)
         defaultAgentMayHaveChanged()
         if peripheralRole.clientVanished(name) { emitAdvertisingInstances() }
         await apply(adapter.clientVanished(name))

@@ -84,7 +84,8 @@ extension BlueZSimulator {
             ],
             properties: Self.adapterProperties.map(adapterProperty), signals: [])
         try await connection.export(
-            path: try DBusObjectPath(adapterPath), interfaces: [interface] + peripheralRoleInterfaces(),
+            path: try DBusObjectPath(adapterPath),
+            interfaces: [interface] + peripheralRoleInterfaces() + monitorManagerInterfaces(),
             signatureMismatch: .unknownMethod)
     }
 

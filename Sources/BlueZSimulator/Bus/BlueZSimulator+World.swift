@@ -80,27 +80,34 @@ extension BlueZSimulator {
     func advertisingTick() async {
         guard bluez != nil else { return }
         let now = clock.now
-        if adapter.discovering {
+        // Advertisements are received while discovering or while advertisement monitors are
+        // registered (bluetoothd's background scan); a monitor's match updates the device even
+        // when no discovery filter lets it through (btd_adapter_update_found_device).
+        if adapter.discovering || (adapter.powered && monitors.isMonitoring) {
             for key in deviceOrder {
                 guard let device = devices[key], device.inRange, device.link == .disconnected else { continue }
                 let spec = device.spec
                 let jitter =
                     spec.rssiJitter > 0 ? Int16.random(in: -spec.rssiJitter...spec.rssiJitter, using: &random) : 0
                 let rssi = max(-127, min(20, spec.rssi + jitter))
-                guard
-                    adapter.reports({ filter in
+                let discovered =
+                    adapter.discovering
+                    && adapter.reports({ filter in
                         filter.transport != .bredr
                             && filter.matches(
                                 uuids: spec.advertisement.serviceUUIDs, rssi: rssi, txPower: spec.txPower,
                                 name: spec.name,
                                 address: spec.address.string)
                     })
-                else { continue }
+                guard discovered || monitors.isMonitoring else { continue }
                 let (manufacturer, service) = advertisedData(key, now: now)
+                let matched = matchingMonitors(key, manufacturerData: manufacturer, serviceData: service)
+                guard discovered || !matched.isEmpty else { continue }
                 let effects = devices[key]!.advertisementSeen(
                     at: now, rssi: rssi, manufacturerData: manufacturer, serviceData: service,
-                    rssiDeltaThreshold: !adapter.filtered, duplicateData: adapter.duplicateData)
+                    rssiDeltaThreshold: !adapter.filtered, duplicateData: adapter.discovering && adapter.duplicateData)
                 await apply(effects, to: key)
+                monitorsFound(key, matched)
             }
         }
         for key in deviceOrder {
@@ -141,6 +148,7 @@ extension BlueZSimulator {
     func setInRange(_ key: String, _ inRange: Bool) async {
         guard devices[key] != nil, devices[key]!.inRange != inRange else { return }
         devices[key]!.inRange = inRange
+        if !inRange { monitorsLost(key) }
         if !inRange, devices[key]!.link != .disconnected {
             // Supervision timeout: the link drops without a Disconnect call.
             await linkDown(key, pendingError: BlueZError.abortByLocal)

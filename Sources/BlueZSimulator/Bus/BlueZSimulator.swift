@@ -92,6 +92,10 @@ public actor BlueZSimulator {
     var batteryExported: Set<String> = []
     /// The controller is gone (``removeAdapter()``): no adapter object until ``addAdapter()``.
     var adapterRemoved = false
+    /// Registered advertisement monitor applications (``ScenarioAdapter/advertisementMonitor``).
+    var monitors = MonitorRegistry()
+    /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
+    var discoveryStarts = 0
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -267,6 +271,7 @@ public actor BlueZSimulator {
         bluez = nil
         agents = AgentRegistry()
         profiles = ProfileRegistry()
+        monitors = MonitorRegistry()
         batteryExported = []
         peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
         adapter = AdapterState(powered: true)

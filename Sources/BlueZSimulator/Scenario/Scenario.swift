@@ -71,17 +71,39 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
     public var address: String
     public var name: String
     public var powered: Bool
+    /// Whether bluetoothd offers `org.bluez.AdvertisementMonitorManager1` on the adapter.
+    public var advertisementMonitor: AdvertisementMonitorMode
+
+    /// `adapter.advertisement_monitor`.
+    public enum AdvertisementMonitorMode: String, Sendable, Equatable, CaseIterable {
+        /// No manager: bluetoothd without experimental features (`-E`), as Debian 12's stock
+        /// service and the reference captures; or a BlueZ older than the API.
+        case absent
+        /// The manager, filtering in software (a kernel with pattern monitors, no controller
+        /// offload): `DeviceFound` for every matching advertisement.
+        case software
+        /// The manager with `SupportedFeatures` `controller-patterns` (Microsoft extension):
+        /// `DeviceFound` once when the controller starts following a device, `DeviceLost` when it
+        /// goes out of range.
+        case controller
+    }
 
     public init(
-        id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim", powered: Bool = true
+        id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim",
+        powered: Bool = true,
+        advertisementMonitor: AdvertisementMonitorMode = .absent
     ) {
         self.id = id
         self.address = address
         self.name = name
         self.powered = powered
+        self.advertisementMonitor = advertisementMonitor
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case id, address, name, powered }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, address, name, powered
+        case advertisementMonitor = "advertisement_monitor"
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -97,6 +119,16 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
             } ?? defaults.address
         name = try container.decodeIfPresent(String.self, forKey: .name) ?? defaults.name
         powered = try container.decodeIfPresent(Bool.self, forKey: .powered) ?? defaults.powered
+        let accepted = AdvertisementMonitorMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if let text = try container.decodeIfPresent(String.self, forKey: .advertisementMonitor) {
+            guard let mode = AdvertisementMonitorMode(rawValue: text) else {
+                throw container.invalid(
+                    .advertisementMonitor, "invalid advertisement_monitor \"\(text)\"; expected \(accepted)")
+            }
+            advertisementMonitor = mode
+        } else {
+            advertisementMonitor = defaults.advertisementMonitor
+        }
     }
 }
 

@@ -46,6 +46,10 @@ actor BLELink {
     private var connectTasks: [Int: Task<Void, Never>] = [:]
     private var nextConnectTask = 0
     private var scanTask: Task<Void, Never>?
+    /// Passive mode: the task following the advertisement monitors' reports.
+    private var monitorTask: Task<Void, Never>?
+    /// Passive mode: the monitors were activated once (renewed on a new central).
+    private var passiveRunning = false
     var discoveryPaused = false
     private var stopped = false
     private var powered = false
@@ -122,16 +126,20 @@ extension BLELink {
             // Before start returns: the gateway reads commands next, and a command the broker
             // queued while it was down must find its device.
             await restoreKnownPeripherals()
+            // A central opened again (the bus came back) registers the monitors again.
+            if passiveRunning, let problem = await startPassiveScan() {
+                logger.error("cannot scan passively", [("code", problem.code.rawValue), ("error", problem.detail)])
+            }
         } catch {
             bus.close()
             await unavailable(BluetoothHealth.problem(for: error), error: error)
         }
     }
 
-    /// `scan.mode` `"passive"`: why it cannot be honoured (always, for now: the adapter lacks
-    /// or-pattern advertisement monitors, or has them and this version does not register them);
-    /// nil in active mode.
-    func passiveScanProblem() async -> PassiveScanUnavailable? {
+    /// `scan.mode` `"passive"`: registers the advertisement monitors (``PassivePatternPlan``) and
+    /// follows what they find; nil once bluetoothd activated them (and in active mode), otherwise
+    /// why passive scanning cannot be done, for the refusal at start.
+    func startPassiveScan() async -> PassiveScanUnavailable? {
         guard configuration.bluetooth.scan.mode == .passive else { return nil }
         let adapter = configuration.bluetooth.adapter
         guard let central, let support = await central.advertisementMonitorSupport() else {
@@ -143,10 +151,35 @@ extension BLELink {
         if let missing = support.missing {
             return PassiveScanUnavailable(code: .monitorUnsupported, detail: "\(adapter): \(missing)")
         }
-        return PassiveScanUnavailable(
-            code: .monitorNotImplemented,
-            detail: "\(adapter) supports or-pattern advertisement monitors, "
-                + "but this version of blebridge does not register org.bluez.AdvertisementMonitor1 objects yet")
+        let plan = PassivePatternPlan(configuration: configuration, decoders: DecoderRegistry.builtInAdvertisements)
+        for item in plan.uncovered {
+            logger.warning("not seen in passive scanning", [("what", item)])
+        }
+        guard !plan.sets.isEmpty else {
+            return PassiveScanUnavailable(
+                code: .noPatterns,
+                detail: "no configured device (and no auto_devices decoder) advertises data an or-pattern can match")
+        }
+        let scan = configuration.bluetooth.scan
+        let discoveries: AsyncStream<Discovery>
+        do {
+            discoveries = try await central.startMonitoring(
+                plan.monitorPatterns, allowDuplicates: scan.duplicates, rssiThreshold: scan.rssiMin)
+        } catch {
+            return PassiveScanUnavailable(code: .monitorRejected, detail: "\(adapter): \(error)")
+        }
+        logger.info(
+            "scanning passively through advertisement monitors",
+            [("monitors", "\(plan.sets.count)"), ("for", plan.sets.map(\.purpose).joined(separator: ", "))])
+        let services = Set(scan.services)
+        passiveRunning = true
+        monitorTask?.cancel()
+        monitorTask = Task { [weak self] in
+            for await discovery in discoveries where discovery.advertisementData.advertisesAny(of: services) {
+                await self?.discovered(discovery)
+            }
+        }
+        return nil
     }
 
     private func openBus() async throws -> BlueZBus {
@@ -228,6 +261,7 @@ extension BLELink {
         stopWatchingPolicy()
         for task in centralTasks { task.cancel() }
         scanTask?.cancel()
+        monitorTask?.cancel()
         guard let central else { return }
         let ids = Array(peripherals.keys)
         for id in ids {
@@ -357,7 +391,7 @@ extension BLELink {
     }
 
     private func startScan() {
-        // Listen-only scanning is refused at start (``passiveScanProblem()``), never done actively.
+        // Listen-only scanning goes through advertisement monitors (``startPassiveScan()``), never a discovery session.
         guard scanTask == nil, !discoveryPaused, configuration.bluetooth.scan.mode == .active, let central else {
             return
         }

@@ -299,7 +299,7 @@ public actor Gateway {
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.
         guard !stopping else { return }
-        if let problem = await link.passiveScanProblem() {
+        if let problem = await link.startPassiveScan() {
             logger.error("cannot scan passively", [("code", problem.code.rawValue), ("error", problem.detail)])
             throw problem
         }

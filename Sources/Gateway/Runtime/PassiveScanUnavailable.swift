@@ -6,9 +6,11 @@ public struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringCo
         case adapterUnavailable = "adapter_unavailable"
         /// No `AdvertisementMonitorManager1`, or one without `or_patterns`.
         case monitorUnsupported = "monitor_unsupported"
-        /// The adapter supports or-pattern monitors, but this version of the gateway does not
-        /// register them yet.
-        case monitorNotImplemented = "monitor_not_implemented"
+        /// Nothing configured advertises data an or-pattern can match.
+        case noPatterns = "no_patterns"
+        /// bluetoothd refused the registration, released a monitor before activating it, or did
+        /// not activate them in time.
+        case monitorRejected = "monitor_rejected"
     }
 
     public let code: Code

@@ -21,11 +21,13 @@ struct SimulatedBlueZ {
 
     static func start(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
-        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil
+        staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
         var world = try Scenario.load(scenario).accelerated(staleTimeout: staleTimeout)
         world.secondAdapter = secondAdapter
+        world.adapter.advertisementMonitor = advertisementMonitor
         let simulator = BlueZSimulator(
             scenario: world,
             options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
@@ -40,10 +42,12 @@ struct SimulatedBlueZ {
     static func run(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent,
         _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
         let bluez = try await start(
-            scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter)
+            scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter,
+            advertisementMonitor: advertisementMonitor)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {

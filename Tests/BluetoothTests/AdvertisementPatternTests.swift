@@ -1,0 +1,54 @@
+import Bluetooth
+import Testing
+
+/// Or-patterns of BlueZ advertisement monitors: bluetoothd's limits and how a pattern matches.
+@Suite struct AdvertisementPatternTests {
+    static let bthome = AdvertisementData(
+        localName: "BTHome SIM", serviceUUIDs: [BluetoothUUID(UInt16(0x181A))],
+        manufacturerData: [0x0499: [0x05, 0x12]],
+        serviceData: [BluetoothUUID(UInt16(0xFCD2)): [0x40, 0x02, 0xCA, 0x09]])
+
+    @Test func limitsAreBluetoothds() {
+        #expect(AdvertisementPattern(adType: 0x16, content: []) == nil, "no content")
+        #expect(AdvertisementPattern(adType: 0x16, content: [UInt8](repeating: 1, count: 31)) != nil)
+        #expect(AdvertisementPattern(adType: 0x16, content: [UInt8](repeating: 1, count: 32)) == nil)
+        #expect(AdvertisementPattern(startPosition: 30, adType: 0x16, content: [1]) != nil)
+        #expect(AdvertisementPattern(startPosition: 30, adType: 0x16, content: [1, 2]) == nil, "ends past 31 bytes")
+        #expect(AdvertisementPattern(adType: 0x00, content: [1]) == nil)
+        #expect(AdvertisementPattern(adType: 0x3D, content: [1]) != nil)
+        #expect(AdvertisementPattern(adType: 0x3E, content: [1]) == nil)
+        #expect(AdvertisementPattern(adType: 0xFF, content: [1]) != nil)
+    }
+
+    @Test func structuresAreWhatGoesOnAir() {
+        let structures = ADStructure.structures(of: Self.bthome)
+        #expect(
+            structures == [
+                ADStructure(type: 0x09, data: Array("BTHome SIM".utf8)),
+                ADStructure(type: 0x03, data: [0x1A, 0x18]),
+                ADStructure(type: 0x16, data: [0xD2, 0xFC, 0x40, 0x02, 0xCA, 0x09]),
+                ADStructure(type: 0xFF, data: [0x99, 0x04, 0x05, 0x12]),
+            ])
+        let custom = BluetoothUUID("6b1e0002-3c4d-4e5f-8a9b-0c1d2e3f4a5b")!
+        let long = ADStructure.structures(of: AdvertisementData(serviceData: [custom: [7]]))
+        #expect(long == [ADStructure(type: 0x21, data: custom.littleEndianBytes + [7])])
+    }
+
+    @Test func matchingLooksAtOneTypeFromItsStartPosition() throws {
+        let structures = ADStructure.structures(of: Self.bthome)
+        let serviceData = try #require(AdvertisementPattern(adType: 0x16, content: [0xD2, 0xFC]))
+        #expect(serviceData.matches(structures))
+        let flagsByte = try #require(AdvertisementPattern(startPosition: 2, adType: 0x16, content: [0x40]))
+        #expect(flagsByte.matches(structures))
+        let shifted = try #require(AdvertisementPattern(startPosition: 1, adType: 0x16, content: [0xD2, 0xFC]))
+        #expect(!shifted.matches(structures))
+        let otherType = try #require(AdvertisementPattern(adType: 0x21, content: [0xD2, 0xFC]))
+        #expect(!otherType.matches(structures))
+        let pastTheEnd = try #require(AdvertisementPattern(startPosition: 4, adType: 0xFF, content: [0x12, 0x00]))
+        #expect(!pastTheEnd.matches(structures), "the structure is shorter than the pattern's end")
+        let company = try #require(AdvertisementPattern(adType: 0xFF, content: [0x99, 0x04]))
+        #expect(AdvertisementPattern.anyMatches([otherType, company], structures))
+        #expect(!AdvertisementPattern.anyMatches([otherType, shifted], structures))
+        #expect(!AdvertisementPattern.anyMatches([], structures))
+    }
+}
