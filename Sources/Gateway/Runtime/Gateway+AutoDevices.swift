@@ -59,7 +59,7 @@ extension Gateway {
             }
             return nil
         case .idTaken(let id, let other):
-            if let held = idCollisionLog.admit(at: .now) {
+            if let held = idCollisionLog.admit(at: clock.now) {
                 logger.notice(
                     "automatic device not added: its id belongs to another address ending in the same 3 bytes; "
                         + "configure it in devices[] to follow it",

@@ -32,7 +32,7 @@ extension Gateway {
             }
             return nil
         case .idTaken(let id, let other):
-            if let held = idCollisionLog.admit(at: .now) {
+            if let held = idCollisionLog.admit(at: clock.now) {
                 logger.notice(
                     "the match of a device caught another device whose id belongs to another address ending in the "
                         + "same 3 bytes; its advertisements are dropped (give it a devices[] entry of its own)",

@@ -90,7 +90,9 @@ struct ScanCommand: CLICommand {
             var lastDraw = ContinuousClock.now - .seconds(1)
             for await discovery in stream {
                 let row = ScanView.Row(discovery)
-                view.update(row)
+                // Rows are kept only for what is drawn or printed at the end: a plain scan in a busy
+                // place would otherwise keep one per rotating private address for as long as it runs.
+                if live || printConfiguration { view.update(row) }
                 if live {
                     if ContinuousClock.now - lastDraw >= .milliseconds(500) {
                         StandardStreams.out(view.redraw(size: TerminalSize.standardOutput))
