@@ -7,7 +7,10 @@ after its PUBACK (mosquitto 2.0.11 with persistence loses some acknowledged QoS 
 persistent subscriber across a restart, SIGTERM or SIGKILL, with no gateway involved:
 `Tests/Faults/brokerloss.py`). The proxy parses the MQTT packets it forwards (CONNECT for the
 protocol level, PUBLISH from the gateway with its packet id and load value, PUBACK from the broker)
-and changes nothing. One upstream connection per gateway connection; when either side closes, both do.
+and changes nothing. One upstream connection per gateway connection; when one side ends, the other
+is half-closed after everything was forwarded. One difference from a direct connection remains:
+while the broker is down, the gateway's connection is accepted by the proxy and ended at once
+(end of file) instead of refused.
 """
 
 import socket
@@ -82,34 +85,53 @@ class AckProxy:
             except OSError:
                 downstream.close()  # the broker is away: the gateway sees its connection end
                 continue
-            state = {"level": 4, "pending": {}}  # packet id → (device, sequence)
+            # pending: packet id → (device, sequence); open: the directions still forwarding
+            state = {"level": 4, "pending": {}, "open": 2, "lock": threading.Lock()}
             for source, target, outgoing in ((downstream, upstream, True), (upstream, downstream, False)):
                 threading.Thread(target=self.pump, args=(source, target, outgoing, state), daemon=True).start()
 
     def pump(self, source, target, outgoing, state):
+        """Forwards one direction packet by packet. At its end it half-closes the other side (FIN
+        after everything forwarded) and keeps reading what still comes, so no socket is closed with
+        unread data: that sends a reset, and the peer's kernel drops what it had not read yet (PUBACKs
+        the gateway then re-sends for: duplicates a direct connection does not make)."""
+        forwarding = True
         try:
             while True:
                 first, packet, body = read_packet(source)
+                if not forwarding:
+                    continue
                 kind = first >> 4
-                if outgoing:
-                    self.gateway_packet(kind, first, body, state)
-                    target.sendall(packet)
-                else:
-                    target.sendall(packet)  # forward first: the gateway may act on it at once
-                    if kind == 4 and len(body) >= 2:  # PUBACK
-                        with self.lock:
-                            reading = state["pending"].pop(int.from_bytes(body[0:2], "big"), None)
-                            if reading:
-                                self.acknowledged.add(reading)
+                try:
+                    if outgoing:
+                        self.gateway_packet(kind, first, body, state)
+                        target.sendall(packet)
+                    else:
+                        target.sendall(packet)  # forward first: the gateway may act on it at once
+                        if kind == 4 and len(body) >= 2:  # PUBACK
+                            with self.lock:
+                                reading = state["pending"].pop(int.from_bytes(body[0:2], "big"), None)
+                                if reading:
+                                    self.acknowledged.add(reading)
+                except OSError:
+                    forwarding = False  # the other side is gone: read this one to its end
+                    for sock, how in ((target, socket.SHUT_RDWR), (source, socket.SHUT_WR)):
+                        try:
+                            sock.shutdown(how)
+                        except OSError:
+                            pass
         except (EOFError, OSError):
             pass
-        finally:
-            for sock in (source, target):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                sock.close()
+        try:
+            target.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        with state["lock"]:
+            state["open"] -= 1
+            last = state["open"] == 0
+        if last:
+            source.close()
+            target.close()
 
     def gateway_packet(self, kind, first, body, state):
         if kind == 1 and len(body) >= 7:  # CONNECT: protocol name, then its level
