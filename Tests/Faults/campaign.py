@@ -212,7 +212,7 @@ def command_flood(case):
     flood_seconds, rate = 10, 10_000
     client = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-flood")
     client.max_queued_messages_set(0)
-    client.connect("127.0.0.1", w.port)
+    client.connect("127.0.0.1", w.broker_port)
     client.loop_start()
     sent = 0
     started = time.monotonic()
@@ -231,7 +231,7 @@ def command_flood(case):
     answered = threading.Event()
     probe = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-probe")
     probe.on_message = lambda *_: answered.set()
-    probe.connect("127.0.0.1", w.port)
+    probe.connect("127.0.0.1", w.broker_port)
     probe.subscribe("blebridge/bridge/response/devices", qos=1)
     probe.loop_start()
     time.sleep(0.5)
@@ -302,7 +302,8 @@ def run_case(binary, name):
         result = world.finish(drain_seconds=180)
     except Exception as error:  # a case that cannot finish is a failure, reported with its reason
         log(f"[{name}] ERROR {error!r}")
-        result = {"error": repr(error), "sent": 0, "rows": [], "lost": None, "duplicated": None, "reordered": None,
+        result = {"error": repr(error), "sent": 0, "rows": [], "lost": None, "broker_lost": None, "duplicated": None,
+                  "reordered": None,
                   "integrity": harness.integrity_check(world.outbox) if os.path.exists(world.outbox) else "no file",
                   "sigterm": None, "sigterm_seconds": 0, "dropped_reported": None}
     finally:
@@ -315,6 +316,7 @@ def run_case(binary, name):
         case.note(describe_lost(result["rows"], case.windows))
     result["at_fault"] = lost_near(result.get("rows", []), case.windows)
     log(f"[{name}] sent {result['sent']} lost {result['lost']} (at a fault ±2 s: {result['at_fault']})"
+        f" lost by the broker after its PUBACK {result.get('broker_lost')}"
         f" duplicated {result['duplicated']} reordered {result['reordered']} integrity {result['integrity']}"
         f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s")
     return result
@@ -356,14 +358,15 @@ def main():
         sys.exit(f"unknown case(s) {unknown}; cases: {', '.join(CASES)}")
     results = [run_case(binary, name) for name in names]
     lines = [
-        "| case | sent | lost | of which at a fault (±2 s) | duplicated | reordered | devices lost/dup/reordered |"
-        " integrity_check | SIGTERM at the end | notes |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| case | sent | lost by the gateway | of which at a fault (±2 s) | lost by the broker after its PUBACK |"
+        " duplicated | reordered | devices lost/dup/reordered | integrity_check | SIGTERM at the end | notes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         sigterm = "hung (killed after 30 s)" if r["sigterm"] is None else f"exit {r['sigterm']}, {r['sigterm_seconds']:.1f} s"
         notes = "; ".join(r["notes"]) + (("; ERROR " + r["error"]) if "error" in r else "")
-        lines.append(f"| {r['name']} | {r['sent']:,} | {r['lost']} | {r['at_fault']} | {r['duplicated']} |"
+        lines.append(f"| {r['name']} | {r['sent']:,} | {r['lost']} | {r['at_fault']} | {r.get('broker_lost')} |"
+                     f" {r['duplicated']} |"
                      f" {r['reordered']} | {per_device(r['rows'])} | {r['integrity']} | {sigterm} |"
                      f" {notes.replace('|', '/')} |")
     table = "\n".join(lines)

@@ -21,6 +21,8 @@ import time
 
 import paho.mqtt.client as mqtt
 
+import ackproxy
+
 LOAD_CHARACTERISTIC = "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 SIMULATOR = ["io.blebridge.Simulator", "/io/blebridge/Simulator", "io.blebridge.Simulator1"]
 
@@ -45,15 +47,17 @@ def wait_until(condition, seconds, what):
 
 
 def process_figures(pid):
-    """RSS (kB), open fds and threads of a running process, from /proc."""
-    rss = threads = 0
+    """RSS (kB) with its anonymous part (heap, stacks: what a leak grows) and its file-backed part
+    (code and libraries paged in as paths run for the first time), open fds and threads, from /proc."""
+    figures = {"rss_kb": 0, "anon_kb": 0, "file_kb": 0, "threads": 0}
+    names = {"VmRSS:": "rss_kb", "RssAnon:": "anon_kb", "RssFile:": "file_kb", "Threads:": "threads"}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-            elif line.startswith("Threads:"):
-                threads = int(line.split()[1])
-    return {"rss_kb": rss, "fds": len(os.listdir(f"/proc/{pid}/fd")), "threads": threads}
+            key = names.get(line.split(maxsplit=1)[0] if line.strip() else "")
+            if key:
+                figures[key] = int(line.split()[1])
+    figures["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    return figures
 
 
 class Subscriber:
@@ -128,9 +132,11 @@ def extract_load_value(payload):
     return None
 
 
-def count_losses(received, last_sequences):
+def count_losses(received, last_sequences, acknowledged=frozenset()):
     """Per device: sent (its last sequence), unique received, lost, duplicated, reordered, and the
-    send times (ns, interpolated from neighbours) of lost sequences for attributing them to faults."""
+    send times (ns, interpolated from neighbours) of lost sequences for attributing them to faults.
+    A reading never received that the broker had acknowledged to the gateway (`acknowledged`, from
+    the proxy) was lost by the broker, not by the gateway: counted apart as `broker_lost`."""
     rows = []
     for device, last in enumerate(last_sequences):
         arrivals = received.get(device, [])
@@ -145,15 +151,21 @@ def count_losses(received, last_sequences):
             if sequence < highest:
                 reordered += 1
             highest = max(highest, sequence)
-        missing = [s for s in range(1, last + 1) if s not in seen]
+        unreceived = [s for s in range(1, last + 1) if s not in seen]
+        missing = [s for s in unreceived if (device, s) not in acknowledged]
+        broker_lost = [s for s in unreceived if (device, s) in acknowledged]
         rows.append(
             {
                 "device": device,
                 "sent": last,
                 "received": len(seen),
                 "lost": len(missing),
+                "broker_lost": len(broker_lost),
+                "broker_lost_sequences": broker_lost,
+                "broker_lost_times": [neighbour_time(seen, s, last) for s in broker_lost],
                 "duplicated": duplicated,
                 "reordered": reordered,
+                "lost_sequences": missing,
                 "lost_times": [neighbour_time(seen, s, last) for s in missing],
             }
         )
@@ -208,7 +220,9 @@ class World:
         self.outbox = os.path.join(self.outbox_dir, "outbox.sqlite")
         self.gateway_env = gateway_env or {}
         self.gateway = self.mosquitto = self.simulator = self.bus = self.subscriber = None
-        self.port = free_port()
+        self.port = free_port()  # the gateway's broker: the proxy in front of mosquitto
+        self.broker_port = free_port()  # mosquitto itself (the subscriber and command clients)
+        self.proxy = None
         self.gateway_starts = 0
         self.first_wrapper = ()
 
@@ -262,7 +276,7 @@ class World:
         with open(config, "w") as f:
             # Persistence keeps the measuring subscriber's session (and what is queued for it) across
             # a restart, so readings the gateway publishes before the subscriber is back still reach it.
-            f.write(f"""listener {self.port} 127.0.0.1
+            f.write(f"""listener {self.broker_port} 127.0.0.1
 allow_anonymous true
 max_queued_messages 0
 max_inflight_messages 0
@@ -278,7 +292,7 @@ log_type warning
 
     def broker_answers(self):
         try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            socket.create_connection(("127.0.0.1", self.broker_port), timeout=0.5).close()
             return True
         except OSError:
             return False
@@ -352,30 +366,43 @@ log_type warning
         self.start_simulator()
         self.set_load(self.devices, 1)  # creates the load devices (nothing is sent before they notify)
         self.start_broker()
-        self.subscriber = Subscriber(self.port, "faults-subscriber")
+        self.subscriber = Subscriber(self.broker_port, "faults-subscriber")
+        self.proxy = ackproxy.AckProxy(self.port, self.broker_port)
         self.write_config()
         self.start_gateway()
         wait_until(self.all_notifying, 120, "every load device connected and notifying")
         self.set_load(self.devices, self.rate)
 
-    def finish(self, drain_seconds=60):
-        """Stops the load, waits until every reading sent arrived (or drain_seconds passed),
+    def finish(self, drain_seconds=60, idle_seconds=30):
+        """Stops the load, waits until every reading sent arrived (or drain_seconds passed, or
+        idle_seconds without a new one),
         stops the gateway with SIGTERM; returns the figures."""
         self.set_load(0, 0)
         statistics = self.load_statistics()
         last = statistics.get("sequences", [])
         total = sum(last)
+        # Until everything sent arrived, at most drain_seconds, and no longer than idle_seconds
+        # without a new reading (a reading lost for good would otherwise cost the whole wait).
+        progress = {"count": -1, "at": time.monotonic()}
+
+        def drained():
+            count = self.unique_received(self.proxy.acknowledged_readings())
+            if count != progress["count"]:
+                progress.update(count=count, at=time.monotonic())
+            return count >= total or time.monotonic() - progress["at"] > idle_seconds
+
         try:
-            wait_until(lambda: self.unique_received() >= total, drain_seconds, "drain")
+            wait_until(drained, drain_seconds, "drain")
         except TimeoutError:
             pass
         time.sleep(1)  # late duplicates
         status, took = self.stop_gateway()
-        rows = count_losses(self.subscriber.sequences, last)
+        rows = count_losses(self.subscriber.sequences, last, self.proxy.acknowledged_readings())
         return {
             "sent": total,
             "rows": rows,
             "lost": sum(r["lost"] for r in rows),
+            "broker_lost": sum(r["broker_lost"] for r in rows),
             "duplicated": sum(r["duplicated"] for r in rows),
             "reordered": sum(r["reordered"] for r in rows),
             "integrity": integrity_check(self.outbox),
@@ -384,13 +411,17 @@ log_type warning
             "dropped_reported": (self.subscriber.health or {}).get("dropped"),
         }
 
-    def unique_received(self):
+    def unique_received(self, acknowledged=frozenset()):
+        """Readings received, plus (when given) those the broker acknowledged and never delivered."""
         with self.subscriber.lock:
-            return sum(len({s for s, _ in v}) for v in self.subscriber.sequences.values())
+            received = {(device, s) for device, v in self.subscriber.sequences.items() for s, _ in v}
+        return len(received | set(acknowledged)) if acknowledged else len(received)
 
     def close(self, keep=False):
         if self.subscriber:
             self.subscriber.stop()
+        if self.proxy:
+            self.proxy.close()
         for process in (self.gateway, self.simulator, self.mosquitto, self.bus):
             if process and process.poll() is None:
                 if process is self.mosquitto:

@@ -4,6 +4,7 @@
 # (.build/venv-faults) and clockshift.so, then runs the fault campaign or the soak.
 #   Tests/Faults/run.sh faults [CASE …]   every case, or the ones named (see campaign.py)
 #   Tests/Faults/run.sh soak              20 minutes; the plot is copied to docs/soak.png
+#   Tests/Faults/run.sh brokerloss term|kill   mosquitto alone: acknowledged QoS 1 messages lost across restarts
 # Needs root (a tmpfs is mounted for the full-disk case; setpriv runs the gateway as nobody for
 # the read-only case), dbus-daemon, mosquitto, busctl, gnuplot (soak). Not part of scripts/test.sh.
 set -euo pipefail
@@ -40,5 +41,8 @@ case "$what" in
         [[ ! -f "$SOAK_OUTPUT/soak.png" ]] || cp "$SOAK_OUTPUT/soak.png" docs/soak.png
         exit "$status"
         ;;
-    *) echo "faults: unknown mode $what (faults or soak)" >&2; exit 64 ;;
+    brokerloss)
+        exec "$venv/bin/python" Tests/Faults/brokerloss.py "$@"
+        ;;
+    *) echo "faults: unknown mode $what (faults, soak or brokerloss)" >&2; exit 64 ;;
 esac

@@ -3,6 +3,11 @@ import Synchronization
 
 /// The listeners of one characteristic's notifications. Values are fanned out from whichever thread receives
 /// them (the `AcquireNotify` socket reader or the manager's signal loop) without an actor hop.
+///
+/// Values that arrive before the first listener is added are kept for it: the socket reader starts when
+/// `AcquireNotify` answers, and a peer that notifies at once (the next value of a streaming sensor) sends
+/// while the subscribing call is still on its way back to add its listener (an actor hop, long on a
+/// starved machine). Those values were dropped before.
 final class NotificationChannel: Sendable {
     typealias Continuation = AsyncThrowingStream<Data, any Error>.Continuation
 
@@ -30,14 +35,26 @@ final class NotificationChannel: Sendable {
         var nextID = 0
         var listeners: [Int: Listener] = [:]
         var finished = false
+        /// Values received before the first listener came (nil once it came), at most ``earlyLimit``.
+        var early: [Data]? = []
     }
+
+    /// The most values kept for the first listener (the oldest are dropped beyond it); more than a
+    /// streaming device sends while a subscription is being set up.
+    static let earlyLimit = 1024
 
     private let state = Mutex(State())
 
-    /// Adds a listener; nil when the channel already finished.
+    /// Adds a listener; nil when the channel already finished. The first listener gets the values that
+    /// arrived before it first, in order, on the calling thread: under the lock, so a value the reader
+    /// yields meanwhile waits and comes after them (the listener must not call back into the channel).
     func add(_ listener: Listener) -> Int? {
         state.withLock { state in
             guard !state.finished else { return nil }
+            if let early = state.early {
+                state.early = nil
+                for value in early { listener.yield(value) }
+            }
             let id = state.nextID
             state.nextID += 1
             state.listeners[id] = listener
@@ -56,7 +73,14 @@ final class NotificationChannel: Sendable {
     var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     func yield(_ value: Data) {
-        let listeners = state.withLock { Array($0.listeners.values) }
+        let listeners = state.withLock { state -> [Listener] in
+            if state.early != nil, !state.finished {
+                if state.early!.count >= Self.earlyLimit { state.early!.removeFirst() }
+                state.early!.append(value)
+                return []
+            }
+            return Array(state.listeners.values)
+        }
         for listener in listeners { listener.yield(value) }
     }
 
@@ -64,6 +88,7 @@ final class NotificationChannel: Sendable {
     func finish(throwing error: (any Error)?) {
         let listeners = state.withLock { state in
             state.finished = true
+            state.early = nil
             defer { state.listeners.removeAll() }
             return Array(state.listeners.values)
         }

@@ -175,27 +175,35 @@ extension BlueZSimulator {
     }
 
     /// Sends a value change to whoever listens: PropertiesChanged on `Value`, or the AcquireNotify socket.
-    func deliver(_ key: CharacteristicKey, _ delivery: CharacteristicState.Delivery) {
+    /// Whether the value reached a client: signalled, or taken by its notify socket (a full socket
+    /// counts as reached: bluetoothd drops the value there, the client's loss; a socket the client
+    /// closed or shut does not).
+    @discardableResult
+    func deliver(_ key: CharacteristicKey, _ delivery: CharacteristicState.Delivery) -> Bool {
         switch delivery {
         case .none:
-            break
+            return false
         case .propertiesChanged(let value):
-            guard let bluez, let path = try? DBusObjectPath(characteristicPath(key)) else { return }
-            try? bluez.emitPropertiesChanged(
-                path: path, interface: Self.characteristicInterface, changed: ["Value": .bytes(value)])
+            guard let bluez, let path = try? DBusObjectPath(characteristicPath(key)) else { return false }
+            return
+                (try? bluez.emitPropertiesChanged(
+                    path: path, interface: Self.characteristicInterface, changed: ["Value": .bytes(value)])) != nil
         case .socket(let value):
-            sockets[SocketKey(characteristic: key, notify: true)]?.send(value)
+            return sockets[SocketKey(characteristic: key, notify: true)]?.send(value) ?? false
         }
     }
 
-    /// The peer's value changed (generator, control channel, load mode).
-    func updateValue(_ key: CharacteristicKey, _ value: [UInt8], notify: Bool = true) {
+    /// The peer's value changed (generator, control channel, load mode); true when it reached a
+    /// client (``deliver(_:_:)``).
+    @discardableResult
+    func updateValue(_ key: CharacteristicKey, _ value: [UInt8], notify: Bool = true) -> Bool {
         let connected = devices[key.address]!.link == .connected && devices[key.address]!.servicesResolved
         let delivery = devices[key.address]!.withCharacteristicUnchecked(key.id) {
             $0.update(value, connected: notify && connected)
         }
-        deliver(key, delivery)
+        let delivered = deliver(key, delivery)
         if notify { batteryLevelChanged(key) }
+        return delivered
     }
 
     // MARK: Descriptors

@@ -213,13 +213,15 @@ extension BlueZSimulator {
                 let state = device.characteristics[key.id], state.notifying || state.notifyAcquired
             else { continue }
             for _ in 0..<count {
-                load.sequences[index] += 1
                 var now = timespec()
                 clock_gettime(CLOCK_REALTIME, &now)
                 let value = LoadValue(
-                    device: UInt32(index), sequence: load.sequences[index],
+                    device: UInt32(index), sequence: load.sequences[index] + 1,
                     timestampNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
-                updateValue(key, value.bytes)
+                // Numbered only when a client took it (a closed or shut socket takes nothing): a
+                // consumer's loss is then the last sequence minus what it received.
+                guard updateValue(key, value.bytes) else { break }
+                load.sequences[index] += 1
                 load.sent += 1
             }
         }

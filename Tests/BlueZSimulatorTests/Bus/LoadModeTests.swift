@@ -162,6 +162,54 @@ import Testing
         await simulator.stop()
     }
 
+    /// A value no client socket took is not numbered: the sequences count what BlueZ handed to a
+    /// client, so a consumer's "last sequence minus received" is what it lost. Here device 0's client
+    /// shuts its socket for reading (every send then fails with EPIPE and nothing tells the simulator;
+    /// a killed gateway's socket looks the same until the simulator notices the hang-up, up to
+    /// 2.9 s in the fault campaign, whose `sigkill-10000-queued` counted those values as lost).
+    /// Device 1 keeps streaming as the clock of the test.
+    @Test func aValueNoSocketTookIsNotNumbered() async throws {
+        let bus = try await DBusDaemonFixture()
+        let simulator = try Self.simulator()
+        defer { Task { await bus.stop() } }
+        try await simulator.start(busAddress: bus.address)
+        try await simulator.setLoad(devices: 2, rate: 500)
+        let client = try await DBusConnection(address: bus.address)
+        defer { client.close() }
+        func call(_ path: String, _ interface: String, _ method: String, _ arguments: [DBusValue] = []) async throws
+            -> [DBusValue]
+        {
+            try await client.call(
+                destination: "org.bluez", path: try DBusObjectPath(path), interface: interface, method: method,
+                arguments: arguments)
+        }
+        func sequence(_ index: Int) async -> UInt64 {
+            let sequences = await simulator.loadStatistics().lastSequences
+            return sequences.indices.contains(index) ? sequences[index] : 0
+        }
+        _ = try await call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+        var descriptors: [Int32] = []
+        defer { for fd in descriptors { close(fd) } }
+        for index in 0..<2 {
+            let address = "C0:FF:EE:10:00:0\(index)"
+            let device = "/org/bluez/hci0/dev_C0_FF_EE_10_00_0\(index)"
+            #expect(try await waitUntil { (try? await simulator.snapshot(address: address).present) == true })
+            _ = try await call(device, "org.bluez.Device1", "Connect")
+            #expect(try await waitUntil { (try? await simulator.snapshot(address: address).servicesResolved) == true })
+            let reply = try await call(
+                device + "/service000c/char000d", "org.bluez.GattCharacteristic1", "AcquireNotify", [.properties([:])])
+            descriptors.append(try #require(reply.first?.asFileDescriptor).duplicate())
+        }
+        #expect(await waitUntil { await sequence(0) > 0 })
+        shutdown(descriptors[0], Int32(SHUT_RD))
+        let stopped = await sequence(0)
+        let other = await sequence(1)
+        // Device 1 sends 200 more values (about 0.4 s), device 0 tries as many: none is numbered.
+        #expect(await waitUntil { await sequence(1) >= other + 200 })
+        #expect(await sequence(0) == stopped, "values numbered after the socket refused them")
+        await simulator.stop()
+    }
+
     /// A benchmark, not a timed bar (it saturates the CPU for two seconds, so it runs only when
     /// asked: `BLEBRIDGE_BENCH=1 swift test --filter LoadModeTests/maximumRate`): reports the
     /// simulator's maximum notification rate on this machine, received by a plain D-Bus client.

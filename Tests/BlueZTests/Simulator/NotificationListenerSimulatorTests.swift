@@ -88,6 +88,30 @@ import Testing
         }
     }
 
+    /// A peer that notifies as soon as notifications are enabled (load mode sends from the tick after
+    /// `AcquireNotify`; a sensor that streams does the same) loses nothing: values the socket delivers
+    /// while the subscribing call is still returning reach the first listener, in order. (On an idle
+    /// machine the window is shorter than a value's interval, so this passed before the fix too;
+    /// `NotificationChannelTests` pins the channel's part deterministically.)
+    @Test func valuesSentBeforeTheFirstListenerIsAddedReachIt() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            try await bluez.simulator.setLoad(devices: 1, rate: 5_000)  // sends only while notifying
+            let device = try await bluez.connected(LoadDevices.address(0))
+            let characteristic = try await device.characteristic(LoadDevices.characteristic)
+            let sequences = Mutex<[UInt64]>([])
+            let listener = try await device.notifications(for: characteristic) { data in
+                if let value = LoadValue(bytes: Array(data)) { sequences.withLock { $0.append(value.sequence) } }
+            }
+            let enough = await waitUntil { sequences.withLock { $0.count } >= 500 }
+            try await bluez.simulator.setLoad(devices: 0, rate: 0)
+            listener.cancel()
+            #expect(enough)
+            let received = sequences.withLock { $0 }
+            #expect(received.first == 1, "the first \((received.first ?? 1) - 1) values were dropped")
+            #expect(zip(received, received.dropFirst()).allSatisfy { $0 < $1 }, "out of order")
+        }
+    }
+
     /// `cancel()` takes effect when it returns: a handler that cancels itself in the middle of a
     /// burst gets nothing more, while a stream on the same characteristic keeps receiving.
     @Test func aHandlerCancelledInTheMiddleOfABurstGetsNothingMore() async throws {
