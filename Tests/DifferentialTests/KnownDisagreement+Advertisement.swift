@@ -41,7 +41,19 @@ extension KnownDisagreement {
                     if case .string(let text)? = oracle?[key] { return text.hasPrefix("unknown \(name) ") }
                     return false
                 }),
-        ] + victron
+        ] + victron + govee
+
+    /// Govee's meat thermometers (govee-ble).
+    static let govee: [KnownDisagreement] = [
+        KnownDisagreement(
+            name: "govee_negative_probe", family: "govee", caseMarker: "_negative_probe",
+            justification:
+                "a negative probe or alarm value (no probe plugged in, no alarm set): govee-ble reports 0.0 °C, a temperature nobody measured; BLEBridge publishes null",
+            applies: { ours, oracle, differing in
+                !differing.isEmpty
+                    && differing.allSatisfy { ours[$0] == .null && oracle?[$0] == .number(0) }
+            })
+    ]
 
     /// Victron Instant Readout (victron-ble).
     static let victron: [KnownDisagreement] = [

@@ -133,7 +133,7 @@ import Testing
         // Manufacturer-data families: company-id bytes of each kind and every length, with the names
         // they are recognised by (values up to 100, so INKBIRD's plausibility checks pass).
         let named: [(any AdvertisementDecoder, [String])] = [
-            (GoveeDecoder(), ["GVH5101_0000"]), (ThermoProDecoder(), ["TP357"]),
+            (GoveeDecoder(), ["GVH5101_0000", "H5182_0000", "H5185_0000"]), (ThermoProDecoder(), ["TP357"]),
             (InkbirdDecoder(), ["sps", "tps", "ith-11-b", "iBBQ"]),
         ]
         for (decoder, names) in named {
