@@ -31,9 +31,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),  // imported by Outbox only
+        // Imported by Decoders (AES-CCM of BTHome/MiBeacon, AES-CTR of Victron) and MQTT (TLS verify reasons).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),  // imported by Decoders (BTHome AES-CCM) and MQTT (TLS verify reasons)
+            providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
         .systemLibrary(name: "CMalloc"),  // <malloc.h> (glibc's malloc_trim); imported by ProcessMemory only
 

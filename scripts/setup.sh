@@ -102,6 +102,8 @@ oracle_venv="$root/.build/venv-oracles"
 oracle_packages=("xiaomi-ble==1.21.2" "bthome-ble==3.25.0" "govee-ble==1.5.2" "thermopro-ble==1.1.4" "inkbird-ble==1.7.1")
 # Issue 17 consumer sensor families (each installs cleanly next to the ones above).
 oracle_packages+=("PySwitchbot==3.1.0" "qingping-ble==1.3.0" "sensorpush-ble==1.9.0" "oralb-ble==1.1.3" "mopeka-iot-ble==1.0.0")
+# Victron Instant Readout (AES-CTR with the device's advertisement key).
+oracle_packages+=("victron-ble==0.9.3")
 [[ -x "$oracle_venv/bin/python" ]] || "${as_owner[@]}" /usr/bin/python3 -m venv "$oracle_venv"
 if ! "$oracle_venv/bin/python" -c "
 import importlib.metadata as m, sys

@@ -22,6 +22,7 @@ extension ByteLayout.Field {
         deviceClass = try container.decodeIfPresent(String.self, forKey: .deviceClass)
         bigEndian = try container.decodeIfPresent(Bool.self, forKey: .bigEndian)
         bits = try container.decodeIfPresent([ByteLayout.BitField].self, forKey: .bits)
+        presentIf = try container.decodeIfPresent(ByteLayout.Condition.self, forKey: .presentIf)
     }
 }
 

@@ -3,17 +3,39 @@ extension ByteLayout {
     /// container, open-ended fields last, device classes and units Home Assistant accepts
     /// (``validateHomeAssistant()``). Call it when loading the configuration.
     public func validate() throws(ByteLayoutError) {
-        var names: Set<String> = []
+        // The conditions of the fields claiming each name: a name may repeat only on fields that
+        // exclude each other (`present_if` with distinct `equals` on the same field).
+        var names: [String: [Condition?]] = [:]
+        // Earlier fields a `present_if` may name: integer fields and parts of `bits` fields.
+        var conditionable: Set<String> = []
+        var condition: Condition?
         func claim(_ name: String?, _ path: String) throws(ByteLayoutError) {
             guard let name, !name.isEmpty else {
                 throw ByteLayoutError(path: path, message: "needs a name")
             }
-            guard names.insert(name).inserted else {
-                throw ByteLayoutError(path: path, message: "duplicate name '\(name)'")
+            if let earlier = names[name] {
+                guard let condition, condition.equals != nil,
+                    earlier.allSatisfy({ $0?.field == condition.field && $0?.equals != nil && $0 != condition })
+                else {
+                    throw ByteLayoutError(
+                        path: path,
+                        message:
+                            "duplicate name '\(name)' (a name may repeat only on fields with present_if on the same field and distinct 'equals')"
+                    )
+                }
             }
+            names[name, default: []].append(condition)
         }
         for (index, field) in fields.enumerated() {
             let path = "fields[\(index)]"
+            condition = field.presentIf
+            if let presentIf = field.presentIf {
+                try Self.checkCondition(presentIf, earlier: conditionable, path: path + ".present_if")
+            }
+            defer {
+                if field.type.isInteger, let name = field.name { conditionable.insert(name) }
+                for bit in field.bits ?? [] { conditionable.insert(bit.name) }
+            }
             if let scale = field.scale, scale == 0 || !scale.isFinite {
                 throw ByteLayoutError(path: path + ".scale", message: "must be a non-zero number")
             }
@@ -53,6 +75,26 @@ extension ByteLayout {
             }
         }
         try validateHomeAssistant()
+    }
+
+    /// A `present_if`: an earlier integer field or bit part, and exactly one of `mask` (≥ 1) and `equals`.
+    private static func checkCondition(_ condition: Condition, earlier: Set<String>, path: String)
+        throws(ByteLayoutError)
+    {
+        guard earlier.contains(condition.field) else {
+            throw ByteLayoutError(
+                path: path + ".field",
+                message:
+                    "'\(condition.field)' is not an earlier field of an integer type or a part of an earlier bits field"
+            )
+        }
+        switch (condition.mask, condition.equals) {
+        case (let mask?, nil):
+            guard mask >= 1 else { throw ByteLayoutError(path: path + ".mask", message: "must be at least 1") }
+        case (nil, _?): break
+        default:
+            throw ByteLayoutError(path: path, message: "needs exactly one of 'mask' and 'equals'")
+        }
     }
 
     /// A bit field's `divisor` (≥ 1), `modulus` (≥ 2), `sign_bit` (in the container, outside the

@@ -129,10 +129,13 @@ public struct ByteLayout: Sendable, Hashable, Codable {
         /// Big-endian container for `bits` (default little-endian).
         public var bigEndian: Bool?
         public var bits: [BitField]?
+        /// Present only when an earlier field says so (``Condition``); nil: always present.
+        public var presentIf: Condition?
 
         public init(
             name: String?, type: FieldType, length: Int? = nil, scale: Double? = nil, offset: Double? = nil,
-            unit: String? = nil, deviceClass: String? = nil, bigEndian: Bool? = nil, bits: [BitField]? = nil
+            unit: String? = nil, deviceClass: String? = nil, bigEndian: Bool? = nil, bits: [BitField]? = nil,
+            presentIf: Condition? = nil
         ) {
             self.name = name
             self.type = type
@@ -143,12 +146,14 @@ public struct ByteLayout: Sendable, Hashable, Codable {
             self.deviceClass = deviceClass
             self.bigEndian = bigEndian
             self.bits = bits
+            self.presentIf = presentIf
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, type, length, scale, offset, unit, bits
             case deviceClass = "device_class"
             case bigEndian = "big_endian"
+            case presentIf = "present_if"
         }
     }
 

@@ -122,6 +122,32 @@ import Testing
                 #"{"fields": [{"type": "bits", "length": 1, "bits": [{"name": "door", "shift": 0, "device_class": "doors"}]}]}"#
             ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].bits[0].device_class",
             mentions: "unknown binary sensor device class 'doors'"),
+        // present_if: an earlier integer field, exactly one of mask and equals, no unknown keys.
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "a", "type": "uint8", "present_if": {"field": "b", "mask": 1}}, {"name": "b", "type": "uint8"}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].present_if.field",
+            mentions: "'b' is not an earlier field of an integer type"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "mask": 1, "equals": 1}}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[1].present_if",
+            mentions: "needs exactly one of 'mask' and 'equals'"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "mask": 0}}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[1].present_if.mask",
+            mentions: "must be at least 1"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "bit": 1}}]}"#
+            ), code: .unknownKey, keyPath: "devices[1].subscribe[0].layout.fields[1].present_if.bit",
+            mentions: "unknown key 'bit'"),
+        Case(
+            json: subscription(
+                #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "equals": 0}}, {"name": "a", "type": "uint16_le", "present_if": {"field": "f", "mask": 1}}]}"#
+            ), code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[2]",
+            mentions: "duplicate name 'a' (a name may repeat only on fields with present_if"),
         Case(
             json: subscription(#"{"fields": [{"name": "a"}]}"#), code: .missingKey,
             keyPath: "devices[1].subscribe[0].layout.fields[0].type", mentions: "required key is missing"),

@@ -16,6 +16,30 @@ import Testing
         return readings[0].jsonString()
     }
 
+    /// Meat thermometers: the H5182's two probes (probe 2 unplugged: null) by its company id, and
+    /// the H5198's probes 3–4 by its pair byte (66). Values as govee-ble reads them, except the
+    /// unplugged probe, which it reports as 0.0 °C (DifferentialSuiteTests lists that).
+    @Test func meatThermometersByCompanyIDAndPairByte() {
+        let h5182 = manufacturerReadings(0x2730, "0102030405060708092e196400ffff1ce8", name: nil).first
+        #expect(
+            h5182?.jsonString()
+                == #"{"model":"H5182","temperature_probe_1":23.5,"temperature_alarm_probe_1":65,"temperature_probe_2":null,"temperature_alarm_probe_2":74}"#
+        )
+        let h5198 = manufacturerReadings(0x3022, "01020304050642081595177003e807d0ffffffff", name: nil).first
+        #expect(h5198?["temperature_probe_3"] == .double(55.25))
+        #expect(h5198?["low_temperature_alarm_probe_3"] == .double(10))
+        #expect(h5198?["temperature_probe_4"] == .double(20))
+        #expect(h5198?["temperature_alarm_probe_4"] == .null)
+        #expect(h5198?["temperature_probe_1"] == nil)
+        let unknownPair = manufacturerReadings(0x3022, "01020304050603081595177003e807d0ffffffff", name: nil).first
+        #expect(unknownPair?.error?.field == "probe_pair")
+        // By name under another company id; a wrong length is not a meat thermometer.
+        #expect(
+            manufacturerReadings(0x1234, "0102030405060708092e196400ffff1ce8", name: "H5182_1A2B").first?["model"]
+                == .string("H5182"))
+        #expect(manufacturerReadings(0x2730, "0102030405060708092e196400ffff1c", name: nil).isEmpty)
+    }
+
     @Test func packedPositiveReading() {
         // 0x03A2D4 = 238292: 238 tenths of a degree, 292 tenths of a percent; battery 0x5C = 92 %.
         #expect(

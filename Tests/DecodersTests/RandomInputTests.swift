@@ -51,6 +51,8 @@ import Testing
                 case "sensorpush": [[0x00], [0x04], [0x08]]
                 case "oralb": [[0x03, 0x20, 0x01, 0x03], [0x04, 0x35, 0x10, 0x02]]
                 case "mopeka": [[0x59, 0x00, 0x03], [0x59, 0x00, 0x0C]]
+                // A product advertisement of each record type whose key byte is the context key's.
+                case "victron": (UInt8(1)...5).map { [0x10, 0x02, 0x89, 0xA3, $0, 0x00, 0x00, 0x23] }
                 default: [[]]
                 }
             targets.append(

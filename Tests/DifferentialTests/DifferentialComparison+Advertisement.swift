@@ -30,6 +30,20 @@ extension DifferentialComparison {
             "accelerometer_y": "accelerometer_y", "reading_quality_raw": "reading_quality_raw",
             "reading_quality": "reading_quality",
         ],
+        "victron": victronKeys,
+    ]
+
+    /// Victron Instant Readout (scripts/differential/corpus_victron.py): victron-ble's getters
+    /// without `get_`, enumerations as their numbers.
+    static let victronKeys = [
+        "device_state_code": "device_state", "charger_error": "charger_error", "battery_voltage": "battery_voltage",
+        "battery_current": "battery_charging_current", "yield_today": "yield_today", "solar_power": "solar_power",
+        "load_current": "external_device_load", "time_remaining": "remaining_mins", "voltage": "voltage",
+        "alarm": "alarm", "aux_mode": "aux_mode", "current": "current", "consumed_ah": "consumed_ah",
+        "state_of_charge": "soc", "temperature": "temperature", "starter_voltage": "starter_voltage",
+        "midpoint_voltage": "midpoint_voltage", "input_voltage": "input_voltage", "output_voltage": "output_voltage",
+        "off_reason": "off_reason", "ac_apparent_power": "ac_apparent_power", "ac_voltage": "ac_voltage",
+        "ac_current": "ac_current",
     ]
 
     /// Absolute tolerances per family, besides the relative 1e-9 every number gets. SensorPush:

@@ -9,7 +9,10 @@ extension DifferentialComparison {
 
     /// The fields compared: every reading the references publish.
     static func isComparedManufacturerField(_ name: String) -> Bool {
-        ["temperature", "humidity", "battery"].contains(name) || name.hasPrefix("temperature_probe_")
+        ["temperature", "humidity", "battery"].contains(name)
+            || ["temperature_probe_", "temperature_alarm_probe_", "low_temperature_alarm_probe_"].contains {
+                name.hasPrefix($0)
+            }
     }
 
     static func decodeManufacturerData(_ entry: OracleCase, company: Int) -> DecodedReading {

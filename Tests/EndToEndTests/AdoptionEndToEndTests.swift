@@ -66,6 +66,12 @@ import Testing
         #expect(reason == "adopted as kitchen", "\(String(describing: left.map(\.text)))")
         let listed = await world.recorder.first(on: "blebridge/bridge/devices") { $0.text.contains("\"kitchen\"") }
         #expect(listed != nil && listed?.text.contains("bthome_000003") == false)
+        // Each entry says how the gateway came to follow it.
+        #expect(
+            listed?.text.contains(#""id":"kitchen","name":"Kitchen","origin":"adopted""#) == true,
+            "\(listed?.text ?? "")")
+        #expect(listed?.text.contains(#""id":"hr_strap","name":"#) == true)
+        #expect(listed?.text.contains(#""origin":"configured""#) == true, "\(listed?.text ?? "")")
 
         // Restart: still kitchen, and bthome_000003 does not come back.
         world.gateway.process.signal(SIGTERM)

@@ -48,6 +48,11 @@ import Testing
         let listed = (try? JSONSerialization.jsonObject(with: Data(devices.payload))) as? [[String: Any]] ?? []
         let listedIDs = Set(listed.compactMap { $0["id"] as? String })
         #expect(Set(ids).isSubset(of: listedIDs), "bridge/devices lists every automatic device: \(listedIDs.sorted())")
+        let origins = Dictionary(
+            listed.compactMap { entry in
+                (entry["id"] as? String).map { ($0, entry["origin"] as? String ?? "-") }
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(ids.allSatisfy { origins[$0] == "automatic" }, "origins: \(origins)")
         print("auto devices \(ids.count): discovery \(discovery.count), availability \(availability.count)")
         await world.shutdown()
     }

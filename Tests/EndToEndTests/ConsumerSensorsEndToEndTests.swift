@@ -16,6 +16,8 @@ import Testing
         var manufacturer: String
         /// The family's decoders (the first names `id`).
         var decoders: [String]
+        /// `auto_devices.bind_keys` (encrypted families).
+        var bindKeys: [String: String] = [:]
         var testDescription: String { "\(scenario): \(id).\(field)" }
     }
 
@@ -36,12 +38,20 @@ import Testing
         Expectation(
             scenario: "mopeka", id: "mopeka_170241", field: "tank_level", value: 384, manufacturer: "Mopeka IOT",
             decoders: ["mopeka"]),
+        // Encrypted: every device's advertisement key in auto_devices.bind_keys.
+        Expectation(
+            scenario: "victron", id: "victron_170302", field: "state_of_charge", value: 87.5,
+            manufacturer: "Victron Energy", decoders: ["victron"],
+            bindKeys: Dictionary(
+                uniqueKeysWithValues: (1...4).map { ("C0:FF:EE:17:03:0\($0)", "0df4d0617b6c4e1b9d3f1a2b3c4d5e6f") })),
     ]
 
     @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {
         let scenario = try Scenario.load(expected.scenario)
         let world = try await SimulatedWorld(
-            edit: { configuration in configuration["auto_devices"] = ["enabled": true, "max_devices": 20] },
+            edit: { configuration in
+                configuration["auto_devices"] = ["enabled": true, "max_devices": 20, "bind_keys": expected.bindKeys]
+            },
             world: { $0.devices += scenario.devices })
         let state = await world.state(expected.id) { $0[expected.field] != nil }
         #expect(

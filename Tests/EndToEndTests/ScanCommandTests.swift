@@ -59,6 +59,41 @@ import Testing
         }
     }
 
+    /// `--bind-key ADDRESS=KEY`: an encrypted device is decoded and its `--config` entry carries the
+    /// key (the Victron scenario's SmartShunt); without the key it is not recognised at all.
+    @Test func aBindKeyDecryptsAndGoesIntoTheConfiguration() async throws {
+        let bus = try await DBusDaemonFixture()
+        let binary = try BinaryLocator.blebridge()
+        let simulator = try ChildProcess(binary, ["simulate", "--bus", bus.address, "--scenario", "victron"])
+        do {
+            #expect(await simulator.waitForOutput(timeout: .seconds(20)) { $0.contains("Press Ctrl-C") })
+            let key = "0df4d0617b6c4e1b9d3f1a2b3c4d5e6f"
+            let result = try await ChildProcess.run(
+                binary,
+                [
+                    "scan", "--bus", bus.address, "--duration", "3s", "--plain", "--config", "--bind-key",
+                    "C0:FF:EE:17:03:02=\(key)",
+                ], timeout: .seconds(30))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains(" decoder=victron victron model=\"Battery Monitor\""), "\(result.stdout)")
+            let last = try #require(result.stdout.split(separator: "\n").last)
+            let parsed = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+            let devices = parsed?["devices"] as? [[String: Any]] ?? []
+            #expect(devices.count == 1, "only the device with its key is recognised: \(last)")
+            let advertisement = devices.first?["advertisement"] as? [String: Any]
+            #expect(devices.first?["id"] as? String == "victron_170302", "\(last)")
+            #expect(advertisement?["bind_key"] as? String == key, "\(last)")
+            let bad = try await ChildProcess.run(
+                binary, ["scan", "--bind-key", "C0:FF:EE:17:03:02"], timeout: .seconds(30))
+            #expect(bad.status == 64, "\(bad.stderr)")
+            #expect(bad.stderr.contains("expected ADDRESS=KEY"), "\(bad.stderr)")
+        } catch {
+            Issue.record(error)
+        }
+        await simulator.stop()
+        await bus.stop()
+    }
+
     /// On a terminal (a pty from `script`): redrawn in place (cursor up, lines cleared to their
     /// end), never a full-screen clear; strongest first; "device" and "devices" as they should be.
     @Test func onATerminalTheTableIsRedrawnInPlaceStrongestFirst() async throws {

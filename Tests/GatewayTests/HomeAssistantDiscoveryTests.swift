@@ -118,10 +118,22 @@ import Testing
                 }
             }
         }
+        // Victron Instant Readout: each record type, random records encrypted with the context's key.
+        for type in UInt8(1)...4 {
+            for _ in 0..<250 {
+                let plain = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                if let frame = try? VictronDecoder.frame(
+                    type: type, product: 0xA389, counter: UInt16.random(in: 0...0xFFFF, using: &generator),
+                    record: plain, key: context.bindKey ?? [])
+                {
+                    record("victron", [VictronDecoder().reading(frame, context: context)])
+                }
+            }
+        }
         // Manufacturer-data families: company-id bytes of each kind and every length, with the names
         // they are recognised by (values up to 100, so INKBIRD's plausibility checks pass).
         let named: [(any AdvertisementDecoder, [String])] = [
-            (GoveeDecoder(), ["GVH5101_0000"]), (ThermoProDecoder(), ["TP357"]),
+            (GoveeDecoder(), ["GVH5101_0000", "H5182_0000", "H5185_0000"]), (ThermoProDecoder(), ["TP357"]),
             (InkbirdDecoder(), ["sps", "tps", "ith-11-b", "iBBQ"]),
         ]
         for (decoder, names) in named {

@@ -63,6 +63,12 @@ import Timekeeping
             id: "lamp", name: "Lamp", address: "C0:FF:EE:00:00:05", connection: "connect_on_demand", connected: true,
             rssi: -50, lastSeen: nil, services: ["180f"])
         #expect(device.json["connected"] == .bool(true))
+        #expect(device.json["origin"] == .string("configured"))
+        let adopted = DeviceSummary(
+            id: "kitchen", name: "Kitchen", origin: .adopted, address: nil, connection: "passive", connected: false,
+            rssi: nil, lastSeen: nil, services: [])
+        #expect(
+            adopted.json(stable: true).serialized.hasPrefix(#"{"id":"kitchen","name":"Kitchen","origin":"adopted","#))
         #expect(device.json["last_seen"] == .null)
     }
 }

@@ -56,9 +56,46 @@ def govee_pairs(rng):
     return struct.pack("<hHB", rng.randrange(-4000, 10001), rng.randrange(0, 10001), rng.randrange(0, 101))
 
 
+# Meat thermometers: model -> (entry length, company ids it advertises under, values after the
+# 8-byte header: "t" a big-endian int16 in 0.01 °C, "b"/"w" a separator byte/word).
+GOVEE_MEAT = {
+    "H5181": (14, [0xF861, 0x388A, 0xEA42, 0xAAA2, 0xD14B], "tt"), "H5183": (14, [0x67DD, 0xE02F, 0xF79F], "tt"),
+    "H5182": (17, [0x2730], "ttbtt"), "H5184": (17, [0x1B36], "ttbtt"), "H5185": (20, [0x4A32, 0x0332, 0x4C32], "ttwtt"),
+    "H5198": (20, [0x3022], "tttttt"),
+}
+
+
+def govee_meat(rng, suffix):
+    """(company, data, name, case) of a meat thermometer: probes 0–300 °C, a few negative (no probe)."""
+    model = rng.choice(sorted(GOVEE_MEAT))
+    length, companies, values = GOVEE_MEAT[model]
+    case = "meat_" + model
+    header = bytearray(random_bytes(rng, 8))
+    if model in ("H5184", "H5198"):
+        header[6] = rng.choice([1, 65, 129, 193, 2, 66, 130, 194])
+        if rng.random() < 0.03:
+            header[6] = rng.choice([0, 3, 64, 255])
+            case += "_unknown_pair"
+    body = b""
+    for kind in values:
+        if kind == "t":
+            value = rng.randrange(0, 30001)
+            if rng.random() < 0.05:
+                value = rng.choice([-1, rng.randrange(-32768, 0)])
+                case += "_negative_probe" if "_negative_probe" not in case else ""
+            body += struct.pack(">h", value)
+        else:
+            body += random_bytes(rng, 1 if kind == "b" else 2)
+    data = bytes(header) + body
+    data += random_bytes(rng, length - len(data))
+    return rng.choice(companies), data, rng.choice([f"{model}_{suffix}", ""]), case
+
+
 def govee_frame(rng, suffix):
     """(company, data, name, case) for one of Govee's frame kinds."""
-    kind = rng.choice(["ec88_6", "ec88_7", "ec88_9", "0001_6", "0001_8", "0001_9", "8801_9"])
+    kind = rng.choice(["ec88_6", "ec88_7", "ec88_9", "0001_6", "0001_8", "0001_9", "8801_9", "meat", "meat"])
+    if kind == "meat":
+        return govee_meat(rng, suffix)
     if kind == "ec88_6":
         packed, case = govee_packed(rng)
         name = rng.choice([f"GVH5075_{suffix}", f"GVH5072_{suffix}", f"Govee_H5075_{suffix}", ""])

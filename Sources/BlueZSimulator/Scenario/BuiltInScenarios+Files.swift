@@ -501,5 +501,29 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "victron": #"""
+        {
+          "name": "victron",
+          "description": "Victron Instant Readout (manufacturer data 0x02E1, AES-128-CTR), all four with the advertisement key 0df4d0617b6c4e1b9d3f1a2b3c4d5e6f (give it as bind_key): a SmartSolar charger in bulk at 13.45 V, 71 W; a SmartShunt at 12.87 V, -2.345 A, 87.5 %, 25 °C; a Phoenix inverter at 230.1 V, 420 VA; an Orion Smart DC-DC converter 14.1 V in, 13.8 V out.",
+          "devices": [
+            {
+              "id": "victron_solar", "address": "C0:FF:EE:17:03:01", "connectable": false, "rssi": -66,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "100253a00134120ddaeaf04a3eb8b7f42fc70e49"}]}
+            },
+            {
+              "id": "victron_shunt", "address": "C0:FF:EE:17:03:02", "connectable": false, "rssi": -71,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "100289a302b0400d896c8f2dd6a21251f6e8f4039900da"}]}
+            },
+            {
+              "id": "victron_inverter", "address": "C0:FF:EE:17:03:03", "connectable": false, "rssi": -75,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "100231a20301000dff860c401005c221227552"}]}
+            },
+            {
+              "id": "victron_orion", "address": "C0:FF:EE:17:03:04", "connectable": false, "rssi": -78,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "1002c0a304efbe0d98ba2884827d5dc78cdb"}]}
+            }
+          ]
+        }
+        """#,
     ]
 }

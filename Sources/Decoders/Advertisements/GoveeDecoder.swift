@@ -29,6 +29,8 @@ public struct GoveeDecoder: AdvertisementDecoder {
         case pairs(lead: Int, trailing: Int, model: String)
         /// H5178: skip 2, sensor id (0 primary, 1 remote), packed, battery, 2 bytes.
         case outdoor
+        /// A meat thermometer (``GoveeMeatThermometer``).
+        case meat(GoveeMeatThermometer)
     }
 
     static let companyEC88: UInt16 = 0xEC88
@@ -49,7 +51,7 @@ public struct GoveeDecoder: AdvertisementDecoder {
         case (company0001, 8): return .packed(lead: 2, trailing: 2, model: "H5108")
         case (company0001, 9): return .outdoor
         case (company8801, 9): return .pairs(lead: 4, trailing: 0, model: "H5179")
-        default: return nil
+        default: return GoveeMeatThermometer.model(company: company, length: length, name: name).map { .meat($0) }
         }
     }
 
@@ -116,6 +118,8 @@ public struct GoveeDecoder: AdvertisementDecoder {
             fields.append(.string("sensor", sensor == 0 ? "primary" : sensor == 1 ? "remote" : "unknown"))
             fields.append(.int("sensor_id", sensor))
             fields.append(.string("model", "H5178"))
+        case .meat(let thermometer):
+            fields = try thermometer.fields(&reader)
         }
         try reader.expectEnd(name)
         return fields

@@ -1,8 +1,9 @@
 internal import CCrypto
 
 /// AES-128-CCM through OpenSSL's libcrypto (EVP), as BTHome encryption uses it: 13-byte nonce
-/// (12 in BTHome v1), 4-byte tag, associated data only in v1 (one byte, 0x11). The only code in the project that calls libcrypto; every
-/// OpenSSL failure goes through ``CipherContext/check(_:_:)``.
+/// (12 in BTHome v1), 4-byte tag, associated data only in v1 (one byte, 0x11). With ``AESCTR``
+/// the only code in the decoders that calls libcrypto; every OpenSSL failure goes through
+/// ``CipherContext/check(_:_:)``.
 public enum AESCCM {
     /// Decrypts and authenticates. Throws `decryptionFailed` when the tag does not match.
     public static func open(
@@ -72,33 +73,6 @@ public enum AESCCM {
         guard (7...13).contains(nonce.count), [4, 6, 8, 10, 12, 14, 16].contains(tagCount) else {
             throw DecoderError(
                 .invalidInput, field: "nonce", message: "CCM needs a 7–13 byte nonce and an even tag size")
-        }
-    }
-}
-
-/// An OpenSSL `EVP_CIPHER_CTX` that frees itself.
-private final class CipherContext {
-    let handle: OpaquePointer
-
-    init() throws(DecoderError) {
-        guard let handle = EVP_CIPHER_CTX_new() else {
-            throw DecoderError(
-                .decryptionFailed, field: "cipher", message: "OpenSSL could not allocate a cipher context")
-        }
-        self.handle = handle
-    }
-
-    deinit { EVP_CIPHER_CTX_free(handle) }
-
-    /// The error funnel for libcrypto: EVP calls return 1 on success.
-    func check(_ result: Int32, _ step: String) throws(DecoderError) {
-        guard result == 1 else {
-            let code = ERR_get_error()
-            ERR_clear_error()
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw DecoderError(.decryptionFailed, field: "cipher", message: "OpenSSL \(step) failed: \(text)")
         }
     }
 }

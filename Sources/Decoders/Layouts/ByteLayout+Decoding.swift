@@ -16,7 +16,10 @@ extension ByteLayout: ValueDecoder {
         try checked()
         var reader = ByteReader(bytes)
         var output: [DecodedField] = []
+        // Raw values of integer fields and bit parts, for the fields' `present_if`.
+        var raws: [String: Int64] = [:]
         for field in fields {
+            if let condition = field.presentIf, !condition.holds(in: raws) { continue }
             let label = field.name ?? field.type.rawValue
             switch field.type {
             case .skip:
@@ -36,6 +39,7 @@ extension ByteLayout: ValueDecoder {
                 let container = try reader.unsigned(length, bigEndian: field.bigEndian ?? false, label)
                 for bit in field.bits ?? [] {
                     let value = container >> UInt64(bit.shift) & ((1 << UInt64(bit.width)) - 1)
+                    raws[bit.name] = Int64(value)
                     if bit.hasArithmetic {
                         output.append(Self.part(bit, value, container: container))
                     } else if bit.width == 1 {
@@ -56,6 +60,7 @@ extension ByteLayout: ValueDecoder {
                     field.type.isSigned
                     ? try reader.signed(width, bigEndian: field.type.isBigEndian, label)
                     : Int64(try reader.unsigned(width, bigEndian: field.type.isBigEndian, label))
+                raws[label] = raw
                 output.append(number(field, label, Double(raw), isInteger: true, raw: raw))
             }
         }

@@ -29,7 +29,11 @@ extension ByteLayout {
     public func encode(_ values: [String: DecodedValue]) throws(DecoderError) -> [UInt8] {
         try checked()
         var output: [UInt8] = []
+        // Raw values of integer fields and bit parts as encoded, for the fields' `present_if`: a
+        // field whose condition does not hold is not written (a value given for it is not used).
+        var raws: [String: Int64] = [:]
         for field in fields {
+            if let condition = field.presentIf, !condition.holds(in: raws) { continue }
             let label = field.name ?? field.type.rawValue
             switch field.type {
             case .skip:
@@ -70,6 +74,9 @@ extension ByteLayout {
                     }
                     container |= UInt64(value) << UInt64(bit.shift)
                 }
+                for bit in field.bits ?? [] {
+                    raws[bit.name] = Int64(container >> UInt64(bit.shift) & ((1 << UInt64(bit.width)) - 1))
+                }
                 output += Self.bytes(container, width: length, bigEndian: field.bigEndian ?? false)
             case .sfloat:
                 let value = try Self.unscaled(values[label], field: field, label: label)
@@ -89,6 +96,7 @@ extension ByteLayout {
                     throw DecoderError(
                         .invalidInput, field: label, message: "\(value) is outside \(field.type.rawValue)'s range")
                 }
+                raws[label] = Int64(value)
                 let pattern = UInt64(bitPattern: Int64(value))
                 output += Self.bytes(pattern, width: width, bigEndian: field.type.isBigEndian)
             }

@@ -38,6 +38,7 @@ public struct DecoderRegistry: Sendable {
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
         SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), OralBDecoder(), MopekaDecoder(),
+        VictronDecoder(),
         GoveeDecoder(),
     ]
 

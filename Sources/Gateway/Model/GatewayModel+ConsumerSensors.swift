@@ -3,6 +3,6 @@ extension GatewayModel {
     static let consumerSensorMakers: [String: (manufacturer: String, model: String?)] = [
         "switchbot": ("SwitchBot", nil), "switchbot_0d00": ("SwitchBot", nil), "qingping": ("Qingping", nil),
         "sensorpush": ("SensorPush", nil), "sensorpush_ht1": ("SensorPush", "HT1"),
-        "oralb": ("Oral-B", nil), "mopeka": ("Mopeka IOT", nil),
+        "oralb": ("Oral-B", nil), "mopeka": ("Mopeka IOT", nil), "victron": ("Victron Energy", nil),
     ]
 }

@@ -57,8 +57,15 @@ public struct BridgeInfo: Sendable, Hashable {
 /// One entry of `bridge/devices` (retained: without `rssi` and `last_seen`) and of the answer to
 /// `bridge/request/devices` (with them).
 public struct DeviceSummary: Sendable, Hashable {
+    /// How the device came to be followed: `configured` (config.json, including the devices a
+    /// match without address split off), `automatic` (`auto_devices`) or `adopted`.
+    public enum Origin: String, Sendable, Hashable {
+        case configured, automatic, adopted
+    }
+
     public var id: String
     public var name: String
+    public var origin: Origin
     public var address: String?
     public var connection: String
     public var connected: Bool
@@ -67,11 +74,12 @@ public struct DeviceSummary: Sendable, Hashable {
     public var services: [String]
 
     public init(
-        id: String, name: String, address: String?, connection: String, connected: Bool, rssi: Int?,
-        lastSeen: Date?, services: [String]
+        id: String, name: String, origin: Origin = .configured, address: String?, connection: String,
+        connected: Bool, rssi: Int?, lastSeen: Date?, services: [String]
     ) {
         self.id = id
         self.name = name
+        self.origin = origin
         self.address = address
         self.connection = connection
         self.connected = connected
@@ -87,6 +95,7 @@ public struct DeviceSummary: Sendable, Hashable {
         var members: [JSONMember] = [
             JSONMember("id", .string(id)),
             JSONMember("name", .string(name)),
+            JSONMember("origin", .string(origin.rawValue)),
             JSONMember("address", address.map { .string($0) } ?? .null),
             JSONMember("connection", .string(connection)),
             JSONMember("connected", .bool(connected)),

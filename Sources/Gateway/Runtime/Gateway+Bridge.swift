@@ -88,16 +88,24 @@ extension Gateway {
     /// seen change all the time: they are in the answer of `bridge/request/devices` and in each
     /// device's state).
     func publishDevices() async throws {
-        let summaries = model.configuration.devices.map { device in
-            let status = devices[device.id] ?? DeviceStatus()
-            return DeviceSummary(
-                id: device.id, name: device.name, address: status.address, connection: device.connection.rawValue,
-                connected: status.connected, rssi: nil, lastSeen: nil, services: status.services)
-        }
-        let payload = DeviceSummary.list(summaries, stable: true).bytes
+        let payload = DeviceSummary.list(deviceSummaries(), stable: true).bytes
         guard payload != publishedDevices else { return }
         try await publishRetained(model.topics.bridgeDevices, payload)
         publishedDevices = payload
+    }
+
+    /// Every followed device as `bridge/devices` and `bridge/request/devices` list it.
+    func deviceSummaries() -> [DeviceSummary] {
+        model.configuration.devices.map { device in
+            let status = devices[device.id] ?? DeviceStatus()
+            let origin: DeviceSummary.Origin =
+                autoDevices.entries[device.id] != nil
+                ? .automatic : adopted.entries[device.id] != nil ? .adopted : .configured
+            return DeviceSummary(
+                id: device.id, name: device.name, origin: origin, address: status.address,
+                connection: device.connection.rawValue, connected: status.connected, rssi: status.rssi,
+                lastSeen: status.lastSeen, services: status.services)
+        }
     }
 
     func isAvailable(_ id: String) -> Bool {

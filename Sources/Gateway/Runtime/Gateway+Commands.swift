@@ -152,15 +152,8 @@ extension Gateway {
         case .removeDevice(let device):
             await removeDevice(pending, device)
         case .listDevices:
-            let summaries = model.configuration.devices.map { device in
-                let status = devices[device.id] ?? DeviceStatus()
-                return DeviceSummary(
-                    id: device.id, name: device.name, address: status.address, connection: device.connection.rawValue,
-                    connected: status.connected, rssi: status.rssi, lastSeen: status.lastSeen, services: status.services
-                )
-            }
             respond(
-                CommandResponse.ok(transaction: command.transaction, data: DeviceSummary.list(summaries)),
+                CommandResponse.ok(transaction: command.transaction, data: DeviceSummary.list(deviceSummaries())),
                 to: pending.reply)
         case .scan(let duration):
             guard let ble else {

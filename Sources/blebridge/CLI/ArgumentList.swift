@@ -18,7 +18,12 @@ struct ArgumentList {
     /// Removes `--name value`, `--name=value` (or `-s value`) and returns the value; nil when absent.
     /// When given more than once, the last one wins.
     mutating func option(_ name: String, short: String? = nil) throws -> String? {
-        var found: String?
+        try options(name, short: short).last
+    }
+
+    /// Removes every `--name value`, `--name=value` (or `-s value`) and returns the values in order.
+    mutating func options(_ name: String, short: String? = nil) throws -> [String] {
+        var found: [String] = []
         var index = 0
         while index < endOfOptions {
             let argument = remaining[index]
@@ -26,10 +31,10 @@ struct ArgumentList {
                 guard index + 1 < endOfOptions else {
                     throw CommandLineError.usage("option \(argument) needs a value")
                 }
-                found = remaining[index + 1]
+                found.append(remaining[index + 1])
                 remaining.removeSubrange(index...(index + 1))
             } else if argument.hasPrefix("--\(name)=") {
-                found = String(argument.dropFirst(name.count + 3))
+                found.append(String(argument.dropFirst(name.count + 3)))
                 remaining.remove(at: index)
             } else {
                 index += 1

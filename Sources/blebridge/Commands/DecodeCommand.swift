@@ -22,7 +22,8 @@ struct DecodeCommand: CLICommand {
                                      Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers,
                                      fd3d SwitchBot, fdcd Qingping)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
-                                     iBeacon, 0499 Ruuvi, ec88 Govee, 00dc Oral-B), without the
+                                     iBeacon, 0499 Ruuvi, ec88 Govee, 00dc Oral-B, 02e1
+                                     Victron), without the
                                      two company-id bytes (ThermoPro and Inkbird put readings in
                                      them: give the id as BlueZ shows it, e.g. 0bc2)
         Advertisement options:
@@ -33,7 +34,7 @@ struct DecodeCommand: CLICommand {
                                      ef090000-11d6-42ba-93b8-9dd7ec090ab0, …0aa9 for the HT1;
                                      Mopeka: fee5)
           --bind-key HEX             bind key (32 hex digits) for encrypted BTHome, MiBeacon v4/v5
-                                     and ATC/pvvx payloads
+                                     and ATC/pvvx payloads; a Victron device's advertisement key
           --address AA:BB:CC:DD:EE:FF    the advertiser's address (encryption nonce)
           --name NAME                the advertised local name (ThermoPro TP357, Inkbird sps/tps
                                      and some Govee models are recognised by it)
@@ -53,6 +54,8 @@ struct DecodeCommand: CLICommand {
           blebridge decode --manufacturer-data 004c 0215426c7565436861726d426561636f6e730efe1355c5
           blebridge decode --manufacturer-data ec88 0003a2d45c00
           blebridge decode --manufacturer-data 0bc2 --name "TP357 (2B54)" 012c0254
+          blebridge decode --manufacturer-data 02e1 --bind-key 0df4d0617b6c4e1b9d3f1a2b3c4d5e6f \\
+            100289a302b0400d896c8f2dd6a21251f6e8f4039900da
         """
 
     static func run(_ arguments: inout ArgumentList) async throws -> ExitStatus {

@@ -20,6 +20,7 @@ struct ScanCommand: CLICommand {
     static let usage = """
         Usage: blebridge scan [--bus ADDRESS] [--adapter NAME] [--service UUID[,UUID…]] [--rssi DBM]
                               [--duplicates] [--duration DURATION] [--plain] [--config]
+                              [--bind-key ADDRESS=KEY …]
 
         Scans through BlueZ and shows each device's address, RSSI, name, advertised services, the
         decoder that recognises its advertisement (decoder=bthome, …) and the decoded advertisement
@@ -35,6 +36,9 @@ struct ScanCommand: CLICommand {
           --config               at the end, print {"devices": [...]}: a ready config.json entry for
                                  each recognised device with a fixed address (id <decoder>_<aabbcc>,
                                  as auto_devices names it)
+          --bind-key ADDRESS=KEY the 16-byte key (32 hex digits) of an encrypted device (BTHome,
+                                 MiBeacon, ATC/pvvx, Victron), repeatable: its advertisements are
+                                 decoded and its --config entry carries the key as bind_key
 
         Exit status: 0 when stopped, 69 BlueZ or the adapter unavailable, 64 usage error.
         """
@@ -56,6 +60,17 @@ struct ScanCommand: CLICommand {
             parse: { DurationParser.parse($0).flatMap { $0 > .zero ? $0 : nil } })
         let plain = arguments.flag("plain")
         let printConfiguration = arguments.flag("config")
+        var bindKeys: [BluetoothAddress: [UInt8]] = [:]
+        for text in try arguments.options("bind-key") {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let address = BluetoothAddress(parts[0]), let key = Hex.bytes(parts[1]),
+                key.count == 16
+            else {
+                throw CommandLineError.usage(
+                    "--bind-key \(text): expected ADDRESS=KEY, e.g. A4:C1:38:00:11:22=<32 hex digits>")
+            }
+            bindKeys[address] = key
+        }
         try arguments.finish()
 
         let manager: CentralManager
@@ -89,7 +104,7 @@ struct ScanCommand: CLICommand {
             var view = ScanView()
             var lastDraw = ContinuousClock.now - .seconds(1)
             for await discovery in stream {
-                let row = ScanView.Row(discovery)
+                let row = ScanView.Row(discovery, bindKey: bindKeys[discovery.identifier])
                 // Rows are kept only for what is drawn or printed at the end: a plain scan in a busy
                 // place would otherwise keep one per rotating private address for as long as it runs.
                 if live || printConfiguration { view.update(row) }
@@ -140,8 +155,11 @@ struct ScanView {
         /// The first built-in decoder that recognises the advertisement (as `auto_devices` picks it).
         var decoder: String?
         var decoded: String
+        /// The key given with `--bind-key` for this address.
+        var bindKey: [UInt8]?
 
-        init(_ discovery: Discovery) {
+        init(_ discovery: Discovery, bindKey: [UInt8]? = nil) {
+            self.bindKey = bindKey
             let advertisement = discovery.advertisementData
             address = discovery.identifier
             name = advertisement.localName
@@ -150,7 +168,7 @@ struct ScanView {
             let readings = DecoderRegistry.standard.decodeAdvertisement(
                 serviceData: advertisement.serviceData, manufacturerData: advertisement.manufacturerData,
                 context: AdvertisementContext(
-                    address: discovery.identifier, localName: advertisement.localName,
+                    address: discovery.identifier, bindKey: bindKey, localName: advertisement.localName,
                     serviceUUIDs: advertisement.serviceUUIDs))
             decoder = readings.first { $0.isSuccess }?.decoder
             decoded = Self.describe(readings, advertisement)
@@ -211,7 +229,7 @@ struct ScanView {
             guard let decoder = row.decoder, MatchInstances.isFixed(row.address) else { return nil }
             return AdoptedDevices.snippet(
                 id: AutoDevices.id(decoder: decoder, address: row.address), name: row.name,
-                address: row.address.string, decoder: decoder, bindKey: nil)
+                address: row.address.string, decoder: decoder, bindKey: row.bindKey)
         }
         return .object([JSONMember("devices", .array(entries))])
     }
