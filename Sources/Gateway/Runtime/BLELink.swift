@@ -66,8 +66,9 @@ actor BLELink {
     /// Devices being disconnected and connected again inside their connect task (that recovery's
     /// reconnect): their link drop is not a disconnection for the pool.
     var reconnectingInPlace: Set<String> = []
-    /// Per device forgotten by that recovery: woken when discovery reports it again.
-    var rediscoveryWaiters: [String: AsyncStream<Void>.Continuation] = [:]
+    /// Per device forgotten by that recovery: given each peripheral discovery reports for it (the removed one
+    /// too, until bluetoothd has removed its object).
+    var rediscoveryWaiters: [String: AsyncStream<Peripheral>.Continuation] = [:]
     private let pipeline: ReadingPipeline
 
     init(
@@ -404,7 +405,7 @@ extension BLELink {
             return
         }
         peripherals[id] = discovery.peripheral
-        rediscoveryWaiters[id]?.yield()
+        rediscoveryWaiters[id]?.yield(discovery.peripheral)
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
         let readings: [DecodedReading]
