@@ -3,9 +3,9 @@
 # btvirt, real bluetoothd 5.66) and fails on any failing scenario. A scenario is retried once
 # only when its guest failed to start BlueZ, before any step of the scenario ran: exit 21 (a
 # btvirt controller missed the kernel's reset timeout on a busy guest) or 22 (bluetoothd had
-# not registered both controllers after 30 s), or when the guest's kernel deadlocked (exit 126
-# from the guest's hung-task watchdog, or the scenario timed out and the console shows the
-# kernel's hung-task report).
+# not registered both controllers after 30 s), or when the guest's kernel deadlocked or oopsed
+# in its Bluetooth core (exit 126 from the guest's watchdog, or the scenario timed out and the
+# console shows the kernel's hung-task report).
 # Usage: Tests/VM/run-tier.sh [SCENARIO…]   (default: every Tests/VM/guest/scenario-*.sh except
 # those marked `# vm-opt-in: <reason>`, which run only when named)
 set -euo pipefail

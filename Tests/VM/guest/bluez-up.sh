@@ -11,16 +11,19 @@ trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null' EXIT
 dbus-daemon --system --fork --nopidfile || { echo "guest: dbus-daemon failed"; exit 20; }
 
 # The guest kernel's Bluetooth core has deadlocked (hung tasks: bluetoothd and a kworker of the
-# controller's workqueue). Its hung-task detector reports after HUNG_AFTER seconds (120 by default,
-# which cost a scenario its whole time limit); the watchdog then records every blocked task's
-# stack (sysrq w), the kernel log and BlueZ's logs in the output directory (dmesg-hung.txt,
+# controller's workqueue) or oopsed ("kernel BUG at"). Its hung-task detector reports after
+# HUNG_AFTER seconds (120 by default, which cost a scenario its whole time limit); the watchdog then
+# records every blocked task's stack (sysrq w), the kernel log and BlueZ's logs in the output directory (dmesg-hung.txt,
 # stacks-hung.txt), and ends the guest with status 126, which run-tier.sh retries once.
 HUNG_AFTER=${HUNG_AFTER:-60}
 echo "$HUNG_AFTER" >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 hung_watchdog() {
     while sleep 5; do
-        dmesg | grep -q 'blocked for more than' || continue
-        echo "guest: the kernel reports hung tasks; recording their stacks"
+        # A hung task, or the 6.1 kernel's Bluetooth core oopsing (a `list_del corruption` BUG in
+        # hci_chan_del under bluetoothd's l2cap_sock_release after a controller re-add, 2026-12-02):
+        # either way bluetoothd is gone or stuck and the scenario cannot go on.
+        dmesg | grep -q 'blocked for more than\|kernel BUG at' || continue
+        echo "guest: the kernel reports hung tasks or a BUG; recording the stacks"
         echo w >/proc/sysrq-trigger
         sleep 1
         for task in /proc/[0-9]*; do
