@@ -7,31 +7,35 @@ import Testing
 /// in the VM tier: `Failed` "Operation failed with ATT error: 0x0e" about 1 s after the security raise, and
 /// the link drops). The gateway says what happened and what to do, and its reconnects back off.
 @Suite(.serialized) struct PairingRefusedTests {
-    /// The pairing scenario's lock, refusing every pairing.
-    static func refusing(_ scenario: inout Scenario) {
-        for index in scenario.devices.indices where scenario.devices[index].id == "lock" {
-            scenario.devices[index].refusesPairing = true
-        }
+    /// The pairing scenario's lock, refusing every pairing, kept connected, with its passkey and `extra`
+    /// (a command or a subscription).
+    static func refusingLock(_ extra: [String: Any]) async throws -> SimulatedWorld {
+        try await SimulatedWorld(
+            scenario: "pairing",
+            edit: { configuration in
+                let lock: [String: Any] = [
+                    "id": "lock", "name": "Lock", "match": ["address": PairingEndToEndTests.lock],
+                    "connection": "keep_connected", "passkey": 123_456,
+                ]
+                configuration["devices"] = [lock.merging(extra) { _, new in new }]
+                configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
+            },
+            world: { scenario in
+                for index in scenario.devices.indices where scenario.devices[index].id == "lock" {
+                    scenario.devices[index].refusesPairing = true
+                }
+            })
     }
 
     @Test func aReadThatNeedsPairingAnswersThatTheDeviceRefusedIt() async throws {
-        let world = try await SimulatedWorld(
-            scenario: "pairing",
-            edit: { configuration in
-                configuration["devices"] = [
-                    [
-                        "id": "lock", "name": "Lock", "match": ["address": PairingEndToEndTests.lock],
-                        "connection": "keep_connected", "passkey": 123_456,
-                        "commands": [
-                            [
-                                "name": "state", "characteristic": PairingEndToEndTests.state,
-                                "operations": ["read", "write"], "format": "uint8",
-                            ]
-                        ],
-                    ]
+        let world = try await Self.refusingLock([
+            "commands": [
+                [
+                    "name": "state", "characteristic": PairingEndToEndTests.state, "operations": ["read", "write"],
+                    "format": "uint8",
                 ]
-                configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
-            }, world: Self.refusing)
+            ]
+        ])
         try await world.recorder.subscribe("e2e/answers")
         await world.waitOnline("lock")
         let asked = ContinuousClock.now
@@ -52,18 +56,9 @@ import Testing
     /// fix and retries on its backoff (1–5 s, doubling), not at once. Over 20 s that is at most 5
     /// attempts; a gateway retrying at once would make about 15 (1 s refusal each).
     @Test func aRefusedSubscriptionIsRetriedOnTheBackoff() async throws {
-        let world = try await SimulatedWorld(
-            scenario: "pairing",
-            edit: { configuration in
-                configuration["devices"] = [
-                    [
-                        "id": "lock", "name": "Lock", "match": ["address": PairingEndToEndTests.lock],
-                        "connection": "keep_connected", "passkey": 123_456,
-                        "subscribe": [["characteristic": PairingEndToEndTests.state, "mode": "notify"]],
-                    ]
-                ]
-                configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
-            }, world: Self.refusing)
+        let world = try await Self.refusingLock([
+            "subscribe": [["characteristic": PairingEndToEndTests.state, "mode": "notify"]]
+        ])
         func failures() -> Int {
             world.gateway.log.components(separatedBy: "connect failed").count - 1
         }
@@ -71,6 +66,7 @@ import Testing
             await waitUntil(timeout: .seconds(30)) { failures() >= 1 },
             "no failed connect; log: \(world.gateway.log.suffix(3000))")
         let first = failures()
+        // An observation window, not a wait for an event: how many attempts the backoff lets through.
         await sleepRunnable(for: .seconds(20))
         let attempts = failures() - first
         print("PairingRefusedTests: \(attempts) more failed connects in 20 s after the first")
