@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 16's goal against the simulator, for the gateway as a whole: readings resume within 10 s of the
 /// adapter or bluetoothd being back, after an adapter power cycle (device unbonded and bonded) and a
-/// bluetoothd restart. The VM tier asserts the same against real bluetoothd (docs/testing.md).
+/// bluetoothd restart (SIGTERM and SIGKILL). The VM tier asserts the same against real bluetoothd (docs/testing.md).
 @Suite(.serialized) struct LifecycleRecoveryTests {
     static let bound = Duration.seconds(10)
 
@@ -40,13 +40,17 @@ import Testing
         await world.shutdown()
     }
 
-    @Test func bluetoothdRestart() async throws {
+    /// bluetoothd stopped by SIGTERM (it powers off and removes its objects first) and by SIGKILL (its name
+    /// just vanishes), then started again.
+    @Test(arguments: BluezStop.allCases) func bluetoothdRestart(_ stop: BluezStop) async throws {
         let world = try await Self.strapWorld()
         #expect(try await FaultTests.resumes(world, 1411), "never subscribed; log: \(world.gateway.log.suffix(3000))")
         // Returns once org.bluez is back.
-        try await world.simulator.restartBluez(downtime: .seconds(1))
+        try await world.simulator.restartBluez(downtime: .seconds(1), stop: stop)
         let took = try await Self.strapResumes(world, 1412)
-        print("LifecycleRecoveryTests: bluetoothd restart: readings \(String(describing: took)) after it was back")
+        print(
+            "LifecycleRecoveryTests: bluetoothd restart (SIG\(stop.rawValue)): readings \(String(describing: took)) "
+                + "after it was back")
         #expect(
             took.map { $0 <= Self.bound } ?? false,
             "\(String(describing: took)); log: \(world.gateway.log.suffix(4000))")

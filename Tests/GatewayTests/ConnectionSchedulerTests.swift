@@ -52,6 +52,16 @@ import Testing
         #expect(scheduler.handle(.tick, at: start + .seconds(5)) == [.connect("k")])
     }
 
+    /// BlueZ lost the device's object (a bluetoothd restart): no backoff, connected as soon as it is seen again.
+    @Test func aDeviceBlueZNoLongerKnowsWaitsForItsNextSightingWithoutBackoff() {
+        var scheduler = Scheduler(devices: [.init(id: "k", mode: .keepConnected)], now: start, backoff: Self.backoff)
+        #expect(scheduler.handle(.discovered("k"), at: start) == [.connect("k")])
+        #expect(scheduler.handle(.unseen("k"), at: start) == [])
+        #expect(scheduler.nextDeadline() == nil)
+        #expect(scheduler.handle(.tick, at: start + .seconds(10)) == [])
+        #expect(scheduler.handle(.discovered("k"), at: start + .seconds(10)) == [.connect("k")])
+    }
+
     @Test func commandsComeFirstAndFailAfterRepeatedConnectFailures() {
         let devices = [
             Scheduler.DeviceSpec(id: "k", mode: .keepConnected),

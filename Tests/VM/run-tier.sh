@@ -3,8 +3,9 @@
 # btvirt, real bluetoothd 5.66) and fails on any failing scenario. A scenario is retried once
 # only when its guest failed to start BlueZ, before any step of the scenario ran: exit 21 (a
 # btvirt controller missed the kernel's reset timeout on a busy guest) or 22 (bluetoothd had
-# not registered both controllers after 30 s), or when the guest's kernel deadlocked (the
-# scenario timed out and the console shows the kernel's hung-task report).
+# not registered both controllers after 30 s), or when the guest's kernel deadlocked or oopsed
+# in its Bluetooth core (exit 126 from the guest's watchdog, or the scenario timed out and the
+# console shows the kernel's hung-task report).
 # Usage: Tests/VM/run-tier.sh [SCENARIO…]   (default: every Tests/VM/guest/scenario-*.sh except
 # those marked `# vm-opt-in: <reason>`, which run only when named)
 set -euo pipefail
@@ -28,14 +29,19 @@ for scenario in "${scenarios[@]}"; do
         echo "vm: $name could not start BlueZ in the guest (exit $status); retrying once" >&2
         status=0
         Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
-    elif [[ $status == 125 ]] && grep -q "blocked for more than" "$out/console.log"; then
+    elif [[ $status == 126 ]] || { [[ $status == 125 ]] && grep -q "blocked for more than" "$out/console.log"; }; then
         # The guest's kernel deadlocked (its hung-task detector names bluetoothd and a kworker in
         # the Bluetooth core), so the scenario timed out with no result. Seen once in about ten
         # restart scenarios on Debian 12's 6.1 kernel under TCG: bluetoothd stuck in the kernel
         # right after powering the emulated controller off. That is the emulated kernel's, not the
-        # gateway's (which only talks D-Bus); the console is kept as console-hung.log.
+        # gateway's (which only talks D-Bus); the console is kept as console-hung.log. The guest's
+        # own watchdog (bluez-up.sh) ends such a guest with 126 after recording the blocked tasks'
+        # stacks (stacks-hung.txt, dmesg-hung.txt), kept as *-hung-1.txt.
         echo "vm: WARNING: $name: the guest kernel hung (hung tasks in its console); retrying once" >&2
         cp "$out/console.log" "$out/console-hung.log"
+        for file in stacks-hung dmesg-hung ps-hung; do
+            if [[ -f "$out/$file.txt" ]]; then mv "$out/$file.txt" "$out/$file-1.txt"; fi
+        done
         status=0
         Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
     fi

@@ -380,7 +380,9 @@ public actor Peripheral {
             } catch {
                 let mapped = BluetoothError.from(error, during: .notify)
                 switch mapped.code {
-                case .notConnected, .peripheralDisconnected, .resetting, .notPoweredOn: throw mapped
+                // The peer's own ATT error (its CCCD write failed; 0x0e after a refused pairing) would fail
+                // StartNotify the same way, on a link bluetoothd is dropping: that error is the answer.
+                case .notConnected, .peripheralDisconnected, .resetting, .notPoweredOn, .attributeError: throw mapped
                 default: break  // fall back to StartNotify (indications, NotifyAcquired by someone else, …)
                 }
             }
@@ -700,6 +702,13 @@ public actor Peripheral {
     /// when that call failed, leaving the tree the signals built).
     func replaceGATT(_ tree: [DBusObjectPath: [String: [String: DBusValue]]]?, cacheReused: Bool) {
         gattCacheReused = cacheReused
+        // Its time in the log ends the `GetManagedObjects` round trip after `ServicesResolved` (the VM tier's breakdown).
+        Self.logger.debug(
+            "GATT tree from GetManagedObjects",
+            [
+                ("device", identifier.description), ("objects", tree.map { "\($0.count)" } ?? "call failed"),
+                ("cache_reused", "\(cacheReused)"),
+            ])
         guard let tree else { return }
         gatt = tree
         if !gattWaiters.isEmpty { wakeGATTWaiters() }

@@ -208,6 +208,12 @@ extension BlueZSimulator {
                 }
             }
             guard devices[key]!.bonding else { throw BlueZError.authenticationCanceled.dbus }
+            if devices[key]!.spec.refusesPairing {
+                // The pairing's status maps to AuthenticationFailed in bluetoothd (not measured for `Pair`
+                // itself: the VM tier measured the security raise, see refusePairing).
+                await refusePairing(key)
+                throw BlueZError.authenticationFailed.dbus
+            }
             if needsPasskey {
                 try await authenticate(key, agent: agents.agent(for: call.sender))
             }

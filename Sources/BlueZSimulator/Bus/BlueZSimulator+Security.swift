@@ -14,7 +14,8 @@ import DBus
 /// Modelled: Just Works devices pair without asking anyone (the kernel does not ask user space about Just
 /// Works when it initiates), passkey devices ask the default agent `RequestPasskey` (a wrong passkey, a
 /// rejection, no agent or one without a keyboard fail the pairing), numeric-comparison devices ask it
-/// `RequestConfirmation` (an agent that cannot show and confirm, or that rejects, fails it). Operations that need security while a
+/// `RequestConfirmation` (an agent that cannot show and confirm, or that rejects, fails it), and a device
+/// that refuses pairing (`refuses_pairing`) fails it after a delay and drops the link. Operations that need security while a
 /// pairing of that device runs (another raise or a `Pair` call) wait for it and are then retried once.
 extension BlueZSimulator {
     /// The error a peer's "insufficient authentication/encryption" answer becomes on D-Bus.
@@ -26,14 +27,15 @@ extension BlueZSimulator {
         do {
             return try operation()
         } catch let error as DBusError where error == Self.notPaired {
-            guard await raiseSecurity(key.address) else { throw error }
+            guard try await raiseSecurity(key.address) else { throw error }
             return try operation()
         }
     }
 
     /// Pairs the connected, unpaired device `key` through the default agent (or waits for the pairing that
-    /// already runs); returns whether it is paired afterwards.
-    func raiseSecurity(_ key: String) async -> Bool {
+    /// already runs); returns whether it is paired afterwards. Throws the error the operation gets when
+    /// the peer refuses the pairing (``refusePairing(_:)``).
+    func raiseSecurity(_ key: String) async throws -> Bool {
         guard let device = devices[key], device.connected else { return false }
         if device.paired { return true }
         if device.bonding {
@@ -41,6 +43,10 @@ extension BlueZSimulator {
             return devices[key]?.paired ?? false
         }
         guard case .begin = devices[key]!.beginPairing() else { return false }
+        if devices[key]!.spec.refusesPairing {
+            await refusePairing(key)
+            throw BlueZError.att(.unlikelyError).dbus
+        }
         log.info("raising security: pairing through the default agent", [("device", key)])
         var success = false
         do {
@@ -52,6 +58,24 @@ extension BlueZSimulator {
         }
         finishPairing(key, success: success)
         return devices[key]?.paired ?? false
+    }
+
+    /// A peer that refuses pairing (``ScenarioDevice/refusesPairing``) answers the pairing started for it
+    /// after the timing's `pairing_refusal_delay`, and the link drops (the pairing fails with it), as
+    /// bluetoothd 5.66 showed in the VM tier: bonding status 0x05 then 0x0e in its log, the request that
+    /// raised security answered `Failed` "Operation failed with ATT error: 0x0e", the device left unpaired.
+    /// The caller answers its D-Bus call with the error when this returns; the link drops just after.
+    func refusePairing(_ key: String) async {
+        log.info("the device refuses pairing", [("device", key), ("after", "\(timing.pairingRefusalDelay)")])
+        let generation = self.generation
+        // Real delay: the simulated peer's time to refuse (a scenario timing).
+        try? await Task.sleep(for: timing.pairingRefusalDelay)
+        guard generation == self.generation, devices[key]?.connected == true else { return }
+        let attempt = connectAttempts[key]
+        schedule(key, after: .milliseconds(5)) { simulator in
+            guard await simulator.connectAttempts[key] == attempt else { return }
+            await simulator.linkDown(key, pendingError: nil)
+        }
     }
 
     /// Returns when the pairing of `key` that runs now ends (success, failure, cancel or link loss).

@@ -258,8 +258,11 @@ public actor BlueZSimulator {
     /// Simulates bluetoothd restarting: `org.bluez` vanishes with every object, then comes back
     /// after `downtime` with a new unique name; devices known from storage (connected or paired
     /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
-    public func restartBluez(downtime: Duration = .seconds(1)) async throws {
+    /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
+    /// and removes its objects first, ``BluezStop``).
+    public func restartBluez(downtime: Duration = .seconds(1), stop: BluezStop = .kill) async throws {
         guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
+        if stop == .terminate { await terminateCleanly() }
         generation += 1
         for task in bluezTasks { task.cancel() }
         bluezTasks = []
@@ -280,7 +283,9 @@ public actor BlueZSimulator {
             pairingEnded(key)
         }
         secondAdapterDevices = [:]
-        log.notice("org.bluez released (simulated bluetoothd restart)", [("downtime", "\(downtime)")])
+        log.notice(
+            "org.bluez released (simulated bluetoothd restart)",
+            [("downtime", "\(downtime)"), ("signal", stop.rawValue)])
         // Real delay: the simulated bluetoothd restart's downtime.
         try await Task.sleep(for: downtime)
         try await bringUpBluez()

@@ -39,6 +39,18 @@ extension BlueZSimulator {
                     try await simulator.restartBluez(downtime: .milliseconds(Int64(seconds * 1000)))
                     return []
                 },
+                method("RestartBluezWithSignal", "sd") { simulator, arguments in
+                    let name = arguments[0].asString ?? ""
+                    guard let stop = BluezStop(rawValue: name) else {
+                        throw SimulatorError(.invalidArguments, "signal must be TERM or KILL, not \"\(name)\"")
+                    }
+                    let seconds = arguments[1].asDouble ?? 1
+                    guard seconds >= 0, seconds <= 600 else {
+                        throw SimulatorError(.invalidArguments, "downtime must be 0…600 s")
+                    }
+                    try await simulator.restartBluez(downtime: .milliseconds(Int64(seconds * 1000)), stop: stop)
+                    return []
+                },
                 method("RemoveAdapter") { simulator, _ in
                     try await simulator.removeAdapter()
                     return []

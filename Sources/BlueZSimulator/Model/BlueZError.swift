@@ -74,6 +74,9 @@ public enum ATTError: UInt8, Sendable, Hashable {
     case insufficientAuthorization = 0x08
     case insufficientEncryptionKeySize = 0x0c
     case invalidAttributeValueLength = 0x0d
+    /// "Unlikely Error": what bluetoothd 5.66 answers a request with when the security raise it caused
+    /// failed because the peer refused pairing (measured in the VM tier).
+    case unlikelyError = 0x0e
     case insufficientEncryption = 0x0f
     case valueNotAllowed = 0x13
 }

@@ -148,11 +148,19 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
     public var connectTimeout: Duration
     /// The ATT MTU negotiated on every connection (the `MTU` property).
     public var mtu: UInt16
+    /// How long a device that refuses pairing (`refuses_pairing`) takes to fail it: from the security
+    /// raise or `Pair` to the error and the link's drop. Default 1 s: bluetoothd 5.66 answered a refused
+    /// pairing after 0.98, 1.15 and 1.17 s in the VM tier (issue 16).
+    public var pairingRefusalDelay: Duration
+    /// How long bluetoothd takes from SIGTERM to releasing `org.bluez` (``BluezStop/terminate``): it powers
+    /// its adapters off first (the links drop), then removes its objects.
+    public var terminateDelay: Duration
 
     public init(
         advertisingInterval: Duration = .seconds(1), staleTimeout: Duration = .seconds(30),
         connectDelay: Duration = .milliseconds(30), resolveDelay: Duration = .milliseconds(40),
-        connectTimeout: Duration = .seconds(41), mtu: UInt16 = 247
+        connectTimeout: Duration = .seconds(41), mtu: UInt16 = 247, pairingRefusalDelay: Duration = .seconds(1),
+        terminateDelay: Duration = .milliseconds(100)
     ) {
         self.advertisingInterval = advertisingInterval
         self.staleTimeout = staleTimeout
@@ -160,6 +168,8 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
         self.resolveDelay = resolveDelay
         self.connectTimeout = connectTimeout
         self.mtu = mtu
+        self.pairingRefusalDelay = pairingRefusalDelay
+        self.terminateDelay = terminateDelay
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -169,6 +179,8 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
         case resolveDelay = "resolve_delay"
         case connectTimeout = "connect_timeout"
         case mtu
+        case pairingRefusalDelay = "pairing_refusal_delay"
+        case terminateDelay = "terminate_delay"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -187,6 +199,8 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
         connectDelay = try duration(.connectDelay, defaults.connectDelay)
         resolveDelay = try duration(.resolveDelay, defaults.resolveDelay)
         connectTimeout = try duration(.connectTimeout, defaults.connectTimeout)
+        pairingRefusalDelay = try duration(.pairingRefusalDelay, defaults.pairingRefusalDelay)
+        terminateDelay = try duration(.terminateDelay, defaults.terminateDelay)
         mtu = try container.decodeIfPresent(UInt16.self, forKey: .mtu) ?? defaults.mtu
         guard (23...517).contains(mtu) else {
             throw container.invalid(.mtu, "invalid MTU \(mtu); expected 23…517")

@@ -30,6 +30,10 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
     public var advertisement: ScenarioAdvertisement
     public var pairing: Pairing
     public var passkey: UInt32?
+    /// The peer refuses every pairing (a sensor not in pairing mode, or one that allows a single
+    /// bond): a security raise fails with `Failed` "Operation failed with ATT error: 0x0e", a `Pair`
+    /// with `AuthenticationFailed`, each after the timing's `pairing_refusal_delay`, and the link drops.
+    public var refusesPairing: Bool
     public var services: [ScenarioService]
     public var faults: ScenarioFaults
 
@@ -37,7 +41,8 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         id: String? = nil, address: BluetoothAddress, name: String? = nil, appearance: UInt16? = nil, rssi: Int16 = -60,
         rssiJitter: Int16 = 3, txPower: Int16? = nil, connectable: Bool = true, inRange: Bool = true,
         advertisement: ScenarioAdvertisement = ScenarioAdvertisement(), pairing: Pairing = .none,
-        passkey: UInt32? = nil, services: [ScenarioService] = [], faults: ScenarioFaults = ScenarioFaults()
+        passkey: UInt32? = nil, refusesPairing: Bool = false, services: [ScenarioService] = [],
+        faults: ScenarioFaults = ScenarioFaults()
     ) {
         self.id = id ?? address.string
         self.address = address
@@ -51,6 +56,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         self.advertisement = advertisement
         self.pairing = pairing
         self.passkey = passkey
+        self.refusesPairing = refusesPairing
         self.services = services
         self.faults = faults
     }
@@ -61,6 +67,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         case rssiJitter = "rssi_jitter"
         case txPower = "tx_power"
         case inRange = "in_range"
+        case refusesPairing = "refuses_pairing"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -100,6 +107,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         if pairing == .passkey || pairing == .numericComparison, passkey == nil {
             throw container.invalid(.passkey, "pairing \"\(pairing.rawValue)\" needs a \"passkey\" (0…999999)")
         }
+        refusesPairing = try container.decodeIfPresent(Bool.self, forKey: .refusesPairing) ?? false
         services = try container.decodeIfPresent([ScenarioService].self, forKey: .services) ?? []
         faults = try container.decodeIfPresent(ScenarioFaults.self, forKey: .faults) ?? ScenarioFaults()
         if !services.isEmpty, !connectable {

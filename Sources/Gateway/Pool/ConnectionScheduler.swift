@@ -67,6 +67,9 @@ public struct ConnectionScheduler: Sendable {
         case discovered(String)
         case connected(String)
         case connectFailed(String)
+        /// BlueZ has no object for the device (gone with a bluetoothd restart or a removal): not a failed
+        /// attempt, so no backoff; it is connected once ``discovered(_:)`` again.
+        case unseen(String)
         case disconnected(String)
         case pollFinished(String)
         case commandQueued(String)
@@ -187,6 +190,11 @@ public struct ConnectionScheduler: Sendable {
                 record.pendingCommands = 0
                 actions.append(.failCommands(id))
             }
+            records[id] = record
+        case .unseen(let id):
+            guard var record = records[id] else { break }
+            record.phase = .idle
+            record.known = false
             records[id] = record
         case .disconnected(let id):
             guard var record = records[id] else { break }

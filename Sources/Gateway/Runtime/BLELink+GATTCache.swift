@@ -73,7 +73,7 @@ extension BLELink {
         // The link drop of the removal is part of the recovery, not a disconnection for the pool.
         reconnectingInPlace.insert(id)
         defer { reconnectingInPlace.remove(id) }
-        let (found, waiter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (found, waiter) = AsyncStream.makeStream(of: Peripheral.self, bufferingPolicy: .bufferingNewest(1))
         rediscoveryWaiters[id] = waiter
         defer {
             waiter.finish()
@@ -89,9 +89,13 @@ extension BLELink {
         let resumeScan = discoveryPaused
         if resumeScan { setDiscoveryPaused(false) }
         defer { if resumeScan { setDiscoveryPaused(true) } }
-        if peripherals[id] == nil {
+        if peripherals[id] == nil || peripherals[id] === peripheral {
+            // Discovery can still report the removed peripheral while bluetoothd removes it (an RSSI
+            // update): that is not the device found again. Taking it as such failed the connect 2.8 s
+            // after the removal ("not seen again within 30 s"), and the pool's backoff came on top
+            // (VM tier, 2026-12-02).
             await Deadline.run(until: clock.now + timeout, clock: AnyBridgeClock(clock)) {
-                for await _ in found { return }
+                for await reported in found where reported !== peripheral { return }
             }
         }
         guard let fresh = peripherals[id], fresh !== peripheral else {

@@ -44,3 +44,18 @@ extension BLELink {
         return configuration.devices.first { $0.match.address == address }?.id
     }
 }
+
+extension BLELink {
+    /// What a failure means when it is bluetoothd's answer to a refused pairing: `Failed` "Operation failed
+    /// with ATT error: 0x0e" ("Unlikely Error"). bluetoothd 5.66 answered a request with it, about 1 s later,
+    /// when the security raise it started for that request failed because the device refused pairing, and
+    /// the link dropped with it (measured in the VM tier, docs/testing.md). Nil for every other failure.
+    static func refusedPairing(_ error: BluetoothError) -> String? {
+        guard error.code == .attributeError, let answer = error.bluezError,
+            answer.message.lowercased().hasSuffix("att error: 0x0e")
+        else { return nil }
+        return "\(error.description); bluetoothd answers ATT error 0x0e when the pairing it started for this "
+            + "request failed: the device refused pairing. Put the device in pairing mode (or remove its bond "
+            + "with another central), and set its \"passkey\" if it shows one"
+    }
+}

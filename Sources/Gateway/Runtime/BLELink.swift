@@ -69,8 +69,9 @@ actor BLELink {
     /// Devices being disconnected and connected again inside their connect task (that recovery's
     /// reconnect): their link drop is not a disconnection for the pool.
     var reconnectingInPlace: Set<String> = []
-    /// Per device forgotten by that recovery: woken when discovery reports it again.
-    var rediscoveryWaiters: [String: AsyncStream<Void>.Continuation] = [:]
+    /// Per device forgotten by that recovery: given each peripheral discovery reports for it (the removed one
+    /// too, until bluetoothd has removed its object).
+    var rediscoveryWaiters: [String: AsyncStream<Peripheral>.Continuation] = [:]
     private let pipeline: ReadingPipeline
 
     init(
@@ -437,7 +438,7 @@ extension BLELink {
             return
         }
         peripherals[id] = discovery.peripheral
-        rediscoveryWaiters[id]?.yield()
+        rediscoveryWaiters[id]?.yield(discovery.peripheral)
         await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
         guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
         let readings: [DecodedReading]
@@ -564,7 +565,7 @@ extension BLELink {
     /// Connects, resolves services, subscribes to every configured characteristic (verifying
     /// each notifies), reads the polled ones once, then reports to the gateway.
     func connect(_ id: String) {
-        guard let central, let peripheral = peripherals[id], let device = configuration.device(id: id) else {
+        guard let central, let device = configuration.device(id: id) else {
             let gateway = self.gateway
             Task { await gateway?.deviceConnectFailed(id, error: "not seen by the adapter") }
             return
@@ -576,30 +577,56 @@ extension BLELink {
         connectTasks[token] = Task {
             defer { connectTasks[token] = nil }
             // The device forgotten and found again during recovery is a new peripheral.
-            var peripheral = peripheral
+            guard var peripheral = await peripheral(forConnecting: id, central: central) else {
+                await gateway?.deviceUnseen(id)
+                return
+            }
+            var timeline = ConnectTimeline(at: clock.now)
             do {
                 try Task.checkCancellation()
                 try await central.connect(peripheral, timeout: timeout)
+                timeline.step("connect", at: clock.now)
                 var services = try await resolve(id, peripheral: peripheral)
+                timeline.step("resolve", at: clock.now)
                 while let missing = missingConfiguredAttribute(id, device: device) {
                     // Waits for late characteristics, reconnects, or forgets and rediscovers the device, in
                     // place; or throws (given up, with the fix).
                     peripheral = try await recoverMissing(
                         id, missing, device: device, peripheral: peripheral, central: central, timeout: timeout)
                     services = try await resolve(id, peripheral: peripheral)
+                    timeline.step("recovery", at: clock.now)
                 }
                 cacheRecovery[id]?.servicesComplete()
                 try await subscribe(id, device: device, peripheral: peripheral)
+                timeline.step("subscribe", at: clock.now)
                 await remember(id, peripheral: peripheral, device: device, services: services)
                 await gateway?.deviceConnected(id, services: services.map(\.shortString))
+                timeline.step("report", at: clock.now)
+                logger.debug("connect timeline", [("device", id)] + timeline.fields)
                 await describe(id, peripheral: peripheral)
             } catch {
                 cancelSubscriptions(id)
                 expectedDisconnects.insert(id)
                 await central.cancelConnection(peripheral)
-                await gateway?.deviceConnectFailed(id, error: "\(error)")
+                let reason = (error as? BluetoothError).flatMap(Self.refusedPairing) ?? "\(error)"
+                await gateway?.deviceConnectFailed(id, error: reason)
             }
         }
+    }
+
+    /// The peripheral to connect `id` to: the one discovery or the restoration found, else the one BlueZ knows
+    /// at the address `id` had in an earlier connection. The restoration at power-on can run before bluetoothd
+    /// exported its stored devices again (after a bluetoothd restart by SIGTERM the simulator's pool asked to
+    /// connect 1 ms after the power-on and failed "not seen by the adapter", then waited out a 1–5 s backoff).
+    private func peripheral(forConnecting id: String, central: CentralManager) async -> Peripheral? {
+        if let known = peripherals[id] { return known }
+        guard let entry = try? await gateway?.state.knownPeripherals().first(where: { $0.deviceID == id }),
+            let address = BluetoothAddress(entry.address),
+            let restored = await central.retrievePeripherals(withIdentifiers: [address]).first
+        else { return nil }
+        if peripherals[id] == nil { peripherals[id] = restored }
+        logger.info("restored known peripheral at connect", [("device", id), ("address", entry.address)])
+        return peripherals[id]
     }
 
     /// Reads the manufacturer, model and firmware of the Device Information service (when the
@@ -622,13 +649,11 @@ extension BLELink {
             id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26])
     }
 
+    /// One call into the peripheral: its services come with their characteristics (a call per service
+    /// rebuilt the whole tree each time; the step took 0.46 s on the loaded VM tier).
     func resolve(_ id: String, peripheral: Peripheral) async throws -> [BluetoothUUID] {
-        var found: [(uuid: BluetoothUUID, characteristics: [GATTCharacteristic])] = []
         let services = try await peripheral.discoverServices()
-        for service in services {
-            found.append((service.uuid, try await peripheral.discoverCharacteristics(for: service)))
-        }
-        gatt[id] = ResolvedGATT(device: id, services: found)
+        gatt[id] = ResolvedGATT(device: id, services: services.map { ($0.uuid, $0.characteristics) })
         return services.map(\.uuid)
     }
 
@@ -710,10 +735,19 @@ extension BLELink {
         return subscriptions[source.rank].layout
     }
 
+    /// Enables every configured subscription's notifications at once (each is a round trip to the
+    /// peer through bluetoothd: `AcquireNotify` answers after the peer acknowledged the CCCD write,
+    /// 0.3–1.6 s on the loaded VM tier), then keeps their listeners; when one fails, the others are
+    /// let go and the first failure is thrown.
     private func subscribe(_ id: String, device: DeviceConfiguration, peripheral: Peripheral) async throws {
         cancelSubscriptions(id)
         let pipeline = self.pipeline
         let clock = self.clock
+        let logger = self.logger
+        let since = clock.now
+        // The first value after the connect, logged once (debug): the peer's share of a recovery.
+        let firstValue = FirstValueLog()
+        var targets: [(GATTCharacteristic, ReadingPipeline.Subscription)] = []
         for subscription in device.subscribe where subscription.mode != .read {
             let entry = try characteristic(
                 CharacteristicTarget(subscription.characteristic, service: subscription.service), of: id)
@@ -722,12 +756,44 @@ extension BLELink {
                 layout: subscription.layout, source: source(entry, device: device),
                 command: GatewayModel.stateCommand(
                     characteristic: subscription.characteristic, service: entry.service, of: device))
-            // Runs on the notify socket's thread; the end of the notifications comes with the
-            // disconnection event, which reconnects.
-            let listener = try await peripheral.notifications(for: entry.characteristic) { value in
-                pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
+            targets.append((entry.characteristic, context))
+        }
+        let results = await withTaskGroup(
+            of: (GATTCharacteristic, Result<NotificationListener, any Error>).self
+        ) { group in
+            for (characteristic, context) in targets {
+                group.addTask {
+                    do {
+                        // Runs on the notify socket's thread; the end of the notifications comes with the
+                        // disconnection event, which reconnects.
+                        let listener = try await peripheral.notifications(for: characteristic) { value in
+                            if firstValue.take() {
+                                logger.debug(
+                                    "first notification since subscribing",
+                                    [("device", id), ("after", "\((clock.now - since).inSeconds)s")])
+                            }
+                            pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
+                        }
+                        return (characteristic, .success(listener))
+                    } catch {
+                        return (characteristic, .failure(error))
+                    }
+                }
             }
-            listeners[id, default: [:]][entry.characteristic.id] = listener
+            var results: [(GATTCharacteristic, Result<NotificationListener, any Error>)] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        var failure: (any Error)?
+        for (characteristic, result) in results {
+            switch result {
+            case .success(let listener): listeners[id, default: [:]][characteristic.id] = listener
+            case .failure(let error): failure = failure ?? error
+            }
+        }
+        if let failure {
+            cancelSubscriptions(id)
+            throw failure
         }
     }
 
@@ -873,7 +939,8 @@ extension BLELink {
     }
 
     static func failure(_ error: BluetoothError) -> CommandFailure {
-        switch error.code {
+        if let refused = refusedPairing(error) { return CommandFailure(.notPaired, refused) }
+        return switch error.code {
         case .timeout, .connectionTimeout: CommandFailure(.timeout, error.description)
         case .notConnected, .peripheralDisconnected, .notPoweredOn, .connectionFailed, .unknownDevice:
             CommandFailure(.deviceUnavailable, error.description)

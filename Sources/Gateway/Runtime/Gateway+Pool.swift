@@ -59,7 +59,8 @@ extension Gateway {
         instances.seen(id, at: now)
         if let rssi { devices[id]?.rssi = rssi }
         pipeline.withRouter { $0.setAddress(address, for: id) }
-        if first { await poolEvent(.discovered(id)) }
+        let again = unseenByBlueZ.remove(id) != nil
+        if first || again { await poolEvent(.discovered(id)) }
         await publishAvailability(id)
         guard first else { return }
         await deviceJoined(id, address: address)
@@ -76,6 +77,14 @@ extension Gateway {
         await poolEvent(.connected(id))
         await publishAvailability(id)
         try? await publishDevices()
+    }
+
+    /// BlueZ had no object for the device when its connect was due (after a bluetoothd restart, before
+    /// discovery reported it again): connected as soon as it is seen, with no backoff.
+    func deviceUnseen(_ id: String) async {
+        logger.info("device not known to BlueZ; connecting when it is seen again", [("device", id)])
+        unseenByBlueZ.insert(id)
+        await poolEvent(.unseen(id))
     }
 
     func deviceConnectFailed(_ id: String, error: String) async {

@@ -31,6 +31,8 @@ public actor Gateway {
     var instances = MatchInstances()
     /// The zero-configuration devices (`auto_devices`, kept in ``state``).
     var autoDevices = AutoDevices()
+    /// Devices whose connect found no BlueZ object (``deviceUnseen(_:)``): their next sighting is reported to the pool.
+    var unseenByBlueZ: Set<String> = []
     /// Automatic devices adopted over MQTT (`bridge/request/device/adopt`, kept in ``state``).
     var adopted = AdoptedDevices()
     var gate: CommandGate

@@ -1,5 +1,6 @@
 # Sourced by guest scripts: starts a system bus, two virtual LE controllers (btvirt) and
 # bluetoothd 5.66, in that order, and waits until both controllers are powered on in BlueZ.
+# Helpers: start_btvirt, stop_btvirt (the controllers removed and added back), bluez_has_both.
 # Facts behind the order and the retry: Tests/VM/README (docs/testing.md).
 set -u
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0
@@ -8,6 +9,37 @@ mkdir -p /run/dbus /var/lib/bluetooth
 # exits: a debug log written line by line over 9p slowed bluetoothd's start on a busy host.
 trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null' EXIT
 dbus-daemon --system --fork --nopidfile || { echo "guest: dbus-daemon failed"; exit 20; }
+
+# The guest kernel's Bluetooth core has deadlocked (hung tasks: bluetoothd and a kworker of the
+# controller's workqueue) or oopsed ("kernel BUG at"). Its hung-task detector reports after
+# HUNG_AFTER seconds (120 by default, which cost a scenario its whole time limit); the watchdog then
+# records every blocked task's stack (sysrq w), the kernel log and BlueZ's logs in the output directory (dmesg-hung.txt,
+# stacks-hung.txt), and ends the guest with status 126, which run-tier.sh retries once.
+HUNG_AFTER=${HUNG_AFTER:-60}
+echo "$HUNG_AFTER" >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+hung_watchdog() {
+    while sleep 5; do
+        # A hung task, or the 6.1 kernel's Bluetooth core oopsing (a `list_del corruption` BUG in
+        # hci_chan_del under bluetoothd's l2cap_sock_release after a controller re-add, 2026-12-02):
+        # either way bluetoothd is gone or stuck and the scenario cannot go on.
+        dmesg | grep -q 'blocked for more than\|kernel BUG at' || continue
+        echo "guest: the kernel reports hung tasks or a BUG; recording the stacks"
+        echo w >/proc/sysrq-trigger
+        sleep 1
+        for task in /proc/[0-9]*; do
+            grep -q '^State:.*D (disk sleep)' "$task/status" 2>/dev/null || continue
+            echo "== $(cat "$task/comm") ${task#/proc/}"
+            cat "$task/stack"
+        done >/tmp/out/stacks-hung.txt 2>&1
+        dmesg >/tmp/out/dmesg-hung.txt
+        ps -eo pid,stat,wchan:32,args >/tmp/out/ps-hung.txt 2>&1
+        cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null
+        echo 126 >/tmp/out/status
+        sync
+        echo o >/proc/sysrq-trigger
+    done
+}
+hung_watchdog &
 
 controllers_ready() {
     # both controllers registered with a non-zero address
@@ -20,27 +52,43 @@ controllers_ready() {
     [ "$count" = 2 ]
 }
 
-attempt=0
-while :; do
-    attempt=$((attempt + 1))
-    btvirt -L -l2 >/tmp/btvirt.log 2>&1 &
-    BTVIRT_PID=$!
-    for _ in $(seq 1 50); do controllers_ready && break; sleep 0.2; done
-    controllers_ready && break
-    echo "guest: controllers not ready (attempt $attempt), restarting btvirt"
-    kill "$BTVIRT_PID" 2>/dev/null; wait "$BTVIRT_PID" 2>/dev/null
-    [ "$attempt" -ge 3 ] && { echo "guest: btvirt controllers never came up"; exit 21; }
-    sleep 1
-done
+# start_btvirt: starts btvirt (both controllers) and waits until the kernel has both with an address;
+# up to three tries (a busy guest can miss the kernel's 2 s reset timeout). Fails when they never came up.
+start_btvirt() {
+    local attempt
+    for attempt in 1 2 3; do
+        btvirt -L -l2 >>/tmp/btvirt.log 2>&1 &
+        BTVIRT_PID=$!
+        for _ in $(seq 1 50); do controllers_ready && break; sleep 0.2; done
+        controllers_ready && return 0
+        echo "guest: controllers not ready (attempt $attempt), restarting btvirt"
+        kill "$BTVIRT_PID" 2>/dev/null; wait "$BTVIRT_PID" 2>/dev/null
+        sleep 1
+    done
+    return 1
+}
+
+# stop_btvirt: kills btvirt; both controllers leave the kernel (and BlueZ) with it.
+stop_btvirt() {
+    kill "$BTVIRT_PID"; wait "$BTVIRT_PID" 2>/dev/null
+    for _ in $(seq 1 100); do [ -e /sys/class/bluetooth/hci0 ] || [ -e /sys/class/bluetooth/hci1 ] || return 0; sleep 0.1; done
+    echo "guest: the controllers are still there after btvirt exited"; exit 1
+}
+
+# bluez_has_both: waits up to 30 s (on a busy host bluetoothd took over 10 s) until bluetoothd lists both controllers.
+bluez_has_both() {
+    for _ in $(seq 1 150); do
+        [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && return 0
+        sleep 0.2
+    done
+    [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ]
+}
+
+start_btvirt || { echo "guest: btvirt controllers never came up"; exit 21; }
 
 # Debug log, kept in the scenario's output directory (.build/vm/out/NAME/bluetoothd.log).
 /usr/libexec/bluetooth/bluetoothd -n -d >/tmp/bluetoothd.log 2>&1 &
 BLUETOOTHD_PID=$!
-# Up to 30 s: on a busy host bluetoothd took over 10 s to register both controllers.
-for _ in $(seq 1 150); do
-    [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
-    sleep 0.2
-done
-[ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] || { echo "guest: bluetoothd does not see 2 controllers"; tail -50 /tmp/bluetoothd.log; exit 22; }
+bluez_has_both || { echo "guest: bluetoothd does not see 2 controllers"; tail -50 /tmp/bluetoothd.log; exit 22; }
 for index in 0 1; do btmgmt --index $index power on >/dev/null 2>&1; done
 echo "guest: bluez up: $(bluetoothctl list | tr '\n' ' ')"

@@ -69,10 +69,7 @@ start_keep_advertising
 # (AutoEnable=false): waits for both controllers, powers the peripheral's, registers the examples
 # again and keeps them advertising.
 examples_back() {
-    for _ in $(seq 1 150); do
-        [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
-        sleep 0.2
-    done
+    bluez_has_both
     btmgmt --index "$PERIPHERAL_INDEX" power on >/dev/null 2>&1
     start_examples
     busctl --system get-property org.bluez /org/bluez/$PERIPHERAL org.bluez.LEAdvertisingManager1 ActiveInstances | grep -q 'y 1' \

@@ -42,10 +42,8 @@ peripheral_address=$(busctl --system get-property org.bluez /org/bluez/$PERIPHER
 # tree lacked 0x2A37 on every reconnect (one run in eight, its log lost). A real sensor's database
 # does not change while the gateway's dongle is replugged.
 removed=$(now)
-kill "$BTVIRT_PID"; wait "$BTVIRT_PID" 2>/dev/null
+stop_btvirt
 kill "$PERIPHERAL_PID" 2>/dev/null; wait "$PERIPHERAL_PID" 2>/dev/null
-for _ in $(seq 1 100); do [ -e /sys/class/bluetooth/$GW ] || break; sleep 0.1; done
-[ -e /sys/class/bluetooth/$GW ] && { echo "guest: $GW still there after btvirt exited"; exit 1; }
 echo "guest: $GW removed"
 wait_for_problem adapter_missing "$removed" adapter-removed-reported
 wait_for_status "Bluetooth unavailable (adapter_missing)"
@@ -54,20 +52,8 @@ count=$(readings)
 
 # Added back (the controller start-up race of bluez-up.sh applies here too: up to three tries).
 readding=$(now)
-for attempt in 1 2 3; do
-    btvirt -L -l2 >>/tmp/btvirt.log 2>&1 &
-    BTVIRT_PID=$!
-    for _ in $(seq 1 50); do controllers_ready && break; sleep 0.2; done
-    controllers_ready && break
-    echo "guest: controllers not ready after the re-add (attempt $attempt), restarting btvirt"
-    kill "$BTVIRT_PID" 2>/dev/null; wait "$BTVIRT_PID" 2>/dev/null
-    [ "$attempt" = 3 ] && { echo "guest: btvirt controllers never came back"; exit 1; }
-done
-for _ in $(seq 1 150); do
-    [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] && break
-    sleep 0.2
-done
-[ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" = 2 ] || { echo "guest: bluetoothd did not register both controllers again"; exit 1; }
+start_btvirt || { echo "guest: btvirt controllers never came back"; exit 1; }
+bluez_has_both || { echo "guest: bluetoothd did not register both controllers again"; exit 1; }
 echo "guest: controllers back in BlueZ"
 # The adapter is back, unpowered: the gateway says what is left to do.
 # (bluetoothd also said "powered off" for a moment at the removal, before the adapter went.)

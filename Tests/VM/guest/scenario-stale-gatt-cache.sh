@@ -1,17 +1,22 @@
-# vm-opt-in: has not yet passed end to end (the guest kernel's hung-task deadlock hit both runs;
-# three bluetoothd restarts per run); run it by name: Tests/VM/run-tier.sh Tests/VM/guest/scenario-stale-gatt-cache.sh
+# vm-opt-in: has not yet passed 3 times in a row; run it by name: Tests/VM/run-tier.sh Tests/VM/guest/scenario-stale-gatt-cache.sh
 # Scenario: bluetoothd's cached copy of the peripheral's GATT database lacks the heart-rate service
 # while the peripheral still has it, and the Database Hash stored with the copy still matches the
 # peripheral's, so bluetoothd skips discovery on every connection ("DB Hash match: skipping
 # discovery") and never shows 0x2A37 again (issue 16; seen once in eight adapter re-add runs, where
 # the link was cut while the peer updated its database).
-# Made stale by hand, reproducibly: bluetoothd 5.66 stores a device's GATT cache only for a bonded
-# device (the unbonded example's cache file held its name alone), so the gateway's adapter pairs with
-# the example first; then bluetoothd is stopped (SIGTERM: it stores the cache), the 0x180D service's
-# attributes are deleted from the cache file (the stored hash kept), for the unbonded phases the
-# keys are deleted from the device's info file too (bluetoothd then loads it unbonded, with the stale
-# cache) and the peripheral's end forgets the bond, and bluetoothd is started again. The gateway's controller is held off (AutoEnable=false)
-# until the examples serve again.
+# Made stale by hand, reproducibly: bluetoothd 5.66 stores a device's GATT cache when a bonding
+# completes (store_gatt_db; the unbonded device's cache file held its name alone), so the gateway's
+# adapter pairs with the peripheral first; then both controllers are removed (btvirt killed, as in
+# scenario-adapter-readd.sh: bluetoothd keeps running and keeps its storage), the 0x180D service's
+# attributes are deleted from the cache file (the stored hash kept), for the unbonded phases the keys
+# are deleted from both ends' storage too, and btvirt is started again: bluetoothd loads the devices
+# of a returning adapter from that storage, with the stale cache. The controllers come back off
+# (AutoEnable=false); the gateway's stays off until the peripheral serves again.
+# The peripheral is BLEBridge's own PeripheralManager (`ble-conformance peripheral`, heart rate
+# 0x180D/0x2A37, pinned to hci1): BlueZ's examples take the first adapter bluetoothd lists, which
+# after a re-add was the gateway's (scenario-adapter-readd.sh). An earlier version stopped bluetoothd
+# (SIGTERM) three times per run to the same end, and the guest kernel's Bluetooth core deadlocked in
+# both of its runs (hung tasks: bluetoothd and a controller's kworker, see docs/testing.md).
 # bonded: the stale tree shown once by a connection by hand before the gateway starts; the gateway
 #   keeps the bond and names the fix (`bluetoothctl remove`) on its first connection, without
 #   waiting for a late characteristic (15 s) and without a reconnect. Recorded from the gateway's
@@ -22,15 +27,33 @@
 #   reading within 10 s of the gateway's log line deciding the removal (the link was up and the tree
 #   final then); recorded from the gateway's "Bluetooth available" too.
 # first connection after load: bonded again, then the same with the gateway running through the
-#   bluetoothd restart. bluetoothd exports the cached objects only when that connection's GATT client
-#   is ready, so the gateway cannot tell a stale copy from a peripheral still registering services:
-#   it waits for the late characteristic (15 s) first, reconnects, then removes the device. Recorded
-#   from the adapter's power-on, bounded at 45 s (the known slow path, docs/testing.md).
+#   re-add. bluetoothd exports the cached objects only when that connection's GATT client is ready,
+#   so the gateway cannot tell a stale copy from a peripheral still registering services: it waits
+#   for the late characteristic (15 s) first, reconnects, then removes the device. Recorded from the
+#   adapter's power-on, bounded at 45 s (the known slow path, docs/testing.md).
 # vm-timeout: 900
-. "$(dirname "$0")/bluez-up.sh"
-. "$(dirname "$0")/example-peripheral.sh"
 sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+. "$(dirname "$0")/bluez-up.sh"
+GW=hci0 GW_INDEX=0 PERIPHERAL=hci1 PERIPHERAL_INDEX=1
+PERIPHERAL_NAME="BLEBridge Stale Strap"
+. "$(dirname "$0")/gateway-side.sh"
+
+PERIPHERAL_RUNS=0
+start_peripheral() {
+    PERIPHERAL_RUNS=$((PERIPHERAL_RUNS + 1))
+    "$bin/ble-conformance" peripheral --adapter $PERIPHERAL --name "$PERIPHERAL_NAME" --refresh-advertising-ms 1000 \
+        >$O/peripheral.$PERIPHERAL_RUNS.log 2>&1 &
+    PERIPHERAL_PID=$!
+    for _ in $(seq 1 300); do grep -q 'peripheral: serving' $O/peripheral.$PERIPHERAL_RUNS.log && return 0; sleep 0.1; done
+    echo "guest: the peripheral did not start"; cat $O/peripheral.$PERIPHERAL_RUNS.log; exit 1
+}
+start_peripheral
+start_gateway
+wait_for_reading_after 0 "$(now)" first-reading-after-start 60
 GW_ADDRESS=$(busctl --system get-property org.bluez /org/bluez/$GW org.bluez.Adapter1 Address | awk -F'"' '{print $2}')
+PERIPHERAL_ADDRESS=$(busctl --system get-property org.bluez /org/bluez/$PERIPHERAL org.bluez.Adapter1 Address | awk -F'"' '{print $2}')
+DEVICE=/org/bluez/$GW/dev_$(echo "$PERIPHERAL_ADDRESS" | tr : _)
+echo "guest: peripheral on $PERIPHERAL ($PERIPHERAL_ADDRESS), gateway on $GW ($GW_ADDRESS)"
 STORE=/var/lib/bluetooth/$GW_ADDRESS
 CACHE=$STORE/cache/$PERIPHERAL_ADDRESS
 
@@ -50,18 +73,14 @@ pair() {
     echo "guest: bonded with $PERIPHERAL_ADDRESS ($1)"
 }
 
-# stale_restart LABEL KEYS [hold]: bluetoothd stopped, 0x180D cut from its cached copy (KEYS=drop: the
-# device's keys deleted as well), bluetoothd started again, the examples registered again; with
-# hold, the gateway's controller is powered off first and stays off.
-stale_restart() {
-    stop_keep_advertising
-    kill -TERM "$BLUETOOTHD_PID"
-    wait "$BLUETOOTHD_PID" 2>/dev/null
-    stop_examples
-    # Held off only while the gateway runs (the last phase). The guest kernel's Bluetooth core
-    # deadlocked twice in this scenario (hung tasks; run-tier.sh retries once): after this power-off,
-    # and without it, after bluetoothd's SIGTERM (which powers its controllers off itself).
-    [ "${3:-}" = hold ] && btmgmt --index "$GW_INDEX" power off >/dev/null 2>&1
+# stale_readd LABEL KEYS: both controllers removed (btvirt killed; the peripheral's program stopped
+# after it, so its database never changes while a link is up), 0x180D cut from bluetoothd's cached
+# copy (KEYS=drop: the device's keys deleted at both ends as well), btvirt started again, the
+# peripheral serving again on its controller; the gateway's controller is left off.
+stale_readd() {
+    stop_btvirt
+    kill "$PERIPHERAL_PID" 2>/dev/null; wait "$PERIPHERAL_PID" 2>/dev/null
+    echo "guest: $1: controllers removed"
     grep -q '^\[Attributes\]' "$CACHE" 2>/dev/null || { echo "guest: FAIL: bluetoothd stored no GATT cache at $CACHE"; cat "$CACHE"; exit 1; }
     cp "$CACHE" $O/cache-$1-before.txt
     cp "$STORE/$PERIPHERAL_ADDRESS/info" $O/info-$1-before.txt
@@ -100,9 +119,11 @@ EOF
     # The peripheral's end forgets the bond too: with its keys left, it asked for security on the
     # next connection, the pairing failed and bluetoothd removed the device (seen in the first run).
     [ "$2" = drop ] && rm -rf "/var/lib/bluetooth/$PERIPHERAL_ADDRESS/$GW_ADDRESS"
-    /usr/libexec/bluetooth/bluetoothd -n -d >>/tmp/bluetoothd.log 2>&1 &
-    BLUETOOTHD_PID=$!
-    examples_back "$1"
+    start_btvirt || { echo "guest: btvirt controllers never came back ($1)"; exit 1; }
+    bluez_has_both || { echo "guest: bluetoothd did not register both controllers again ($1)"; exit 1; }
+    btmgmt --index "$PERIPHERAL_INDEX" power on >/dev/null 2>&1
+    start_peripheral
+    echo "guest: $1: controllers back, the peripheral serving"
 }
 
 # stale_tree_by_hand LABEL: the gateway's adapter on, one connection by hand that must skip
@@ -140,7 +161,7 @@ pair first
 
 # --- bonded
 stop_gateway
-stale_restart bonded keep
+stale_readd bonded keep
 stale_tree_by_hand bonded
 started=$(now)
 start_gateway
@@ -163,7 +184,7 @@ awk -v t="$took" 'BEGIN { exit !(t <= 30) }' || { echo "guest: FAIL: bonded: ${t
 
 # --- unbonded, the cached tree shown before the gateway connects
 stop_gateway
-stale_restart unbonded drop
+stale_readd unbonded drop
 stale_tree_by_hand unbonded
 [ "$(bonded)" = "b false" ] || { echo "guest: FAIL: still bonded after the keys were deleted"; exit 1; }
 count=$(readings)
@@ -181,9 +202,9 @@ echo "stale-cache-unbonded-from-bluetooth-available $(elapsed "$available" "$arr
 absent "$started" "$arrived" 'waiting for the device to show|reconnecting once' unbonded
 awk -v t="$took" 'BEGIN { exit !(t <= 10) }' || { echo "guest: FAIL: unbonded: ${took}s (> 10 s)"; tail -60 $O/gateway.log; exit 1; }
 
-# --- the first connection after bluetoothd loaded the device (the gateway running throughout)
+# --- the first connection after bluetoothd loaded the device (the gateway running through the re-add)
 pair again
-stale_restart first-connection drop hold
+stale_readd first-connection drop
 count=$(readings)
 power_on "$GW" stale-cache-first-connection
 wait_for_reading_after "$count" "$BACK" stale-cache-first-connection-after-load 45

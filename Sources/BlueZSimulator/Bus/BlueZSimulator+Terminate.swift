@@ -1,0 +1,21 @@
+import DBus
+
+/// bluetoothd's clean shutdown on SIGTERM (``BluezStop/terminate``), before it releases `org.bluez`.
+extension BlueZSimulator {
+    /// Powers the adapter off (links drop, the power-off rules for devices apply), removes each device with
+    /// its GATT objects and then the adapter object, and waits the timing's `terminate_delay` (the rest of
+    /// bluetoothd's exit) before the caller closes the connection and so releases the name. The devices'
+    /// state is kept for the restart (``DeviceState/bluetoothdRestarted()`` decides what comes back).
+    func terminateCleanly() async {
+        log.notice("bluetoothd terminating (simulated SIGTERM)")
+        if !adapterRemoved {
+            await setPowered(false)
+            for key in deviceOrder.reversed() where devices[key]!.exported {
+                await unexportDevice(key)
+            }
+            try? await bluez?.unexport(path: try DBusObjectPath(adapterPath))
+        }
+        // Real delay: the simulated bluetoothd's exit after its objects are gone (a scenario timing).
+        try? await Task.sleep(for: timing.terminateDelay)
+    }
+}
