@@ -19,7 +19,11 @@ import Testing
         #expect(config["command_topic"] as? String == "blebridge/lamp/set")
         #expect(config["availability_mode"] as? String == "all")
         #expect((config["availability"] as? [[String: Any]])?.count == 2)
-        try await Task.sleep(for: .milliseconds(300))
+        // The gateway's subscription to homeassistant/status reaches the broker before its retained
+        // `online` (MQTTLifecycle queues the SUBSCRIBEs before it reports the connection), and the
+        // startup announcement publishes `online` before the discovery already received above.
+        let online = await recorder.first(on: "blebridge/bridge/state") { $0.text.contains("online") }
+        #expect(online != nil, "no online state; log: \(gateway.log)")
         recorder.clear()
         let announced = ContinuousClock.now
         try await recorder.client.publish(MQTTMessage(topic: "homeassistant/status", text: "online", qos: .atLeastOnce))
