@@ -75,7 +75,12 @@ import Testing
         let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
         #expect(deleted != nil, "battery entity not deleted; log: \(world.gateway.log.suffix(2000))")
         #expect(!world.recorder.on(heartRate).contains { $0.payload.isEmpty })
-        #expect(world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read"))
+        // The gateway logs the removal after the broker acknowledged it and its state database
+        // recorded it, so the empty config can reach the recorder before the line is written.
+        #expect(
+            await waitUntil {
+                world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read")
+            }, "log: \(world.gateway.log.suffix(2000))")
         await world.shutdown()
     }
 
