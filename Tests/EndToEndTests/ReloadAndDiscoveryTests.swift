@@ -106,6 +106,10 @@ import Testing
         try await recorder.subscribe("blebridge/bridge/#")
         let gateway = try GatewayProcess(brokerURL: broker.url)
         #expect(await recorder.first(on: Self.lampPower) { !$0.payload.isEmpty } != nil, "log: \(gateway.log)")
+        // The discovery goes out before the gateway has finished starting, and a SIGHUP while it
+        // starts is not a reload ("SIGHUP while starting; the configuration is not reloaded"):
+        // the reload waits for "gateway running".
+        #expect(await waitUntil { gateway.log.contains("gateway running") }, "log: \(gateway.log)")
         try gateway.rewrite { configuration in
             var devices = configuration["devices"] as? [[String: Any]] ?? []
             devices.removeAll { $0["id"] as? String == "lamp" }
