@@ -234,8 +234,19 @@ import Testing
         #expect(
             await waitUntil(timeout: .seconds(60)) { world.gateway.log.contains("code=locked") },
             "log: \(world.gateway.log.suffix(3000))")
-        try other.execute("COMMIT")
+        // The health topic says so before the lock goes. The refusal alone is not enough: the
+        // gateway reads the outbox figures for `bridge/health` on the outbox thread, which the busy
+        // handler holds for up to 5 s per attempt, and a COMMIT right after the refusal let the
+        // next append clear the error before any health message carried it (2 health messages in
+        // 13 s, neither `locked`, in a `make stress` run at load 24).
         let recorder = world.recorder
+        #expect(
+            await recorder.wait(timeout: .seconds(60)) { messages in
+                messages.contains {
+                    $0.topic == "blebridge/bridge/health" && recorder.json($0)?["outbox_error"] as? String == "locked"
+                }
+            }, "log: \(world.gateway.log.suffix(3000))")
+        try other.execute("COMMIT")
         let delivered = await Self.delivered(sent, in: world)
         let order = recorder.all.compactMap { recorder.json($0)?["heart_rate"] as? Int }.filter(sent.contains)
         #expect(delivered, "delivered \(Set(order).count) of 12; log: \(world.gateway.log.suffix(3000))")

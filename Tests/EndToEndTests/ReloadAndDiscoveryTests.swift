@@ -19,7 +19,11 @@ import Testing
         #expect(config["command_topic"] as? String == "blebridge/lamp/set")
         #expect(config["availability_mode"] as? String == "all")
         #expect((config["availability"] as? [[String: Any]])?.count == 2)
-        try await Task.sleep(for: .milliseconds(300))
+        // The gateway's subscription to homeassistant/status reaches the broker before its retained
+        // `online` (MQTTLifecycle queues the SUBSCRIBEs before it reports the connection), and the
+        // startup announcement publishes `online` before the discovery already received above.
+        let online = await recorder.first(on: "blebridge/bridge/state") { $0.text.contains("online") }
+        #expect(online != nil, "no online state; log: \(gateway.log)")
         recorder.clear()
         let announced = ContinuousClock.now
         try await recorder.client.publish(MQTTMessage(topic: "homeassistant/status", text: "online", qos: .atLeastOnce))
@@ -71,7 +75,12 @@ import Testing
         let deleted = await world.recorder.first(on: battery, timeout: .seconds(20)) { $0.payload.isEmpty }
         #expect(deleted != nil, "battery entity not deleted; log: \(world.gateway.log.suffix(2000))")
         #expect(!world.recorder.on(heartRate).contains { $0.payload.isEmpty })
-        #expect(world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read"))
+        // The gateway logs the removal after the broker acknowledged it and its state database
+        // recorded it, so the empty config can reach the recorder before the line is written.
+        #expect(
+            await waitUntil {
+                world.gateway.log.contains("removed Home Assistant entities of characteristics no longer read")
+            }, "log: \(world.gateway.log.suffix(2000))")
         await world.shutdown()
     }
 
@@ -97,6 +106,10 @@ import Testing
         try await recorder.subscribe("blebridge/bridge/#")
         let gateway = try GatewayProcess(brokerURL: broker.url)
         #expect(await recorder.first(on: Self.lampPower) { !$0.payload.isEmpty } != nil, "log: \(gateway.log)")
+        // The discovery goes out before the gateway has finished starting, and a SIGHUP while it
+        // starts is not a reload ("SIGHUP while starting; the configuration is not reloaded"):
+        // the reload waits for "gateway running".
+        #expect(await waitUntil { gateway.log.contains("gateway running") }, "log: \(gateway.log)")
         try gateway.rewrite { configuration in
             var devices = configuration["devices"] as? [[String: Any]] ?? []
             devices.removeAll { $0["id"] as? String == "lamp" }

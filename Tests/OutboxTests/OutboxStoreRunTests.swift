@@ -128,8 +128,10 @@ private final class OrderLog: Sendable {
     @Test func aNearerTimerAndQueuedWorkDoNotWaitForALaterTimer() async throws {
         let store = try await store()
         let log = OrderLog()
+        let late = ContinuousClock.now + .seconds(10)
         store.run(after: .seconds(10)) { _ in log.append("late") }
-        try await Task.sleep(for: .milliseconds(20))  // the thread now sleeps towards the 10 s deadline
+        // The thread has gone to wait for the 10 s deadline.
+        #expect(await waitUntil { store.threadSleepingUntil.map { $0 >= late } == true })
         let clock = ContinuousClock()
         let start = clock.now
         store.run(after: .milliseconds(50)) { _ in log.append("near") }

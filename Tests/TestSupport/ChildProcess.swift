@@ -58,23 +58,20 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits for exit up to `timeout`; returns the exit status, or nil on time-out.
+    ///
+    /// `timeout` counts the time this test process could run (`waitUntil`), and the child is
+    /// checked once more at the end: a wall-clock loop that woke after its deadline (the
+    /// cooperative pool held by other tests' synchronous work) gave up on a child that had long
+    /// exited. `DecodeCommandTests` cases (0.25 s alone) failed that way under load.
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if !isRunning {
-                // Let the readers reach end of file, so no output is lost; bounded, because a
-                // grandchild (a daemon the child started) may keep the pipes open.
-                let drainDeadline = clock.now + .seconds(2)
-                repeat {
-                    try? await Task.sleep(for: .milliseconds(5))
-                } while !(stdoutBuffer.isFinished && stderrBuffer.isFinished) && clock.now < drainDeadline
-                return process.withLock { $0.terminationStatus }
-            }
-            try? await Task.sleep(for: .milliseconds(10))
+        guard await waitUntil(timeout: timeout, { !isRunning }) else { return nil }
+        // Let the readers reach end of file, so no output is lost; bounded, because a grandchild
+        // (a daemon the child started) may keep the pipes open.
+        _ = await waitUntil(timeout: .seconds(2), interval: .milliseconds(5)) {
+            stdoutBuffer.isFinished && stderrBuffer.isFinished
         }
-        return nil
+        return process.withLock { $0.terminationStatus }
     }
 
     /// Waits until `predicate` holds for the collected standard output (or error), polling.

@@ -189,6 +189,9 @@ public actor OutboxStore {
         executor.execute(after: delay) { self.assumeIsolated { body($0) } }
     }
 
+    /// The timer deadline the store's thread waits for, if any (for tests: see ``OutboxThreadExecutor``).
+    nonisolated var threadSleepingUntil: ContinuousClock.Instant? { executor.sleepingUntil }
+
     /// Closes the database; later calls throw `.closed`.
     public func close() {
         database = nil

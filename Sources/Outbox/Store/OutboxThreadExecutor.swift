@@ -30,6 +30,8 @@ final class OutboxThreadExecutor: SerialExecutor {
         var timed: [Timed] = []
         var stopped = false
         var thread: pthread_t?
+        /// The timer deadline the thread is waiting for (nil while it runs work or waits for work only).
+        var sleepingUntil: ContinuousClock.Instant?
     }
 
     /// Work handed over from any thread; `wakeUp` counts the signals the thread has to consume.
@@ -49,7 +51,10 @@ final class OutboxThreadExecutor: SerialExecutor {
             queue.state.withLock { $0.thread = pthread_self() }
             let clock = ContinuousClock()
             while true {
-                let deadline = queue.state.withLock { $0.timed.first?.deadline }
+                let deadline = queue.state.withLock { state in
+                    state.sleepingUntil = state.timed.first?.deadline
+                    return state.sleepingUntil
+                }
                 if let deadline {
                     let wait = clock.now.duration(to: deadline)
                     if wait > .zero {
@@ -63,6 +68,7 @@ final class OutboxThreadExecutor: SerialExecutor {
                 let now = clock.now
                 let (work, due, stopped) = queue.state.withLock { state in
                     defer { state.pending.removeAll(keepingCapacity: true) }
+                    state.sleepingUntil = nil
                     let dueCount = state.timed.prefix { $0.deadline <= now }.count
                     let due = state.timed.prefix(dueCount).map(\.body)
                     state.timed.removeFirst(dueCount)
@@ -112,6 +118,10 @@ final class OutboxThreadExecutor: SerialExecutor {
         }
         queue.wakeUp.signal()
     }
+
+    /// The timer deadline the thread has gone to wait for, if it waits for one (tests wait for this
+    /// instead of guessing when the thread got there).
+    var sleepingUntil: ContinuousClock.Instant? { queue.state.withLock { $0.sleepingUntil } }
 
     /// True on this executor's thread (a closure from ``execute(_:)`` or a job).
     var isCurrentThread: Bool {

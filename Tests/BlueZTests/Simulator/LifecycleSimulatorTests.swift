@@ -125,9 +125,14 @@ import Testing
             let sensor = try await bluez.connected(PairingSimulatorTests.sensor)
             try await bluez.manager.pair(sensor)
             let lock = try await bluez.connected(PairingSimulatorTests.lock)
-            _ = lock
             await bluez.simulator.setPowered(false)
-            try await Task.sleep(for: .milliseconds(200))
+            // The power-off has run its course as a client sees it: the adapter is off and the
+            // lock's link has ended; the unbonded lock is still there.
+            let off = await waitUntil {
+                guard await bluez.manager.state == .poweredOff else { return false }
+                return await lock.state == .disconnected
+            }
+            #expect(off)
             #expect(try await bluez.simulator.snapshot(address: PairingSimulatorTests.lock.string).present)
             await bluez.simulator.setPowered(true)
             let gone = await waitUntil(timeout: .seconds(5)) {
