@@ -6,6 +6,7 @@
 # the configuration; start_gateway [USER] starts `blebridge run`.
 # Helpers: now, elapsed, readings, wait_for_reading_after COUNT SINCE LABEL [LIMIT],
 # power_on ADAPTER LABEL (sets BACK, and ASKED: when it was asked), start_gateway [USER], stop_gateway,
+# start_peripheral,
 # wait_for_problem PROBLEM SINCE LABEL [LIMIT] (sets SEEN), wait_for_status TEXT, bluez_owner.
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 bin="${BLEBRIDGE_BIN_DIR:-$repo/.build/debug}"
@@ -162,6 +163,19 @@ start_gateway() {
             "$bin/blebridge" run --config /tmp/config.json --health-interval 5s >"$fifo" 2>&1 &
     fi
     GATEWAY_PID=$!
+}
+
+# start_peripheral: BLEBridge's own peripheral (`ble-conformance peripheral`: heart rate among its
+# services) on PERIPHERAL named PERIPHERAL_NAME, for scenarios where BlueZ's examples cannot serve (they
+# take the first adapter bluetoothd lists); waits until it serves (PERIPHERAL_PID).
+PERIPHERAL_RUNS=0
+start_peripheral() {
+    PERIPHERAL_RUNS=$((PERIPHERAL_RUNS + 1))
+    "$bin/ble-conformance" peripheral --adapter $PERIPHERAL --name "$PERIPHERAL_NAME" --refresh-advertising-ms 1000 \
+        >$O/peripheral.$PERIPHERAL_RUNS.log 2>&1 &
+    PERIPHERAL_PID=$!
+    for _ in $(seq 1 300); do grep -q 'peripheral: serving' $O/peripheral.$PERIPHERAL_RUNS.log && return 0; sleep 0.1; done
+    echo "guest: the peripheral did not start"; cat $O/peripheral.$PERIPHERAL_RUNS.log; exit 1
 }
 
 stop_gateway() {

@@ -38,15 +38,6 @@ GW=hci0 GW_INDEX=0 PERIPHERAL=hci1 PERIPHERAL_INDEX=1
 PERIPHERAL_NAME="BLEBridge Stale Strap"
 . "$(dirname "$0")/gateway-side.sh"
 
-PERIPHERAL_RUNS=0
-start_peripheral() {
-    PERIPHERAL_RUNS=$((PERIPHERAL_RUNS + 1))
-    "$bin/ble-conformance" peripheral --adapter $PERIPHERAL --name "$PERIPHERAL_NAME" --refresh-advertising-ms 1000 \
-        >$O/peripheral.$PERIPHERAL_RUNS.log 2>&1 &
-    PERIPHERAL_PID=$!
-    for _ in $(seq 1 300); do grep -q 'peripheral: serving' $O/peripheral.$PERIPHERAL_RUNS.log && return 0; sleep 0.1; done
-    echo "guest: the peripheral did not start"; cat $O/peripheral.$PERIPHERAL_RUNS.log; exit 1
-}
 start_peripheral
 start_gateway
 wait_for_reading_after 0 "$(now)" first-reading-after-start 60
