@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
-        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth"]),
+        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth", "JSON"]),
         // Decoders against the ecosystem's reference parsers (scripts/differential/oracle.py).
         .testTarget(name: "DifferentialTests", dependencies: ["Decoders", "Bluetooth", "TestSupport"]),
         .testTarget(
