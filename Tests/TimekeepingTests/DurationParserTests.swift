@@ -1,5 +1,5 @@
-import Timekeeping
 import Testing
+import Timekeeping
 
 @Suite struct DurationParserTests {
     @Test func acceptsTheDocumentedForms() {
