@@ -34,7 +34,8 @@ import Testing
         let source = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
             .first { $0.contains("static let name = \"\(command)\"") }
         let text = try #require(source, "no source file declares the command \(command)")
-        let pattern = try NSRegularExpression(pattern: #"\.(?:options?|flag)\(\s*"([a-z-]+)"(?:,\s*short:\s*"([a-z])")?"#)
+        let pattern = try NSRegularExpression(
+            pattern: #"\.(?:options?|flag)\(\s*"([a-z-]+)"(?:,\s*short:\s*"([a-z])")?"#)
         let matches = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text))
         return Set(
             matches.map { match in
