@@ -36,7 +36,7 @@ actor BLELink {
     /// Per device: the configured subscriptions' notification handlers (keyed by attribute id, since
     /// a characteristic UUID can appear in two services); they run the reading pipeline on the
     /// thread that received the value.
-    private var listeners: [String: [GATTAttributeID: NotificationListener]] = [:]
+    private var listeners: [String: [GATTAttributeID: HeldListener]] = [:]
     /// Per device: one task per raw-GATT notify request (`bridge/request/gatt/notify`).
     private var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
     private var expectedDisconnects: Set<String> = []
@@ -265,8 +265,13 @@ extension BLELink {
         monitorTask?.cancel()
         guard let central else { return }
         let ids = Array(peripherals.keys)
+        // The listeners are let go, not cancelled: the disconnects below end them after their
+        // notify sockets were read to the end, so the values the devices sent until the link went
+        // down still reach the pipeline (it stops accepting only after this returns). Cancelling
+        // first dropped what the sockets held, and every value of the disconnect's round trip.
+        let draining = ids.flatMap { listeners[$0]?.values ?? [:].values }
         for id in ids {
-            cancelSubscriptions(id)
+            forgetSubscriptions(id)
             expectedDisconnects.insert(id)
         }
         for task in connectTasks.values { task.cancel() }
@@ -282,7 +287,12 @@ extension BLELink {
             await withTaskGroup(of: Void.self) { group in
                 for peripheral in targets { group.addTask { await central.disconnect(peripheral) } }
             }
+            for held in draining {
+                for await _ in held.ended {}
+            }
         }
+        // A listener whose link did not end by the deadline stops here.
+        for held in draining { held.listener.cancel() }
     }
 
     /// A reloaded configuration; a peripheral stays attached to its device while the device's
@@ -759,28 +769,34 @@ extension BLELink {
             targets.append((entry.characteristic, context))
         }
         let results = await withTaskGroup(
-            of: (GATTCharacteristic, Result<NotificationListener, any Error>).self
+            of: (GATTCharacteristic, Result<HeldListener, any Error>).self
         ) { group in
             for (characteristic, context) in targets {
                 group.addTask {
                     do {
                         // Runs on the notify socket's thread; the end of the notifications comes with the
-                        // disconnection event, which reconnects.
-                        let listener = try await peripheral.notifications(for: characteristic) { value in
-                            if firstValue.take() {
-                                logger.debug(
-                                    "first notification since subscribing",
-                                    [("device", id), ("after", "\((clock.now - since).inSeconds)s")])
-                            }
-                            pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
-                        }
-                        return (characteristic, .success(listener))
+                        // disconnection event, which reconnects. `ended` finishes when the link drop
+                        // has delivered the socket's last values (what ``stop(until:)`` waits for).
+                        let (ended, end) = AsyncStream.makeStream(of: Void.self)
+                        let listener = try await peripheral.notifications(
+                            for: characteristic,
+                            onValue: { value in
+                                if firstValue.take() {
+                                    logger.debug(
+                                        "first notification since subscribing",
+                                        [("device", id), ("after", "\((clock.now - since).inSeconds)s")])
+                                }
+                                pipeline.received(
+                                    Array(value), device: id, subscription: context, sampleTime: clock.date)
+                            },
+                            onEnd: { _ in end.finish() })
+                        return (characteristic, .success(HeldListener(listener: listener, ended: ended)))
                     } catch {
                         return (characteristic, .failure(error))
                     }
                 }
             }
-            var results: [(GATTCharacteristic, Result<NotificationListener, any Error>)] = []
+            var results: [(GATTCharacteristic, Result<HeldListener, any Error>)] = []
             for await result in group { results.append(result) }
             return results
         }
@@ -807,7 +823,7 @@ extension BLELink {
     func cancelSubscriptions(_ id: String) {
         for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
         notifyTasks[id] = nil
-        for listener in listeners[id]?.values ?? [:].values { listener.cancel() }
+        for held in listeners[id]?.values ?? [:].values { held.listener.cancel() }
         listeners[id] = nil
     }
 

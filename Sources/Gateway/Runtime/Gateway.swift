@@ -320,7 +320,6 @@ public actor Gateway {
     public func stop() async {
         guard !stopping else { return }
         stopping = true
-        pipeline.stopAccepting()
         logger.info("stopping: draining in-flight work")
         // A scan still in its window is answered now with what it has seen so far.
         for task in scanTasks.values { task.cancel() }
@@ -330,6 +329,10 @@ public actor Gateway {
         // Disconnects get at least 3 s even when commands used the drain time up: a connect left
         // in flight at exit connects the device to nobody (see BLELink.stop(until:)).
         await ble?.stop(until: max(deadline, .now + .seconds(3)))
+        // Readings are accepted until the devices' links are down and their notify sockets read to
+        // the end (BLELink.stop waits for that): a reading a device sent before the disconnect is
+        // not lost to the stop (make faults, outbox-deleted: 1 lost when this came first).
+        pipeline.stopAccepting()
         // Let the backlog go out while the broker is there, then wait for what is in flight.
         // (Readings offered to the publisher are committed first: both run on the outbox's
         // thread, in order.)

@@ -1,0 +1,93 @@
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// A SIGTERM while devices stream: every value a device handed to the gateway's notify socket before
+/// its link went down is published. The simulator numbers a value only when the gateway's socket
+/// takes it (`loadStatistics().lastSequences`), so the numbers 1…last of each device must all reach
+/// the broker. The gateway stopped accepting readings before it disconnected the devices, and
+/// cancelled their listeners with values still in the sockets: the last values of every device were
+/// lost to each stop.
+@Suite struct ShutdownDrainTests {
+    static let devices = 4
+    static let characteristic = "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+
+    @Test func aSIGTERMPublishesEveryValueTheDevicesSentBeforeTheirLinksWentDown() async throws {
+        let world = try await SimulatedWorld(scenario: "load") { configuration in
+            configuration["devices"] = (0..<Self.devices).map { index in
+                [
+                    "id": String(format: "load%02d", index),
+                    "match": ["address": String(format: "C0:FF:EE:10:00:%02X", index)],
+                    "connection": "keep_connected",
+                    "subscribe": [["characteristic": Self.characteristic, "mode": "notify"]],
+                ] as [String: Any]
+            }
+            configuration["homeassistant"] = ["enabled": false]
+            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()]]
+            if var mqtt = configuration["mqtt"] as? [String: Any] {
+                mqtt["state_window"] = "0ms"
+                configuration["mqtt"] = mqtt
+            }
+        }
+        try await world.simulator.setLoad(devices: Self.devices, rate: 1000)
+        let streaming = await world.recorder.wait(timeout: .seconds(60)) { messages in
+            let topics = Set(messages.map(\.topic))
+            return (0..<Self.devices).allSatisfy { topics.contains(String(format: "blebridge/load%02d", $0)) }
+        }
+        #expect(streaming, "not every device published; log: \(world.gateway.log.suffix(3000))")
+
+        world.gateway.process.signal(SIGTERM)
+        let status = await world.gateway.process.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "exit \(String(describing: status)); log: \(world.gateway.log.suffix(3000))")
+        let sent = await world.simulator.loadStatistics().lastSequences
+        // What the gateway published before it exited is in the broker; the recorder may still be
+        // receiving it.
+        let complete = await world.recorder.wait(timeout: .seconds(20)) { messages in
+            let received = Self.sequences(messages)
+            return (0..<Self.devices).allSatisfy {
+                (received[$0]?.max() ?? 0) >= (sent.indices.contains($0) ? sent[$0] : 0)
+            }
+        }
+        let received = Self.sequences(world.recorder.all)
+        for device in 0..<Self.devices {
+            let last = sent.indices.contains(device) ? sent[device] : 0
+            #expect(last > 0, "device \(device) sent nothing")
+            let got = received[device] ?? []
+            let missing = (1...max(last, 1)).filter { !got.contains($0) }
+            #expect(
+                missing.isEmpty,
+                "device \(device): \(missing.count) of \(last) values lost, \(missing.prefix(20))…; recorder complete: \(complete)"
+            )
+        }
+        await world.shutdown()
+    }
+
+    /// Per load device (the value's first 4 bytes), the sequence numbers (its next 8) received.
+    static func sequences(_ messages: [MQTTMessage]) -> [Int: Set<UInt64>] {
+        var result: [Int: Set<UInt64>] = [:]
+        for message in messages where message.topic.hasPrefix("blebridge/load") {
+            guard let document = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]
+            else { continue }
+            for case let text as String in document.values where text.count == 40 {
+                guard let bytes = Self.bytes(hex: text) else { continue }
+                let device = bytes[0..<4].reversed().reduce(0) { $0 << 8 | Int($1) }
+                let sequence = bytes[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                result[device, default: []].insert(sequence)
+            }
+        }
+        return result
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
