@@ -144,11 +144,8 @@ public actor CentralManager {
     /// A manager on the bus at `busAddress` (`unix:path=…`), or on the system bus (honouring
     /// `DBUS_SYSTEM_BUS_ADDRESS`) when nil.
     public static func connect(busAddress: String? = nil, options: Options = Options()) async throws -> CentralManager {
-        let connection =
-            if let busAddress { try await DBusConnection(address: busAddress) } else {
-                try await DBusConnection.system()
-            }
-        return try await CentralManager(connection: connection, options: options)
+        let bus = try await BlueZBus(busAddress.map { .address($0) } ?? .system)
+        return try await CentralManager(bus: bus, options: options)
     }
 
     /// Stops everything: the pairing agent is unregistered, scanners end, connections are left to BlueZ, streams
