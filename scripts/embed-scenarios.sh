@@ -12,8 +12,8 @@ out="$root/Sources/BlueZSimulator/Scenario/BuiltInScenarios+Files.swift"
     echo '    static let files: [String: String] = ['
     for file in "$root"/docs/scenarios/*.json; do
         echo "        \"$(basename "$file" .json)\": #\"\"\""
-        sed 's/^/            /; s/^ *$//' "$file"
-        echo '            """#,'
+        sed 's/^/        /; s/^ *$//' "$file"
+        echo '        """#,'
     done
     echo '    ]'
     echo '}'
