@@ -75,7 +75,8 @@ extension BlueZSimulator {
         }
     }
 
-    /// One round of advertisements: every device in range that is not connected advertises once;
+    /// One round of advertisements: every device in range that is not connected (or that advertises while
+    /// connected, `advertises_while_connected`) advertises once;
     /// discovery reports it through each session's filter; stale temporary devices go.
     func advertisingTick() async {
         guard bluez != nil else { return }
@@ -85,7 +86,9 @@ extension BlueZSimulator {
         // when no discovery filter lets it through (btd_adapter_update_found_device).
         if adapter.discovering || (adapter.powered && monitors.isMonitoring) {
             for key in deviceOrder {
-                guard let device = devices[key], device.inRange, device.link == .disconnected else { continue }
+                guard let device = devices[key], device.inRange,
+                    device.link == .disconnected || device.spec.advertisesWhileConnected
+                else { continue }
                 let spec = device.spec
                 let jitter =
                     spec.rssiJitter > 0 ? Int16.random(in: -spec.rssiJitter...spec.rssiJitter, using: &random) : 0

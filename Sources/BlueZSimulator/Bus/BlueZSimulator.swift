@@ -258,6 +258,7 @@ public actor BlueZSimulator {
     /// Simulates bluetoothd restarting: `org.bluez` vanishes with every object, then comes back
     /// after `downtime` with a new unique name; devices known from storage (connected or paired
     /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
+    /// After `.terminate` the adapter comes back off, with its devices, and is then powered.
     /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
     /// and removes its objects first, ``BluezStop``).
     public func restartBluez(downtime: Duration = .seconds(1), stop: BluezStop = .kill) async throws {
@@ -277,7 +278,11 @@ public actor BlueZSimulator {
         monitors = MonitorRegistry()
         batteryExported = []
         peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
-        adapter = AdapterState(powered: true)
+        // A terminated bluetoothd powered its controller off; a killed one left it on. The restarted
+        // bluetoothd registers the adapter as the kernel reports it, then loads its stored devices
+        // (src/adapter.c: adapter_register, then load_devices), then, when it was off, powers it
+        // (AutoEnable, Debian's default): after SIGTERM, `Powered` true comes after the devices.
+        adapter = AdapterState(powered: stop == .kill)
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
             pairingEnded(key)
@@ -289,6 +294,7 @@ public actor BlueZSimulator {
         // Real delay: the simulated bluetoothd restart's downtime.
         try await Task.sleep(for: downtime)
         try await bringUpBluez()
+        if !adapter.powered, !adapterRemoved { await setPowered(true) }
         log.notice("org.bluez back")
     }
 
