@@ -116,6 +116,7 @@ extension BlueZSimulator {
         for effect in effects {
             switch effect {
             case .discoveringChanged(let on):
+                discoveryAnnounced = on
                 if on {
                     emitAdapter(["Discovering"])
                     scheduleAdvertisingSoon()
@@ -146,6 +147,7 @@ extension BlueZSimulator {
             await linkDown(key, pendingError: BlueZError.abortByLocal)
         }
         if discoveryEnded {
+            discoveryAnnounced = false
             for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
         }
         emitAdapter(discoveryEnded ? ["Powered", "Discovering"] : ["Powered"])

@@ -96,6 +96,11 @@ public actor BlueZSimulator {
     var monitors = MonitorRegistry()
     /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
     var discoveryStarts = 0
+    /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
+    /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements
+    /// are reported only after it, as bluetoothd reports devices found only after the controller's
+    /// discovery started (bluetoothctl: "Discovering: yes" before the first "[NEW] Device").
+    var discoveryAnnounced = false
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -265,6 +270,7 @@ public actor BlueZSimulator {
         guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
         if stop == .terminate { await terminateCleanly() }
         generation += 1
+        discoveryAnnounced = false
         for task in bluezTasks { task.cancel() }
         bluezTasks = []
         cancelAllDeviceTasks()
