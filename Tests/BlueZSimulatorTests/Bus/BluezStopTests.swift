@@ -21,7 +21,8 @@ import Testing
         var all: [DBusSignal] = []
     }
 
-    static func restart(_ stop: BluezStop) async throws -> Seen {
+    /// `bonded`: the strap is paired (`Pair`, Just Works) before bluetoothd goes.
+    static func restart(_ stop: BluezStop, bonded: Bool = false) async throws -> Seen {
         var seen = Seen()
         try await SimulatorOnBus.run(try SimulatorBusTests.fastScenario("demo"), seed: 5) { simulator, bus in
             let client = try await DBusConnection(address: bus.address)
@@ -40,6 +41,11 @@ import Testing
                 await waitUntil(timeout: .seconds(10)) {
                     (try? await Self.property(client, path, "ServicesResolved")) == true
                 })
+            if bonded {
+                _ = try await client.call(
+                    destination: "org.bluez", path: path, interface: "org.bluez.Device1", method: "Pair")
+                try #require(try await Self.property(client, path, "Bonded") == true)
+            }
             // Every signal on the bus, in the order this connection receives them (one subscription keeps it).
             let record = Mutex(Seen())
             let signals = try await client.signals(matching: DBusMatchRule())

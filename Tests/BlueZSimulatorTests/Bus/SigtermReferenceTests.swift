@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The simulator's `restartBluez(stop: .terminate)` against a bus capture of real bluetoothd 5.66 getting
-/// SIGTERM and being started again, with a connected unbonded device (`Reference/bluez-5.66/sigterm-*.txt`,
+/// SIGTERM and being started again, with a connected device, unbonded and bonded (`Reference/bluez-5.66/sigterm-*.txt`,
 /// made by `Tests/VM/guest/scenario-sigterm-capture.sh` and reduced by `Tests/VM/sigterm-order.py`). Both
 /// are reduced to the steps a client acts on, in bus order: the link drop, the power-off, the GATT objects,
 /// the device and the adapter going, the name lost and acquired, the adapter and its stored device coming
@@ -90,14 +90,15 @@ import Testing
         }
     }
 
-    @Test func terminateAndRestartFollowBluetoothdsOrderWithAConnectedUnbondedDevice() async throws {
-        let captured = try String(
-            contentsOf: Self.reference.appendingPathComponent("sigterm-unbonded.txt"), encoding: .utf8
-        ).split(separator: "\n").map(String.init)
+    /// With the device connected, unbonded (`sigterm-unbonded.txt`) and bonded (`sigterm-bonded.txt`).
+    @Test(arguments: [false, true]) func terminateAndRestartFollowBluetoothdsOrder(bonded: Bool) async throws {
+        let file = bonded ? "sigterm-bonded.txt" : "sigterm-unbonded.txt"
+        let captured = try String(contentsOf: Self.reference.appendingPathComponent(file), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
         let expected = Self.steps(captured)
         // The capture has every step: a reduction that lost one would compare nothing.
         #expect(expected.count >= 10, "\(expected)")
-        let seen = try await BluezStopTests.restart(.terminate)
+        let seen = try await BluezStopTests.restart(.terminate, bonded: bonded)
         let simulated = Self.steps(seen.all.compactMap(Self.line))
         #expect(simulated == expected, "simulator: \(simulated)\nbluetoothd: \(expected)")
     }
