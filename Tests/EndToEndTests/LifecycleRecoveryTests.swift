@@ -11,12 +11,15 @@ import Testing
 
     /// The demo world with only the strap.
     static func strapWorld() async throws -> SimulatedWorld {
-        try await SimulatedWorld(edit: { configuration in
-            configuration["devices"] = (configuration["devices"] as? [[String: Any]])?.filter {
-                $0["id"] as? String == "hr_strap"
-            }
-            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
-        })
+        try await SimulatedWorld(edit: strapOnly)
+    }
+
+    /// The gateway's configuration edited down to the strap (raw GATT commands off).
+    static func strapOnly(_ configuration: inout [String: Any]) {
+        configuration["devices"] = (configuration["devices"] as? [[String: Any]])?.filter {
+            $0["id"] as? String == "hr_strap"
+        }
+        configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()], "rate_limit": "10/s"]
     }
 
     /// How long until an injected heart rate reaches MQTT again (nil: not within 30 s).

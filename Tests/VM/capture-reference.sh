@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-captures the simulator's reference data from a stock bluetoothd 5.66 (no -E) in the VM tier,
 # against BlueZ's own example GATT server and advertisement (bluez-test-scripts, unmodified), and
-# rewrites Tests/BlueZSimulatorTests/Reference/bluez-5.66 with the fresh files (README.md stays).
+# rewrites Tests/BlueZSimulatorTests/Reference/bluez-5.66 with the fresh files (README.md and the
+# SIGTERM captures, sigterm-*.txt from scenario-sigterm-capture.sh, stay).
 # RealBlueZFidelityTests and sim_client's reference check then compare the simulator with them.
 # Usage: Tests/VM/capture-reference.sh [OUTDIR]   (prepares the VM tier first when needed)
 set -euo pipefail
@@ -16,6 +17,6 @@ BLEBRIDGE_VM_TIMEOUT=${BLEBRIDGE_VM_TIMEOUT:-900} "$root/Tests/VM/run-guest.sh" 
 for file in errors.jsonl bluetoothctl.txt managed-objects-connected.json managed-objects-disconnected.json; do
     [[ -s "$out/$file" ]] || { echo "capture-reference: $file missing or empty in $out" >&2; exit 1; }
 done
-find "$reference" -maxdepth 1 -type f ! -name README.md -delete
+find "$reference" -maxdepth 1 -type f ! -name README.md ! -name 'sigterm-*.txt' -delete
 cp "$out"/errors.jsonl "$out"/roles.txt "$out"/bluetoothctl.txt "$out"/managed-objects-*.json "$out"/introspect-*.xml "$reference/"
 echo "capture-reference: $(wc -l < "$reference/errors.jsonl") probe answers and $(ls "$reference" | wc -l) files in $reference"

@@ -109,9 +109,14 @@ extension BlueZSimulator {
     /// Applies adapter effects: `Discovering`/`Powered` signals and what discovery ending or
     /// power going off means for devices.
     func apply(_ effects: [AdapterState.Effect]) async {
+        if effects.contains(.poweredChanged(false)) {
+            await poweredOff(discoveryEnded: effects.contains(.discoveringChanged(false)))
+            return
+        }
         for effect in effects {
             switch effect {
             case .discoveringChanged(let on):
+                discoveryAnnounced = on
                 if on {
                     emitAdapter(["Discovering"])
                     scheduleAdvertisingSoon()
@@ -121,25 +126,34 @@ extension BlueZSimulator {
                     for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
                     emitAdapter(["Discovering"])
                 }
-            case .poweredChanged(let on):
+            case .poweredChanged:
                 emitAdapter(["Powered"])
-                if !on {
-                    // Links drop; devices linked at that moment keep their objects and GATT tree
-                    // (unbonded ones until the temporary timeout), other unpaired ones go at once
-                    // (the 5.66 reference capture: power off after a Disconnect removes the device).
-                    var linked: Set<String> = []
-                    for key in deviceOrder where devices[key]!.link != .disconnected {
-                        linked.insert(key)
-                        await linkDown(key, pendingError: BlueZError.abortByLocal)
-                    }
-                    let now = clock.now
-                    for key in deviceOrder {
-                        await apply(devices[key]!.adapterPoweredOff(wasLinked: linked.contains(key), now: now), to: key)
-                    }
-                }
             case .filterChanged:
                 scheduleAdvertisingSoon()
             }
+        }
+    }
+
+    /// The adapter powered off, in the order bluetoothd 5.66 reported it on the bus (VM tier capture of
+    /// a SIGTERM, `Reference/bluez-5.66/sigterm-*.txt`): the kernel drops the links first
+    /// (`ServicesResolved` and `Connected` false), discovery's RSSI goes, then one `PropertiesChanged`
+    /// says `Powered` (and `Discovering`) false. Devices linked at that moment keep their objects and
+    /// GATT tree (unbonded ones until the temporary timeout), other unpaired ones go at once (the 5.66
+    /// reference capture: power off after a Disconnect removes the device).
+    func poweredOff(discoveryEnded: Bool) async {
+        var linked: Set<String> = []
+        for key in deviceOrder where devices[key]!.link != .disconnected {
+            linked.insert(key)
+            await linkDown(key, pendingError: BlueZError.abortByLocal)
+        }
+        if discoveryEnded {
+            discoveryAnnounced = false
+            for key in deviceOrder { await apply(devices[key]!.discoveryStopped(), to: key) }
+        }
+        emitAdapter(discoveryEnded ? ["Powered", "Discovering"] : ["Powered"])
+        let now = clock.now
+        for key in deviceOrder {
+            await apply(devices[key]!.adapterPoweredOff(wasLinked: linked.contains(key), now: now), to: key)
         }
     }
 

@@ -9,7 +9,13 @@ extension BlueZSimulator {
     func terminateCleanly() async {
         log.notice("bluetoothd terminating (simulated SIGTERM)")
         if !adapterRemoved {
+            // bluetoothd stored every device that was connected, paired or trusted (its info file):
+            // the restarted one loads them again, unbonded ones included (VM capture: the example
+            // peripheral, connected and unbonded at the SIGTERM, came back), whatever the power-off
+            // made of them since.
+            let stored = deviceOrder.filter { devices[$0]!.exported && !devices[$0]!.temporary }
             await setPowered(false)
+            for key in stored { devices[key]!.markStored() }
             for key in deviceOrder.reversed() where devices[key]!.exported {
                 await unexportDevice(key)
             }

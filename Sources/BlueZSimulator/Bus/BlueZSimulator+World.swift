@@ -75,7 +75,8 @@ extension BlueZSimulator {
         }
     }
 
-    /// One round of advertisements: every device in range that is not connected advertises once;
+    /// One round of advertisements: every device in range that is not connected (or that advertises while
+    /// connected, `advertises_while_connected`) advertises once;
     /// discovery reports it through each session's filter; stale temporary devices go.
     func advertisingTick() async {
         guard bluez != nil else { return }
@@ -83,15 +84,18 @@ extension BlueZSimulator {
         // Advertisements are received while discovering or while advertisement monitors are
         // registered (bluetoothd's background scan); a monitor's match updates the device even
         // when no discovery filter lets it through (btd_adapter_update_found_device).
-        if adapter.discovering || (adapter.powered && monitors.isMonitoring) {
+        let discovering = adapter.discovering && discoveryAnnounced
+        if discovering || (adapter.powered && monitors.isMonitoring) {
             for key in deviceOrder {
-                guard let device = devices[key], device.inRange, device.link == .disconnected else { continue }
+                guard let device = devices[key], device.inRange,
+                    device.link == .disconnected || device.spec.advertisesWhileConnected
+                else { continue }
                 let spec = device.spec
                 let jitter =
                     spec.rssiJitter > 0 ? Int16.random(in: -spec.rssiJitter...spec.rssiJitter, using: &random) : 0
                 let rssi = max(-127, min(20, spec.rssi + jitter))
                 let discovered =
-                    adapter.discovering
+                    discovering
                     && adapter.reports({ filter in
                         filter.transport != .bredr
                             && filter.matches(
@@ -105,7 +109,7 @@ extension BlueZSimulator {
                 guard discovered || !matched.isEmpty else { continue }
                 let effects = devices[key]!.advertisementSeen(
                     at: now, rssi: rssi, manufacturerData: manufacturer, serviceData: service,
-                    rssiDeltaThreshold: !adapter.filtered, duplicateData: adapter.discovering && adapter.duplicateData)
+                    rssiDeltaThreshold: !adapter.filtered, duplicateData: discovering && adapter.duplicateData)
                 await apply(effects, to: key)
                 monitorsFound(key, matched)
             }

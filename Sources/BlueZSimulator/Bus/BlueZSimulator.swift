@@ -96,6 +96,11 @@ public actor BlueZSimulator {
     var monitors = MonitorRegistry()
     /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
     var discoveryStarts = 0
+    /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
+    /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements
+    /// are reported only after it, as bluetoothd reports devices found only after the controller's
+    /// discovery started (bluetoothctl: "Discovering: yes" before the first "[NEW] Device").
+    var discoveryAnnounced = false
 
     /// Identifies a characteristic of a device.
     struct CharacteristicKey: Hashable, Sendable {
@@ -258,12 +263,14 @@ public actor BlueZSimulator {
     /// Simulates bluetoothd restarting: `org.bluez` vanishes with every object, then comes back
     /// after `downtime` with a new unique name; devices known from storage (connected or paired
     /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
+    /// After `.terminate` the adapter comes back off, with its devices, and is then powered.
     /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
     /// and removes its objects first, ``BluezStop``).
     public func restartBluez(downtime: Duration = .seconds(1), stop: BluezStop = .kill) async throws {
         guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
         if stop == .terminate { await terminateCleanly() }
         generation += 1
+        discoveryAnnounced = false
         for task in bluezTasks { task.cancel() }
         bluezTasks = []
         cancelAllDeviceTasks()
@@ -277,7 +284,11 @@ public actor BlueZSimulator {
         monitors = MonitorRegistry()
         batteryExported = []
         peripheralRole = PeripheralRoleState(supportedInstances: Self.supportedAdvertisingInstances)
-        adapter = AdapterState(powered: true)
+        // A terminated bluetoothd powered its controller off; a killed one left it on. The restarted
+        // bluetoothd registers the adapter as the kernel reports it, then loads its stored devices
+        // (src/adapter.c: adapter_register, then load_devices), then, when it was off, powers it
+        // (AutoEnable, Debian's default): after SIGTERM, `Powered` true comes after the devices.
+        adapter = AdapterState(powered: stop == .kill)
         for key in deviceOrder {
             devices[key]!.bluetoothdRestarted()
             pairingEnded(key)
@@ -289,6 +300,7 @@ public actor BlueZSimulator {
         // Real delay: the simulated bluetoothd restart's downtime.
         try await Task.sleep(for: downtime)
         try await bringUpBluez()
+        if !adapter.powered, !adapterRemoved { await setPowered(true) }
         log.notice("org.bluez back")
     }
 

@@ -436,9 +436,13 @@ public struct DeviceState: Sendable {
     /// not temporary before the adapter powered off; the VM tier saw an unbonded device connected
     /// before come back).
     public mutating func adapterRemoved(stored: Bool) {
-        if stored { temporary = false }
+        if stored { markStored() }
         bluetoothdRestarted()
     }
+
+    /// bluetoothd has the device in its storage (it was connected, paired or trusted): it is not
+    /// temporary, and a restarted bluetoothd or a re-added adapter loads it again.
+    public mutating func markStored() { temporary = false }
 
     /// A client left the bus: end its notification sessions everywhere.
     public mutating func clientVanished(_ sender: String) -> [Effect] {

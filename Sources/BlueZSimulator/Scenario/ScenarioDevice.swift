@@ -34,6 +34,12 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
     /// bond): a security raise fails with `Failed` "Operation failed with ATT error: 0x0e", a `Pair`
     /// with `AuthenticationFailed`, each after the timing's `pairing_refusal_delay`, and the link drops.
     public var refusesPairing: Bool
+    /// The peer keeps advertising while a central is connected (a peripheral that accepts more than
+    /// one link, or BlueZ's example peripheral on a btvirt controller in the VM tier). bluetoothd
+    /// reports such advertisements for a connected device too (src/adapter.c skips only devices that
+    /// are not connected), so its `RSSI` changes during a link, and during the 2 s a `Disconnect` or
+    /// `RemoveDevice` keeps the link up. Most single-link sensors stop advertising: false.
+    public var advertisesWhileConnected: Bool
     public var services: [ScenarioService]
     public var faults: ScenarioFaults
 
@@ -41,7 +47,8 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         id: String? = nil, address: BluetoothAddress, name: String? = nil, appearance: UInt16? = nil, rssi: Int16 = -60,
         rssiJitter: Int16 = 3, txPower: Int16? = nil, connectable: Bool = true, inRange: Bool = true,
         advertisement: ScenarioAdvertisement = ScenarioAdvertisement(), pairing: Pairing = .none,
-        passkey: UInt32? = nil, refusesPairing: Bool = false, services: [ScenarioService] = [],
+        passkey: UInt32? = nil, refusesPairing: Bool = false, advertisesWhileConnected: Bool = false,
+        services: [ScenarioService] = [],
         faults: ScenarioFaults = ScenarioFaults()
     ) {
         self.id = id ?? address.string
@@ -57,6 +64,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         self.pairing = pairing
         self.passkey = passkey
         self.refusesPairing = refusesPairing
+        self.advertisesWhileConnected = advertisesWhileConnected
         self.services = services
         self.faults = faults
     }
@@ -68,6 +76,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         case txPower = "tx_power"
         case inRange = "in_range"
         case refusesPairing = "refuses_pairing"
+        case advertisesWhileConnected = "advertises_while_connected"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,6 +117,8 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
             throw container.invalid(.passkey, "pairing \"\(pairing.rawValue)\" needs a \"passkey\" (0…999999)")
         }
         refusesPairing = try container.decodeIfPresent(Bool.self, forKey: .refusesPairing) ?? false
+        advertisesWhileConnected =
+            try container.decodeIfPresent(Bool.self, forKey: .advertisesWhileConnected) ?? false
         services = try container.decodeIfPresent([ScenarioService].self, forKey: .services) ?? []
         faults = try container.decodeIfPresent(ScenarioFaults.self, forKey: .faults) ?? ScenarioFaults()
         if !services.isEmpty, !connectable {

@@ -15,9 +15,14 @@ import Testing
         var beforeRelease: [String] = []
         var released = false
         var back = false
+        /// The signals after `org.bluez` got its new owner.
+        var afterBack: [String] = []
+        /// Every signal, in bus order.
+        var all: [DBusSignal] = []
     }
 
-    static func restart(_ stop: BluezStop) async throws -> Seen {
+    /// `bonded`: the strap is paired (`Pair`, Just Works) before bluetoothd goes.
+    static func restart(_ stop: BluezStop, bonded: Bool = false) async throws -> Seen {
         var seen = Seen()
         try await SimulatorOnBus.run(try SimulatorBusTests.fastScenario("demo"), seed: 5) { simulator, bus in
             let client = try await DBusConnection(address: bus.address)
@@ -36,22 +41,39 @@ import Testing
                 await waitUntil(timeout: .seconds(10)) {
                     (try? await Self.property(client, path, "ServicesResolved")) == true
                 })
+            if bonded {
+                _ = try await client.call(
+                    destination: "org.bluez", path: path, interface: "org.bluez.Device1", method: "Pair")
+                try #require(try await Self.property(client, path, "Bonded") == true)
+            }
             // Every signal on the bus, in the order this connection receives them (one subscription keeps it).
             let record = Mutex(Seen())
             let signals = try await client.signals(matching: DBusMatchRule())
             let consumer = Task {
                 for await signal in signals {
                     record.withLock { seen in
+                        seen.all.append(signal)
                         if signal.member == "NameOwnerChanged", signal.arguments.first?.asString == "org.bluez" {
                             if signal.arguments.last?.asString == "" { seen.released = true } else { seen.back = true }
                         } else if !seen.released {
                             seen.beforeRelease.append(Self.describe(signal))
+                        } else if seen.back {
+                            seen.afterBack.append(Self.describe(signal))
                         }
                     }
                 }
             }
             try await simulator.restartBluez(downtime: .milliseconds(200), stop: stop)
             #expect(await waitUntil(timeout: .seconds(10)) { record.withLock { $0.back } })
+            // Back: the adapter and the strap (stored: it was connected) are announced; after SIGTERM the
+            // adapter is powered on afterwards.
+            let strapBack = "InterfacesAdded @\(Self.strap) "
+            _ = await waitUntil(timeout: .seconds(10)) {
+                record.withLock { seen in
+                    seen.afterBack.contains { $0.hasPrefix(strapBack) }
+                        && (stop == .kill || seen.afterBack.contains { $0.hasPrefix("PropertiesChanged Powered=true") })
+                }
+            }
             consumer.cancel()
             seen = record.withLock { $0 }
         }
@@ -74,6 +96,12 @@ import Testing
                 "\($0)=\(changed[$0]?.unwrappedVariant.asBool.map { "\($0)" } ?? "…")"
             }
             return "PropertiesChanged \(names.joined(separator: ",")) @\(signal.path.rawValue)"
+        case "InterfacesAdded":
+            let interfaces = signal.arguments.dropFirst().first?.asDictionary ?? [:]
+            let powered = interfaces["org.bluez.Adapter1"]?.asDictionary?["Powered"]?.unwrappedVariant.asBool
+            return
+                "InterfacesAdded @\(signal.arguments.first?.asObjectPath?.rawValue ?? "?") \(interfaces.keys.sorted())"
+                + (powered.map { " Powered=\($0)" } ?? "")
         case "InterfacesRemoved":
             let interfaces = signal.arguments.dropFirst().first?.asStrings ?? []
             return "InterfacesRemoved @\(signal.arguments.first?.asObjectPath?.rawValue ?? "?") \(interfaces.sorted())"
@@ -100,6 +128,30 @@ import Testing
         #expect(adapterRemoved != nil, "\(lines)")
         if let disconnected, let deviceRemoved, let adapterRemoved {
             #expect(disconnected < deviceRemoved && deviceRemoved < adapterRemoved, "\(lines)")
+        }
+    }
+
+    /// bluetoothd started again after SIGTERM registers the adapter off (its controller was powered off),
+    /// loads the devices it stored, then powers the adapter (AutoEnable): `Powered` true comes after the
+    /// devices. Killed, it left the controller on: the adapter comes back powered.
+    @Test(arguments: BluezStop.allCases) func restartedBluetoothdAnnouncesItsDevicesBeforePoweringOn(
+        _ stop: BluezStop
+    ) async throws {
+        let seen = try await Self.restart(stop)
+        let lines = seen.afterBack
+        let adapter = lines.firstIndex { $0.hasPrefix("InterfacesAdded @/org/bluez/hci0 ") }
+        let strap = lines.firstIndex { $0.hasPrefix("InterfacesAdded @\(Self.strap) ") }
+        let poweredOn = lines.firstIndex { $0.hasPrefix("PropertiesChanged Powered=true @/org/bluez/hci0") }
+        #expect(adapter != nil && strap != nil, "\(lines)")
+        if let adapter, let strap { #expect(adapter < strap, "\(lines)") }
+        switch stop {
+        case .terminate:
+            #expect(adapter.map { lines[$0].hasSuffix("Powered=false") } ?? false, "\(lines)")
+            #expect(poweredOn != nil, "\(lines)")
+            if let strap, let poweredOn { #expect(strap < poweredOn, "\(lines)") }
+        case .kill:
+            #expect(adapter.map { lines[$0].hasSuffix("Powered=true") } ?? false, "\(lines)")
+            #expect(poweredOn == nil, "\(lines)")
         }
     }
 

@@ -159,6 +159,12 @@ ALLOWED = [
      "the same default agent (bluetoothd.log: RequestConfirmation for the central's address on the "
      "peripheral's controller); a real sensor answers its own end, and the central's end is accepted "
      "by bluetoothd itself (btd_adapter_confirm_reply without an agent call)"),
+    (r'^(select \S+|default-agent|scan (on|off)|info ADDRESS|connect ADDRESS|menu gatt|list-attributes ADDRESS|'
+     r'select-attribute \S+|read|notify (on|off)|write ".*"|back|pair ADDRESS|yes|disconnect ADDRESS|quit)$',
+     "the session's own commands, echoed by the terminal: the same in both transcripts by construction, "
+     "and where an echo falls among bluetoothd's asynchronous events is the machine's timing (on a host at "
+     "load average 15-20 'default-agent' was echoed before 'Pairable: yes' came, and a measurement was "
+     "printed after the 'notify off' echo, 2026-12-02)"),
     (r"^\[CHG\] Device ADDRESS Connected: yes$",
      "bluetoothctl did not print it against bluetoothd in any of four VM transcripts ('Attempting to "
      "connect', then 'Connection successful', and 'Connected: no' later), for reasons not found; "

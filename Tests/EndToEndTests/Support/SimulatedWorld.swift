@@ -21,7 +21,7 @@ final class SimulatedWorld: Sendable {
 
     init(
         scenario: String = "demo", passing: ScenarioPassing? = nil, healthInterval: String = "30s",
-        outboxDirectory: String? = nil,
+        outboxDirectory: String? = nil, disconnectDelay: Duration = .milliseconds(100),
         edit: (inout [String: Any]) -> Void = { _ in },
         beforeGateway: (MQTTRecorder) async throws -> Void = { _ in },
         world: (inout Scenario) -> Void = { _ in }
@@ -31,7 +31,7 @@ final class SimulatedWorld: Sendable {
         loaded.passing = passing ?? loaded.passing
         world(&loaded)
         simulator = BlueZSimulator(
-            scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
+            scenario: loaded, options: BlueZSimulator.Options(disconnectDelay: disconnectDelay))
         try await simulator.start(busAddress: bus.address)
         broker = try await MosquittoFixture()
         recorder = try await MQTTRecorder(url: broker.url, cleanSession: false)
