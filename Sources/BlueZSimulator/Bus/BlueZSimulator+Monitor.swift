@@ -123,6 +123,13 @@ extension BlueZSimulator {
         for target in monitors.stopTracking(key) { callMonitor(target, "DeviceLost", device: path) }
     }
 
+    /// Calls `DeviceFound` before, not after, the `PropertiesChanged` of the advertisement that
+    /// matched: what a client sees when it handles bluetoothd's method call before the signals
+    /// bluetoothd sent just before it (the gateway's signal stream and its exported methods take
+    /// different paths; in the VM tier a first report was a copy 20 s old). bluetoothd itself
+    /// sends the signals first.
+    public func setDeviceFoundFirst(_ first: Bool) { deviceFoundFirst = first }
+
     /// How many times `StartDiscovery` succeeded since the start (a passive scan calls it never).
     public var startDiscoveryCount: Int { discoveryStarts }
 

@@ -94,6 +94,8 @@ public actor BlueZSimulator {
     var adapterRemoved = false
     /// Registered advertisement monitor applications (``ScenarioAdapter/advertisementMonitor``).
     var monitors = MonitorRegistry()
+    /// ``setDeviceFoundFirst(_:)``.
+    var deviceFoundFirst = false
     /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
     var discoveryStarts = 0
 
