@@ -80,11 +80,12 @@ import Testing
             }
             #expect(heard == true)
             await bluez.manager.stopMonitoring()
+            // Real delay: the sensor's next value comes due (its update interval, 2 s) while nothing
+            // listens, so bluetoothd's copy is older than what the sensor advertises next; read after
+            // it, the central's copy has every signal of the earlier session.
+            try await Task.sleep(for: .milliseconds(2_500))
             let peripheral = try #require(await bluez.manager.retrievePeripherals(withIdentifiers: [Self.bthome]).first)
             let cached = try #require(await peripheral.advertisementData.serviceData[uuid])
-            // Real delay: the sensor's next value comes due (its update interval, 2 s) while nothing
-            // listens, so bluetoothd's copy is older than what the sensor advertises next.
-            try await Task.sleep(for: .milliseconds(2_500))
             let stream = try await bluez.manager.startMonitoring([[Self.bthomePattern]], allowDuplicates: true)
             let first = await withDeadline(.seconds(10)) { () -> [UInt8]? in
                 for await discovery in stream where discovery.identifier == Self.bthome {
