@@ -1,4 +1,3 @@
-# vm-opt-in: has not yet passed 3 runs in a row (runs 2026-12-02 in docs/testing.md); run it by name: Tests/VM/run-tier.sh Tests/VM/guest/scenario-passive-monitor.sh
 # Scenario: `bluetooth.scan.mode` "passive" (BlueZ's advertisement monitors, issue 17) on the real
 # kernel and bluetoothd 5.66. The other controller advertises BTHome service data (UUID 0xFCD2, one
 # temperature, packet id and value changed every tick) through the kernel's own advertising
