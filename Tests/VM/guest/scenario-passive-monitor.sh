@@ -4,7 +4,8 @@
 # instances (btmgmt add-adv: no D-Bus, so the gateway is the only D-Bus client that could scan).
 #  1. Stock bluetoothd (no -E): `blebridge run` must exit 78 naming monitor_unsupported and -E.
 #  2. bluetoothd restarted with -E: a configured BTHome device's readings must reach mosquitto
-#     (first within 30 s of the start, every published value within 10 s of being advertised).
+#     (first within 30 s of the start and not older than the value on air when the monitors became
+#     active; every value within 10 s of when it could first be heard).
 #  3. auto_devices only (no devices[] entry; a monitor per built-in decoder): the same sensor must
 #     appear as bthome_<last 3 address bytes>.
 #  During 2 and 3 nobody may call StartDiscovery (dbus-monitor and bluetoothd's debug log), and the
