@@ -129,14 +129,17 @@ wait_readings() {
 # latencies TOPIC LABEL: for each temperature published on TOPIC, the time from when the gateway
 # could first have heard it (its first advertisement, or the monitors' activation if later) to its
 # arrival; records count, median and max and fails beyond 10 s. The first reading must not be
-# older than what was on air when the monitors became active: before the fix it could be
-# bluetoothd's copy of an advertisement heard before the gateway's monitors existed (run 4: a
-# value advertised 20 s earlier, two newer ones on air; docs/testing.md).
+# older than the advertisement before the one on air when the monitors became active: before the
+# fix it could be bluetoothd's copy of an advertisement heard before the gateway's monitors
+# existed (run 4: a value advertised 20 s earlier, two newer ones on air). One advertisement
+# behind can still happen (a DeviceFound handled before the signals bluetoothd sent just before
+# it; run 9), and is allowed here (docs/testing.md).
 latencies() {
-    local first active on_air first_value
+    local first active on_air previous first_value
     first=$(awk -v t="$1" '$2 == t { print $1; exit }' $O/readings.log)
     active=$(date -d "$(grep 'scanning passively' $O/gateway.log | tail -1 | cut -c1-23)" +%s.%N)
     on_air=$(awk -v a="$active" '$1 <= a { v = $2 } END { print v }' $O/advertised.log)
+    previous=$(awk -v a="$active" '$1 <= a { p = v; v = $2 } END { print p }' $O/advertised.log)
     first_value=$(awk -v t="$1" '$2 == t { print $3; exit }' $O/readings.log | jq -r '.temperature')
     awk -v t="$1" '$2 == t' $O/readings.log | while read -r at _ payload; do
         value=$(echo "$payload" | jq -r '.temperature // empty')
@@ -149,9 +152,9 @@ latencies() {
     count=$(wc -l < /tmp/latency.$2)
     median=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' /tmp/latency.$2)
     max=$(tail -1 /tmp/latency.$2)
-    echo "$2 first-reading $(elapsed "$GATEWAY_STARTED" "$first")s after start, first value $first_value (on air at activation: ${on_air:-none}); $count values; latency median ${median}s max ${max}s" | tee -a $O/passive.txt
-    [ -z "$on_air" ] || awk -v f="$first_value" -v o="$on_air" 'BEGIN { exit !(f + 0 >= o + 0) }' \
-        || fail "$2: the first reading $first_value is older than $on_air, on air when the monitors became active"
+    echo "$2 first-reading $(elapsed "$GATEWAY_STARTED" "$first")s after start, first value $first_value (on air at activation: ${on_air:-none}, before it: ${previous:-none}); $count values; latency median ${median}s max ${max}s" | tee -a $O/passive.txt
+    [ -z "$previous" ] || awk -v f="$first_value" -v o="$previous" 'BEGIN { exit !(f + 0 >= o + 0) }' \
+        || fail "$2: the first reading $first_value is older than $previous, on air before $on_air when the monitors became active"
     awk -v m="$max" 'BEGIN { exit !(m <= 10) }' || fail "$2: a value took ${max}s (> 10 s)"
 }
 
