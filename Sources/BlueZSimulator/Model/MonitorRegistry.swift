@@ -123,7 +123,7 @@ struct MonitorRegistry: Sendable {
     /// `uint8_t` (1 + 34 bytes per pattern), so with 8 the length wraps and the kernel refuses the
     /// command. Measured on kernel 6.1 (Tests/VM/guest/scenario-passive-monitor.sh): 7 patterns
     /// activated; 8 gave `Failed to Add Adv Patterns Monitor with status 0x0d` and a `Release` in
-    /// 5 of 6 runs, and once bluetoothd aborted on its overrun heap (not modelled).
+    /// 6 of 7 runs, and once bluetoothd aborted on its overrun heap (not modelled).
     static let maximumPatterns = 7
 
     /// Reads a monitor's properties as `monitor_process` does: `Type` must be `or_patterns`; the
