@@ -107,6 +107,7 @@ extension CentralManager {
     /// The adapter's `AdvertisementMonitorManager1` may have come or gone.
     func monitorManagerChanged() {
         let present = objects.properties(adapterPath, BlueZNames.advertisementMonitorManager) != nil
+        monitorManagerBroadcaster.yield(present)
         monitorEvent(.managerAvailable(present))
     }
 

@@ -12,7 +12,7 @@ extension BlueZSimulator {
 
     /// The manager's interface on the adapter, when the scenario has one.
     func monitorManagerInterfaces() -> [DBusInterface] {
-        let mode = scenario.adapter.advertisementMonitor
+        let mode = advertisementMonitor
         guard mode != .absent else { return [] }
         let features: [String] = mode == .controller ? ["controller-patterns"] : []
         return [
@@ -108,7 +108,7 @@ extension BlueZSimulator {
     func monitorsFound(_ key: String, _ targets: [MonitorRegistry.Target]) {
         guard let path = devices[key]?.path else { return }
         for target in targets {
-            if scenario.adapter.advertisementMonitor == .controller,
+            if advertisementMonitor == .controller,
                 !monitors.startTracking(key, for: target)
             {
                 continue

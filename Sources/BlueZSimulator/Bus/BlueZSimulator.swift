@@ -36,6 +36,9 @@ public actor BlueZSimulator {
     }
 
     public let scenario: Scenario
+    /// What the adapter offers of `AdvertisementMonitorManager1`: the scenario's
+    /// `adapter.advertisement_monitor` until a restart says otherwise (``restartBluez(downtime:stop:advertisementMonitor:)``).
+    var advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode
     let options: Options
     let timing: ScenarioTiming
     let adapterPath: String
@@ -127,6 +130,7 @@ public actor BlueZSimulator {
         self.options = options
         self.timing = options.timing ?? scenario.timing
         self.adapterPath = "/org/bluez/" + scenario.adapter.id
+        self.advertisementMonitor = scenario.adapter.advertisementMonitor
         self.adapter = AdapterState(powered: scenario.adapter.powered)
         self.random = SimulatorRandom(seed: options.seed)
         self.startedAt = ContinuousClock().now
@@ -261,8 +265,12 @@ public actor BlueZSimulator {
     /// after `downtime` with a new unique name; devices known from storage (connected or paired
     /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
     /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
-    /// and removes its objects first, ``BluezStop``).
-    public func restartBluez(downtime: Duration = .seconds(1), stop: BluezStop = .kill) async throws {
+    /// and removes its objects first, ``BluezStop``). `advertisementMonitor`, when given, is what the
+    /// restarted bluetoothd offers (`.absent`: started without `-E`).
+    public func restartBluez(
+        downtime: Duration = .seconds(1), stop: BluezStop = .kill,
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode? = nil
+    ) async throws {
         guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
         if stop == .terminate { await terminateCleanly() }
         generation += 1
@@ -285,6 +293,7 @@ public actor BlueZSimulator {
             pairingEnded(key)
         }
         secondAdapterDevices = [:]
+        if let advertisementMonitor { self.advertisementMonitor = advertisementMonitor }
         log.notice(
             "org.bluez released (simulated bluetoothd restart)",
             [("downtime", "\(downtime)"), ("signal", stop.rawValue)])
