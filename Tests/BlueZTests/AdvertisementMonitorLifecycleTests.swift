@@ -25,12 +25,24 @@ import Testing
         #expect(lifecycle.handle(.deviceFound("dev_A")) == [], "nothing active yet")
         _ = lifecycle.handle(.registerSucceeded)
         #expect(lifecycle.handle(.activated("/m/0")) == [.ready])
-        #expect(lifecycle.handle(.deviceFound("dev_A")) == [.report("dev_A")])
+        // The first DeviceFound comes before bluetoothd's PropertiesChanged for that advertisement:
+        // the device's cached properties are older, so it is followed but not reported.
+        #expect(lifecycle.handle(.deviceFound("dev_A")) == [])
+        #expect(lifecycle.follows("dev_A"), "its property changes are reported from now on")
         #expect(
             lifecycle.handle(.deviceFound("dev_A")) == [.report("dev_A")], "every advertisement in software filtering")
-        #expect(lifecycle.follows("dev_A"))
         #expect(lifecycle.handle(.deviceLost("dev_A")) == [])
         #expect(!lifecycle.follows("dev_A"))
+        #expect(lifecycle.handle(.deviceFound("dev_A")) == [], "found again: its copy may be old again")
+    }
+
+    @Test func withTheControllerFilteringTheOnlyDeviceFoundIsReported() {
+        var lifecycle = Lifecycle(monitors: ["/m/0"], controllerFiltering: true)
+        _ = lifecycle.handle(.managerAvailable(true))
+        _ = lifecycle.handle(.registerSucceeded)
+        _ = lifecycle.handle(.activated("/m/0"))
+        #expect(lifecycle.handle(.deviceFound("dev_A")) == [.report("dev_A")])
+        #expect(lifecycle.follows("dev_A"))
     }
 
     @Test func aReleaseBeforeActivationOrARefusedRegistrationFails() {

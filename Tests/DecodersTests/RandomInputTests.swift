@@ -53,6 +53,9 @@ import Testing
                 case "mopeka": [[0x59, 0x00, 0x03], [0x59, 0x00, 0x0C]]
                 // A product advertisement of each record type whose key byte is the context key's.
                 case "victron": (UInt8(1)...5).map { [0x10, 0x02, 0x89, 0xA3, $0, 0x00, 0x00, 0x23] }
+                // A weight and a valid clock, so the rest decides (the scales take one length).
+                case "miscale_v1": [[0x22, 0xB0, 0x36, 0xE9, 0x07, 0x01, 0x1E, 0x0C, 0x2E]]
+                case "miscale_v2": [[0x02, 0x22, 0xE9, 0x07, 0x01, 0x1E, 0x0C, 0x2E, 0x0A]]
                 default: [[]]
                 }
             targets.append(

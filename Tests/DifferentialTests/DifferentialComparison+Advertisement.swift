@@ -31,6 +31,7 @@ extension DifferentialComparison {
             "reading_quality": "reading_quality",
         ],
         "victron": victronKeys,
+        "miscale": ["weight": "mass_non_stabilized", "impedance": "impedance", "stabilized": "binary:stabilized"],
     ]
 
     /// Victron Instant Readout (scripts/differential/corpus_victron.py): victron-ble's getters
@@ -50,7 +51,9 @@ extension DifferentialComparison {
     /// sensorpush-ble rounds every reading to 0.01, BLEBridge publishes the HT.w/HTP.xw/TC.x
     /// readings at the sensor's step (0.0025 °C and %, 0.0625 °C), so they differ by at most half
     /// a hundredth (less than one step of the pressure, 1 Pa = 0.01 hPa).
-    static let absoluteTolerances: [String: Double] = ["sensorpush": 0.005 + 1e-9]
+    /// Xiaomi scales: BLEBridge rounds the weight to the gram, xiaomi-ble does not (a weight in
+    /// pounds times 0.45359237 has many digits).
+    static let absoluteTolerances: [String: Double] = ["sensorpush": 0.005 + 1e-9, "miscale": 0.0005 + 1e-9]
 
     /// The whole advertisement of a corpus line that carries one (`service_data`,
     /// `manufacturer_data`), decoded through the registry; nil for single-entry lines.

@@ -38,6 +38,10 @@ import Testing
         Expectation(
             scenario: "mopeka", id: "mopeka_170241", field: "tank_level", value: 384, manufacturer: "Mopeka IOT",
             decoders: ["mopeka"]),
+        // The body composition scale's final weight and its impedance.
+        Expectation(
+            scenario: "scales", id: "miscale_v2_170402", field: "impedance", value: 500, manufacturer: "Xiaomi",
+            decoders: ["miscale_v1", "miscale_v2"]),
         // Encrypted: every device's advertisement key in auto_devices.bind_keys.
         Expectation(
             scenario: "victron", id: "victron_170302", field: "state_of_charge", value: 87.5,

@@ -71,4 +71,43 @@ import Testing
         #expect(applications.count == 1 && applications[0].monitors.count >= 2, "\(applications)")
         await world.shutdown()
     }
+
+    /// The last `bluetooth` member of `bridge/health` published so far.
+    func lastBluetoothHealth(_ world: SimulatedWorld) -> [String: Any]? {
+        world.recorder.on("blebridge/bridge/health").last.flatMap {
+            world.recorder.json($0)?["bluetooth"] as? [String: Any]
+        }
+    }
+
+    /// bluetoothd restarted without `-E` takes the monitors away after the start: the gateway stays
+    /// up (exiting 78 would leave it stopped once bluetoothd is fixed), says why readings stopped in
+    /// `bridge/health` (`monitor_unsupported`) and in an error naming `-E`, and registers again and
+    /// publishes once a bluetoothd with `-E` is back.
+    @Test func bluetoothdRestartedWithoutExperimentalIsReportedAndRecovered() async throws {
+        let world = try await SimulatedWorld(
+            healthInterval: "1s", edit: { Self.passive(&$0) },
+            world: { $0.adapter.advertisementMonitor = .software })
+        #expect(await world.state("bthome", timeout: .seconds(30)) { $0["temperature"] != nil } != nil)
+
+        try await world.simulator.restartBluez(downtime: .milliseconds(200), advertisementMonitor: .absent)
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                lastBluetoothHealth(world)?["problem"] as? String == "monitor_unsupported"
+            }, "health: \(String(describing: lastBluetoothHealth(world))); log: \(world.gateway.log.suffix(3000))")
+        #expect(lastBluetoothHealth(world)?["available"] as? Bool == false)
+        let log = world.gateway.log
+        #expect(log.contains("problem=monitor_unsupported"), "\(log.suffix(3000))")
+        #expect(log.contains("run bluetoothd with -E"), "\(log.suffix(3000))")
+        #expect(world.gateway.process.isRunning)
+
+        try await world.simulator.restartBluez(downtime: .milliseconds(200), advertisementMonitor: .software)
+        let published = world.states("bthome").count
+        #expect(
+            await waitUntil(timeout: .seconds(20)) { lastBluetoothHealth(world)?["available"] as? Bool == true },
+            "health: \(String(describing: lastBluetoothHealth(world))); log: \(world.gateway.log.suffix(3000))")
+        #expect(await waitUntil(timeout: .seconds(20)) { world.states("bthome").count > published }, "readings resumed")
+        #expect(await world.simulator.monitorApplications().count == 1)
+        #expect(await world.simulator.startDiscoveryCount == 0)
+        await world.shutdown()
+    }
 }

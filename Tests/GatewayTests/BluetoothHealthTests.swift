@@ -129,6 +129,10 @@ import Timekeeping
         #expect(BluetoothHealth(adapter: "hci0", problem: .adapterPoweredOff).advice?.contains("rfkill") == true)
         #expect(
             BluetoothHealth(adapter: "hci0", problem: .bluezNotRunning).advice?.contains("bluetooth.service") == true)
+        let noMonitors = BluetoothHealth(adapter: "hci0", problem: .monitorUnsupported).advice ?? ""
+        for part in ["AdvertisementMonitorManager1", "-E", "Experimental = true", "resumes by itself"] {
+            #expect(noMonitors.contains(part), "advice lacks \(part): \(noMonitors)")
+        }
         let ready = BluetoothHealth(
             adapter: "hci1", adapterPresent: true, powered: true, bluezOwner: ":1.4", lastError: "gone", problem: nil)
         #expect(ready.advice == nil && ready.isAvailable)

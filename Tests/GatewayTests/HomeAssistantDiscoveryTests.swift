@@ -130,6 +130,14 @@ import Testing
                 }
             }
         }
+        // Xiaomi scales: every control byte, a weight, a set clock, a measured impedance.
+        let clock: [UInt8] = [0xE9, 0x07, 0x01, 0x1E, 0x0C, 0x2E, 0x0A]
+        for control in UInt8(0)...255 {
+            record("miscale_v1", [MiScaleDecoder().reading([control, 0xB0, 0x36] + clock)])
+            record(
+                "miscale_v2",
+                [MiScaleDecoder.bodyComposition.reading([control & 0x01, control] + clock + [0xF4, 0x01, 0xB0, 0x36])])
+        }
         // Manufacturer-data families: company-id bytes of each kind and every length, with the names
         // they are recognised by (values up to 100, so INKBIRD's plausibility checks pass).
         let named: [(any AdvertisementDecoder, [String])] = [
@@ -202,7 +210,7 @@ import Testing
         #expect(Self.produced.count > 150, "\(Self.produced.count) fields")
         for name in [
             "energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas",
-            "sensor_error", "battery_low", "temperature_probe_6", "sensor_id",
+            "sensor_error", "battery_low", "temperature_probe_6", "sensor_id", "impedance", "weight_removed",
         ] {
             #expect(names.contains(name), "\(name) never produced")
         }

@@ -34,7 +34,7 @@ import manufacturer
 logging.disable(logging.CRITICAL)
 
 # Families with a corpus module of their own (scripts/differential/corpus_<family>.py).
-ADVERTISEMENT_FAMILIES = ["switchbot", "qingping", "sensorpush", "oralb", "mopeka", "victron"]
+ADVERTISEMENT_FAMILIES = ["switchbot", "qingping", "sensorpush", "oralb", "mopeka", "victron", "miscale"]
 
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"

@@ -32,8 +32,14 @@ extension CentralManager {
         root: DBusObjectPath = "/io/blebridge/monitor", timeout: Duration = .seconds(10)
     ) async throws -> AsyncStream<Discovery> {
         guard monitoring == nil else { throw BluetoothError(.alreadyExists, "advertisement monitors already run") }
-        guard objects.properties(adapterPath, BlueZNames.advertisementMonitorManager) != nil else {
+        guard let manager = objects.properties(adapterPath, BlueZNames.advertisementMonitorManager) else {
             throw BluetoothError(.unsupported, "the adapter has no \(BlueZNames.advertisementMonitorManager)")
+        }
+        let controllerFiltering: Bool
+        if case .orPatterns(let features) = AdvertisementMonitorSupport(manager: manager) {
+            controllerFiltering = features.contains("controller-patterns")
+        } else {
+            controllerFiltering = false
         }
         let sets = patternSets.filter { !$0.isEmpty }
         guard !sets.isEmpty else { throw BluetoothError(.operationNotSupported, "no patterns to monitor") }
@@ -53,7 +59,9 @@ extension CentralManager {
         scanners[id] = scanner
         monitoring = MonitorSession(
             root: root, paths: paths,
-            lifecycle: AdvertisementMonitorLifecycle(monitors: Set(paths.map(\.rawValue))), scannerID: id)
+            lifecycle: AdvertisementMonitorLifecycle(
+                monitors: Set(paths.map(\.rawValue)), controllerFiltering: controllerFiltering),
+            scannerID: id)
         monitorManagerChanged()
         let timeoutTask = Task { [weak self] in
             // A deadline, not synchronisation: how long bluetoothd may take to activate the monitors.
@@ -99,6 +107,7 @@ extension CentralManager {
     /// The adapter's `AdvertisementMonitorManager1` may have come or gone.
     func monitorManagerChanged() {
         let present = objects.properties(adapterPath, BlueZNames.advertisementMonitorManager) != nil
+        monitorManagerBroadcaster.yield(present)
         monitorEvent(.managerAvailable(present))
     }
 

@@ -77,6 +77,7 @@ public actor CentralManager {
     public nonisolated let agent: PairingAgent
     private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
     private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
+    nonisolated let monitorManagerBroadcaster = Broadcaster<Bool>(replaysLatest: false)
 
     private var tracker = AdapterStateTracker()
     private var arbiter = DiscoveryArbiter<Int>()
@@ -160,6 +161,7 @@ public actor CentralManager {
         scanners.removeAll()
         stateBroadcaster.finish()
         disconnectBroadcaster.finish()
+        monitorManagerBroadcaster.finish()
     }
 
     // MARK: State
@@ -169,6 +171,10 @@ public actor CentralManager {
 
     /// State changes, starting with the current state.
     public nonisolated var stateUpdates: AsyncStream<ManagerState> { stateBroadcaster.subscribe() }
+
+    /// Whether the adapter shows `AdvertisementMonitorManager1`, each time BlueZ's objects may have
+    /// changed that (loaded, an adapter interface added or removed, bluetoothd gone); repeats are possible.
+    public nonisolated var monitorManagerUpdates: AsyncStream<Bool> { monitorManagerBroadcaster.subscribe() }
 
     /// Every peripheral disconnect, with its reason.
     public nonisolated var disconnections: AsyncStream<DisconnectEvent> { disconnectBroadcaster.subscribe() }

@@ -9,6 +9,15 @@
 /// emitted; a `Release` or a refused registration before that is ``Action/failed(_:)``, after it a
 /// ``Action/released(_:)`` to log. `DeviceFound`/`DeviceLost` track which devices the monitors
 /// currently follow: only their advertisements are reported.
+///
+/// bluetoothd 5.66 sends an advertisement's `PropertiesChanged` and then `DeviceFound`, but a client
+/// may handle the call before those signals (a signal stream and a task per method call), and
+/// bluetoothd keeps devices between scans: at the first `DeviceFound` the client's copy of
+/// `Device1` may be of any age (measured in the VM tier: a value 20 s old was published). So when
+/// bluetoothd filters in software (a `DeviceFound` per advertisement), the first `DeviceFound` of a
+/// device only starts following it: its advertisement is reported by the property changes that
+/// follow, or by its next `DeviceFound`. With the controller filtering (`controller-patterns`: one `DeviceFound` per
+/// device) the first one is reported, since no second comes.
 public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendable {
     public enum Phase: Sendable, Equatable {
         /// Not registered: no manager on the adapter (yet), or bluetoothd went away.
@@ -59,9 +68,12 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
     public private(set) var found: Set<Device> = []
     /// All monitors were active once.
     public private(set) var wasReady = false
+    /// The controller filters (one `DeviceFound` per device): the first `DeviceFound` is reported.
+    public let controllerFiltering: Bool
 
-    public init(monitors: Set<String>) {
+    public init(monitors: Set<String>, controllerFiltering: Bool = false) {
         self.monitors = monitors
+        self.controllerFiltering = controllerFiltering
     }
 
     public mutating func handle(_ event: Event) -> [Action] {
@@ -105,8 +117,8 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
             return [.released(path)]
         case .deviceFound(let device):
             guard phase == .registered || phase == .registering, !active.isEmpty else { return [] }
-            found.insert(device)
-            return [.report(device)]
+            let first = found.insert(device).inserted
+            return first && !controllerFiltering ? [] : [.report(device)]
         case .deviceLost(let device):
             found.remove(device)
             return []

@@ -12,7 +12,7 @@ extension BlueZSimulator {
 
     /// The manager's interface on the adapter, when the scenario has one.
     func monitorManagerInterfaces() -> [DBusInterface] {
-        let mode = scenario.adapter.advertisementMonitor
+        let mode = advertisementMonitor
         guard mode != .absent else { return [] }
         let features: [String] = mode == .controller ? ["controller-patterns"] : []
         return [
@@ -108,7 +108,7 @@ extension BlueZSimulator {
     func monitorsFound(_ key: String, _ targets: [MonitorRegistry.Target]) {
         guard let path = devices[key]?.path else { return }
         for target in targets {
-            if scenario.adapter.advertisementMonitor == .controller,
+            if advertisementMonitor == .controller,
                 !monitors.startTracking(key, for: target)
             {
                 continue
@@ -122,6 +122,13 @@ extension BlueZSimulator {
         guard let path = devices[key]?.path else { return }
         for target in monitors.stopTracking(key) { callMonitor(target, "DeviceLost", device: path) }
     }
+
+    /// Calls `DeviceFound` before, not after, the `PropertiesChanged` of the advertisement that
+    /// matched: what a client sees when it handles bluetoothd's method call before the signals
+    /// bluetoothd sent just before it (the gateway's signal stream and its exported methods take
+    /// different paths; in the VM tier a first report was a copy 20 s old). bluetoothd itself
+    /// sends the signals first.
+    public func setDeviceFoundFirst(_ first: Bool) { deviceFoundFirst = first }
 
     /// How many times `StartDiscovery` succeeded since the start (a passive scan calls it never).
     public var startDiscoveryCount: Int { discoveryStarts }

@@ -110,8 +110,11 @@ extension BlueZSimulator {
                 let effects = devices[key]!.advertisementSeen(
                     at: now, rssi: rssi, manufacturerData: manufacturer, serviceData: service,
                     rssiDeltaThreshold: !adapter.filtered, duplicateData: discovering && adapter.duplicateData)
+                // bluetoothd 5.66 sends the device's PropertiesChanged, then DeviceFound (measured
+                // in the VM tier); ``setDeviceFoundFirst(_:)`` swaps them.
+                if deviceFoundFirst { monitorsFound(key, matched) }
                 await apply(effects, to: key)
-                monitorsFound(key, matched)
+                if !deviceFoundFirst { monitorsFound(key, matched) }
             }
         }
         for key in deviceOrder {

@@ -36,6 +36,9 @@ public actor BlueZSimulator {
     }
 
     public let scenario: Scenario
+    /// What the adapter offers of `AdvertisementMonitorManager1`: the scenario's
+    /// `adapter.advertisement_monitor` until a restart says otherwise (``restartBluez(downtime:stop:advertisementMonitor:)``).
+    var advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode
     let options: Options
     let timing: ScenarioTiming
     let adapterPath: String
@@ -94,6 +97,8 @@ public actor BlueZSimulator {
     var adapterRemoved = false
     /// Registered advertisement monitor applications (``ScenarioAdapter/advertisementMonitor``).
     var monitors = MonitorRegistry()
+    /// ``setDeviceFoundFirst(_:)``.
+    var deviceFoundFirst = false
     /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
     var discoveryStarts = 0
     /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
@@ -130,6 +135,7 @@ public actor BlueZSimulator {
         self.options = options
         self.timing = options.timing ?? scenario.timing
         self.adapterPath = "/org/bluez/" + scenario.adapter.id
+        self.advertisementMonitor = scenario.adapter.advertisementMonitor
         self.adapter = AdapterState(powered: scenario.adapter.powered)
         self.random = SimulatorRandom(seed: options.seed)
         self.startedAt = ContinuousClock().now
@@ -265,8 +271,12 @@ public actor BlueZSimulator {
     /// before) reappear disconnected, discovery sessions, agents and notification sessions are gone.
     /// After `.terminate` the adapter comes back off, with its devices, and is then powered.
     /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
-    /// and removes its objects first, ``BluezStop``).
-    public func restartBluez(downtime: Duration = .seconds(1), stop: BluezStop = .kill) async throws {
+    /// and removes its objects first, ``BluezStop``). `advertisementMonitor`, when given, is what the
+    /// restarted bluetoothd offers (`.absent`: started without `-E`).
+    public func restartBluez(
+        downtime: Duration = .seconds(1), stop: BluezStop = .kill,
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode? = nil
+    ) async throws {
         guard bluez != nil else { throw SimulatorError(.notRunning, "the simulator is not running") }
         if stop == .terminate { await terminateCleanly() }
         generation += 1
@@ -294,6 +304,7 @@ public actor BlueZSimulator {
             pairingEnded(key)
         }
         secondAdapterDevices = [:]
+        if let advertisementMonitor { self.advertisementMonitor = advertisementMonitor }
         log.notice(
             "org.bluez released (simulated bluetoothd restart)",
             [("downtime", "\(downtime)"), ("signal", stop.rawValue)])

@@ -119,13 +119,22 @@ struct MonitorRegistry: Sendable {
         return targets
     }
 
+    /// The most patterns one monitor of bluetoothd 5.66 can have: it sizes the kernel command in a
+    /// `uint8_t` (1 + 34 bytes per pattern), so with 8 the length wraps and the kernel refuses the
+    /// command. Measured on kernel 6.1 (Tests/VM/guest/scenario-passive-monitor.sh): 7 patterns
+    /// activated; 8 gave `Failed to Add Adv Patterns Monitor with status 0x0d` and a `Release` in
+    /// 6 of 7 runs, and once bluetoothd aborted on its overrun heap (not modelled).
+    static let maximumPatterns = 7
+
     /// Reads a monitor's properties as `monitor_process` does: `Type` must be `or_patterns`; the
     /// RSSI thresholds and timeouts, when given, must have their types and ranges (-127…20 dBm,
     /// high ≥ low, 1…300 s, sampling period ≤ 255, or the unset values 127 / 0 / 256); `Patterns`
-    /// must hold at least one valid pattern. Nil when bluetoothd would release the monitor.
+    /// must hold at least one valid pattern, and at most ``maximumPatterns``. Nil when bluetoothd
+    /// would release the monitor.
     static func patterns(_ properties: [String: DBusValue]) -> [AdvertisementPattern]? {
         guard properties["Type"]?.unwrappedVariant.asString == "or_patterns", rssiValid(properties),
-            case .array(_, let entries)? = properties["Patterns"]?.unwrappedVariant, !entries.isEmpty
+            case .array(_, let entries)? = properties["Patterns"]?.unwrappedVariant, !entries.isEmpty,
+            entries.count <= maximumPatterns
         else { return nil }
         var patterns: [AdvertisementPattern] = []
         for entry in entries {

@@ -413,6 +413,22 @@ extension BuiltInScenarios {
           ]
         }
         """#,
+        "scales": #"""
+        {
+          "name": "scales",
+          "description": "Xiaomi bathroom scales: a Mi Smart Scale (service data 0x181D) showing a final 70 kg, and a Mi Body Composition Scale (0x181B) with a final 72.5 kg and 500 Ω impedance.",
+          "devices": [
+            {
+              "id": "miscale_v1", "address": "C0:FF:EE:17:04:01", "connectable": false, "rssi": -70,
+              "advertisement": {"service_data": [{"uuid": "181d", "value": "22b036e907011e0c2e0a"}]}
+            },
+            {
+              "id": "miscale_v2", "address": "C0:FF:EE:17:04:02", "connectable": false, "rssi": -74,
+              "advertisement": {"service_data": [{"uuid": "181b", "value": "0222e907011e0c2e0af401a438"}]}
+            }
+          ]
+        }
+        """#,
         "sensorpush": #"""
         {
           "name": "sensorpush",

@@ -3,7 +3,7 @@ import Foundation
 /// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
 public enum BuiltInScenarios {
     /// Names in alphabetical order: bthome, commands, demo, discovery, faults, heart-rate, hygrometers, ibeacon, lamp,
-    /// load, mopeka, oralb, pairing, qingping, sensorpush, switchbot, thermometer, victron.
+    /// load, mopeka, oralb, pairing, qingping, scales, sensorpush, switchbot, thermometer, victron.
     public static var names: [String] { files.keys.sorted() }
 
     /// The JSON text of a built-in scenario.

@@ -34,7 +34,7 @@ public struct DecoderRegistry: Sendable {
         ThermoProDecoder(), InkbirdDecoder(), SensorPushDecoder(), SensorPushHT1Decoder(),
         BTHomeDecoder(), BTHomeV1Decoder(), BTHomeV1Decoder.encrypted, IBeaconDecoder(), EddystoneDecoder(),
         RuuviTagDecoder(),
-        MiBeaconDecoder(),
+        MiBeaconDecoder(), MiScaleDecoder(), MiScaleDecoder.bodyComposition,
         PVVXThermometerDecoder(),
         ATCThermometerDecoder(),
         SwitchBotDecoder(), SwitchBotDecoder.legacy, QingpingDecoder(), OralBDecoder(), MopekaDecoder(),

@@ -17,6 +17,10 @@ public struct BluetoothHealth: Sendable, Hashable {
         case adapterMissing = "adapter_missing"
         /// The adapter exists and is powered off (or blocked by rfkill).
         case adapterPoweredOff = "adapter_powered_off"
+        /// `bluetooth.scan.mode` `"passive"` ran, and the adapter no longer shows
+        /// `AdvertisementMonitorManager1` (bluetoothd restarted without `-E`); at start the same
+        /// stops the gateway (exit 78, ``PassiveScanUnavailable``).
+        case monitorUnsupported = "monitor_unsupported"
         /// Not known yet (the gateway is still asking BlueZ).
         case starting
     }
@@ -75,6 +79,11 @@ public struct BluetoothHealth: Sendable, Hashable {
         case .adapterPoweredOff?:
             "adapter \(adapter) is powered off: rfkill unblock bluetooth, then bluetoothctl power on "
                 + "(AutoEnable=true in /etc/bluetooth/main.conf powers it at boot)"
+        case .monitorUnsupported?:
+            "bluetoothd offers no org.bluez.AdvertisementMonitorManager1 on \(adapter), which "
+                + "bluetooth.scan.mode \"passive\" needs: run bluetoothd with -E (--experimental) or set "
+                + "Experimental = true in [General] of /etc/bluetooth/main.conf, then restart bluetooth.service; "
+                + "passive scanning resumes by itself when it is back"
         }
     }
 
@@ -110,6 +119,7 @@ public struct BluetoothHealth: Sendable, Hashable {
         case .bluezNotRunning: "bluetoothd not running"
         case .adapterMissing: "no adapter \(adapter)"
         case .adapterPoweredOff: "\(adapter) powered off or rfkill-blocked"
+        case .monitorUnsupported: "no advertisement monitors for passive scanning (bluetoothd without -E)"
         case .starting: "starting"
         }
     }

@@ -119,6 +119,12 @@ extension BLELink {
                 Task { [weak self] in
                     for await state in states { await self?.managerState(state) }
                 })
+            // Passive mode: a bluetoothd restarted without -E has no monitor manager (health says so).
+            let monitorManager = central.monitorManagerUpdates
+            centralTasks.append(
+                Task { [weak self] in
+                    for await _ in monitorManager { await self?.monitorManagerChanged() }
+                })
             let disconnections = central.disconnections
             centralTasks.append(
                 Task { [weak self] in
@@ -350,9 +356,19 @@ extension BLELink {
         updated.adapterPresent = state == .poweredOn || state == .poweredOff
         updated.powered = state == .poweredOn
         updated.problem = BluetoothHealth.problem(for: state, bluezRunning: owner != nil)
+        // Once passive scanning ran, a manager that went away (bluetoothd restarted without -E)
+        // stops every reading: said in health rather than by exiting, and cleared when it is back.
+        if updated.problem == nil, passiveRunning, await central?.advertisementMonitorSupport()?.missing != nil {
+            updated.problem = .monitorUnsupported
+        }
         guard updated != health else { return }
         health = updated
         await gateway?.bluetoothHealthChanged(health)
+    }
+
+    private func monitorManagerChanged() async {
+        guard passiveRunning, let central else { return }
+        await updateHealth(await central.state)
     }
 
     private func applyPowered(_ isOn: Bool) async {

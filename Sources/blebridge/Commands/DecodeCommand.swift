@@ -20,7 +20,7 @@ struct DecodeCommand: CLICommand {
           --layout FILE              a user-defined byte layout (JSON, as in the configuration)
           --service-data UUID        advertisement service data for UUID (fcd2 BTHome, fe95
                                      Xiaomi MiBeacon, feaa Eddystone, 181a ATC/pvvx thermometers,
-                                     fd3d SwitchBot, fdcd Qingping)
+                                     fd3d SwitchBot, fdcd Qingping, 181d/181b Xiaomi scales)
           --manufacturer-data ID     advertisement manufacturer data for company ID (hex: 004c
                                      iBeacon, 0499 Ruuvi, ec88 Govee, 00dc Oral-B, 02e1
                                      Victron), without the

@@ -53,6 +53,11 @@ import Testing
             outcome(
                 "/app/g", Self.properties(extra: ["RSSIHighThreshold": .int16(-90), "RSSILowThreshold": .int16(-80)]))
                 == .release, "high below low")
+        // 8 patterns: bluetoothd 5.66's kernel command wraps its length and is refused (measured on
+        // kernel 6.1 in the VM tier); 7 are taken.
+        let eight = (UInt8(0)..<8).map { (UInt8(0), UInt8(0x16), [0x10 + $0, 0xFD]) }
+        #expect(outcome("/app/i", Self.properties(patterns: eight)) == .release, "8 patterns")
+        #expect(outcome("/app/j", Self.properties(patterns: Array(eight.prefix(7)))) == .activate, "7 patterns")
         #expect(outcome("/app/h", Self.properties(extra: ["RSSIHighThreshold": .int16(-60)])) == .activate)
         #expect(outcome("/app/h", Self.properties()) == .ignore, "known already")
         #expect(registry.isMonitoring)

@@ -65,6 +65,39 @@ import Testing
         }
     }
 
+    /// A `DeviceFound` handled before the `PropertiesChanged` bluetoothd sent just before it (the
+    /// central's signal stream and its exported methods take different paths) must not report
+    /// the device's older copy: here left by an earlier monitoring session while the sensor's value
+    /// moved on (the VM tier measured a copy 20 s old published as the first reading).
+    @Test func theFirstReportIsTheAdvertisementNotAnOlderCopy() async throws {
+        try await SimulatedBlueZ.run(advertisementMonitor: .software) { bluez in
+            await bluez.simulator.setDeviceFoundFirst(true)
+            let uuid = BluetoothUUID(UInt16(0xFCD2))
+            let earlier = try await bluez.manager.startMonitoring([[Self.bthomePattern]], allowDuplicates: true)
+            let heard = await withDeadline(.seconds(10)) { () -> Bool in
+                for await discovery in earlier where discovery.identifier == Self.bthome { return true }
+                return false
+            }
+            #expect(heard == true)
+            await bluez.manager.stopMonitoring()
+            // Real delay: the sensor's next value comes due (its update interval, 2 s) while nothing
+            // listens, so bluetoothd's copy is older than what the sensor advertises next; read after
+            // it, the central's copy has every signal of the earlier session.
+            try await Task.sleep(for: .milliseconds(2_500))
+            let peripheral = try #require(await bluez.manager.retrievePeripherals(withIdentifiers: [Self.bthome]).first)
+            let cached = try #require(await peripheral.advertisementData.serviceData[uuid])
+            let stream = try await bluez.manager.startMonitoring([[Self.bthomePattern]], allowDuplicates: true)
+            let first = await withDeadline(.seconds(10)) { () -> [UInt8]? in
+                for await discovery in stream where discovery.identifier == Self.bthome {
+                    return discovery.advertisementData.serviceData[uuid]
+                }
+                return nil
+            }
+            let reported = try #require(first ?? nil)
+            #expect(reported != cached, "the first report is bluetoothd's older copy \(Hex.string(cached))")
+        }
+    }
+
     @Test func withoutTheManagerMonitoringIsRefused() async throws {
         try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.advertisementMonitorSupport() == .noManager)
