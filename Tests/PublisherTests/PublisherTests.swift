@@ -41,6 +41,37 @@ import Testing
         await subscriberClient.disconnect()
     }
 
+    /// No acknowledgement comes (the broker is frozen, the connection stays up): the window is
+    /// sent again at each stall deadline (a timer armed for it, no periodic tick), and every row
+    /// is delivered and deleted once the broker answers.
+    @Test func aStalledWindowIsSentAgainAtEachStallDeadline() async throws {
+        let broker = try await MosquittoFixture()
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let client = try PublisherTestSupport.client(broker, clientID: "pub-stall")
+        try await client.connect()
+        let publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(window: 4, stallTimeout: .milliseconds(500)))
+        await publisher.start()
+        broker.pause()
+        let started = ContinuousClock.now
+        for seq in 0..<4 { try await publisher.submit(TestReading.entry(device: "dev", seq: seq)) }
+        // Two stalls in a row, each `stallTimeout` after the window was last sent.
+        let stalled = try await PublisherTestSupport.wait(timeout: .seconds(30)) {
+            try await publisher.stats().stalls >= 2
+        }
+        let waited = ContinuousClock.now - started
+        let whileStalled = try await publisher.stats()
+        broker.resume()
+        #expect(stalled, "\(whileStalled)")
+        #expect(waited >= .seconds(1), "two stalls after \(waited)")
+        #expect(try await PublisherTestSupport.wait(timeout: .seconds(30)) { try await store.stats().depth == 0 })
+        let stats = try await publisher.stats()
+        #expect(stats.published >= 4 && stats.outbox.delivered == 4, "\(stats)")
+        await publisher.stop()
+        await client.disconnect()
+    }
+
     @Test func submitDoesNotWaitForADownBrokerAndTheBacklogDrainsInOrder() async throws {
         let broker = try await MosquittoFixture()
         let directory = try TemporaryDirectory(prefix: "publisher")

@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Logging
+import Timekeeping
 
 extension CentralManager {
     /// The exported monitors, their lifecycle and the caller waiting for them to become active.
@@ -55,10 +56,8 @@ extension CentralManager {
             root: root, paths: paths,
             lifecycle: AdvertisementMonitorLifecycle(monitors: Set(paths.map(\.rawValue))), scannerID: id)
         monitorManagerChanged()
-        let timeoutTask = Task { [weak self] in
-            // A deadline, not synchronisation: how long bluetoothd may take to activate the monitors.
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
+        // How long bluetoothd may take to activate the monitors.
+        let timeoutTask = Deadline.after(timeout, clock: options.clock) { [weak self] in
             await self?.monitorWaitEnded(
                 BluetoothError(
                     .connectionTimeout, "bluetoothd did not activate the advertisement monitors in \(timeout)"))
