@@ -52,7 +52,7 @@ let package = Package(
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "Timekeeping"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
         .testTarget(
             name: "PublisherTests",

@@ -34,7 +34,8 @@ final class MQTTNetworkLoop: Sendable {
     init(configuration: MQTTConfiguration, stopAfterFirstFailure: Bool) throws(MQTTError) {
         self.stopAfterFirstFailure = stopAfterFirstFailure
         let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
-        let context = MosquittoCallbackContext(events: continuation, protocolVersion: configuration.protocolVersion)
+        let context = MosquittoCallbackContext(
+            events: continuation, protocolVersion: configuration.protocolVersion, clock: configuration.clock)
         self.handle = try MosquittoHandle(
             clientID: configuration.clientID, cleanSession: configuration.cleanSession, context: context)
         self.events = events

@@ -60,7 +60,7 @@ public struct PublisherStats: Sendable, Hashable {
     /// Their topic + payload bytes.
     public var bytes: Int { outbox.bytes }
     /// How long the oldest waiting reading has waited since it was sampled.
-    public func oldestUnsentAge(now: Date = Date()) -> Duration? { outbox.oldestAge(now: now) }
+    public func oldestUnsentAge(now: Date) -> Duration? { outbox.oldestAge(now: now) }
     /// Readings dropped by the caps, refused by the broker or dropped from a full memory hold, ever
     /// (persisted in the outbox; hold drops not yet written are added).
     public var dropped: Int64 { outbox.droppedTotal + Int64(heldDropsUnpersisted) }

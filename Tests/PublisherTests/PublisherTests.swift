@@ -93,7 +93,7 @@ import Testing
         var stats = try await publisher.stats()
         #expect(stats.depth == 1000)
         #expect(!stats.connected)
-        #expect(stats.oldestUnsentAge().map { $0 >= .zero } == true)
+        #expect(stats.oldestUnsentAge(now: Date()).map { $0 >= .zero } == true)
 
         try await broker.start()
         // Live readings keep flowing behind the backlog.
@@ -156,7 +156,8 @@ import Testing
         let publisher = Publisher(store: store, client: client)
         await publisher.start()
         try await publisher.submit(TestReading.entry(device: "dev", seq: 0))
-        try await publisher.submit(OutboxEntry(topic: "readings/+/bad", payload: [1], stream: "dev"))
+        try await publisher.submit(
+            OutboxEntry(topic: "readings/+/bad", payload: [1], sampleTime: Date(), stream: "dev"))
         try await publisher.submit(TestReading.entry(device: "dev", seq: 1))
         #expect(await PublisherTestSupport.wait(timeout: .seconds(10)) { received.distinct == 2 })
         #expect(try await PublisherTestSupport.wait(timeout: .seconds(5)) { try await store.stats().depth == 0 })
@@ -185,7 +186,8 @@ import Testing
                             if device == 7 && seq == 5 {
                                 try await publisher.submit(
                                     OutboxEntry(
-                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), stream: "dev7"))
+                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), sampleTime: Date(),
+                                        stream: "dev7"))
                             } else {
                                 try await publisher.submit(TestReading.entry(device: "dev\(device)", seq: seq))
                             }
@@ -224,7 +226,7 @@ import Testing
         let pages = try await store.withConnection { try $0.integer("PRAGMA page_count") ?? 0 }
         try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = \(pages)") }
         let big = (0..<100).map {
-            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), stream: "dev\($0)")
+            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), sampleTime: Date(), stream: "dev\($0)")
         }
         let error = await expectThrows(OutboxError.self) { try await publisher.submit(big) }
         #expect(error?.code == .diskFull)
