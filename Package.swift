@@ -46,7 +46,8 @@ let package = Package(
         // The user-defined layout description, shared by Configuration and Decoders.
         .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
         .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "Timekeeping"]),
-        .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
+        // sd_notify: READY, WATCHDOG, STOPPING for Type=notify.
+        .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping"),
 
@@ -62,7 +63,8 @@ let package = Package(
         .target(
             name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging", "Timekeeping"]),
         .target(
-            name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
+            name: "Decoders",
+            dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables", "Timekeeping"]),
 
         // The product.
         .target(
@@ -98,7 +100,7 @@ let package = Package(
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
-        .target(name: "TestSupport", dependencies: ["DBus", "Logging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
@@ -116,7 +118,8 @@ let package = Package(
             name: "BlueZTests",
             dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport"],
+            name: "BlueZSimulatorTests",
+            dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth", "JSON"]),
         // Decoders against the ecosystem's reference parsers (scripts/differential/oracle.py).

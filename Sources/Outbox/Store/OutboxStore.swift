@@ -68,7 +68,7 @@ public actor OutboxStore {
     /// Moves the corrupt file (and its WAL and shared-memory files) aside and opens a fresh one.
     private func recover(from problem: String) throws {
         database = nil
-        let stamp = Self.timestamp(clock.date)
+        let stamp = Timestamp.compact(clock.date)
         let aside = "\(path).corrupt-\(stamp)"
         let files = FileManager.default
         try? files.removeItem(atPath: aside)
@@ -83,14 +83,6 @@ public actor OutboxStore {
                 + "were not delivered",
             [("path", path), ("moved_to", aside), ("problem", problem)])
         database = try OutboxDatabase(path: path, options: options)
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
     }
 
     private func withDatabase<T>(_ body: (OutboxDatabase) throws -> T) throws(OutboxError) -> T {
