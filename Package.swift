@@ -61,7 +61,7 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging", "Timekeeping"]),
+            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "JSON", "Logging", "Timekeeping"]),
         .target(
             name: "Decoders",
             dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables", "Timekeeping"]),
