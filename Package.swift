@@ -46,13 +46,14 @@ let package = Package(
         // The user-defined layout description, shared by Configuration and Decoders.
         .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
         .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "Timekeeping"]),
-        .target(name: "SystemdNotify"),  // sd_notify: READY, WATCHDOG, STOPPING for Type=notify
+        // sd_notify: READY, WATCHDOG, STOPPING for Type=notify.
+        .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping"),
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
@@ -60,9 +61,10 @@ let package = Package(
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "Logging", "Timekeeping"]),
+            name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "JSON", "Logging", "Timekeeping"]),
         .target(
-            name: "Decoders", dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables"]),
+            name: "Decoders",
+            dependencies: ["Bluetooth", "ByteLayouts", "CCrypto", "JSON", "HomeAssistantTables", "Timekeeping"]),
 
         // The product.
         .target(
@@ -98,7 +100,7 @@ let package = Package(
 
         // Fixtures shared by the test targets: private dbus-daemon, mosquitto on a
         // free loopback port, temporary directories, subprocesses.
-        .target(name: "TestSupport", dependencies: ["DBus", "Logging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
@@ -107,7 +109,7 @@ let package = Package(
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "Timekeeping"]),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
         .testTarget(
             name: "PublisherTests",
@@ -116,7 +118,8 @@ let package = Package(
             name: "BlueZTests",
             dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"]),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport"],
+            name: "BlueZSimulatorTests",
+            dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"],
             exclude: ["Clients", "Reference", "Fidelity/drive_probe.py"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "ByteLayouts", "Bluetooth", "JSON"]),
         // Decoders against the ecosystem's reference parsers (scripts/differential/oracle.py).

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// Everything ``MQTTClient`` needs to reach a broker.
 public struct MQTTConfiguration: Sendable {
     /// The broker, from `mqtt://host:port` or `mqtts://host:port`.
@@ -28,6 +30,8 @@ public struct MQTTConfiguration: Sendable {
     /// never read into memory. nil: no limit announced. MQTT 3.1.1 has no such property: the
     /// broker's own limit (mosquitto's `max_packet_size`) is the only cap there.
     public var maximumPacketSize: UInt32?
+    /// The wall clock that stamps received messages (``MQTTMessage/receivedAt``).
+    public var clock: any BridgeClock
 
     /// - Parameter url: `mqtt://host[:port]` or `mqtts://host[:port]`.
     public init(
@@ -35,8 +39,10 @@ public struct MQTTConfiguration: Sendable {
         password: MQTTSecret? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = true,
         sessionExpiry: UInt32 = UInt32.max, tls: MQTTTLSConfiguration? = nil, will: MQTTMessage? = nil,
         minimumReconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
-        connectTimeout: Duration = .seconds(10), maximumPacketSize: UInt32? = nil
+        connectTimeout: Duration = .seconds(10), maximumPacketSize: UInt32? = nil,
+        clock: any BridgeClock = SystemClock()
     ) throws(MQTTError) {
+        self.clock = clock
         self.broker = try MQTTBrokerAddress(url: url)
         self.clientID = clientID
         self.protocolVersion = protocolVersion

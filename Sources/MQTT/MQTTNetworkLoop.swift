@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import Timekeeping
 
 /// The dedicated thread that owns one libmosquitto connection: it connects, runs the socket loop,
 /// reconnects with backoff, and reports everything as ``MQTTEvent``s.
@@ -34,7 +35,8 @@ final class MQTTNetworkLoop: Sendable {
     init(configuration: MQTTConfiguration, stopAfterFirstFailure: Bool) throws(MQTTError) {
         self.stopAfterFirstFailure = stopAfterFirstFailure
         let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
-        let context = MosquittoCallbackContext(events: continuation, protocolVersion: configuration.protocolVersion)
+        let context = MosquittoCallbackContext(
+            events: continuation, protocolVersion: configuration.protocolVersion, clock: configuration.clock)
         self.handle = try MosquittoHandle(
             clientID: configuration.clientID, cleanSession: configuration.cleanSession, context: context)
         self.events = events
@@ -134,7 +136,7 @@ final class MQTTNetworkLoop: Sendable {
             context.events.yield(.disconnected(reason: reason, wasConnected: wasConnected))
             everConnected = everConnected || wasConnected
             guard let delay else { break }
-            _ = wake.wait(timeout: .now() + delay.dispatchInterval)
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.inNanoseconds)))
         }
         context.events.yield(.loopStopped)
         context.events.finish()
@@ -301,13 +303,5 @@ extension MQTTNetworkLoop {
             if rc != MosquittoResult.success || mosquitto_socket(mosq) < 0 { return rc }
         }
         return mosquitto_loop_misc(mosq)
-    }
-}
-
-extension Duration {
-    /// The duration for a `DispatchTime` deadline (whole nanoseconds).
-    fileprivate var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

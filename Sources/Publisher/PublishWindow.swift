@@ -97,10 +97,17 @@ struct PublishWindow: Sendable {
         return flushRemovals() + fill()
     }
 
-    /// Called periodically: a connected window whose publishes got no acknowledgement for
-    /// `stallTimeout` is restarted from the oldest unacknowledged row.
+    /// When the window counts as stalled unless progress comes first: `stallTimeout` after the
+    /// last progress while connected with publishes in flight; nil when nothing can stall.
+    var stallDeadline: ContinuousClock.Instant? {
+        guard connected, !inFlight.isEmpty, let lastProgress else { return nil }
+        return lastProgress + stallTimeout
+    }
+
+    /// Called at (or after) ``stallDeadline``: a connected window whose publishes got no
+    /// acknowledgement for `stallTimeout` is restarted from the oldest unacknowledged row.
     mutating func tick(now: ContinuousClock.Instant) -> [Action] {
-        guard connected, !inFlight.isEmpty, let lastProgress, now - lastProgress > stallTimeout else { return [] }
+        guard let deadline = stallDeadline, now >= deadline else { return [] }
         restartGeneration()
         self.lastProgress = now
         return fill()

@@ -44,7 +44,10 @@ public actor Publisher {
     let logger: Logger
     var window: PublishWindow
     private var watcher: Task<Void, Never>?
-    private var ticker: Task<Void, Never>?
+    /// A stall timer waits on the outbox's thread (one at most; see ``armStallTimer()``).
+    private var stallTimerArmed = false
+    /// Stalled windows sent again (``PublisherStats/stalls``).
+    private var stalls = 0
     var published = 0
     private var storeError: OutboxError?
     /// Offered readings the outbox refused for a reason that can pass (locked by another process,
@@ -107,14 +110,6 @@ public actor Publisher {
                 await self.connectionChanged(state)
             }
         }
-        ticker = Task { [weak self] in
-            while !Task.isCancelled {
-                // Real delay: the window's once-a-second tick (stall detection by `stallTimeout`).
-                try? await Task.sleep(for: .seconds(1))
-                guard let self else { return }
-                await self.tick()
-            }
-        }
     }
 
     /// Stops publishing new rows and waits (up to `drainTimeout`) for those in flight to be
@@ -122,8 +117,6 @@ public actor Publisher {
     public func stop(drainTimeout: Duration = .seconds(5)) async {
         watcher?.cancel()
         watcher = nil
-        ticker?.cancel()
-        ticker = nil
         stopping = true
         drain()  // from here on, outcomes wake the thread at once (`stopping` makes them urgent)
         if memory != nil { performMemory(memory?.stop() ?? []) }  // nothing held in memory is lost on a stop
@@ -219,8 +212,9 @@ public actor Publisher {
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,
             connected: window.connected, storeError: storeError, held: held.count, heldDropped: heldDropped,
             heldDropsUnpersisted: heldDropsUnpersisted, inMemory: memory?.held.count ?? 0,
-            spilled: memory?.spilled.values.reduce(0, +) ?? 0, publishesFromMemory: memory?.publishesFromMemory ?? false
-        )
+            spilled: memory?.spilled.values.reduce(0, +) ?? 0,
+            publishesFromMemory: memory?.publishesFromMemory ?? false,
+            stalls: stalls)
     }
 
     // MARK: - Hand-over from other threads
@@ -455,9 +449,25 @@ public actor Publisher {
 
     // MARK: - Driving the window
 
-    private func tick() {
-        drain()
-        perform(window.tick(now: clock.now))
+    /// Arms the stall timer for the window's ``PublishWindow/stallDeadline`` unless one waits
+    /// already. Progress moves the deadline later without touching the timer: when it fires it
+    /// ticks the window, which restarts a stalled window or does nothing, and `perform` arms it
+    /// again for the deadline then. So a busy window costs one timer per `stallTimeout`, and an
+    /// idle or disconnected one none (this replaced a once-a-second tick).
+    private func armStallTimer() {
+        guard !stallTimerArmed, !stopping, let deadline = window.stallDeadline else { return }
+        stallTimerArmed = true
+        // Weak: a publisher nobody holds any more stops by itself.
+        store.run(after: max(.zero, deadline - clock.now)) { [weak self] _ in
+            self?.assumeIsolated { publisher in
+                publisher.stallTimerArmed = false
+                guard !publisher.stopping else { return }
+                publisher.drain()
+                let restart = publisher.window.tick(now: publisher.clock.now)
+                if !restart.isEmpty { publisher.stalls += 1 }
+                publisher.perform(restart)
+            }
+        }
     }
 
     private func connectionChanged(_ state: MQTTConnectionState) {
@@ -484,6 +494,7 @@ public actor Publisher {
         defer {
             leaveStoreWhenDrained()
             if !waiters.isEmpty { wakeWaiters() }
+            armStallTimer()
         }
         for action in actions {
             switch action {

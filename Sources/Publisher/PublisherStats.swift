@@ -31,12 +31,16 @@ public struct PublisherStats: Sendable, Hashable {
     /// Memory-first mode: offered readings are published from memory now (connected, outbox
     /// drained); false in durable mode.
     public var publishesFromMemory: Bool
+    /// Times the in-flight window stalled (no acknowledgement for `stallTimeout` while connected)
+    /// and was sent again from the oldest unacknowledged row, since the publisher started.
+    public var stalls: Int
 
     public init(
         outbox: OutboxStats, published: Int, inFlight: Int, connected: Bool, storeError: OutboxError? = nil,
         held: Int = 0, heldDropped: Int = 0, heldDropsUnpersisted: Int = 0, inMemory: Int = 0, spilled: Int = 0,
-        publishesFromMemory: Bool = false
+        publishesFromMemory: Bool = false, stalls: Int = 0
     ) {
+        self.stalls = stalls
         self.publishesFromMemory = publishesFromMemory
         self.inMemory = inMemory
         self.spilled = spilled
@@ -56,7 +60,7 @@ public struct PublisherStats: Sendable, Hashable {
     /// Their topic + payload bytes.
     public var bytes: Int { outbox.bytes }
     /// How long the oldest waiting reading has waited since it was sampled.
-    public func oldestUnsentAge(now: Date = Date()) -> Duration? { outbox.oldestAge(now: now) }
+    public func oldestUnsentAge(now: Date) -> Duration? { outbox.oldestAge(now: now) }
     /// Readings dropped by the caps, refused by the broker or dropped from a full memory hold, ever
     /// (persisted in the outbox; hold drops not yet written are added).
     public var dropped: Int64 { outbox.droppedTotal + Int64(heldDropsUnpersisted) }

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// One line of the `sd_notify(3)` protocol.
 public enum NotifyState: Sendable, Hashable {
     /// `READY=1`: start-up finished (with `Type=notify`, systemd considers the unit started).
@@ -27,16 +29,8 @@ public enum NotifyState: Sendable, Hashable {
         case .status(let text): "STATUS=" + text.replacingNewlines()
         case .errno(let value): "ERRNO=\(value)"
         case .mainPID(let pid): "MAINPID=\(pid)"
-        case .extendTimeout(let duration): "EXTEND_TIMEOUT_USEC=\(duration.microseconds)"
+        case .extendTimeout(let duration): "EXTEND_TIMEOUT_USEC=\(duration.inMicroseconds)"
         }
-    }
-}
-
-extension Duration {
-    /// Whole microseconds, rounded down.
-    var microseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }
 

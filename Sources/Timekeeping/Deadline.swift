@@ -1,6 +1,22 @@
 /// Bounds waits on real events by a deadline: the one "timer that cancels work after a deadline".
 /// The timer is a deadline, not synchronisation; the wait itself is on the work's end.
 public enum Deadline {
+    /// The timeout of a wait that something else ends: calls `fire` once `duration` has passed on
+    /// `clock`, unless the returned task is cancelled first (the wait ended by its event). For
+    /// waits held as continuations (a GATT object appearing, a connect attempt, bluetoothd
+    /// activating advertisement monitors), where `run(until:)` has no work to await.
+    @discardableResult
+    public static func after(
+        _ duration: Duration, clock: any BridgeClock = SystemClock(), _ fire: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        Task {
+            // A deadline, not synchronisation: the wait's timeout.
+            do { try await clock.sleep(for: duration) } catch { return }
+            guard !Task.isCancelled else { return }
+            await fire()
+        }
+    }
+
     /// Runs `work` until it finishes, `deadline` passes or the calling task is cancelled; then
     /// `work` is cancelled and not awaited further. `work` runs in a task of its own (not a child
     /// task): a task group awaits all of its children before it returns, so work that ignores

@@ -48,7 +48,7 @@ public enum DurationParser {
     public static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         if attoseconds != 0 || seconds == 0 {
-            return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
+            return "\(duration.inMilliseconds)ms"
         }
         for (unit, suffix) in [(Int64(86400), "d"), (3600, "h"), (60, "m")] where seconds % unit == 0 {
             return "\(seconds / unit)\(suffix)"

@@ -24,7 +24,7 @@ public final class ManualClock: BridgeClock {
 
     public init() {
         origin = .now
-        originDate = Date()
+        originDate = SystemClock().date
     }
 
     public var now: ContinuousClock.Instant { origin + state.withLock { $0.offset } }

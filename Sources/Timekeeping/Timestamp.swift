@@ -1,31 +1,75 @@
 import Foundation
 
-/// ISO 8601 UTC timestamps with milliseconds (`2026-11-30T01:44:43.123Z`): every payload's `ts`
-/// and the MQTT 5 sample-time property, so the two agree to the millisecond.
+/// The one ISO 8601 formatter (UTC): every payload's `ts` and the MQTT 5 sample-time property
+/// (``iso8601(_:)``, `2026-11-30T01:44:43.123Z`, so the two agree to the millisecond), a device's
+/// own clock in whole seconds (``iso8601(unixSeconds:)``, BTHome's timestamp object), and the
+/// basic form for file names (``compact(_:)``, `20261130T014443Z`).
 ///
 /// One rounding rule: the time to the nearest microsecond (what the outbox stores), then the
-/// millisecond it falls in (down: a time is never shown later than it was). Rounding to the
-/// microsecond first makes a time and the same time read back from the outbox show the same
+/// millisecond or second it falls in (down: a time is never shown later than it was). Rounding to
+/// the microsecond first makes a time and the same time read back from the outbox show the same
 /// millisecond: a `Double` holds a 2026 date only to about 0.24 µs, so `x.123` may come back as
-/// `x.122999…`.
+/// `x.122999…`. Calendar arithmetic is done here (proleptic Gregorian), not by the C library.
 public enum Timestamp {
     public static func iso8601(_ date: Date) -> String {
-        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let totalMilliseconds = floorDivide(microseconds, 1000)
-        let milliseconds = Int32(totalMilliseconds - floorDivide(totalMilliseconds, 1000) * 1000)
-        var seconds = time_t(floorDivide(totalMilliseconds, 1000))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(milliseconds, 3))Z"
+        let milliseconds = floorDivide(microseconds(date), 1000)
+        let seconds = floorDivide(milliseconds, 1000)
+        return extended(seconds) + "." + pad(milliseconds - seconds * 1000, 3) + "Z"
+    }
+
+    /// Whole seconds since 1970-01-01 UTC: `2023-05-14T16:41:17Z`.
+    public static func iso8601(unixSeconds seconds: Int64) -> String {
+        extended(seconds) + "Z"
+    }
+
+    /// The basic format, for names of files: `20261130T014443Z` (the second the time falls in).
+    public static func compact(_ date: Date) -> String {
+        let parts = CivilTime(floorDivide(microseconds(date), 1_000_000))
+        return pad(parts.year, 4) + pad(parts.month, 2) + pad(parts.day, 2) + "T" + pad(parts.hour, 2)
+            + pad(parts.minute, 2) + pad(parts.second, 2) + "Z"
+    }
+
+    /// `2026-11-30T01:44:43`, without a fraction or zone.
+    private static func extended(_ seconds: Int64) -> String {
+        let parts = CivilTime(seconds)
+        return pad(parts.year, 4) + "-" + pad(parts.month, 2) + "-" + pad(parts.day, 2) + "T" + pad(parts.hour, 2)
+            + ":" + pad(parts.minute, 2) + ":" + pad(parts.second, 2)
+    }
+
+    private static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Division rounding towards minus infinity (times before 1970 too).
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+    static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
+
+    /// A UTC date and time of day from seconds since 1970.
+    private struct CivilTime {
+        var year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64
+
+        init(_ seconds: Int64) {
+            let days = Timestamp.floorDivide(seconds, 86_400)
+            let secondOfDay = seconds - days * 86_400
+            // Civil date from a day count (proleptic Gregorian calendar, eras of 400 years).
+            let shifted = days + 719_468
+            let era = Timestamp.floorDivide(shifted, 146_097)
+            let dayOfEra = shifted - era * 146_097
+            let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+            let monthIndex = (5 * dayOfYear + 2) / 153
+            day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+            month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+            year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+            hour = secondOfDay / 3600
+            minute = secondOfDay / 60 % 60
+            second = secondOfDay % 60
+        }
     }
 }

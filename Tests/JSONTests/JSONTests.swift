@@ -60,4 +60,23 @@ import Testing
         #expect(JSONValue.double(72).serialized == "72")
         #expect(JSONValue.double(0.81).serialized == "0.81")
     }
+
+    /// A failure's line and column count characters, not bytes: `é` and `→` are one column each.
+    @Test func aFailureIsLocatedByLineAndColumn() throws {
+        let text = "{\n  \"é→\": [1,\n   ,]\n}"
+        let bytes = Array(text.utf8)
+        do {
+            _ = try JSONParser().parse(bytes)
+            Issue.record("parsed invalid JSON")
+        } catch {
+            #expect(error.location(in: bytes) == (line: 3, column: 4))
+        }
+        let sameLine = Array(#"{"é→": x}"#.utf8)
+        do {
+            _ = try JSONParser().parse(sameLine)
+            Issue.record("parsed invalid JSON")
+        } catch {
+            #expect(error.location(in: sameLine) == (line: 1, column: 8))
+        }
+    }
 }

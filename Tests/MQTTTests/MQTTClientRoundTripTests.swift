@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct MQTTClientRoundTripTests {
     @Test(arguments: [MQTTProtocolVersion.v311, .v5])
@@ -72,6 +73,22 @@ import Testing
         // The stamp is not part of the message's identity.
         #expect(sent.receivedAt == nil)
         #expect(received == sent && received.hashValue == sent.hashValue)
+        await client.disconnect()
+    }
+
+    /// The stamp comes from the configuration's wall clock, not from a `Date()` of its own.
+    @Test func theStampComesFromTheConfiguredClock() async throws {
+        let broker = try await MosquittoFixture()
+        let clock = ManualClock()
+        clock.advance(by: .seconds(86_400 * 365))  // a year ahead: no real time can match it
+        var configuration = try MQTTTestHelpers.configuration(broker, clientID: "stamp-clock")
+        configuration.clock = clock
+        let client = MQTTClient(configuration: configuration)
+        try await client.connect()
+        let stream = try await client.subscribe("stamp/#", qos: .atLeastOnce)
+        try await client.publish(MQTTMessage(topic: "stamp/2", text: "y", qos: .atLeastOnce))
+        let received = try #require(await MQTTTestHelpers.collect(stream, count: 1).first)
+        #expect(received.receivedAt == clock.date)
         await client.disconnect()
     }
 

@@ -76,7 +76,7 @@ import Timekeeping
         let directory = try TemporaryDirectory(prefix: "outbox")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path, options: OutboxOptions(maxBytes: 64))
         try await store.append(reading("dev", 1))
-        let big = OutboxEntry(topic: "t", payload: [UInt8](repeating: 7, count: 100), stream: "dev")
+        let big = OutboxEntry(topic: "t", payload: [UInt8](repeating: 7, count: 100), sampleTime: Date(), stream: "dev")
         let error = await expectThrows(OutboxError.self) { try await store.append([reading("dev", 2), big]) }
         #expect(error?.code == .entryTooLarge)
         #expect(try await store.stats().depth == 1)  // nothing of the refused batch was stored

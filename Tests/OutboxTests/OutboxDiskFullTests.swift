@@ -14,7 +14,7 @@ struct OutboxDiskFullTests {
         OutboxEntry(
             topic: "readings/dev",
             payload: Array("{\"seq\":\(seq),\"pad\":\"\(String(repeating: "x", count: 1000))\"}".utf8),
-            stream: "dev")
+            sampleTime: Date(), stream: "dev")
     }
 
     /// Appends batches of 50 until the store refuses for lack of space; returns how many went in.

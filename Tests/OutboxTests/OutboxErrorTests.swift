@@ -15,7 +15,7 @@ import Testing
             _ = try connection.integer("PRAGMA max_page_count = \(pages)")
         }
         let big = (0..<200).map {
-            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 1000), stream: "dev\($0)")
+            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 1000), sampleTime: Date(), stream: "dev\($0)")
         }
         let error = await expectThrows(OutboxError.self) { try await store.append(big) }
         #expect(error?.code == .diskFull)

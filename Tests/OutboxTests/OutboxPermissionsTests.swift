@@ -10,7 +10,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "outbox-mode")
         let path = directory.file("o.sqlite").path
         let store = try await OutboxStore(path: path)
-        try await store.append(OutboxEntry(topic: "t", payload: [1], stream: "s"))
+        try await store.append(OutboxEntry(topic: "t", payload: [1], sampleTime: Date(), stream: "s"))
         for file in [path, path + "-wal", path + "-shm"] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file): \(String(mode ?? 0, radix: 8))")

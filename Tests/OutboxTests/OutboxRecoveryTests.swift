@@ -35,7 +35,7 @@ import Testing
             let store = try await OutboxStore(path: path)
             let payload = [UInt8](repeating: 0x41, count: 300)
             try await store.append(
-                (0..<2000).map { OutboxEntry(topic: "t/\($0)", payload: payload, stream: "dev") })
+                (0..<2000).map { OutboxEntry(topic: "t/\($0)", payload: payload, sampleTime: Date(), stream: "dev") })
             await store.close()
         }
         // Overwrite a few interior pages (the header page stays intact).

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+import Timekeeping
 
 @testable import Outbox
 
@@ -21,5 +22,18 @@ import Testing
         let rows = try await store.stateValues(prefix: "peripheral/ä")
         #expect(rows.map(\.key) == ["peripheral/ä1"])
         #expect(try await store.stateValues(prefix: "peripheral/").count == 2)
+    }
+
+    /// A state row's change time is the store's clock's date, not a `Date()` of its own.
+    @Test func aChangeIsTimedByTheStoresClock() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        let clock = ManualClock()
+        clock.advance(by: .seconds(86_400 * 365))  // a year ahead: no real time can match it
+        let store = try await OutboxStore(path: path, clock: clock)
+        try await store.setStateValue([1], forKey: "peripheral/a")
+        let updated = try SQLiteConnection(path: path).texts("SELECT CAST(updated AS TEXT) FROM kv_state")
+        let seconds = try #require(updated.first.flatMap(Double.init))
+        #expect(abs(seconds - clock.date.timeIntervalSince1970) < 0.001, "\(updated)")
     }
 }

@@ -85,7 +85,7 @@ func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: Outbox
         let old = Date().addingTimeInterval(-90)
         try await store.append([reading("a", 0, at: old), reading("a", 1)])
         let stats = try await store.stats()
-        let age = try #require(stats.oldestAge())
+        let age = try #require(stats.oldestAge(now: Date()))
         #expect(age >= .seconds(89) && age < .seconds(120))
     }
 

@@ -150,11 +150,26 @@ import Testing
 
     @Test func aStalledWindowIsSentAgainFromTheOldestUnacknowledgedRow() {
         var window = connected(capacity: 4, publishing: 1...4)
+        #expect(window.stallDeadline == t0 + .seconds(30))
         #expect(window.tick(now: t0 + .seconds(29)).isEmpty)
         _ = window.acknowledged(1, generation: 0, now: t0 + .seconds(29))
-        #expect(window.tick(now: t0 + .seconds(58)).isEmpty)  // the acknowledgement was progress
-        #expect(window.tick(now: t0 + .seconds(60)) == [.fetch(after: 0, limit: 4, read: 3)])
+        #expect(window.stallDeadline == t0 + .seconds(59))  // the acknowledgement was progress
+        #expect(window.tick(now: t0 + .seconds(58)).isEmpty)
+        #expect(window.tick(now: t0 + .seconds(59)) == [.fetch(after: 0, limit: 4, read: 3)])
         #expect(window.generation == 1)
+        #expect(window.stallDeadline == nil)  // nothing in flight until the fetch comes back
+    }
+
+    /// The publisher arms its stall timer for `stallDeadline`: none while nothing can stall.
+    @Test func nothingCanStallWhileDisconnectedOrWithNothingInFlight() {
+        var window = PublishWindow(capacity: 4, stallTimeout: .seconds(30))
+        #expect(window.stallDeadline == nil)
+        _ = window.connectionChanged(connected: true, now: t0)
+        #expect(window.stallDeadline == nil)
+        window = connected(capacity: 4, publishing: 1...4)
+        #expect(window.stallDeadline != nil)
+        _ = window.connectionChanged(connected: false, now: t0 + .seconds(1))
+        #expect(window.stallDeadline == nil)
     }
 
     @Test func aPermanentRefusalDiscardsTheRowAndMovesOn() {

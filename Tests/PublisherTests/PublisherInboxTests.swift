@@ -1,3 +1,4 @@
+import Foundation
 import MQTT
 import Outbox
 import Testing
@@ -8,7 +9,8 @@ import Testing
 @Suite struct PublisherInboxTests {
     private func submission(_ index: Int) -> PublisherInbox.Submission {
         PublisherInbox.Submission(
-            entries: [OutboxEntry(topic: "t/\(index)", payload: [UInt8(index)], stream: "s")], continuation: nil)
+            entries: [OutboxEntry(topic: "t/\(index)", payload: [UInt8(index)], sampleTime: Date(), stream: "s")],
+            continuation: nil)
     }
 
     private func outcome(_ id: Int64) -> PublisherInbox.Outcome {

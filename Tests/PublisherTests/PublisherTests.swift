@@ -41,6 +41,37 @@ import Testing
         await subscriberClient.disconnect()
     }
 
+    /// No acknowledgement comes (the broker is frozen, the connection stays up): the window is
+    /// sent again at each stall deadline (a timer armed for it, no periodic tick), and every row
+    /// is delivered and deleted once the broker answers.
+    @Test func aStalledWindowIsSentAgainAtEachStallDeadline() async throws {
+        let broker = try await MosquittoFixture()
+        let directory = try TemporaryDirectory(prefix: "publisher")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let client = try PublisherTestSupport.client(broker, clientID: "pub-stall")
+        try await client.connect()
+        let publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(window: 4, stallTimeout: .milliseconds(500)))
+        await publisher.start()
+        broker.pause()
+        let started = ContinuousClock.now
+        for seq in 0..<4 { try await publisher.submit(TestReading.entry(device: "dev", seq: seq)) }
+        // Two stalls in a row, each `stallTimeout` after the window was last sent.
+        let stalled = try await PublisherTestSupport.wait(timeout: .seconds(30)) {
+            try await publisher.stats().stalls >= 2
+        }
+        let waited = ContinuousClock.now - started
+        let whileStalled = try await publisher.stats()
+        broker.resume()
+        #expect(stalled, "\(whileStalled)")
+        #expect(waited >= .seconds(1), "two stalls after \(waited)")
+        #expect(try await PublisherTestSupport.wait(timeout: .seconds(30)) { try await store.stats().depth == 0 })
+        let stats = try await publisher.stats()
+        #expect(stats.published >= 4 && stats.outbox.delivered == 4, "\(stats)")
+        await publisher.stop()
+        await client.disconnect()
+    }
+
     @Test func submitDoesNotWaitForADownBrokerAndTheBacklogDrainsInOrder() async throws {
         let broker = try await MosquittoFixture()
         let directory = try TemporaryDirectory(prefix: "publisher")
@@ -62,7 +93,7 @@ import Testing
         var stats = try await publisher.stats()
         #expect(stats.depth == 1000)
         #expect(!stats.connected)
-        #expect(stats.oldestUnsentAge().map { $0 >= .zero } == true)
+        #expect(stats.oldestUnsentAge(now: Date()).map { $0 >= .zero } == true)
 
         try await broker.start()
         // Live readings keep flowing behind the backlog.
@@ -125,7 +156,8 @@ import Testing
         let publisher = Publisher(store: store, client: client)
         await publisher.start()
         try await publisher.submit(TestReading.entry(device: "dev", seq: 0))
-        try await publisher.submit(OutboxEntry(topic: "readings/+/bad", payload: [1], stream: "dev"))
+        try await publisher.submit(
+            OutboxEntry(topic: "readings/+/bad", payload: [1], sampleTime: Date(), stream: "dev"))
         try await publisher.submit(TestReading.entry(device: "dev", seq: 1))
         #expect(await PublisherTestSupport.wait(timeout: .seconds(10)) { received.distinct == 2 })
         #expect(try await PublisherTestSupport.wait(timeout: .seconds(5)) { try await store.stats().depth == 0 })
@@ -154,7 +186,8 @@ import Testing
                             if device == 7 && seq == 5 {
                                 try await publisher.submit(
                                     OutboxEntry(
-                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), stream: "dev7"))
+                                        topic: "t", payload: [UInt8](repeating: 0, count: 100_000), sampleTime: Date(),
+                                        stream: "dev7"))
                             } else {
                                 try await publisher.submit(TestReading.entry(device: "dev\(device)", seq: seq))
                             }
@@ -193,7 +226,7 @@ import Testing
         let pages = try await store.withConnection { try $0.integer("PRAGMA page_count") ?? 0 }
         try await store.withConnection { _ = try $0.integer("PRAGMA max_page_count = \(pages)") }
         let big = (0..<100).map {
-            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), stream: "dev\($0)")
+            OutboxEntry(topic: "t", payload: [UInt8](repeating: 1, count: 2000), sampleTime: Date(), stream: "dev\($0)")
         }
         let error = await expectThrows(OutboxError.self) { try await publisher.submit(big) }
         #expect(error?.code == .diskFull)

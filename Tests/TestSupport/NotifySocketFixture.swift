@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc
@@ -51,8 +52,7 @@ public final class NotifySocketFixture: Sendable {
     public func environment(watchdog: Duration? = nil) -> [String: String] {
         var environment = ["NOTIFY_SOCKET": path]
         if let watchdog {
-            let (seconds, attoseconds) = watchdog.components
-            environment["WATCHDOG_USEC"] = "\(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)"
+            environment["WATCHDOG_USEC"] = "\(watchdog.inMicroseconds)"
         }
         return environment
     }

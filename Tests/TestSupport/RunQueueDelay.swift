@@ -1,4 +1,5 @@
 import Foundation
+import Timekeeping
 
 /// How long processes waited for a CPU while runnable, to tell a starved machine from a slow system
 /// under test.
@@ -28,8 +29,7 @@ public struct RunQueueDelay: Sendable {
     /// The largest share of the time since `init` that one of the processes' threads together
     /// spent waiting for a CPU (0 when not reported; may exceed 1 with several threads waiting).
     public func starvation() -> Double {
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - start).inSeconds
         guard seconds > 0 else { return 0 }
         var worst = 0.0
         for pid in processes {

@@ -2,6 +2,31 @@ import Testing
 import Timekeeping
 
 @Suite struct DeadlineTests {
+    @Test func afterFiresOnceItsDurationHasPassedOnTheClock() async {
+        let clock = ManualClock()
+        let fired = Recorded<String>()
+        let timer = Deadline.after(.seconds(30), clock: clock) { fired.append("timeout") }
+        await clock.sleeping(atLeast: 1)
+        clock.advance(by: .seconds(29))
+        #expect(fired.all.isEmpty)
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        await timer.value
+        #expect(fired.all == ["timeout"])
+    }
+
+    @Test func afterNeverFiresOnceCancelled() async {
+        let clock = ManualClock()
+        let fired = Recorded<String>()
+        let timer = Deadline.after(.seconds(30), clock: clock) { fired.append("timeout") }
+        await clock.sleeping(atLeast: 1)
+        timer.cancel()
+        await timer.value
+        clock.advance(by: .seconds(60))
+        #expect(fired.all.isEmpty)
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test func valueCancelsTheTaskWhenTheDeadlinePasses() async {
         let clock = ManualClock()
         let deadline = clock.now + .seconds(3)

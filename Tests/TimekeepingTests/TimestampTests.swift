@@ -41,4 +41,35 @@ import Timekeeping
             #expect(text.hasSuffix(".\(expected)Z"), "\(text)")
         }
     }
+
+    @Test func wholeSecondsAndTheCompactForm() {
+        #expect(Timestamp.iso8601(unixSeconds: 1_684_093_277) == "2023-05-14T19:41:17Z")
+        #expect(Timestamp.iso8601(unixSeconds: 0) == "1970-01-01T00:00:00Z")
+        #expect(Timestamp.iso8601(unixSeconds: -1) == "1969-12-31T23:59:59Z")
+        #expect(Timestamp.iso8601(unixSeconds: 951_782_400) == "2000-02-29T00:00:00Z")
+        #expect(Timestamp.compact(Date(timeIntervalSince1970: 1_795_917_883.999_6)) == "20261129T020443Z")
+        #expect(Timestamp.compact(Date(timeIntervalSince1970: -0.000_5)) == "19691231T235959Z")
+    }
+
+    /// The calendar arithmetic against Foundation's formatter, over 1601–2399 (leap centuries
+    /// 1600, 2000; 1700, 1800, 1900, 2100, 2200, 2300 not leap), days before 1970 included.
+    @Test func theCalendarAgreesWithFoundation() {
+        let foundation = ISO8601DateFormatter()
+        foundation.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        let first: Int64 = -11_644_473_600  // 1601-01-01
+        let last: Int64 = 13_569_465_600  // 2400-01-01
+        var samples = (0..<20_000).map { _ in Int64.random(in: first..<last, using: &generator) }
+        // Every 28 February, 29 February and 1 March midnight and last second of the span.
+        for year in 1601...2399 {
+            var components = DateComponents(year: year, month: 3, day: 1)
+            components.timeZone = TimeZone(identifier: "UTC")
+            let march = Int64(Calendar(identifier: .gregorian).date(from: components)!.timeIntervalSince1970)
+            samples += [march - 86_400 * 2, march - 86_400, march - 1, march]
+        }
+        for seconds in samples {
+            let expected = foundation.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            #expect(Timestamp.iso8601(unixSeconds: seconds) == expected, "\(seconds)")
+        }
+    }
 }

@@ -76,7 +76,8 @@ func entry(_ index: Int, payload: Int) -> OutboxEntry {
     var bytes = Array(#"{"device":"dev\#(index % 20)","seq":\#(index),"ts":"2026-11-30T00:00:00.000Z"}"#.utf8)
     if bytes.count < payload { bytes += [UInt8](repeating: 0x20, count: payload - bytes.count) }
     return OutboxEntry(
-        topic: "bench/dev\(index % 20)", payload: Array(bytes.prefix(max(payload, 1))), stream: "dev\(index % 20)")
+        topic: "bench/dev\(index % 20)", payload: Array(bytes.prefix(max(payload, 1))), sampleTime: SystemClock().date,
+        stream: "dev\(index % 20)")
 }
 
 // MARK: - Store

@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Logging
+import Timekeeping
 
 extension CentralManager {
     /// The exported monitors, their lifecycle and the caller waiting for them to become active.
@@ -63,10 +64,8 @@ extension CentralManager {
                 monitors: Set(paths.map(\.rawValue)), controllerFiltering: controllerFiltering),
             scannerID: id)
         monitorManagerChanged()
-        let timeoutTask = Task { [weak self] in
-            // A deadline, not synchronisation: how long bluetoothd may take to activate the monitors.
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
+        // How long bluetoothd may take to activate the monitors.
+        let timeoutTask = Deadline.after(timeout, clock: options.clock) { [weak self] in
             await self?.monitorWaitEnded(
                 BluetoothError(
                     .connectionTimeout, "bluetoothd did not activate the advertisement monitors in \(timeout)"))

@@ -43,8 +43,9 @@ public actor CentralManager {
         public var agentPath: DBusObjectPath
         /// Make the agent BlueZ's default agent when registering it (`RequestDefaultAgent`).
         public var requestsDefaultAgent: Bool
-        /// When a device was last seen and the cache sweep's period read it (a test's
-        /// `ManualClock` ages the cache without waiting).
+        /// When a device was last seen and the cache sweep's period read it, and the timeouts and
+        /// retry delays of connects, `waitUntilPoweredOn`, `waitForCharacteristic` and monitor
+        /// activation (a test's `ManualClock` ages the cache and runs out timeouts without waiting).
         public var clock: any BridgeClock
 
         public init(
@@ -183,21 +184,10 @@ public actor CentralManager {
     public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws {
         if tracker.state == .poweredOn { return }
         let updates = stateUpdates
-        let reached = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await state in updates where state == .poweredOn { return true }
-                return false
-            }
-            group.addTask {
-                // A deadline, not synchronisation: how long to wait for poweredOn.
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        await Deadline.run(until: options.clock.now + timeout, clock: options.clock) {
+            for await state in updates where state == .poweredOn { return }
         }
-        if !reached { throw tracker.state.operationError ?? BluetoothError(.timeout) }
+        if tracker.state != .poweredOn { throw tracker.state.operationError ?? BluetoothError(.timeout) }
     }
 
     private func requirePoweredOn() throws(BluetoothError) {
@@ -416,7 +406,8 @@ public actor CentralManager {
         }
         let peripheral = Peripheral(
             identifier: address, path: path, connection: connection, lifecycle: options.connection,
-            callTimeout: options.callTimeout, onDisconnect: { broadcaster.yield($0) }, authenticationHandler: pairing)
+            callTimeout: options.callTimeout, clock: options.clock, onDisconnect: { broadcaster.yield($0) },
+            authenticationHandler: pairing)
         peripherals[path] = peripheral
         let device = objects.properties(path, BlueZNames.device) ?? [:]
         let tree = objects.descendants(of: path)

@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Logging
+import Timekeeping
 
 /// A remote LE peripheral (`CBPeripheral`) backed by a BlueZ `org.bluez.Device1` object.
 ///
@@ -19,6 +20,8 @@ public actor Peripheral {
     nonisolated let connection: DBusConnection
     private let onDisconnect: @Sendable (DisconnectEvent) -> Void
     private let callTimeout: Duration
+    /// The manager's injected clock: connect timeouts, retry delays, `waitForCharacteristic`'s timeout.
+    private let clock: any BridgeClock
     /// Pairs the peripheral when an operation needs it (`CentralManager.Options.pairOnInsufficientAuthentication`).
     let authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)?
 
@@ -58,7 +61,7 @@ public actor Peripheral {
 
     init(
         identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection,
-        lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration,
+        lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration, clock: any BridgeClock = SystemClock(),
         onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
         authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)? = nil
     ) {
@@ -67,6 +70,7 @@ public actor Peripheral {
         self.connection = connection
         self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
         self.callTimeout = callTimeout
+        self.clock = clock
         self.onDisconnect = onDisconnect
         self.authenticationHandler = authenticationHandler
     }
@@ -175,11 +179,8 @@ public actor Peripheral {
                 let once = ResumeOnce(continuation)
                 gattWaiters[id] = GATTWaiter(uuid: uuid, service: service, once: once)
                 operations[id] = { error in once.resume(with: .failure(error)) }
-                Task {
-                    // A deadline, not synchronisation: the operation's timeout.
-                    try? await Task.sleep(for: timeout)
-                    self.endGATTWait(id, .success(false))
-                }
+                // Not cancelled when the wait ends: ending an ended wait does nothing.
+                Deadline.after(timeout, clock: clock) { await self.endGATTWait(id, .success(false)) }
             }
         } onCancel: {
             Task { await self.endGATTWait(id, .failure(BluetoothError(.operationCancelled))) }
@@ -481,7 +482,7 @@ public actor Peripheral {
                 Task {
                     let result: Result<T, any Error>
                     do {
-                        result = .success(try await Self.retryingInProgress(operation, body))
+                        result = .success(try await Self.retryingInProgress(operation, clock: clock, body))
                     } catch {
                         result = .failure(BluetoothError.from(error, during: operation))
                     }
@@ -495,7 +496,7 @@ public actor Peripheral {
     }
 
     private static func retryingInProgress<T: Sendable>(
-        _ operation: BluetoothOperation, _ body: @Sendable () async throws -> T
+        _ operation: BluetoothOperation, clock: any BridgeClock, _ body: @Sendable () async throws -> T
     ) async throws -> T {
         var attempt = 0
         while true {
@@ -504,7 +505,7 @@ public actor Peripheral {
             } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" && attempt < 3 {
                 attempt += 1
                 // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
-                try await Task.sleep(for: .milliseconds(100 * attempt))
+                try await clock.sleep(for: .milliseconds(100 * attempt))
             }
         }
     }
@@ -634,19 +635,16 @@ public actor Peripheral {
             }
         case .startTimeout(let attempt, let duration):
             timeoutTask?.cancel()
-            timeoutTask = Task {
-                // A deadline, not synchronisation: the connect attempt's timeout.
-                try? await Task.sleep(for: duration)
-                guard !Task.isCancelled else { return }
-                self.handle(.timeoutFired(attempt: attempt))
-            }
+            // The connect attempt's timeout (a stale one is ignored by the lifecycle: `attempt`).
+            timeoutTask = Deadline.after(duration, clock: clock) { await self.handle(.timeoutFired(attempt: attempt)) }
         case .cancelTimeout:
             timeoutTask?.cancel()
             timeoutTask = nil
         case .scheduleRetry(let attempt, let delay):
+            let clock = self.clock
             Task {
                 // Real delay: the lifecycle's retry delay (after InProgress or an aborted link).
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(for: delay)
                 self.handle(.retryDue(attempt: attempt))
             }
         case .completeConnect(let error):

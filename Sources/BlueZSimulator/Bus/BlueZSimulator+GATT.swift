@@ -91,7 +91,7 @@ extension BlueZSimulator {
         writes[key.address, default: []].append(
             RecordedWrite(
                 characteristic: uuid, value: bytes, type: outcome.type, accepted: outcome.accepted, sender: sender,
-                time: Date()))
+                time: wallClock.date))
         deliver(key, outcome.delivery)
     }
 

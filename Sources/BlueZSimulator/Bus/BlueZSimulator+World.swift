@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Foundation
+import Timekeeping
 
 /// The simulated radio: advertisements while discovering, stale devices, value generators,
 /// scheduled faults and load mode.
@@ -195,7 +196,7 @@ extension BlueZSimulator {
             while !Task.isCancelled {
                 // Real delay: the load generator's tick.
                 try? await Task.sleep(for: tick)
-                let elapsed = (clock.now - start).seconds
+                let elapsed = (clock.now - start).inSeconds
                 due.removeAll(keepingCapacity: true)
                 for index in 0..<count {
                     let target = schedule.due(device: index, after: elapsed)

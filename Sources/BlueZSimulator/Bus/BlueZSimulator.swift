@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Logging
+import Timekeeping
 
 /// A virtual `org.bluez` (bluetoothd 5.66) on any D-Bus bus: the adapter, the scenario's devices,
 /// their GATT trees and behaviour, plus fault injection and observation (see `docs/simulator.md`).
@@ -44,6 +45,8 @@ public actor BlueZSimulator {
     let adapterPath: String
     let log = Logger(label: "simulator")
     let clock = ContinuousClock()
+    /// The wall-clock time of recorded writes (``RecordedWrite/time``).
+    let wallClock: any BridgeClock = SystemClock()
     var startedAt: ContinuousClock.Instant
 
     var adapter: AdapterState

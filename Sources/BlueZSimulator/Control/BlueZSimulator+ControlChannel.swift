@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Timekeeping
 
 /// `io.blebridge.Simulator1` at `/io/blebridge/Simulator` on the name `io.blebridge.Simulator`.
 extension BlueZSimulator {
@@ -128,7 +129,7 @@ extension BlueZSimulator {
                     return [
                         .properties([
                             "devices": .uint32(UInt32(statistics.devices)), "rate": .double(statistics.rate),
-                            "sent": .uint64(statistics.sent), "elapsed": .double(statistics.elapsed.seconds),
+                            "sent": .uint64(statistics.sent), "elapsed": .double(statistics.elapsed.inSeconds),
                             "achieved_rate": .double(statistics.achievedRate),
                             "sequences": .array(elementSignature: "t", statistics.lastSequences.map { .uint64($0) }),
                         ])

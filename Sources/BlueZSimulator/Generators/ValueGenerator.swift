@@ -1,4 +1,5 @@
 import Foundation
+import Timekeeping
 
 /// Produces successive values for a characteristic or advertised data from a ``ScenarioGenerator``.
 ///
@@ -21,7 +22,7 @@ public struct ValueGenerator: Sendable {
 
     /// The value at `elapsed` since the scenario started.
     public mutating func next(elapsed: Duration) -> [UInt8] {
-        let t = elapsed.seconds
+        let t = elapsed.inSeconds
         let step = max(0, t - (lastElapsed ?? t))
         lastElapsed = t
         switch spec.kind {
@@ -58,7 +59,7 @@ public struct ValueGenerator: Sendable {
             writer.uint8(0x02)  // temperature, sint16 × 0.01 °C
             writer.int16(Int16(clamping: Int((drifting(t: t, noise: 0.02) * 100).rounded())))
             writer.uint8(0x03)  // humidity, uint16 × 0.01 %
-            let humidity = spec.humidity + 3 * sin(2 * .pi * t / spec.period.seconds + 1) + random.uniform(-0.1...0.1)
+            let humidity = spec.humidity + 3 * sin(2 * .pi * t / spec.period.inSeconds + 1) + random.uniform(-0.1...0.1)
             writer.uint16(UInt16(clamping: Int((min(100, max(0, humidity)) * 100).rounded())))
             return writer.bytes
         case .ibeacon:
@@ -74,7 +75,7 @@ public struct ValueGenerator: Sendable {
     }
 
     private mutating func drifting(t: Double, noise: Double) -> Double {
-        spec.base + spec.drift * sin(2 * .pi * t / spec.period.seconds) + random.uniform(-noise...noise)
+        spec.base + spec.drift * sin(2 * .pi * t / spec.period.inSeconds) + random.uniform(-noise...noise)
     }
 
     private func batteryLevel(t: Double) -> UInt8 {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
 public enum BuiltInScenarios {
@@ -98,27 +99,16 @@ extension ScenarioError {
     private static func jsonDetail(_ text: String) -> String { text }
 }
 
-/// Where JSON syntax breaks, as `line L, column C` (Foundation's parser reports a character offset).
+/// Where JSON syntax breaks, as `<reason> at line L, column C`, from the project's strict parser
+/// (called once Foundation's decoder refused the text as JSON).
 func syntaxErrorLocation(_ data: Data) -> String {
+    let bytes = [UInt8](data)
     do {
-        _ = try JSONSerialization.jsonObject(with: data)
+        // Deep enough for any scenario; the depth limit guards command payloads, not files.
+        _ = try JSONParser(maximumDepth: 1_000).parse(bytes)
         return "not a JSON document"
     } catch {
-        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-        guard let range = detail.range(of: "character "),
-            let offset = Int(detail[range.upperBound...].prefix(while: \.isNumber))
-        else { return detail }
-        var line = 1
-        var column = 1
-        for byte in data.prefix(offset) {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        let reason = detail[..<range.lowerBound].replacingOccurrences(of: " around ", with: "")
-        return "\(reason) at line \(line), column \(column)"
+        let (line, column) = error.location(in: bytes)
+        return "\(error.reason) at line \(line), column \(column)"
     }
 }

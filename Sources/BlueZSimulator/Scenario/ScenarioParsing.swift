@@ -48,11 +48,3 @@ struct ScenarioDuration: Decodable, Sendable, Equatable {
         }
     }
 }
-
-extension Duration {
-    /// Seconds as a `Double`, for generator arithmetic.
-    var seconds: Double {
-        let (whole, atto) = components
-        return Double(whole) + Double(atto) / 1e18
-    }
-}

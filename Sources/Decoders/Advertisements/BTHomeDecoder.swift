@@ -1,4 +1,5 @@
 import Bluetooth
+import Timekeeping
 
 /// BTHome v2 (https://bthome.io/format/), service data UUID 0xFCD2.
 ///
@@ -164,7 +165,7 @@ public struct BTHomeDecoder: AdvertisementDecoder {
             return fields
         case .timestamp:
             let seconds = try reader.uint32(label)
-            return [.string(object.name, UnixTime.iso8601(Int64(seconds)), kind: object.kind)]
+            return [.string(object.name, Timestamp.iso8601(unixSeconds: Int64(seconds)), kind: object.kind)]
         case .text:
             let length = Int(try reader.uint8(label + ".length"))
             return [.string(object.name, try reader.utf8(count: length, label))]

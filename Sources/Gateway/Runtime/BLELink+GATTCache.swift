@@ -21,7 +21,7 @@ extension BLELink {
             bonded: isBonded || isPaired, cacheReused: await peripheral.gattCacheReused,
             servedBefore: await servedBefore(id, device: device, address: address))
         var recovery = cacheRecovery[id] ?? GATTCacheRecovery()
-        let decision = recovery.servicesMissing(evidence, at: .now)
+        let decision = recovery.servicesMissing(evidence, at: clock.now)
         cacheRecovery[id] = recovery
         switch decision {
         case .awaitLate(let deadline):

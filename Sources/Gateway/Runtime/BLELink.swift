@@ -710,7 +710,7 @@ extension BLELink {
             } catch {
                 missing = error
             }
-            let left = deadline - ContinuousClock.now
+            let left = deadline - clock.now
             guard left > .zero else { break }
             logger.info(
                 "waiting for the device to show a subscribed characteristic it served before",

@@ -260,13 +260,8 @@ extension Gateway {
         else { return }
         discoveryResend?.cancel()
         let delay = options.discoveryDelay
-        let clock = self.clock
-        discoveryResend = Task { [weak self] in
-            // Real delay: Home Assistant's discovery is re-sent this long after it announced itself online.
-            try? await clock.sleep(for: delay)
-            guard !Task.isCancelled else { return }
-            await self?.publishDiscovery()
-        }
+        // Home Assistant's discovery is re-sent this long after it announced itself online.
+        discoveryResend = Deadline.after(delay, clock: clock) { [weak self] in await self?.publishDiscovery() }
     }
 
     /// Publishes `bridge/health` (while connected) with the outbox figures `stats` (read by the caller).

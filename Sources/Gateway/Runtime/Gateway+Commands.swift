@@ -197,11 +197,8 @@ extension Gateway {
             }
             pendingCommands[id, default: []].append(pending)
             let timeout = commandTimeout
-            let clock = self.clock
-            Task { [weak self] in
-                // Real delay: the command's timeout (`commands.timeout`), after which it is answered as expired.
-                try? await clock.sleep(for: timeout)
-                await self?.expire(commandID: pending.id, device: id)
+            // The command's timeout (`commands.timeout`), after which it is answered as expired.
+            Deadline.after(timeout, clock: clock) { [weak self] in await self?.expire(commandID: pending.id, device: id)
             }
             await perform(scheduler.handle(.commandQueued(id), at: clock.now))
         }

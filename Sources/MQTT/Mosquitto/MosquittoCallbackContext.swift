@@ -2,6 +2,7 @@ internal import CMosquitto
 import Foundation
 import Logging
 import Synchronization
+import Timekeeping
 
 /// What libmosquitto's callbacks reach through the user-data pointer: the event stream to the
 /// client actor and the little state the network thread needs about the current attempt.
@@ -23,6 +24,8 @@ final class MosquittoCallbackContext: Sendable {
 
     let events: AsyncStream<MQTTEvent>.Continuation
     let protocolVersion: MQTTProtocolVersion
+    /// Stamps received messages (``MQTTConfiguration/clock``).
+    let clock: any BridgeClock
     let attempt = Mutex(Attempt())
     /// The host the broker's TLS certificate must name; nil: not checked (``MosquittoTLSVerifier``).
     let tlsHost = Mutex<String?>(nil)
@@ -30,9 +33,12 @@ final class MosquittoCallbackContext: Sendable {
     let inFlight = Mutex(MQTTInFlightTable<MQTTPublishWaiter>())
     private let logger = Logger(label: "mqtt")
 
-    init(events: AsyncStream<MQTTEvent>.Continuation, protocolVersion: MQTTProtocolVersion) {
+    init(
+        events: AsyncStream<MQTTEvent>.Continuation, protocolVersion: MQTTProtocolVersion, clock: any BridgeClock
+    ) {
         self.events = events
         self.protocolVersion = protocolVersion
+        self.clock = clock
     }
 
     /// Installs the callbacks on `mosq`; they find this object through the user-data pointer.
@@ -54,8 +60,9 @@ final class MosquittoCallbackContext: Sendable {
             var received = MQTTMessage(
                 topic: String(cString: topic), payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce,
                 retain: message.retain, properties: MosquittoPropertyList.read(properties))
-            received.receivedAt = Date()
-            callbackContext(userData).events.yield(.message(received))
+            let context = callbackContext(userData)
+            received.receivedAt = context.clock.date
+            context.events.yield(.message(received))
         }
         setLogging(on: mosq, true)
     }

@@ -37,7 +37,7 @@ extension OutboxStore {
             try connection.prepare(
                 "INSERT INTO kv_state (key, value, updated) VALUES (?, ?, ?) "
                     + "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated = excluded.updated"
-            ).run([.text(key), .blob(value), .real(Date().timeIntervalSince1970)])
+            ).run([.text(key), .blob(value), .real(clock.date.timeIntervalSince1970)])
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc
@@ -229,7 +230,7 @@ final class OutboxDatabase {
     /// Drops the oldest rows while a cap is exceeded, counting each drop under its reason.
     /// Runs inside the caller's transaction; returns the new depth and bytes.
     private func applyCaps(depth: Int, bytes: Int, now: Date) throws -> (Int, Int) {
-        let cutoff = Self.microseconds(now) - Int64(options.maxAge.components.seconds) * 1_000_000
+        let cutoff = Self.microseconds(now) - options.maxAge.inMicroseconds
         let oldest = try oldestSampleMicroseconds() ?? .max
         guard depth > options.maxMessages || bytes > options.maxBytes || oldest < cutoff else { return (depth, bytes) }
         var depth = depth

@@ -14,7 +14,7 @@ public struct OutboxEntry: Sendable, Hashable {
 
     public init(
         topic: String, payload: [UInt8], qos: OutboxQoS = .atLeastOnce, retain: Bool = false,
-        sampleTime: Date = Date(), stream: String
+        sampleTime: Date, stream: String
     ) {
         self.topic = topic
         self.payload = payload

@@ -28,7 +28,7 @@ public struct OutboxStats: Sendable, Hashable {
     public var droppedTotal: Int64 { dropped.values.reduce(0, +) }
 
     /// How long the oldest waiting entry has waited since it was sampled.
-    public func oldestAge(now: Date = Date()) -> Duration? {
+    public func oldestAge(now: Date) -> Duration? {
         oldestSampleTime.map { .microseconds(Int64((now.timeIntervalSince($0) * 1_000_000).rounded())) }
     }
 }

@@ -20,8 +20,9 @@ public actor OutboxStore {
     public nonisolated let path: String
     public nonisolated let options: OutboxOptions
     private let logger: Logger
-    /// When a reading is enqueued and when the age cap (`maxAge`) expires it.
-    private let clock: any BridgeClock
+    /// When a reading is enqueued and when the age cap (`maxAge`) expires it; the state table's
+    /// change times and the name a corrupt file is moved aside to.
+    let clock: any BridgeClock
     private var database: OutboxDatabase?
     /// Where a corrupt file found at open was moved, if one was.
     public private(set) var recoveredCorruptFile: String?
@@ -67,7 +68,7 @@ public actor OutboxStore {
     /// Moves the corrupt file (and its WAL and shared-memory files) aside and opens a fresh one.
     private func recover(from problem: String) throws {
         database = nil
-        let stamp = Self.timestamp(Date())
+        let stamp = Timestamp.compact(clock.date)
         let aside = "\(path).corrupt-\(stamp)"
         let files = FileManager.default
         try? files.removeItem(atPath: aside)
@@ -82,14 +83,6 @@ public actor OutboxStore {
                 + "were not delivered",
             [("path", path), ("moved_to", aside), ("problem", problem)])
         database = try OutboxDatabase(path: path, options: options)
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
     }
 
     private func withDatabase<T>(_ body: (OutboxDatabase) throws -> T) throws(OutboxError) -> T {

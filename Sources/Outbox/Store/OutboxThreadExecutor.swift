@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc
@@ -58,8 +59,7 @@ final class OutboxThreadExecutor: SerialExecutor {
                 if let deadline {
                     let wait = clock.now.duration(to: deadline)
                     if wait > .zero {
-                        let (seconds, attoseconds) = wait.components
-                        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                        let nanoseconds = Int(wait.inNanoseconds)
                         _ = queue.wakeUp.wait(timeout: .now() + .nanoseconds(max(1, nanoseconds)))
                     }
                 } else {

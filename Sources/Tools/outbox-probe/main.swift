@@ -53,10 +53,10 @@ do {
     await publisher.start()
     say("ready depth=\(try await store.stats().depth)")
 
-    let clock = ContinuousClock()
+    let clock = SystemClock()
     let begin = clock.now
     for index in start..<(start + count) {
-        let time = Date()
+        let time = clock.date
         let payload = #"{"seq":\#(index),"ts":"\#(Timestamp.iso8601(time))"}"#
         let entry = OutboxEntry(
             topic: "\(topic)/\(stream)", payload: Array(payload.utf8), sampleTime: time, stream: stream)

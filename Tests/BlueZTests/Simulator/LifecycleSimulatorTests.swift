@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import Timekeeping
 
 /// BlueZ lifecycle events the central must recover from (issue 16), against a simulator that keeps
 /// devices and their GATT objects across an adapter power cycle as bluetoothd 5.66 does.
@@ -161,6 +162,49 @@ import Testing
             await bluez.manager.cancelConnection(strap)
             await expectThrows(BluetoothError.self) { _ = try await waiting.value }
             #expect(ContinuousClock.now - dropped < .seconds(30), "the wait outlived the link")
+        }
+    }
+
+    /// The timeouts of `waitForCharacteristic` and `waitUntilPoweredOn` run on the manager's
+    /// injected clock: each wait ends when that clock passes its timeout, and not a nanosecond before.
+    @Test func waitTimeoutsRunOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let options = CentralManager.Options(
+            deviceTimeToLive: .seconds(36_000), cacheSweepInterval: .seconds(36_000), clock: clock)
+        try await SimulatedBlueZ.run(options: options) { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let absent = BluetoothUUID(UInt16(0x2A6E))
+            let ended = Mutex<[String]>([])
+            var asleep = clock.sleeperCount
+            let waiting = Task {
+                let found = try await strap.waitForCharacteristic(absent, timeout: .seconds(60))
+                ended.withLock { $0.append("characteristic") }
+                return found
+            }
+            await clock.sleeping(atLeast: asleep + 1)
+            clock.advance(by: .seconds(60) - .nanoseconds(1))
+            #expect(try await strap.characteristic(SimulatedBlueZ.heartRateMeasurement).uuid != absent)
+            #expect(ended.withLock { $0 }.isEmpty)
+            clock.advance(by: .nanoseconds(1))
+            #expect(try await waiting.value == nil)
+
+            await bluez.simulator.setPowered(false)
+            #expect(await waitUntil(timeout: .seconds(5)) { await bluez.manager.state == .poweredOff })
+            asleep = clock.sleeperCount
+            let powering = Task {
+                do {
+                    try await bluez.manager.waitUntilPoweredOn(timeout: .seconds(10))
+                    return "powered on"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            await clock.sleeping(atLeast: asleep + 1)
+            clock.advance(by: .seconds(10) - .nanoseconds(1))
+            #expect(await bluez.manager.state == .poweredOff)
+            clock.advance(by: .nanoseconds(1))
+            let outcome = await powering.value
+            #expect(outcome != "powered on", "\(outcome)")
         }
     }
 
