@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 @testable import Gateway
@@ -93,6 +94,25 @@ import Testing
             #expect(error.keyPath == "gateway_id")
             #expect(error.code == .missingKey)
         }
+    }
+
+    /// The will was registered on the record's topic: a reload cannot move the bridge topics.
+    @Test func aReloadKeepsTheModeAndTheGatewayIDItStartedWith() async throws {
+        let directory = try TemporaryDirectory()
+        let gateway = try await unstartedGateway(
+            in: directory, json: #"{"gateway_id":"gw-a","mqtt":{"shared_broker":true}}"#)
+        await gateway.reload(try ConfigurationLoader().decode(Data(#"{"gateway_id":"gw-b"}"#.utf8)))
+        #expect(await gateway.model.topics.gatewayRecord == "blebridge/bridge/gateways/gw-a")
+        #expect(await gateway.model.configuration.gatewayID == "gw-a")
+        await gateway.stop()
+        // Off at start stays off; the gateway id of single-gateway mode reloads as before.
+        let single = try await unstartedGateway(in: try TemporaryDirectory(), json: #"{"gateway_id":"gw-a"}"#)
+        await single.reload(
+            try ConfigurationLoader().decode(Data(#"{"gateway_id":"gw-b","mqtt":{"shared_broker":true}}"#.utf8)))
+        #expect(await single.model.topics.gatewayRecord == nil)
+        #expect(await single.model.topics.bridgeState == "blebridge/bridge/state")
+        #expect(await single.model.configuration.gatewayID == "gw-b")
+        await single.stop()
     }
 
     @Test func aClientIDSharedByTheGatewaysIsWarnedAbout() throws {

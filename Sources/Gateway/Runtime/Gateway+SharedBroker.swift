@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import JSON
+import Logging
 import MQTT
 import Timekeeping
 
@@ -13,6 +14,23 @@ extension Gateway {
     static func offlineState(_ configuration: BridgeConfiguration) -> [UInt8] {
         guard configuration.mqtt.sharedBroker else { return BridgePayloads.offline.bytes }
         return GatewayRecord.offline(gatewayID: configuration.gatewayID).json.bytes
+    }
+
+    /// A reload keeps the running `mqtt.shared_broker`, and in that mode the `gateway_id`: the
+    /// last will was registered on the record's topic at connect time, so moving the bridge topics
+    /// without a restart would leave a will that says nothing about them.
+    static func keepingSharedBroker(
+        of running: BridgeConfiguration, in new: BridgeConfiguration, logger: Logger
+    ) -> BridgeConfiguration {
+        var kept = new
+        kept.mqtt.sharedBroker = running.mqtt.sharedBroker
+        if running.mqtt.sharedBroker { kept.gatewayID = running.gatewayID }
+        if kept.mqtt.sharedBroker != new.mqtt.sharedBroker || kept.gatewayID != new.gatewayID {
+            logger.warning(
+                "reload: mqtt.shared_broker and, in that mode, gateway_id apply only after a restart",
+                [("code", "restart_needed")])
+        }
+        return kept
     }
 
     /// This gateway's record as it is now.

@@ -394,8 +394,8 @@ public actor Gateway {
     /// changed devices reconnect with their new settings; removed ones are disconnected and their
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
     public func reload(_ configuration: BridgeConfiguration) async {
-        configured = configuration
-        await apply(expanded(configuration), reason: "configuration reloaded")
+        configured = Self.keepingSharedBroker(of: configured, in: configuration, logger: logger)
+        await apply(expanded(configured), reason: "configuration reloaded")
     }
 
     /// Applies `configuration` (already expanded by ``instances``) as a reload does. `announceAll`:
