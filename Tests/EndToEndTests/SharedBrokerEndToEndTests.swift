@@ -87,6 +87,14 @@ import Testing
         }
         #expect(fewerSlots != nil, "gw-a's free slots never went down; log: \(a.gateway.log.suffix(2000))")
 
+        // The record goes out on change, at most once a second (arrival times at the recorder).
+        let times = recorder.arrivals(on: records + "gw-a").map(\.arrival)
+        let gaps = zip(times, times.dropFirst()).map { $1.timeIntervalSince($0) }
+        print(
+            "shared broker: gw-a's record published \(times.count) times, gaps \(gaps.map { String(format: "%.3f s", $0) })"
+        )
+        #expect(gaps.allSatisfy { $0 > 0.8 }, "records closer than the 1 s bound: \(gaps)")
+
         let killed = Date()
         b.gateway.process.signal(SIGKILL)
         await b.gateway.process.waitForExit()
