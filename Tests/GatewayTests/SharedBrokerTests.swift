@@ -123,6 +123,13 @@ import Testing
             Data(#"{"gateway_id":"gw-a","mqtt":{"shared_broker":true}}"#.utf8))
         #expect(defaulted.mqtt.clientID == "gw-a")
         #expect(!defaulted.warnings.contains { $0.contains("client_id") })
+        // check-config says the mode is on, and says nothing of it when it is off.
+        #expect(
+            defaulted.summaryLines.contains {
+                $0.hasPrefix("shared broker") && $0.contains("blebridge/bridge/gateways/gw-a")
+            })
+        let off = try ConfigurationLoader().decode(Data(#"{"gateway_id":"gw-a"}"#.utf8))
+        #expect(!off.summaryLines.contains { $0.contains("shared broker") })
     }
 
     @Test func theRecordSaysVersionAdapterFreeSlotsAndLoadAndReadsBack() {
