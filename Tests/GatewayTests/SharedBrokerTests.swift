@@ -88,12 +88,11 @@ import Testing
         ] {
             #expect(throws: ConfigurationError.self, "\(json)") { try ConfigurationLoader().decode(Data(json.utf8)) }
         }
-        do {
-            _ = try ConfigurationLoader().decode(Data(#"{"mqtt":{"shared_broker":true}}"#.utf8))
-        } catch {
-            #expect(error.keyPath == "gateway_id")
-            #expect(error.code == .missingKey)
+        let error = expectThrows(ConfigurationError.self) {
+            try ConfigurationLoader().decode(Data(#"{"mqtt":{"shared_broker":true}}"#.utf8))
         }
+        #expect(error?.keyPath == "gateway_id")
+        #expect(error?.code == .missingKey)
     }
 
     /// The will was registered on the record's topic: a reload cannot move the bridge topics.
@@ -106,7 +105,8 @@ import Testing
         #expect(await gateway.model.configuration.gatewayID == "gw-a")
         await gateway.stop()
         // Off at start stays off; the gateway id of single-gateway mode reloads as before.
-        let single = try await unstartedGateway(in: try TemporaryDirectory(), json: #"{"gateway_id":"gw-a"}"#)
+        let singleDirectory = try TemporaryDirectory()
+        let single = try await unstartedGateway(in: singleDirectory, json: #"{"gateway_id":"gw-a"}"#)
         await single.reload(
             try ConfigurationLoader().decode(Data(#"{"gateway_id":"gw-b","mqtt":{"shared_broker":true}}"#.utf8)))
         #expect(await single.model.topics.gatewayRecord == nil)
