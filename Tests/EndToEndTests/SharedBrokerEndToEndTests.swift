@@ -120,6 +120,19 @@ import Testing
             (recorder.json($0)?["free_slots"] as? Int ?? 5) < 5
         }
         #expect(fewerSlots != nil, "gw-a's free slots never went down; log: \(a.gateway.log.suffix(2000))")
+        // And settle on max_connections minus the devices its bridge/devices says are connected.
+        func settled() -> (slots: Int?, connected: Int?) {
+            let record = recorder.on(records + "gw-a").last.flatMap(recorder.json)
+            let devices = recorder.on(records + "gw-a/devices").last.flatMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.payload))) as? [[String: Any]]
+            }
+            return (record?["free_slots"] as? Int, devices?.filter { $0["connected"] as? Bool == true }.count)
+        }
+        let agree = await recorder.wait(timeout: .seconds(10)) { _ in
+            let (slots, connected) = settled()
+            return slots != nil && connected != nil && slots == 5 - (connected ?? 0)
+        }
+        #expect(agree, "free slots \(settled()) disagree with the devices connected")
 
         // The record goes out on change, at most once a second (arrival times at the recorder).
         let times = recorder.arrivals(on: records + "gw-a").map(\.arrival)

@@ -36,7 +36,9 @@ extension Gateway {
     /// This gateway's record as it is now.
     func currentRecord() -> GatewayRecord {
         let settings = model.configuration.bluetooth
-        let connected = scheduler.connectedDevices.count
+        // The count `updateStatus` compares (it calls ``refreshGatewayRecord()`` when it changes):
+        // the pool hears of a connection only after that call.
+        let connected = model.configuration.devices.filter { devices[$0.id]?.connected == true }.count
         return GatewayRecord(
             state: .online, gatewayID: model.configuration.gatewayID, version: BLEBridgeVersion.string,
             adapter: settings.adapter, maxConnections: settings.maxConnections,
