@@ -205,7 +205,7 @@ import Testing
                 + "\(ms(seenOffline?.arrival, since: frozen)); after SIGCONT record online \(ms(back, since: resumed)), "
                 + "survivor sees it online \(ms(seenOnline?.arrival, since: resumed))")
         // MQTT: the broker closes the connection 1.5 x keepalive (7.5 s) after the last packet;
-        // mosquitto 2.0.11 was measured at 10.5-11.3 s after the freeze. Not before the keepalive.
+        // mosquitto 2.0.11 was measured at 10.4-11.3 s after the freeze. Not before the keepalive.
         let willAfter = will.map { $0.timeIntervalSince(frozen) } ?? .infinity
         #expect(willAfter >= 5 && willAfter < 20, "will after \(willAfter) s")
         #expect(seenOffline != nil, "gw-a never saw gw-b offline; log: \(a.gateway.log.suffix(2000))")
