@@ -31,6 +31,12 @@ extension BridgeConfiguration {
         }
         let version = mqtt.protocolVersion == .v5 ? "MQTT 5" : "MQTT 3.1.1"
         row("mqtt", "\(mqtt.url) (\(version)), base topic \(mqtt.baseTopic), QoS \(mqtt.qos), \(login)")
+        if mqtt.sharedBroker {
+            row(
+                "shared broker",
+                "on: this gateway's record and bridge topics under \(mqtt.baseTopic)/bridge/gateways/\(gatewayID), "
+                    + "the other gateways followed on \(mqtt.baseTopic)/bridge/gateways/+")
+        }
         row(
             "outbox",
             "\(outbox.path) (\(outbox.modeSummary), synchronous \(outbox.synchronous.rawValue); keeps at most \(outbox.maxMessages) messages, "

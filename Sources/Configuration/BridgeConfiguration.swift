@@ -68,6 +68,11 @@ public struct BridgeConfiguration: Sendable, Equatable {
         if devices.isEmpty, !autoDevices.enabled {
             warnings.append("no devices are configured; the gateway will only publish its own state")
         }
+        if mqtt.sharedBroker, mqtt.clientID != gatewayID {
+            warnings.append(
+                "mqtt.shared_broker is true and mqtt.client_id is \"\(mqtt.clientID)\", not the gateway_id: every gateway on the broker needs its own client id, or the broker disconnects one each time the other connects (leave client_id out to use gateway_id)"
+            )
+        }
         warnings += mqtt.credentialWarnings
         return warnings
     }
@@ -81,7 +86,8 @@ extension BridgeConfiguration: Decodable {
     public init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys, what: "the configuration object")
         _ = try reader.string("$schema", expected: "the path or URL of the JSON Schema (ignored)")
-        gatewayID = try reader.string("gateway_id", expected: TopicRules.identifierRule) ?? "blebridge"
+        let givenID = try reader.string("gateway_id", expected: TopicRules.identifierRule)
+        gatewayID = givenID ?? "blebridge"
         guard TopicRules.isIdentifier(gatewayID) else {
             throw reader.error(
                 "gateway_id", .invalidValue, "\"\(gatewayID)\" is not accepted; expected \(TopicRules.identifierRule)")
@@ -89,6 +95,12 @@ extension BridgeConfiguration: Decodable {
         bluetooth = try reader.object(BluetoothSettings.self, "bluetooth") ?? BluetoothSettings()
         mqtt = try reader.object(MQTTSettings.self, "mqtt") ?? MQTTSettings(clientID: gatewayID)
         if mqtt.clientID.isEmpty { mqtt.clientID = gatewayID }
+        if mqtt.sharedBroker, givenID == nil {
+            throw reader.error(
+                "gateway_id", .missingKey,
+                "mqtt.shared_broker is true: give this gateway its own gateway_id (each gateway on the broker needs a different one)"
+            )
+        }
         outbox = try reader.object(OutboxSettings.self, "outbox") ?? OutboxSettings()
         homeAssistant = try reader.object(HomeAssistantSettings.self, "homeassistant") ?? HomeAssistantSettings()
         commands = try reader.object(CommandSettings.self, "commands") ?? CommandSettings()

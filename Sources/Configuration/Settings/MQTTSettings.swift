@@ -33,6 +33,10 @@ public struct MQTTSettings: Sendable, Equatable {
     public var tls: TLSSettings
     /// Topic prefixes, besides `<base_topic>/`, that an MQTT 5 request may name as its response topic.
     public var responseTopicPrefixes: [String]
+    /// Shared-broker mode (docs/multi-gateway.md): several gateways with different `gateway_id`s
+    /// share this broker and `base_topic`; the gateway's own bridge topics move under
+    /// `<base>/bridge/gateways/<gateway_id>` and it follows the other gateways' records. Off by default.
+    public var sharedBroker: Bool
 
     public init(
         url: BrokerURL = BrokerURL(host: "127.0.0.1"), clientID: String = "blebridge",
@@ -40,8 +44,9 @@ public struct MQTTSettings: Sendable, Equatable {
         passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
         baseTopic: String = "blebridge", qos: Int = 1, rawTopics: Bool = false,
         stateWindow: Duration = .milliseconds(50), tls: TLSSettings = TLSSettings(),
-        responseTopicPrefixes: [String] = [], jsonAvailability: Bool = false
+        responseTopicPrefixes: [String] = [], jsonAvailability: Bool = false, sharedBroker: Bool = false
     ) {
+        self.sharedBroker = sharedBroker
         self.jsonAvailability = jsonAvailability
         self.url = url
         self.clientID = clientID
@@ -62,6 +67,7 @@ public struct MQTTSettings: Sendable, Equatable {
     static let keys = [
         "url", "client_id", "protocol", "username", "password_file", "password_env", "keepalive", "clean_session",
         "base_topic", "qos", "raw_topics", "state_window", "tls", "response_topic_prefixes", "json_availability",
+        "shared_broker",
     ]
 
     /// Reads the password from `password_file` or `password_env`; nil when neither is set.
@@ -128,6 +134,7 @@ extension MQTTSettings: Decodable {
         qos = try reader.integer("qos", in: 0...2) ?? defaults.qos
         rawTopics = try reader.bool("raw_topics") ?? defaults.rawTopics
         jsonAvailability = try reader.bool("json_availability") ?? defaults.jsonAvailability
+        sharedBroker = try reader.bool("shared_broker") ?? defaults.sharedBroker
         stateWindow =
             try reader.duration("state_window", minimum: .zero, maximum: .seconds(1)) ?? defaults.stateWindow
         tls = try reader.object(TLSSettings.self, "tls") ?? defaults.tls

@@ -13,7 +13,8 @@ public struct GatewayModel: Sendable {
         self.configuration = configuration
         self.topics = TopicContract(
             base: configuration.mqtt.baseTopic, discoveryPrefix: configuration.homeAssistant.prefix,
-            homeAssistantStatus: configuration.homeAssistant.statusTopic)
+            homeAssistantStatus: configuration.homeAssistant.statusTopic,
+            sharedGatewayID: configuration.mqtt.sharedBroker ? configuration.gatewayID : nil)
     }
 
     /// Commands per second of a rate limit.

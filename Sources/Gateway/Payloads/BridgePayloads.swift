@@ -1,5 +1,5 @@
 public import Foundation
-import JSON
+public import JSON
 import Timekeeping
 
 /// Payloads of the `<base>/bridge/…` topics.
@@ -153,13 +153,16 @@ public struct HealthSnapshot: Sendable, Hashable {
     /// (``MatchInstances``), and since start those dropped to make room and those refused at the
     /// bound (nil leaves the member out).
     public var matchInstances: AutoDeviceCounts?
+    /// Shared-broker mode: the other gateways (``GatewayPeers/json``); nil leaves the member out.
+    public var gateways: JSONValue?
 
     public init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
         dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
         outboxError: String? = nil, bluetooth: BluetoothHealth? = nil, autoDevices: AutoDeviceCounts? = nil,
-        matchInstances: AutoDeviceCounts? = nil
+        matchInstances: AutoDeviceCounts? = nil, gateways: JSONValue? = nil
     ) {
+        self.gateways = gateways
         self.bluetooth = bluetooth
         self.autoDevices = autoDevices
         self.matchInstances = matchInstances
@@ -208,6 +211,7 @@ public struct HealthSnapshot: Sendable, Hashable {
             JSONMember("ts", .string(Timestamp.iso8601(time))),
         ]
         if let bluetooth { members.insert(JSONMember("bluetooth", bluetooth.json), at: members.count - 1) }
+        if let gateways { members.insert(JSONMember("gateways", gateways), at: members.count - 1) }
         for (key, counts) in [("auto_devices", autoDevices), ("match_instances", matchInstances)] {
             guard let counts else { continue }
             let value: JSONValue = .object([

@@ -45,7 +45,12 @@ extension Gateway {
     func announceBridge() async {
         let topics = model.topics
         do {
-            try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
+            if topics.gatewayRecord != nil {
+                recordSchedule.reset()
+                refreshGatewayRecord()
+            } else {
+                try await publishRetained(topics.bridgeState, BridgePayloads.online.bytes)
+            }
             flushPendingEvents()
             let info = model.bridgeInfo(startedAt: startedAt).json.bytes
             try await publishRetained(topics.bridgeInfo, info)
@@ -281,7 +286,8 @@ extension Gateway {
                     refusals: autoDevices.refusals) : nil,
             matchInstances: configured.devices.contains { $0.match.address == nil }
                 ? HealthSnapshot.AutoDeviceCounts(
-                    devices: instances.count, evictions: instances.evictions, refusals: instances.refusals) : nil)
+                    devices: instances.count, evictions: instances.evictions, refusals: instances.refusals) : nil,
+            gateways: model.topics.gatewayRecord != nil ? peers.json : nil)
         send(MQTTMessage(topic: model.topics.bridgeHealth, payload: snapshot.json.bytes, qos: .atMostOnce))
     }
 }

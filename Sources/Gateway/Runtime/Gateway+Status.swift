@@ -15,8 +15,11 @@ extension Gateway {
         next.onlineDevices = model.configuration.devices.filter { isAvailable($0.id) }.count
         next.connectedDevices = model.configuration.devices.filter { devices[$0.id]?.connected == true }.count
         guard next != serviceStatus else { return }
+        let connectionsChanged = next.connectedDevices != serviceStatus.connectedDevices
         serviceStatus = next
         statusContinuation.yield(next)
+        // The gateway record's free slots (shared-broker mode).
+        if connectionsChanged { refreshGatewayRecord() }
     }
 
     /// Reads the outbox's depth and error into the status.
@@ -35,7 +38,10 @@ extension Gateway {
     /// Every `healthInterval`: the outbox figures for the status, and `bridge/health` while connected.
     func healthTick() async {
         let stats = try? await publisher.stats()
-        if let stats { updateStatus(outbox: stats) }
+        if let stats {
+            updateStatus(outbox: stats)
+            sampleLoad(published: stats.published)
+        }
         await publishHealth(stats)
     }
 }

@@ -122,6 +122,13 @@ public actor Gateway {
     var loggingTap: Int?
     /// `bridge/event` messages decided while the broker was away (the latest 100), sent at the next connection.
     var pendingEvents: [MQTTMessage] = []
+    /// Shared-broker mode (`Gateway+SharedBroker.swift`): when the gateway record goes out, the
+    /// timer armed for a change that came too soon, the other gateways, and the load figures.
+    var recordSchedule = GatewayRecordSchedule()
+    var recordTimer: Task<Void, Never>?
+    var peers: GatewayPeers
+    var loadSample: (published: Int, at: ContinuousClock.Instant)?
+    var readingsPerSecond: Double?
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -132,6 +139,7 @@ public actor Gateway {
         self.model = model
         self.configured = configuration
         self.bluetooth = BluetoothHealth(adapter: configuration.bluetooth.adapter)
+        self.peers = GatewayPeers(me: configuration.gatewayID)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model, now: options.clock.now)
         let router = ReadingRouter(
@@ -207,7 +215,7 @@ public actor Gateway {
             protocolVersion: settings.protocolVersion == .v5 ? .v5 : .v311, username: settings.username,
             password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
             will: MQTTMessage(
-                topic: topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce, retain: true),
+                topic: topics.bridgeState, payload: offlineState(configuration), qos: .atLeastOnce, retain: true),
             maximumReconnectDelay: maximumReconnectDelay, maximumPacketSize: maximumInboundPacketSize)
     }
 
@@ -242,6 +250,7 @@ public actor Gateway {
         // sends the commands it queued while the gateway was down right after it, and the client
         // drops a message that matches no stream.
         await subscribeCommands()
+        await followGateways()
         // A SIGTERM may have stopped the gateway while the state was read or the streams made: the
         // stop has disconnected the client, and a start going on would connect it again.
         guard !stopping else { return }
@@ -340,6 +349,7 @@ public actor Gateway {
         await publisher.stop(drainTimeout: max(.milliseconds(100), deadline - ContinuousClock.now))
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
+        recordTimer?.cancel()
         await drainOutgoing(until: deadline)
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
@@ -353,8 +363,8 @@ public actor Gateway {
                         retain: true)
                 } + [
                     MQTTMessage(
-                        topic: model.topics.bridgeState, payload: BridgePayloads.offline.bytes, qos: .atLeastOnce,
-                        retain: true)
+                        topic: model.topics.bridgeState, payload: Self.offlineState(model.configuration),
+                        qos: .atLeastOnce, retain: true)
                 ]
             _ = await Self.publish(offline, with: client, until: max(deadline, .now + .seconds(1)))
         }
@@ -384,8 +394,8 @@ public actor Gateway {
     /// changed devices reconnect with their new settings; removed ones are disconnected and their
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
     public func reload(_ configuration: BridgeConfiguration) async {
-        configured = configuration
-        await apply(expanded(configuration), reason: "configuration reloaded")
+        configured = Self.keepingSharedBroker(of: configured, in: configuration, logger: logger)
+        await apply(expanded(configured), reason: "configuration reloaded")
     }
 
     /// Applies `configuration` (already expanded by ``instances``) as a reload does. `announceAll`:

@@ -8,23 +8,49 @@ public struct TopicContract: Sendable, Hashable {
     public let discoveryPrefix: String
     /// Where Home Assistant announces itself (`homeassistant/status`).
     public let homeAssistantStatus: String
+    /// This gateway's id in shared-broker mode (`mqtt.shared_broker`, docs/multi-gateway.md), nil
+    /// otherwise. When set, the topics that describe one gateway (state, info, devices, health)
+    /// move under ``gatewayRecord``; every other topic is the same as without it.
+    public let sharedGatewayID: String?
 
     public init(
         base: String = "blebridge", discoveryPrefix: String = "homeassistant",
-        homeAssistantStatus: String = "homeassistant/status"
+        homeAssistantStatus: String = "homeassistant/status", sharedGatewayID: String? = nil
     ) {
         var base = base
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
         self.discoveryPrefix = discoveryPrefix
         self.homeAssistantStatus = homeAssistantStatus
+        self.sharedGatewayID = sharedGatewayID
     }
 
     // Bridge topics.
-    public var bridgeState: String { "\(base)/bridge/state" }
-    public var bridgeInfo: String { "\(base)/bridge/info" }
-    public var bridgeDevices: String { "\(base)/bridge/devices" }
-    public var bridgeHealth: String { "\(base)/bridge/health" }
+    /// `bridge/state`; in shared-broker mode the gateway record, which carries the state (and the last will).
+    public var bridgeState: String { gatewayRecord ?? "\(base)/bridge/state" }
+    public var bridgeInfo: String { perGateway("info") }
+    public var bridgeDevices: String { perGateway("devices") }
+    public var bridgeHealth: String { perGateway("health") }
+
+    /// Shared-broker mode: `<base>/bridge/gateways/<gateway_id>` (retained, last will), nil otherwise.
+    public var gatewayRecord: String? { sharedGatewayID.map { gatewayRecord(of: $0) } }
+    /// The record topic of the gateway `id`.
+    public func gatewayRecord(of id: String) -> String { "\(base)/bridge/gateways/\(id)" }
+    /// The filter that receives every gateway's record (and no other topic under it).
+    public var gatewayRecords: String { "\(base)/bridge/gateways/+" }
+
+    /// The gateway id of a record topic (`<base>/bridge/gateways/<id>`), nil for any other topic.
+    public func gatewayID(ofRecord topic: String) -> String? {
+        let prefix = "\(base)/bridge/gateways/"
+        guard topic.hasPrefix(prefix) else { return nil }
+        let id = String(topic.dropFirst(prefix.count))
+        return id.isEmpty || id.contains("/") ? nil : id
+    }
+
+    /// `<base>/bridge/<name>`, or `<base>/bridge/gateways/<gateway_id>/<name>` in shared-broker mode.
+    private func perGateway(_ name: String) -> String {
+        gatewayRecord.map { "\($0)/\(name)" } ?? "\(base)/bridge/\(name)"
+    }
     public var bridgeLog: String { "\(base)/bridge/log" }
     /// Warnings and errors of the gateway's log, as `{"level":…,"message":…}` (not retained).
     public var bridgeLogging: String { "\(base)/bridge/logging" }
