@@ -19,7 +19,7 @@ import Testing
             configuration: BridgeConfiguration(),
             options: GatewayOptions(brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path))
         // The response queue has closed (as in `stop`): an answer decided now waits.
-        await gateway.outgoing.finish()
+        for continuation in await gateway.outgoing.values { continuation.finish() }
         var properties = MQTTProperties()
         properties.correlationData = Array("c-1".utf8)
         await gateway.send(

@@ -11,34 +11,52 @@ extension Gateway {
         try await client.publish(MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: true))
     }
 
-    /// Queues a response or health message for ``publishOutgoing(_:client:logger:)``, which
-    /// publishes them one at a time, in order. Never waits: a slow broker holds up only the queue.
+    /// Queues a response, event or health message in `lane` for
+    /// ``publishOutgoing(_:lane:client:logger:)``, which publishes each lane in order. Never
+    /// waits: a slow broker holds up only the queue; a full lane drops the message (logged at
+    /// most once a minute with the number not logged).
     /// Once the queue has closed (shutdown), the message waits in `lateResponses` for `stop`.
-    func send(_ message: MQTTMessage) {
-        switch outgoing.yield(message) {
+    func send(_ message: MQTTMessage, lane: AnswerLane = .bridge) {
+        switch outgoing[lane]?.yield(message) {
         case .dropped:
-            logger.warning(
-                "response queue full (\(Self.outgoingCapacity) waiting); not sent", [("topic", message.topic)])
+            if let held = droppedAnswerLog.admit(at: clock.now) {
+                logger.warning(
+                    "answer queue full (\(lane.capacity) waiting); not sent",
+                    [("topic", message.topic), ("not_logged_since_last", "\(held)")])
+            }
         case .terminated:
             lateResponses.append(message)
-        case .enqueued:
+        case .enqueued, nil:
             break
         @unknown default:
             break
         }
     }
 
-    /// The one task that publishes responses and health: each publish is awaited before the next
-    /// starts, so answers leave in the order they were decided and none is lost silently; a
-    /// failure (broker gone, refused) is logged at warning with the topic.
-    static func publishOutgoing(_ messages: AsyncStream<MQTTMessage>, client: MQTTClient, logger: Logger) async {
+    /// The task that publishes one lane's messages: handed to the client in the order they were
+    /// decided (the broker keeps the order of one connection's QoS 1 publishes), up to
+    /// ``AnswerLane/window`` of them awaiting their PUBACK at once, so answers are not limited to
+    /// one per round trip. A failure (broker gone, refused) is logged at warning with the topic.
+    /// Ends when the lane is finished and every publish resolved, or when cancelled.
+    static func publishOutgoing(
+        _ messages: AsyncStream<MQTTMessage>, lane: AnswerLane, client: MQTTClient, logger: Logger
+    ) async {
+        let slots = PublishSlots(AnswerLane.window)
         for await message in messages {
+            guard await slots.acquire() else { return }
             do {
-                try await client.publish(message)
+                try client.publish(message) { outcome in
+                    slots.release()
+                    if case .failure(let error) = outcome {
+                        logger.warning("response not published", [("topic", message.topic), ("error", "\(error)")])
+                    }
+                }
             } catch {
+                slots.release()
                 logger.warning("response not published", [("topic", message.topic), ("error", "\(error)")])
             }
         }
+        await slots.drain()
     }
 
     /// After every (re)connection: state online, info, devices, availability, discovery.

@@ -16,6 +16,8 @@ extension Gateway {
     struct ReplyTarget: Sendable {
         var topic: String
         var correlationData: [UInt8]?
+        /// Device commands are answered in their own lane (see ``AnswerLane``).
+        var lane: AnswerLane = .bridge
     }
 
     func received(_ message: MQTTMessage) async {
@@ -99,27 +101,29 @@ extension Gateway {
     func replyTarget(for message: MQTTMessage, kind: InboundTopic) -> (ReplyTarget, CommandFailure?) {
         let topics = model.topics
         let fallback: String
+        var lane = AnswerLane.bridge
         switch kind {
         case .device(let id, let operation), .deviceAttribute(let id, let operation, _):
             fallback = topics.response(device: id, operation)
+            lane = .devices
         case .request(let request): fallback = topics.response(request)
         case .unknownRequest(let name): fallback = topics.response(unknownRequest: name)
         case .homeAssistantStatus: fallback = topics.response(.devices)
         }
         let correlation = message.properties.correlationData
         guard let topic = message.properties.responseTopic, !topic.isEmpty else {
-            return (ReplyTarget(topic: fallback, correlationData: correlation), nil)
+            return (ReplyTarget(topic: fallback, correlationData: correlation, lane: lane), nil)
         }
         let policy = ResponseTopicPolicy(
             topics: topics, deviceIDs: Set(model.configuration.devices.map(\.id)),
             extraPrefixes: model.configuration.mqtt.responseTopicPrefixes)
         if let problem = policy.problem(with: topic) {
             return (
-                ReplyTarget(topic: fallback, correlationData: correlation),
+                ReplyTarget(topic: fallback, correlationData: correlation, lane: lane),
                 CommandFailure(.responseTopicNotAllowed, problem)
             )
         }
-        return (ReplyTarget(topic: topic, correlationData: correlation), nil)
+        return (ReplyTarget(topic: topic, correlationData: correlation, lane: lane), nil)
     }
 
     /// A retained command is a stale request replayed by the broker (at subscribe on MQTT
@@ -137,7 +141,9 @@ extension Gateway {
             properties.correlationData = reply.correlationData
             properties.contentType = "application/json"
         }
-        send(MQTTMessage(topic: reply.topic, payload: payload.bytes, qos: .atLeastOnce, properties: properties))
+        send(
+            MQTTMessage(topic: reply.topic, payload: payload.bytes, qos: .atLeastOnce, properties: properties),
+            lane: reply.lane)
     }
 
     func dispatch(_ pending: PendingCommand) async {

@@ -95,18 +95,20 @@ public actor Gateway {
     var ble: BLELink?
     /// What is known about Bluetooth (``BLELink`` reports every change).
     var bluetooth: BluetoothHealth
-    /// Responses and health, in order, for the one task that publishes them (`send`).
-    let outgoing: AsyncStream<MQTTMessage>.Continuation
-    private let outgoingMessages: AsyncStream<MQTTMessage>
-    private var outgoingTask: Task<Void, Never>?
+    /// Responses, events and health, in order within each ``AnswerLane``, for the lane's task that
+    /// publishes them (`send`): answers to device commands wait in their own lane, so a flood of
+    /// them never holds up a bridge request's answer.
+    let outgoing: [AnswerLane: AsyncStream<MQTTMessage>.Continuation]
+    private let outgoingMessages: [AnswerLane: AsyncStream<MQTTMessage>]
+    private var outgoingTasks: [Task<Void, Never>] = []
     /// Readings that brought new fields, for the one task that records and announces them
     /// (``announce(_:)``), so the readings loop never waits for the broker or the outbox.
     let newFields: AsyncStream<ReadingPipeline.Event>.Continuation
     private let newFieldEvents: AsyncStream<ReadingPipeline.Event>
     /// Responses decided after the queue closed (the last moments of a shutdown); see `stop`.
     var lateResponses: [MQTTMessage] = []
-    /// Messages that may wait for the broker before `send` drops (and logs) new ones.
-    static let outgoingCapacity = 10_000
+    /// Answers dropped because their lane was full, logged at most once a minute.
+    var droppedAnswerLog = LogThrottle()
     /// What `systemctl status` should show (see `Gateway+Status.swift`); the last one yielded.
     var serviceStatus = ServiceStatus()
     let statusContinuation: AsyncStream<ServiceStatus>.Continuation
@@ -165,8 +167,13 @@ public actor Gateway {
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
             stateWindow: configuration.mqtt.stateWindow,
             throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)), clock: options.clock)
-        (outgoingMessages, outgoing) = AsyncStream.makeStream(
-            of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.outgoingCapacity))
+        var streams: [AnswerLane: AsyncStream<MQTTMessage>] = [:]
+        var continuations: [AnswerLane: AsyncStream<MQTTMessage>.Continuation] = [:]
+        for lane in AnswerLane.allCases {
+            (streams[lane], continuations[lane]) = AsyncStream.makeStream(
+                of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(lane.capacity))
+        }
+        (outgoingMessages, outgoing) = (streams, continuations)
         // Unbounded: one event per field a device reports for the first time.
         (newFieldEvents, newFields) = AsyncStream.makeStream(of: ReadingPipeline.Event.self)
         (statusUpdates, statusContinuation) = AsyncStream.makeStream(
@@ -244,8 +251,11 @@ public actor Gateway {
         if !instances.bindings.isEmpty || !autoDevices.entries.isEmpty || !adopted.entries.isEmpty {
             await apply(expanded(configured), reason: "match instances, automatic and adopted devices restored")
         }
-        let (messages, client, logger) = (outgoingMessages, client, logger)
-        outgoingTask = Task.detached { await Self.publishOutgoing(messages, client: client, logger: logger) }
+        let (client, logger) = (client, logger)
+        for (lane, messages) in outgoingMessages {
+            outgoingTasks.append(
+                Task.detached { await Self.publishOutgoing(messages, lane: lane, client: client, logger: logger) })
+        }
         // The command streams exist before the first CONNACK: with a persistent session the broker
         // sends the commands it queued while the gateway was down right after it, and the client
         // drops a message that matches no stream.
@@ -385,9 +395,8 @@ public actor Gateway {
 
     /// Lets the queued responses go out (until `deadline`) before the connection closes.
     private func drainOutgoing(until deadline: ContinuousClock.Instant) async {
-        outgoing.finish()
-        guard let outgoingTask else { return }
-        await Deadline.value(of: outgoingTask, cancellingAt: max(deadline, .now + .milliseconds(500)))
+        for continuation in outgoing.values { continuation.finish() }
+        await Deadline.all(outgoingTasks, cancellingAt: max(deadline, .now + .milliseconds(500)))
     }
 
     /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;
