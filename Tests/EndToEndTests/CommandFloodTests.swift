@@ -51,7 +51,11 @@ import Testing
         )
         let log = world.gateway.log.split(separator: "\n").filter { !$0.contains("command refused") }
         #expect(CommandPathTests.code(answer) == "ok", "log: \(log.suffix(60).joined(separator: "\n"))")
-        #expect(answeredAfter < .seconds(10), "answered after \(answeredAfter)")
+        // No separate bound on `answeredAfter`: it is the time the gateway takes to read the
+        // flood's 20,000 commands before the request (3.1-7.0 s measured at load 7-10, 13.1 s under
+        // TSan), a wall-clock figure that follows the machine's load. What failed before the lanes
+        // is that the answer never came (dropped by the full queue); the 30 s wait above is that
+        // check's hang guard, over twice the slowest measured run.
         // The flood's answers keep coming, in the order of their commands; all of them, unless the
         // gateway decided them faster than the broker took them and its lane (10,000) overflowed,
         // which it logs.
