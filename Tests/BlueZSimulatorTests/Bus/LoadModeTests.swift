@@ -93,12 +93,15 @@ import Timekeeping
         try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
         try await simulator.setLoad(devices: 0, rate: 0)
         let statistics = await simulator.loadStatistics()
-        // Wait (bounded) for values still on their way through the bus.
-        let drained = clock.now + .seconds(10)
-        while counts.withLock({ $0.received }) < Int(statistics.sent), clock.now < drained {
-            try await Task.sleep(for: .milliseconds(20))
+        // Wait (bounded) for values still on their way through the bus: each device's stream is in
+        // order, so once the consumer has seen every device's last sequence, everything sent has
+        // arrived (a lost or late value still fails the expectations on `received`, `gaps`, `last`).
+        _ = await waitUntil {
+            counts.withLock { state in
+                state.received >= Int(statistics.sent)
+                    && (0..<devices).map { state.last[UInt32($0)] ?? 0 } == statistics.lastSequences
+            }
         }
-        try await Task.sleep(for: .milliseconds(50))
         consumer.cancel()
         await simulator.stop()
         let result = counts.withLock { $0 }
