@@ -240,7 +240,7 @@ extension BuiltInScenarios {
         "hygrometers": #"""
         {
           "name": "hygrometers",
-          "description": "Passive Govee, ThermoPro and INKBIRD sensors whose readings are in manufacturer data (some in the company-id bytes).",
+          "description": "Passive Govee, ThermoPro and INKBIRD sensors whose readings are in manufacturer data (some in the company-id bytes), and two Govee meat thermometers: an H5181 (one probe at 27 °C, alarm 75 °C) and an H5182 (probe 1 at 23.5 °C, probe 2 unplugged).",
           "devices": [
             {
               "id": "govee_h5075", "address": "C0:FF:EE:00:01:01", "name": "GVH5075_0101", "connectable": false, "rssi": -66,
@@ -265,6 +265,14 @@ extension BuiltInScenarios {
             {
               "id": "inkbird_ibt_4xs", "address": "C0:FF:EE:00:01:06", "name": "iBBQ", "connectable": false, "rssi": -58,
               "advertisement": {"manufacturer_data": [{"company": 0, "value": "0000000000000000fffffa00f1ffb80b"}]}
+            },
+            {
+              "id": "govee_h5181", "address": "C0:FF:EE:00:01:07", "name": "GVH5181_0107", "connectable": false, "rssi": -63,
+              "advertisement": {"manufacturer_data": [{"company": 63585, "value": "01020304050607080a8c1d4c0000"}]}
+            },
+            {
+              "id": "govee_h5182", "address": "C0:FF:EE:00:01:08", "name": "GVH5182_0108", "connectable": false, "rssi": -67,
+              "advertisement": {"manufacturer_data": [{"company": 10032, "value": "0102030405060708092e196400ffff1ce8"}]}
             }
           ]
         }
