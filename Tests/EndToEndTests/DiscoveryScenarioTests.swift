@@ -24,8 +24,8 @@ import Testing
 
     /// The decoder of the scenario device `id`: the id without its `_<n>` tail.
     static func decoder(of id: String) -> String {
-        guard id != "lywsd03mmc", let tail = id.lastIndex(of: "_") else { return "mibeacon" }
-        return String(id[..<tail])
+        if id == "lywsd03mmc" { return "mibeacon" }
+        return id.lastIndex(of: "_").map { String(id[..<$0]) } ?? id
     }
 
     /// The keys of the scenario's encrypted sensors: the LYWSD03MMC's MiBeacon key, the Victron's
