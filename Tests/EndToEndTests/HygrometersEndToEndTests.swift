@@ -5,6 +5,7 @@ import Testing
 
 /// The `hygrometers` scenario through the blebridge binary, the simulator and real mosquitto:
 /// Govee and INKBIRD sensors (readings in manufacturer data, INKBIRD's in the company-id bytes)
+/// and Govee's H5181 and H5182 meat thermometers (one probe unplugged: null)
 /// found by `auto_devices` with the built-in decoders and Home Assistant discovery, and the
 /// ThermoPro read by a user layout on `"manufacturer_id": "any"` (docs/configuration.md).
 @Suite(.serialized) struct HygrometersEndToEndTests {
@@ -41,6 +42,18 @@ import Testing
         #expect(await world.state("inkbird_000105") { $0["temperature"] != nil }?["humidity"] as? Double == 48.3)
         let bbq = await world.state("inkbird_000106") { $0["temperature_probe_4"] != nil }
         #expect(bbq?["temperature_probe_4"] as? Double == 300)
+        let h5181 = await world.state("govee_000107") { $0["temperature_probe_1"] != nil }
+        #expect(h5181?["model"] as? String == "H5181")
+        #expect(h5181?["temperature_probe_1"] as? Double == 27)
+        #expect(h5181?["temperature_alarm_probe_1"] as? Double == 75)
+        let h5182 = await world.state("govee_000108") { $0["temperature_probe_1"] != nil }
+        #expect(h5182?["temperature_probe_1"] as? Double == 23.5)
+        #expect(h5182?["temperature_alarm_probe_2"] as? Double == 74)
+        #expect(h5182?.keys.contains("temperature_probe_2") == true && h5182?["temperature_probe_2"] is NSNull)
+        // Probe 1's entity; the unplugged probe 2 (null) gets none until it reports a value.
+        let probe = await world.recorder.first(
+            on: "homeassistant/sensor/blebridge_govee_000108/temperature_probe_1/config")
+        #expect(probe.flatMap(world.recorder.json)?["device_class"] as? String == "temperature")
         let greenhouse = await world.state("greenhouse") { $0["temperature"] != nil }
         #expect(greenhouse?["temperature"] as? Double == 22.9)
         #expect(greenhouse?["battery_level"] as? Int == 0)

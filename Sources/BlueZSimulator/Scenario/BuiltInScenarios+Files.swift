@@ -148,39 +148,39 @@ extension BuiltInScenarios {
         "discovery": #"""
         {
           "name": "discovery",
-          "description": "Zero-configuration discovery (issue 17): 30 passive sensors of mixed families (8 BTHome, 5 ATC1441, 5 pvvx, 4 Ruuvi, 3 MiBeacon, 1 encrypted MiBeacon v5 LYWSD03MMC with bind key 814aac74c4f17b6c1581e1ab87816b99, 2 iBeacon, 2 Eddystone) and 1,000 phones with random private addresses walking by. Add a family by appending devices with its payload.",
+          "description": "Zero-configuration discovery (issue 17): 30 passive sensors of 18 decoders — 4 BTHome, 2 ATC1441, 2 pvvx, 2 Ruuvi, 1 MiBeacon, 1 encrypted MiBeacon v5 LYWSD03MMC with bind key 814aac74c4f17b6c1581e1ab87816b99, 1 iBeacon, 1 Eddystone, 2 Govee, 2 SwitchBot, 2 INKBIRD, 2 Qingping, 1 ThermoPro, 2 SensorPush, 1 Oral-B, 1 Mopeka, 1 Victron SmartSolar with advertisement key 0df4d0617b6c4e1b9d3f1a2b3c4d5e6f, 1 Mi Smart Scale and 1 Mi Body Composition Scale — and 1,000 phones with random private addresses walking by. Scenario ids are <decoder>_<n>; add a family by appending devices with its payload.",
           "passing": {"rate": 200, "total": 1000, "lifetime": "2s", "start": "5s"},
           "devices": [
             {"id": "bthome_1", "address": "C0:FF:EE:11:00:01", "name": "BTHome 1", "connectable": false, "rssi": -60, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 18.0, "drift": 0.5, "humidity": 40, "start": 90}}], "update_interval": "2s"}},
             {"id": "bthome_2", "address": "C0:FF:EE:11:00:02", "name": "BTHome 2", "connectable": false, "rssi": -61, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 19.0, "drift": 0.5, "humidity": 41, "start": 89}}], "update_interval": "2s"}},
             {"id": "bthome_3", "address": "C0:FF:EE:11:00:03", "name": "BTHome 3", "connectable": false, "rssi": -62, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 20.0, "drift": 0.5, "humidity": 42, "start": 88}}], "update_interval": "2s"}},
             {"id": "bthome_4", "address": "C0:FF:EE:11:00:04", "name": "BTHome 4", "connectable": false, "rssi": -63, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 21.0, "drift": 0.5, "humidity": 43, "start": 87}}], "update_interval": "2s"}},
-            {"id": "bthome_5", "address": "C0:FF:EE:11:00:05", "name": "BTHome 5", "connectable": false, "rssi": -64, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 22.0, "drift": 0.5, "humidity": 44, "start": 86}}], "update_interval": "2s"}},
-            {"id": "bthome_6", "address": "C0:FF:EE:11:00:06", "name": "BTHome 6", "connectable": false, "rssi": -65, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 23.0, "drift": 0.5, "humidity": 45, "start": 85}}], "update_interval": "2s"}},
-            {"id": "bthome_7", "address": "C0:FF:EE:11:00:07", "name": "BTHome 7", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 24.0, "drift": 0.5, "humidity": 46, "start": 84}}], "update_interval": "2s"}},
-            {"id": "bthome_8", "address": "C0:FF:EE:11:00:08", "name": "BTHome 8", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fcd2", "generator": {"kind": "bthome", "base": 25.0, "drift": 0.5, "humidity": 47, "start": 83}}], "update_interval": "2s"}},
             {"id": "atc1441_1", "address": "A4:C1:38:12:00:01", "name": "ATC_120001", "connectable": false, "rssi": -65, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000100c82d500b5400"}]}},
             {"id": "atc1441_2", "address": "A4:C1:38:12:00:02", "name": "ATC_120002", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000200d22e510b5501"}]}},
-            {"id": "atc1441_3", "address": "A4:C1:38:12:00:03", "name": "ATC_120003", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000300dc2f520b5602"}]}},
-            {"id": "atc1441_4", "address": "A4:C1:38:12:00:04", "name": "ATC_120004", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000400e630530b5703"}]}},
-            {"id": "atc1441_5", "address": "A4:C1:38:12:00:05", "name": "ATC_120005", "connectable": false, "rssi": -69, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "a4c13812000500f031540b5804"}]}},
             {"id": "pvvx_1", "address": "A4:C1:38:13:00:01", "name": "ATC_130001", "connectable": false, "rssi": -66, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "01001338c1a434088813b80b5a000f"}]}},
             {"id": "pvvx_2", "address": "A4:C1:38:13:00:02", "name": "ATC_130002", "connectable": false, "rssi": -67, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "02001338c1a44d08ec13b90b59010f"}]}},
-            {"id": "pvvx_3", "address": "A4:C1:38:13:00:03", "name": "ATC_130003", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "03001338c1a466085014ba0b58020f"}]}},
-            {"id": "pvvx_4", "address": "A4:C1:38:13:00:04", "name": "ATC_130004", "connectable": false, "rssi": -69, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "04001338c1a47f08b414bb0b57030f"}]}},
-            {"id": "pvvx_5", "address": "A4:C1:38:13:00:05", "name": "ATC_130005", "connectable": false, "rssi": -70, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "181a", "value": "05001338c1a498081815bc0b56040f"}]}},
             {"id": "ruuvi_1", "address": "CB:B8:33:14:00:01", "name": "Ruuvi 0001", "connectable": false, "rssi": -75, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "050fa04e20c37c0004fffc040cac364200cdcbb833140001"}]}},
             {"id": "ruuvi_2", "address": "CB:B8:33:14:00:02", "name": "Ruuvi 0002", "connectable": false, "rssi": -76, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0510684fb0c3860004fffc040cac364300cecbb833140002"}]}},
-            {"id": "ruuvi_3", "address": "CB:B8:33:14:00:03", "name": "Ruuvi 0003", "connectable": false, "rssi": -77, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0511305140c3900004fffc040cac364400cfcbb833140003"}]}},
-            {"id": "ruuvi_4", "address": "CB:B8:33:14:00:04", "name": "Ruuvi 0004", "connectable": false, "rssi": -78, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 1177, "value": "0511f852d0c39a0004fffc040cac364500d0cbb833140004"}]}},
             {"id": "mibeacon_1", "address": "58:2D:34:15:00:01", "name": "MJ_HT_V1", "connectable": false, "rssi": -70, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010a010015342d580d1004d300f301"}]}},
-            {"id": "mibeacon_2", "address": "58:2D:34:15:00:02", "name": "MJ_HT_V1", "connectable": false, "rssi": -71, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010b020015342d580d1004d800fd01"}]}},
-            {"id": "mibeacon_3", "address": "58:2D:34:15:00:03", "name": "MJ_HT_V1", "connectable": false, "rssi": -72, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "5020aa010c030015342d580d1004dd000702"}]}},
             {"id": "lywsd03mmc", "address": "A4:C1:38:56:53:84", "name": "LYWSD03MMC", "connectable": false, "rssi": -68, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "fe95", "value": "58585b05a084535638c1a475dbc33f642301004a1668a5"}]}},
             {"id": "ibeacon_1", "address": "C0:FF:EE:16:00:01", "connectable": false, "rssi": -80, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 76, "generator": {"kind": "ibeacon", "uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 7, "minor": 1, "measured_power": -59}}]}},
-            {"id": "ibeacon_2", "address": "C0:FF:EE:16:00:02", "connectable": false, "rssi": -81, "rssi_jitter": 4, "advertisement": {"manufacturer_data": [{"company": 76, "generator": {"kind": "ibeacon", "uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 7, "minor": 2, "measured_power": -59}}]}},
             {"id": "eddystone_1", "address": "C0:FF:EE:17:00:01", "connectable": false, "rssi": -82, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "feaa", "value": "00ee000102030405060708090000000017010000"}]}},
-            {"id": "eddystone_2", "address": "C0:FF:EE:17:00:02", "connectable": false, "rssi": -83, "rssi_jitter": 4, "advertisement": {"service_data": [{"uuid": "feaa", "value": "00ee000102030405060708090000000017020000"}]}}
+            {"id": "govee_1", "address": "C0:FF:EE:00:01:01", "name": "GVH5075_0101", "connectable": false, "rssi": -66, "advertisement": {"manufacturer_data": [{"company": 60552, "value": "0003a2d45c00"}]}, "rssi_jitter": 4},
+            {"id": "govee_2", "address": "C0:FF:EE:00:01:02", "name": "GVH5179_0102", "connectable": false, "rssi": -71, "advertisement": {"manufacturer_data": [{"company": 34817, "value": "010101013c09a0135a"}]}, "rssi_jitter": 4},
+            {"id": "switchbot_1", "address": "C0:FF:EE:17:02:01", "connectable": false, "rssi": -66, "advertisement": {"service_data": [{"uuid": "fd3d", "value": "5400e407992d"}]}, "rssi_jitter": 4},
+            {"id": "switchbot_2", "address": "C0:FF:EE:17:02:04", "connectable": false, "rssi": -72, "advertisement": {"service_data": [{"uuid": "fd3d", "value": "644055030000000002"}]}, "rssi_jitter": 4},
+            {"id": "inkbird_1", "address": "C0:FF:EE:00:01:04", "name": "sps", "connectable": false, "rssi": -74, "advertisement": {"manufacturer_data": [{"company": 2345, "value": "2e160000005508"}]}, "rssi_jitter": 4},
+            {"id": "inkbird_2", "address": "C0:FF:EE:00:01:05", "name": "ITH-11-B", "connectable": false, "rssi": -69, "advertisement": {"manufacturer_data": [{"company": 9289, "value": "01020304d700e3014000000000000000"}]}, "rssi_jitter": 4},
+            {"id": "qingping_1", "address": "C0:FF:EE:17:02:11", "connectable": false, "rssi": -68, "advertisement": {"service_data": [{"uuid": "fdcd", "value": "0807110217eeffc00104e600f401020155"}]}, "rssi_jitter": 4},
+            {"id": "qingping_2", "address": "C0:FF:EE:17:02:14", "connectable": false, "rssi": -62, "advertisement": {"service_data": [{"uuid": "fdcd", "value": "080e140217eeffc012040a0014001302e8030201ff"}]}, "rssi_jitter": 4},
+            {"id": "thermopro_1", "address": "C0:FF:EE:00:01:03", "name": "TP357 (0103)", "connectable": false, "rssi": -62, "advertisement": {"manufacturer_data": [{"company": 58818, "value": "002f2c02"}]}, "rssi_jitter": 4},
+            {"id": "sensorpush_1", "address": "C0:FF:EE:17:02:21", "name": "SensorPush HT.w 1A2B", "connectable": false, "rssi": -64, "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 3076, "value": "cd3447"}]}, "rssi_jitter": 4},
+            {"id": "sensorpush_2", "address": "C0:FF:EE:17:02:22", "name": "SensorPush HTP.xw 3C4D", "connectable": false, "rssi": -70, "advertisement": {"service_uuids": ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"], "manufacturer_data": [{"company": 64768, "value": "c9b155d5ba"}]}, "rssi_jitter": 4},
+            {"id": "oralb_1", "address": "C0:FF:EE:17:02:31", "name": "Oral-B Toothbrush", "connectable": true, "rssi": -58, "advertisement": {"manufacturer_data": [{"company": 220, "value": "0320010380011e01020f04"}]}, "rssi_jitter": 4},
+            {"id": "mopeka_1", "address": "C0:FF:EE:17:02:41", "connectable": false, "rssi": -69, "advertisement": {"service_uuids": ["fee5"], "manufacturer_data": [{"company": 89, "value": "03603ce8c317024105fa"}]}, "rssi_jitter": 4},
+            {"id": "victron_1", "address": "C0:FF:EE:17:03:01", "connectable": false, "rssi": -66, "advertisement": {"manufacturer_data": [{"company": 737, "value": "100253a00134120ddaeaf04a3eb8b7f42fc70e49"}]}, "rssi_jitter": 4},
+            {"id": "miscale_v1_1", "address": "C0:FF:EE:17:04:01", "connectable": false, "rssi": -70, "advertisement": {"service_data": [{"uuid": "181d", "value": "22b036e907011e0c2e0a"}]}, "rssi_jitter": 4},
+            {"id": "miscale_v2_1", "address": "C0:FF:EE:17:04:02", "connectable": false, "rssi": -74, "advertisement": {"service_data": [{"uuid": "181b", "value": "0222e907011e0c2e0af401a438"}]}, "rssi_jitter": 4}
           ]
         }
         """#,
@@ -240,7 +240,7 @@ extension BuiltInScenarios {
         "hygrometers": #"""
         {
           "name": "hygrometers",
-          "description": "Passive Govee, ThermoPro and INKBIRD sensors whose readings are in manufacturer data (some in the company-id bytes).",
+          "description": "Passive Govee, ThermoPro and INKBIRD sensors whose readings are in manufacturer data (some in the company-id bytes), and two Govee meat thermometers: an H5181 (one probe at 27 °C, alarm 75 °C) and an H5182 (probe 1 at 23.5 °C, probe 2 unplugged).",
           "devices": [
             {
               "id": "govee_h5075", "address": "C0:FF:EE:00:01:01", "name": "GVH5075_0101", "connectable": false, "rssi": -66,
@@ -265,6 +265,14 @@ extension BuiltInScenarios {
             {
               "id": "inkbird_ibt_4xs", "address": "C0:FF:EE:00:01:06", "name": "iBBQ", "connectable": false, "rssi": -58,
               "advertisement": {"manufacturer_data": [{"company": 0, "value": "0000000000000000fffffa00f1ffb80b"}]}
+            },
+            {
+              "id": "govee_h5181", "address": "C0:FF:EE:00:01:07", "name": "GVH5181_0107", "connectable": false, "rssi": -63,
+              "advertisement": {"manufacturer_data": [{"company": 63585, "value": "01020304050607080a8c1d4c0000"}]}
+            },
+            {
+              "id": "govee_h5182", "address": "C0:FF:EE:00:01:08", "name": "GVH5182_0108", "connectable": false, "rssi": -67,
+              "advertisement": {"manufacturer_data": [{"company": 10032, "value": "0102030405060708092e196400ffff1ce8"}]}
             }
           ]
         }
