@@ -130,6 +130,30 @@ extension CentralManager {
         }
     }
 
+    /// `event` from a method call of bluetoothd's, once the signals it sent before the call are handled.
+    func monitorEvent(_ event: AdvertisementMonitorLifecycle<DBusObjectPath>.Event, after signals: UInt64) async {
+        await waitForSignals(through: signals)
+        monitorEvent(event)
+    }
+
+    /// Returns once the signal numbered `sequence` (``DBusSignal/sequence``) has been handled, or the
+    /// manager closed. The manager's stream has every signal of bluetoothd's, in order, and the
+    /// connection put those read before a call into it before the call's handler started.
+    func waitForSignals(through sequence: UInt64) async {
+        guard sequence > signalsHandled, !closed else { return }
+        await withCheckedContinuation { continuation in signalWaiters.append((sequence, continuation)) }
+    }
+
+    /// The signal numbered `sequence` was handled: the calls waiting for it go on.
+    func signalHandled(_ sequence: UInt64) {
+        signalsHandled = max(signalsHandled, sequence)
+        guard !signalWaiters.isEmpty else { return }
+        let handled = signalsHandled
+        let ready = signalWaiters.filter { $0.sequence <= handled }
+        signalWaiters.removeAll { $0.sequence <= handled }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
     private func monitorWaitEnded(_ error: BluetoothError?) {
         guard let waiter = monitoring?.waiter else { return }
         monitoring?.waiter = nil
@@ -170,15 +194,17 @@ extension CentralManager {
                     await self?.monitorEvent(.activated(call.path.rawValue))
                     return []
                 },
+                // bluetoothd updates the device's properties, then calls: the report is of the
+                // advertisement that matched only once those signals were handled.
                 DBusMethod(name: "DeviceFound", inSignature: "o") { [weak self] call in
                     if let device = call.arguments.first?.asObjectPath {
-                        await self?.monitorEvent(.deviceFound(device))
+                        await self?.monitorEvent(.deviceFound(device), after: call.signalsBefore)
                     }
                     return []
                 },
                 DBusMethod(name: "DeviceLost", inSignature: "o") { [weak self] call in
                     if let device = call.arguments.first?.asObjectPath {
-                        await self?.monitorEvent(.deviceLost(device))
+                        await self?.monitorEvent(.deviceLost(device), after: call.signalsBefore)
                     }
                     return []
                 },

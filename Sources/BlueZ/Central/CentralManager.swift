@@ -92,7 +92,11 @@ public actor CentralManager {
     private var loading = true
     private var buffered: [DBusSignal] = []
     private var tasks: [Task<Void, Never>] = []
-    private var closed = false
+    var closed = false
+    /// The ``DBusSignal/sequence`` of the last bluetoothd signal handled, and the method calls
+    /// (`DeviceFound`) waiting for one (``waitForSignals(through:)``).
+    var signalsHandled: UInt64 = 0
+    var signalWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     /// The bus's refusal behind an `unauthorized` state (dbus-daemon's text names the user's uid and
     /// the call it rejected), kept for the log; nil until access was denied.
     public private(set) var accessDeniedError: DBusError?
@@ -156,6 +160,7 @@ public actor CentralManager {
         await stopMonitoring()
         await agent.unregister()
         closed = true
+        signalHandled(.max)
         for task in tasks { task.cancel() }
         tasks.removeAll()
         for scanner in scanners.values { scanner.continuation.finish() }
@@ -506,6 +511,7 @@ public actor CentralManager {
     }
 
     private func dispatch(_ signal: DBusSignal) async {
+        defer { signalHandled(signal.sequence) }
         switch (signal.interface, signal.member) {
         case (BlueZNames.objectManager, "InterfacesAdded"):
             guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }

@@ -124,6 +124,20 @@ extension BlueZSimulator {
         await secondAdapterHeard()
     }
 
+    /// One round of advertisements now, whatever the advertising interval: a test with a long
+    /// interval drives the world one advertisement at a time.
+    public func advertiseOnce() async { await advertisingTick() }
+
+    /// The service data the device at `address` advertised last (empty before its first advertisement).
+    public func advertisedServiceData(of address: BluetoothAddress) -> [BluetoothUUID: [UInt8]] {
+        guard let key = deviceOrder.first(where: { devices[$0]?.spec.address == address }),
+            let slot = advertising[key]
+        else { return [:] }
+        var service: [BluetoothUUID: [UInt8]] = [:]
+        for entry in slot.service { service[entry.uuid] = entry.value }
+        return service
+    }
+
     /// The device's current advertised data, regenerated once per update interval.
     func advertisedData(_ key: String, now: ContinuousClock.Instant) -> ([UInt16: [UInt8]], [BluetoothUUID: [UInt8]]) {
         guard var slot = advertising[key] else { return ([:], [:]) }

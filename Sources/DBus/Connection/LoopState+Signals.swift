@@ -12,6 +12,9 @@ extension LoopState {
             routeSignal(raw)
             return DBUS_HANDLER_RESULT_HANDLED
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
+            // The signals read before the call reach their streams before its handler starts
+            // (``SignalOrder``).
+            flushDeliveries()
             handleMethodCall(Message(retaining: raw))
             return DBUS_HANDLER_RESULT_HANDLED
         default:
@@ -56,6 +59,7 @@ extension LoopState {
             if signal == nil {
                 signal = decodeSignal(raw, header)
                 if signal == nil { return }
+                signal!.sequence = signalOrder.delivered(from: signal!.sender)
             }
             if subscription.batch.isEmpty { roundSubscriptions.append(subscription) }
             subscription.batch.append(signal!)

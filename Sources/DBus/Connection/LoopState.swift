@@ -27,6 +27,7 @@ final class LoopState {
     var signatureMismatch: [DBusObjectPath: DBusSignatureMismatch] = [:]
     let recentStrings = RecentStrings()
     var roundSubscriptions: [Subscription] = []
+    var signalOrder = SignalOrder()
 
     struct TimeoutEntry {
         let timeout: OpaquePointer

@@ -8,10 +8,15 @@ public struct DBusMethodCall: Sendable {
     public var arguments: [DBusValue]
     /// Signalled once this call's reply has been queued on the connection.
     public var replyNotice: DBusReplyNotice
+    /// The ``DBusSignal/sequence`` of the last signal the caller sent before this call (0: none).
+    /// Those signals are in their subscribers' streams before the handler starts, but another
+    /// task consumes them: a handler that must see their effects (bluetoothd's `DeviceFound`
+    /// after the device's `PropertiesChanged`) waits until its consumer has handled this one.
+    public var signalsBefore: UInt64
 
     public init(
         sender: String, path: DBusObjectPath, interface: String?, member: String, arguments: [DBusValue],
-        replyNotice: DBusReplyNotice = DBusReplyNotice()
+        replyNotice: DBusReplyNotice = DBusReplyNotice(), signalsBefore: UInt64 = 0
     ) {
         self.sender = sender
         self.path = path
@@ -19,5 +24,6 @@ public struct DBusMethodCall: Sendable {
         self.member = member
         self.arguments = arguments
         self.replyNotice = replyNotice
+        self.signalsBefore = signalsBefore
     }
 }

@@ -128,10 +128,11 @@ extension LoopState {
         guard requireSignature(method.inSignature.rawValue) else { return }
         let sender = message.sender ?? ""
         let notice = DBusReplyNotice()
+        let signalsBefore = signalOrder.lastSignal(from: sender)
         ServerReplies.respond(to: message, loop: loop, outSignature: method.outSignature, notice: notice) {
             let call = DBusMethodCall(
                 sender: sender, path: path, interface: resolvedInterface, member: member,
-                arguments: try message.arguments(), replyNotice: notice)
+                arguments: try message.arguments(), replyNotice: notice, signalsBefore: signalsBefore)
             return try await method.handler(call)
         }
     }

@@ -22,10 +22,13 @@ struct SimulatedBlueZ {
     static func start(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
-        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
+        advertisementUpdateInterval: Duration? = nil
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
-        var world = try Scenario.load(scenario).accelerated(staleTimeout: staleTimeout)
+        var world = try Scenario.load(scenario).accelerated(
+            advertisementUpdateInterval: advertisementUpdateInterval, staleTimeout: staleTimeout)
+        if let advertisingInterval { world.timing.advertisingInterval = advertisingInterval }
         world.secondAdapter = secondAdapter
         world.adapter.advertisementMonitor = advertisementMonitor
         let simulator = BlueZSimulator(
@@ -42,12 +45,13 @@ struct SimulatedBlueZ {
     static func run(
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
-        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent,
-        _ body: (SimulatedBlueZ) async throws -> Void
+        advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
+        advertisementUpdateInterval: Duration? = nil, _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
         let bluez = try await start(
             scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter,
-            advertisementMonitor: advertisementMonitor)
+            advertisementMonitor: advertisementMonitor, advertisingInterval: advertisingInterval,
+            advertisementUpdateInterval: advertisementUpdateInterval)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {
