@@ -165,4 +165,7 @@ extension HomeAssistantTables {
         "power", "presence", "problem", "running", "safety", "smoke", "sound", "tamper", "update", "vibration",
         "window",
     ]
+
+    /// `EventDeviceClass` (homeassistant/components/event/const.py).
+    public static let eventDeviceClasses: Set<String> = ["button", "doorbell", "motion"]
 }

@@ -38,6 +38,14 @@ public enum HomeAssistantTables {
         return "unknown binary sensor device class '\(deviceClass)'"
     }
 
+    /// The problem Home Assistant has with an event entity of this device class and these event
+    /// types (it needs at least one), or nil.
+    public static func eventProblem(deviceClass: String?, eventTypes: [String]) -> String? {
+        if eventTypes.isEmpty { return "an event entity without event types" }
+        guard let deviceClass, !eventDeviceClasses.contains(deviceClass) else { return nil }
+        return "unknown event device class '\(deviceClass)'"
+    }
+
     /// The state class a sensor of `deviceClass` gets when its source does not say: `measurement`
     /// where Home Assistant allows it, else the counter class it allows, else none.
     public static func defaultStateClass(deviceClass: String?) -> String? {

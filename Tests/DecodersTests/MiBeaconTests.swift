@@ -110,8 +110,53 @@ import Testing
         #expect(names(reading.fields) == ["product_id", "model", "packet_id", "encrypted"])
     }
 
+    /// The button object 0x1001 (button, value, press type) read per model: the K9B switches swap
+    /// double and long press, byte 0 picks the buttons of multi-button switches and remotes, the
+    /// dimmer and the cube have events of their own; an unknown model's codes stay raw.
+    @Test(arguments: [
+        ("8d0a", "000000", ["button=press"]),  // RTCGQ02LM
+        ("bf07", "000001", ["button=double_press"]),  // YLAI003
+        ("bf07", "000002", ["button=long_press"]),
+        ("6815", "000001", ["button=long_press"]),  // K9B-1BTN
+        ("6915", "020002", ["button_left=double_press", "button_right=double_press"]),  // K9B-2BTN
+        ("fd0d", "040000", ["button_middle=press", "button_right=press"]),  // K9B-3BTN
+        ("5301", "030002", ["button_plus=long_press"]),  // YLYK01YL
+        ("bf03", "080000", ["button_heat=press"]),  // YLYB01YL-BHFRC
+        ("b603", "000503", ["dimmer=press", "dimmer_presses=5"]),  // YLKG07YL
+        ("b603", "010203", ["dimmer=long_press", "dimmer_duration=2"]),
+        ("b603", "00fd04", ["dimmer=rotate_left", "dimmer_steps=3"]),
+        ("b603", "000404", ["dimmer=rotate_right", "dimmer_steps=4"]),
+        ("b603", "020004", ["dimmer=rotate_right_pressed", "dimmer_steps=2"]),
+        ("b603", "fe0004", ["dimmer=rotate_left_pressed", "dimmer_steps=2"]),
+        ("e104", "010000", ["cube=rotate_left"]),  // XMMF01JQD
+        ("3412", "010002", ["button_index=1", "button_value=0", "button_press_code=2"]),  // not a known model
+        ("6915", "050000", ["button_index=5", "button_value=0", "button_press_code=0"]),  // no such button
+        ("bf07", "000007", ["button_index=0", "button_value=0", "button_press_code=7"]),  // no such press type
+    ])
+    func decodesTheButtonObjectPerModel(product: String, data: String, expected: [String]) {
+        let reading = Self.decode("4050" + product + "01 011003" + data, context: AdvertisementContext())
+        let header: Set = ["product_id", "model", "packet_id", "encrypted"]
+        let fields = reading.fields.filter { !header.contains($0.name) }.map { field -> String in
+            switch field.value {
+            case .string(let text): "\(field.name)=\(text)"
+            case .int(let number): "\(field.name)=\(number)"
+            default: "\(field.name)=\(field.value)"
+            }
+        }
+        #expect(fields == expected, "\(String(describing: reading.error))")
+        for field in reading.fields where expected.contains(where: { $0.hasPrefix(field.name + "=") }) {
+            if case .string(let type) = field.value {
+                #expect(field.kind.component == .event)
+                #expect(field.kind.eventTypes.contains(type), "\(field.name): \(field.kind.eventTypes)")
+            } else {
+                #expect(field.kind.component == .attribute)
+            }
+        }
+    }
+
     @Test(arguments: [
         ("40505b05", DecoderError.Code.truncated, "frame_counter"),
+        ("4050 8d0a 01 0110 02 0000", .invalidValue, "object[0].button"),  // the button object is 3 bytes
         ("0010 5b05 01", .unsupported, "frame_control"),  // version 1
         ("c050 5b05 01 0410 02 d700", .unsupported, "frame_control"),  // mesh
         ("4830 5b05 01 0410 02 d700 000000 00000000", .unsupported, "frame_control"),  // v3 (legacy) encryption

@@ -66,7 +66,26 @@ enum DifferentialComparison {
         "consumable": "consumable", "power_on": "binary:power", "opening": "binary:opening",
         "door_left_open": "binary:door_left_open", "light": "binary:light", "moisture_detected": "binary:moisture",
         "smoke": "binary:smoke", "motion": "binary:motion",
-    ]
+    ].merging(mibeaconButtonKeys) { first, _ in first }
+
+    /// The button object 0x1001: each button's event, the dimmer's event and its property, the cube's.
+    static let mibeaconButtonKeys: [String: String] = {
+        let buttons = [
+            "left", "middle", "right", "on", "off", "brightness", "plus", "min", "fan", "light", "wind_speed",
+            "color_temperature", "wind_mode", "swing", "power", "timer_60_minutes", "increase_wind_speed",
+            "timer_30_minutes", "decrease_wind_speed", "stop", "air_exchange", "increase_speed", "decrease_speed",
+            "dry", "heat",
+        ]
+        var keys = Dictionary(uniqueKeysWithValues: buttons.map { ("button_" + $0, "event:button_" + $0) })
+        keys["button"] = "event:button"
+        keys["button_m"] = "event:button_M"
+        keys["dimmer"] = "event:dimmer"
+        keys["dimmer_presses"] = "event:dimmer:number_of_presses"
+        keys["dimmer_duration"] = "event:dimmer:duration"
+        keys["dimmer_steps"] = "event:dimmer:steps"
+        keys["cube"] = "event:cube"
+        return keys
+    }()
 
     /// Numbers agree when they differ by at most this, relative: the references multiply raw values
     /// by binary fractions (0.001 × raw), BLEBridge divides by exact powers of ten.

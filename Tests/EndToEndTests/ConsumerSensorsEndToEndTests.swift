@@ -42,6 +42,9 @@ import Testing
         Expectation(
             scenario: "scales", id: "miscale_v2_170402", field: "impedance", value: 500, manufacturer: "Xiaomi",
             decoders: ["miscale_v1", "miscale_v2"]),
+        Expectation(
+            scenario: "mibeacon", id: "mibeacon_170501", field: "temperature", value: 21.5, manufacturer: "Xiaomi",
+            decoders: ["mibeacon"]),
         // Encrypted: every device's advertisement key in auto_devices.bind_keys.
         Expectation(
             scenario: "victron", id: "victron_170302", field: "state_of_charge", value: 87.5,
@@ -73,6 +76,31 @@ import Testing
                 await waitUntil(timeout: .seconds(20)) { ids.contains { !world.states($0).isEmpty } },
                 "\(device.id) published as one of \(ids)")
         }
+        await world.shutdown()
+    }
+
+    /// MiBeacon's button object: the K9B-2BTN switch's left button double-pressed is published as
+    /// `button_left` and announced as a Home Assistant event entity (device class `button`, the
+    /// K9B's event types); the dimmer's turn and the cube's too.
+    @Test func mibeaconButtonsBecomeHomeAssistantEvents() async throws {
+        let scenario = try Scenario.load("mibeacon")
+        let world = try await SimulatedWorld(
+            edit: { configuration in configuration["auto_devices"] = ["enabled": true, "max_devices": 20] },
+            world: { $0.devices += scenario.devices })
+        let state = await world.state("mibeacon_170504") { $0["button_left"] != nil }
+        #expect(state?["button_left"] as? String == "double_press", "log: \(world.gateway.log.suffix(3000))")
+        let config = await world.recorder.first(on: "homeassistant/event/blebridge_mibeacon_170504/button_left/config")
+        let discovery = try #require(config.flatMap(world.recorder.json))
+        #expect(discovery["device_class"] as? String == "button")
+        #expect(discovery["event_types"] as? [String] == ["press", "long_press", "double_press"])
+        #expect(discovery["state_topic"] as? String == "blebridge/mibeacon_170504")
+        #expect((discovery["value_template"] as? String)?.contains("event_type") == true)
+        let dimmer = await world.state("mibeacon_170505") { $0["dimmer"] != nil }
+        #expect(dimmer?["dimmer"] as? String == "rotate_right")
+        #expect((dimmer?["dimmer_steps"] as? NSNumber)?.intValue == 3)
+        let cube = await world.state("mibeacon_170506") { $0["cube"] != nil }
+        #expect(cube?["cube"] as? String == "rotate_left")
+        #expect(await world.recorder.first(on: "homeassistant/event/blebridge_mibeacon_170506/cube/config") != nil)
         await world.shutdown()
     }
 }

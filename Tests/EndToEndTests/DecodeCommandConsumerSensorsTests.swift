@@ -54,4 +54,23 @@ import Testing
                 == #"{"model":"CGG1","device_type":7,"mac":"C0:FF:EE:17:02:11","event":false,"temperature":23,"humidity":50,"battery":85}"#
                 + "\n")
     }
+
+    /// MiBeacon's button object 0x1001, read per model: the K9B-2BTN's press type 2 is a double
+    /// press (another model's long press), and an unknown model's codes are published raw.
+    @Test func mibeaconButtonObject() async throws {
+        let k9b = try await blebridge([
+            "--service-data", "fe95", "--address", "C0:FF:EE:17:05:04", "5050691507040517eeffc0011003000002",
+        ])
+        #expect(k9b.status == 0, "\(k9b.stderr)")
+        #expect(
+            k9b.stdout
+                == #"{"product_id":5481,"model":"K9B-2BTN","packet_id":7,"encrypted":false,"button_left":"double_press"}"#
+                + "\n")
+        let unknown = try await blebridge(["--service-data", "fe95", "4050341207011003010002"])
+        #expect(unknown.status == 0, "\(unknown.stderr)")
+        #expect(
+            unknown.stdout
+                == #"{"product_id":4660,"packet_id":7,"encrypted":false,"button_index":1,"button_value":0,"button_press_code":2}"#
+                + "\n")
+    }
 }

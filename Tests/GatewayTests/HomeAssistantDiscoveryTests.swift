@@ -100,6 +100,20 @@ import Testing
                 }
             }
         }
+        // MiBeacon's button object 0x1001: models of each layout and one unknown (0x1234), every
+        // button, value and press type the tables have, and beyond.
+        for product: UInt16 in [0x0A8D, 0x1568, 0x1569, 0x0DFD, 0x0153, 0x068E, 0x04E6, 0x03BF, 0x03B6, 0x04E1, 0x1234]
+        {
+            for index: UInt8 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 0xFE] {
+                for press: UInt8 in 0...6 {
+                    let frame: [UInt8] = [
+                        0x40, 0x50, UInt8(product & 0xFF), UInt8(product >> 8), 0x01, 0x01, 0x10, 0x03, index, 0xFD,
+                        press,
+                    ]
+                    record("mibeacon", [mibeacon.reading(frame, context: context)])
+                }
+            }
+        }
         // SwitchBot meters with their manufacturer data (the Outdoor Meter's reading, CO2).
         var switchbotContext = context
         for code: UInt8 in [0x35, 0x77, 0x64, 0x73] {
@@ -198,6 +212,15 @@ import Testing
             if config["state_class"] != nil || config["unit_of_measurement"] != nil {
                 problems.append("a binary sensor with a state class or unit")
             }
+        case "event":
+            var types: [String] = []
+            if case .array(let list)? = config["event_types"] { types = list.compactMap(\.stringValue) }
+            if let problem = HomeAssistantTables.eventProblem(deviceClass: deviceClass, eventTypes: types) {
+                problems.append(problem)
+            }
+            if config["value_template"]?.stringValue?.contains("event_type") != true {
+                problems.append("an event template without event_type")
+            }
         default:
             if deviceClass != nil { problems.append("device class on a \(component)") }
         }
@@ -211,6 +234,8 @@ import Testing
         for name in [
             "energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas",
             "sensor_error", "battery_low", "temperature_probe_6", "sensor_id", "impedance", "weight_removed",
+            "button_left", "button_middle", "button_m", "button_heat", "dimmer", "dimmer_steps", "cube",
+            "button_press_code",
         ] {
             #expect(names.contains(name), "\(name) never produced")
         }
@@ -227,7 +252,12 @@ import Testing
                         deviceClass: field.kind.deviceClass, unit: field.unit.map(HomeAssistantTables.canonicalUnit),
                         stateClass: field.kind.stateClass?.rawValue)
                 case .binarySensor: HomeAssistantTables.binarySensorProblem(deviceClass: field.kind.deviceClass)
-                case .attribute, .event: nil
+                case .event:
+                    HomeAssistantTables.eventProblem(
+                        deviceClass: field.kind.deviceClass, eventTypes: field.kind.eventTypes)
+                        ?? (field.sample.stringValue.map { $0 == "none" || field.kind.eventTypes.contains($0) } == false
+                            ? "event type \(field.sample) not in \(field.kind.eventTypes)" : nil)
+                case .attribute: nil
                 }
             #expect(problem == nil, "\(field.decoder).\(field.name) [\(field.unit ?? "-")]: \(problem ?? "")")
         }

@@ -222,6 +222,29 @@ import Timekeeping
         #expect(heartRates(records.filter { $0.entry.topic == "blebridge/hr_strap" }) == [70, 71])
     }
 
+    /// A button press is an event: the state published with its reading carries it and the next
+    /// state does not (Home Assistant's event entity would fire again on every later publish),
+    /// also when the next reading comes within the window: the press is then published at once.
+    @Test func aButtonPressIsInTheStateOfItsReadingOnly() async throws {
+        let clock = ManualClock()
+        let (pipeline, publisher) = try await pipeline(stateWindow: .milliseconds(50), clock: clock)
+        let start = Date()
+        let press = DecodedField(name: "button", value: .string("press"), kind: .event("button", types: ["press"]))
+        pipeline.deliver(
+            device: "thermo", fields: [press], raw: nil, rssi: nil, sampleTime: start, fromConnection: true)
+        pipeline.deliver(
+            device: "thermo", fields: [DecodedField(name: "temperature", value: .int(21))], raw: nil, rssi: nil,
+            sampleTime: start + 0.001, fromConnection: true)
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 1 })
+        await clock.sleeping(atLeast: 1)
+        clock.advance(by: .milliseconds(50))
+        #expect(try await waitUntil { try await publisher.store.stats().depth == 2 })
+        let states = try await rows(publisher).map { record in
+            Set(((try? JSONSerialization.jsonObject(with: Data(record.entry.payload)) as? [String: Any]) ?? [:]).keys)
+        }
+        #expect(states == [["button", "ts"], ["temperature", "ts"]])
+    }
+
     /// A state still waiting for its window is published when the gateway stops.
     @Test func stoppingPublishesTheStatesWaitingForTheirWindow() async throws {
         let (pipeline, publisher) = try await pipeline(stateWindow: .seconds(1))

@@ -26,6 +26,21 @@ import Timekeeping
         ]
     }
 
+    /// A second press like the first is a new press: neither setting holds back a reading with an event.
+    @Test func aReadingWithAnEventIsNeverHeldBack() {
+        let clock = ManualClock()
+        let throttle = Box(["b": .init(onlyOnChange: true, minInterval: .seconds(60))])
+        func press(_ packet: Int64) -> [DecodedField] {
+            [
+                DecodedField(name: "packet_id", value: .int(packet)),
+                DecodedField(name: "button", value: .string("press"), kind: .event("button", types: ["press"])),
+            ]
+        }
+        #expect(throttle.admit(device: "b", source: nil, fields: press(1), now: clock.now))
+        #expect(throttle.admit(device: "b", source: nil, fields: press(2), now: clock.now))
+        #expect(!throttle.admit(device: "b", source: nil, fields: Self.fields(20.5, packet: 3), now: clock.now))
+    }
+
     @Test func onlyOnChangeDropsReadingsWhoseValuesAreUnchanged() {
         let clock = ManualClock()
         let throttle = Box(["t": .init(onlyOnChange: true)])

@@ -56,6 +56,11 @@ def oracle_values(update):
             values[key.key] = value.native_value
     for key, value in update.binary_entity_values.items():
         values["binary:" + key.key] = bool(value.native_value)
+    # Button, dimmer and cube events: the event type, and each of its properties (a dimmer's steps).
+    for key, event in update.events.items():
+        values["event:" + key.key] = event.event_type
+        for name, value in (event.event_properties or {}).items():
+            values["event:" + key.key + ":" + name] = value
     return values or None
 
 
@@ -75,6 +80,37 @@ FORMALDEHYDE = [0x02DF]
 DOOR = [0x098B]
 FLOOD = [0x0863]
 MOTION = [0x0A83]  # CGPR1: motion with illuminance in lux
+# The button object 0x1001 (button, value, press type): product id -> how many buttons byte 0
+# selects among and which press types the model sends.
+BUTTONS = {
+    0x0A8D: (1, [0, 1, 2]),  # RTCGQ02LM (motion sensor with a button)
+    0x0863: (1, [0, 1, 2]),  # SJWS01LM
+    0x0997: (1, [0, 1, 2]),  # JTYJGD03MI
+    0x07BF: (1, [0, 1, 2]),  # YLAI003
+    0x1568: (1, [0, 1, 2]),  # K9B-1BTN
+    0x1569: (3, [0, 1, 2]),  # K9B-2BTN: left, right, both
+    0x0DFD: (7, [0, 1, 2]),  # K9B-3BTN: every combination of three
+    0x0153: (6, [0, 2]),  # YLYK01YL
+    0x068E: (6, [0, 2]),  # YLYK01YL-FANCL
+    0x04E6: (6, [0, 2]),  # YLYK01YL-VENFAN
+    0x03BF: (9, [0, 2]),  # YLYB01YL-BHFRC
+}
+DIMMER = 0x03B6  # YLKG07YL/YLKG08YL
+CUBE = 0x04E1  # XMMF01JQD
+REMOTES = {0x0153}  # the reference also sets a power state from its on/off buttons
+
+
+def button_object(rng, product):
+    """One 0x1001 object (button, value, press type) as the model sends it."""
+    if product == DIMMER:
+        if rng.random() < 0.5:
+            return (0x1001, bytes([rng.randrange(0, 2), rng.randrange(256), 3]))
+        index = 0 if rng.random() < 0.5 else rng.randrange(1, 256)
+        return (0x1001, bytes([index, rng.randrange(256), 4]))
+    if product == CUBE:
+        return (0x1001, bytes([rng.randrange(0, 2), 0, 0]))
+    buttons, presses = BUTTONS[product]
+    return (0x1001, bytes([rng.randrange(buttons), 0, rng.choice(presses)]))
 
 
 def mibeacon_objects(rng, product):
@@ -95,6 +131,9 @@ def mibeacon_objects(rng, product):
                 (0x100A, battery)]
     elif product in DOOR:
         pool = [(0x1019, bytes([rng.randrange(0, 3)])), (0x1018, bytes([rng.randrange(0, 2)])), (0x100A, battery)]
+    elif (product in BUTTONS and product not in FLOOD) or product in (DIMMER, CUBE):
+        # One press per frame; a battery report beside it now and then.
+        return [button_object(rng, product)] + ([(0x100A, battery)] if rng.random() < 0.2 else [])
     elif product in MOTION:
         pool = [(0x000F, struct.pack("<I", rng.randrange(0, 1 << 24))[:3]), (0x1018, bytes([rng.randrange(0, 2)])),
                 (0x100A, battery)]
@@ -103,6 +142,8 @@ def mibeacon_objects(rng, product):
         # reference decodes those for any product).
         pool = [(0x1014, bytes([rng.randrange(0, 2)])), (0x1012, bytes([rng.randrange(0, 2)])),
                 (0x1013, bytes([rng.randrange(0, 101)])), (0x1015, bytes([rng.randrange(0, 2)])), (0x100A, battery)]
+        if product in BUTTONS:
+            pool.append(button_object(rng, product))
     # Mostly one object per frame (as v4/v5 devices send); several occur in v2/v3 and are legal in v5.
     return rng.sample(pool, min(len(pool), rng.choice([1, 1, 1, 2, 3])))
 
@@ -127,7 +168,7 @@ def mibeacon_frame(rng, address, product, version, objects, encrypted, key, mac,
 def mibeacon_corpus(rng, count):
     from xiaomi_ble import XiaomiBluetoothDeviceData
 
-    products = THERMOMETERS + PLANT + FORMALDEHYDE + DOOR + FLOOD + MOTION
+    products = THERMOMETERS + PLANT + FORMALDEHYDE + DOOR + FLOOD + MOTION + list(BUTTONS) + [DIMMER, CUBE]
     for index in range(count):
         address = random_address(rng)
         product = rng.choice(products)
@@ -142,7 +183,10 @@ def mibeacon_corpus(rng, count):
         give_key = key
         edge = rng.random()
         if edge < 0.03:
-            objects.append((rng.choice([0x4C01, 0x2000, 0x1001]), bytes(rng.randrange(256) for _ in range(3))))
+            # 0x1001 is an unknown object only to a product without buttons.
+            pressable = product in BUTTONS or product in (DIMMER, CUBE)
+            unknown = [0x4C01, 0x2000] if pressable else [0x4C01, 0x2000, 0x1001]
+            objects.append((rng.choice(unknown), bytes(rng.randrange(256) for _ in range(3))))
             case += "_unknown_object"
         elif edge < 0.06 and encrypted:
             give_key = bytes(rng.randrange(256) for _ in range(16))
@@ -162,6 +206,9 @@ def mibeacon_corpus(rng, count):
         if oracle is not None:
             # An estimate the reference derives from the battery percentage, not in the frame.
             oracle.pop("voltage", None)
+            if product in REMOTES:
+                # Inferred from which button was pressed, not a state the frame carries.
+                oracle.pop("binary:power", None)
         yield {"family": "mibeacon", "case": case, "hex": frame.hex(), "address": address,
                "key": give_key.hex() if encrypted else None, "product_id": product, "oracle": oracle}
 

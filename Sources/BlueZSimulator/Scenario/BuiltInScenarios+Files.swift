@@ -328,6 +328,38 @@ extension BuiltInScenarios {
           "load": {"devices": 20, "rate": 50}
         }
         """#,
+        "mibeacon": #"""
+        {
+          "name": "mibeacon",
+          "description": "Xiaomi MiBeacon (service data 0xFE95, plain v5 frames): a LYWSDCGQ thermometer, an MCCGQ02HL door sensor (open), an RTCGQ02LM motion sensor's button pressed, a K9B-2BTN wall switch (left button double-pressed), a YLKG07YL dimmer turned right 3 steps and a Magic Cube turned left.",
+          "devices": [
+            {
+              "id": "mibeacon_thermometer", "address": "C0:FF:EE:17:05:01", "name": "MJ_HT_V1", "connectable": false, "rssi": -66,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "5050aa0107010517eeffc00d1004d7000b02"}]}
+            },
+            {
+              "id": "mibeacon_door", "address": "C0:FF:EE:17:05:02", "connectable": false, "rssi": -70,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "50508b0907020517eeffc019100100"}]}
+            },
+            {
+              "id": "mibeacon_motion", "address": "C0:FF:EE:17:05:03", "connectable": false, "rssi": -72,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "50508d0a07030517eeffc0011003000000"}]}
+            },
+            {
+              "id": "mibeacon_switch", "address": "C0:FF:EE:17:05:04", "connectable": false, "rssi": -64,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "5050691507040517eeffc0011003000002"}]}
+            },
+            {
+              "id": "mibeacon_dimmer", "address": "C0:FF:EE:17:05:05", "connectable": false, "rssi": -68,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "5050b60307050517eeffc0011003000304"}]}
+            },
+            {
+              "id": "mibeacon_cube", "address": "C0:FF:EE:17:05:06", "connectable": false, "rssi": -74,
+              "advertisement": {"service_data": [{"uuid": "fe95", "value": "5050e10407060517eeffc0011003010000"}]}
+            }
+          ]
+        }
+        """#,
         "mopeka": #"""
         {
           "name": "mopeka",

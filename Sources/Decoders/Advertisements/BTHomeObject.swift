@@ -93,9 +93,14 @@ struct BTHomeObject: Sendable {
         binary(0x2D, "window", "window"),
         number(0x2E, "humidity", 1, unit: "%", kind: .humidity),
         number(0x2F, "moisture", 1, unit: "%", kind: .sensor("moisture")),
-        BTHomeObject(id: 0x3A, name: "button", format: .button, unit: nil, kind: .event("button")),
-        BTHomeObject(id: 0x3B, name: "command", format: .command, unit: nil, kind: .event(nil)),
-        BTHomeObject(id: 0x3C, name: "dimmer", format: .dimmer, unit: nil, kind: .event(nil)),
+        BTHomeObject(
+            id: 0x3A, name: "button", format: .button, unit: nil,
+            kind: .event("button", types: eventTypes(buttonEvents))),
+        BTHomeObject(
+            id: 0x3B, name: "command", format: .command, unit: nil, kind: .event(nil, types: eventTypes(commandOpcodes))
+        ),
+        BTHomeObject(
+            id: 0x3C, name: "dimmer", format: .dimmer, unit: nil, kind: .event(nil, types: eventTypes(dimmerEvents))),
         number(0x3D, "count", 2),
         number(0x3E, "count", 4),
         number(0x3F, "rotation", 2, signed: true, 1, -1, unit: "°"),
@@ -149,6 +154,11 @@ struct BTHomeObject: Sendable {
         0x00: "none", 0x01: "press", 0x02: "double_press", 0x03: "triple_press", 0x04: "long_press",
         0x05: "long_double_press", 0x06: "long_triple_press", 0x80: "hold_press",
     ]
+
+    /// An event table's types in code order, without `none` (no event: Home Assistant gets none).
+    static func eventTypes(_ table: [UInt8: String]) -> [String] {
+        table.sorted { $0.key < $1.key }.map(\.value).filter { $0 != "none" }
+    }
 
     static let dimmerEvents: [UInt8: String] = [0x00: "none", 0x01: "rotate_left", 0x02: "rotate_right"]
 

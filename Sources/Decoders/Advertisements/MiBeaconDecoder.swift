@@ -84,7 +84,7 @@ public struct MiBeaconDecoder: AdvertisementDecoder {
         } else {
             objects = ByteReader(reader.rest())
         }
-        return fields + (try Self.decodeObjects(&objects))
+        return fields + (try Self.decodeObjects(&objects, product: productID))
     }
 
     /// The objects of an encrypted frame and its 24-bit extended counter.
@@ -107,7 +107,7 @@ public struct MiBeaconDecoder: AdvertisementDecoder {
         }
     }
 
-    static func decodeObjects(_ reader: inout ByteReader) throws(DecoderError) -> [DecodedField] {
+    static func decodeObjects(_ reader: inout ByteReader, product: UInt16) throws(DecoderError) -> [DecodedField] {
         var fields: [DecodedField] = []
         var index = 0
         while !reader.isAtEnd {
@@ -127,14 +127,14 @@ public struct MiBeaconDecoder: AdvertisementDecoder {
                     message: "object 0x\(String(id, radix: 16)) needs \(object.length) data byte(s), has \(data.count)")
             }
             var objectReader = ByteReader(data)
-            fields += try decode(object, from: &objectReader, label: label)
+            fields += try decode(object, from: &objectReader, product: product, label: label)
             index += 1
         }
         return BTHomeDecoder.numberingRepeats(fields)
     }
 
-    static func decode(_ object: MiBeaconObject, from reader: inout ByteReader, label: String) throws(DecoderError)
-        -> [DecodedField]
+    static func decode(_ object: MiBeaconObject, from reader: inout ByteReader, product: UInt16, label: String)
+        throws(DecoderError) -> [DecodedField]
     {
         switch object.format {
         case .number(let width, let signed, let exponent, let unit, let kind):
@@ -174,6 +174,8 @@ public struct MiBeaconDecoder: AdvertisementDecoder {
                 .bool("motion", true, kind: .binary("motion")),
                 .int("illuminance", illuminance, unit: "lx", kind: .sensor("illuminance")),
             ]
+        case .button:
+            return try MiBeaconButton.decode(&reader, product: product, label: label)
         }
     }
 

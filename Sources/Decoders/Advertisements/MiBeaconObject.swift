@@ -14,6 +14,8 @@ struct MiBeaconObject: Sendable {
         case door
         /// Motion with illuminance: a uint24 illuminance in lux; the object itself means motion.
         case motionWithIlluminance
+        /// The button object 0x1001: button, value, press type; read per model (``MiBeaconButton``).
+        case button
     }
 
     var id: UInt16
@@ -26,7 +28,7 @@ struct MiBeaconObject: Sendable {
         case .number(let width, _, _, _, _): return width
         case .temperatureAndHumidity: return 4
         case .flag, .door: return 1
-        case .motionWithIlluminance: return 3
+        case .motionWithIlluminance, .button: return 3
         }
     }
 
@@ -42,6 +44,7 @@ struct MiBeaconObject: Sendable {
     /// The common object ids of Xiaomi's object definition (iot.mi.com "object definition").
     static let all: [MiBeaconObject] = [
         MiBeaconObject(id: 0x000F, name: "motion", format: .motionWithIlluminance),
+        MiBeaconObject(id: 0x1001, name: "button", format: .button),
         number(0x1004, "temperature", 2, signed: true, exponent: -1, unit: "°C", kind: .temperature),
         number(0x1006, "humidity", 2, exponent: -1, unit: "%", kind: .humidity),
         number(0x1007, "illuminance", 3, unit: "lx", kind: .sensor("illuminance")),
@@ -67,5 +70,9 @@ struct MiBeaconObject: Sendable {
         0x0098: "HHCCJCY01", 0x01AA: "LYWSDCGQ", 0x02DF: "JQJCY01YM", 0x0347: "CGG1", 0x0387: "MHO-C401",
         0x03BC: "GCLS002", 0x045B: "LYWSD02", 0x055B: "LYWSD03MMC", 0x066F: "CGDK2", 0x07F6: "MJYD02YL",
         0x0863: "SJWS01LM", 0x098B: "MCCGQ02HL", 0x0A83: "CGPR1", 0x0A8D: "RTCGQ02LM", 0x0B48: "CGG1-ENCRYPTED",
+        // Buttons (object 0x1001, ``MiBeaconButton``).
+        0x0997: "JTYJGD03MI", 0x07BF: "YLAI003", 0x1568: "K9B-1BTN", 0x1569: "K9B-2BTN", 0x0DFD: "K9B-3BTN",
+        0x0153: "YLYK01YL", 0x068E: "YLYK01YL-FANCL", 0x04E6: "YLYK01YL-VENFAN", 0x03BF: "YLYB01YL-BHFRC",
+        0x03B6: "YLKG07YL", 0x04E1: "XMMF01JQD",
     ]
 }

@@ -22,11 +22,17 @@ public struct FieldKind: Sendable, Hashable {
     public var component: Component
     public var deviceClass: String?
     public var stateClass: StateClass?
+    /// An event entity's `event_types`: every value the field can take (a button's `press`,
+    /// `double_press`, …); empty for other components.
+    public var eventTypes: [String]
 
-    public init(component: Component, deviceClass: String? = nil, stateClass: StateClass? = nil) {
+    public init(
+        component: Component, deviceClass: String? = nil, stateClass: StateClass? = nil, eventTypes: [String] = []
+    ) {
         self.component = component
         self.deviceClass = deviceClass
         self.stateClass = stateClass
+        self.eventTypes = eventTypes
     }
 
     /// Not an entity by itself (identifiers, strings, flags, raw bytes).
@@ -46,9 +52,10 @@ public struct FieldKind: Sendable, Hashable {
         FieldKind(component: .binarySensor, deviceClass: deviceClass)
     }
 
-    /// An event entity (buttons, dimmers).
-    public static func event(_ deviceClass: String?) -> FieldKind {
-        FieldKind(component: .event, deviceClass: deviceClass)
+    /// An event entity (buttons, dimmers): the field's string value is the event type, one of
+    /// `types`, and the field is in the state only with the reading that carried the event.
+    public static func event(_ deviceClass: String?, types: [String]) -> FieldKind {
+        FieldKind(component: .event, deviceClass: deviceClass, eventTypes: types)
     }
 
     public static let temperature = sensor("temperature")

@@ -94,6 +94,11 @@ public struct DiscoveryBuilder: Sendable {
         ]
         if classification.component == "binary_sensor" {
             members.append(JSONMember("value_template", .string("{{ 'ON' if value_json.\(field) else 'OFF' }}")))
+        } else if classification.component == "event", let kind {
+            // The field is in the state only with the reading that carried the event; a state
+            // without it renders empty, which Home Assistant ignores (no event).
+            members.append(JSONMember("value_template", .string(Self.eventTemplate(field))))
+            members.append(JSONMember("event_types", .array(kind.eventTypes.map { .string($0) })))
         } else {
             members.append(JSONMember("value_template", .string("{{ value_json.\(field) }}")))
         }
@@ -113,6 +118,13 @@ public struct DiscoveryBuilder: Sendable {
         members.append(JSONMember("device", deviceBlock(device)))
         let topic = topics.discovery(component: classification.component, nodeID: nodeID(device), objectID: objectID)
         return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+    }
+
+    /// An event entity's template: `{"event_type":"press"}` when the state carries the field (and
+    /// it names an event), else nothing.
+    static func eventTemplate(_ field: String) -> String {
+        "{% if value_json.\(field) is defined and value_json.\(field) is string and value_json.\(field) != 'none' %}"
+            + "{\"event_type\":\"{{ value_json.\(field) }}\"}{% endif %}"
     }
 
     /// The discovery message of a writable named command: `switch` for booleans, `number` for

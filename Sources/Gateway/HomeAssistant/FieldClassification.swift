@@ -67,8 +67,14 @@ public struct FieldClassification: Sendable, Hashable {
         }
         let category = name == "rssi" || name.hasPrefix("battery") ? "diagnostic" : nil
         switch kind.component {
-        case .attribute, .event:
+        case .attribute:
             return nil
+        case .event:
+            // An MQTT event entity: the field's value is the event type (a button's `press`).
+            guard case .string = value, !kind.eventTypes.isEmpty else { return nil }
+            let known = kind.deviceClass.map { HomeAssistantTables.eventDeviceClasses.contains($0) } ?? false
+            return FieldClassification(
+                component: "event", deviceClass: known ? kind.deviceClass : nil, stateClass: nil)
         case .binarySensor:
             return FieldClassification(
                 component: "binary_sensor", deviceClass: kind.deviceClass, stateClass: nil, entityCategory: category

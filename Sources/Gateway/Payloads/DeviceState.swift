@@ -11,14 +11,26 @@ public struct DeviceState: Sendable, Hashable {
     public private(set) var fields: [JSONMember] = []
     public private(set) var rssi: Int?
     public private(set) var sampleTime: Date?
+    /// The event fields (a button's press: kind ``FieldKind/Component/event``) of the latest
+    /// reading. An event happened once: it is in the state published with the reading that carried
+    /// it and left out of the next, or every later publish (a temperature) would repeat the press.
+    public private(set) var events: Set<String> = []
+    /// The event fields the latest merge removed (the previous reading's).
+    public private(set) var clearedEvents: Set<String> = []
 
     public init() {}
 
     /// Merges decoded fields taken at `sampleTime`; returns the names seen for the first time.
     @discardableResult
     public mutating func merge(_ decoded: [DecodedField], rssi: Int? = nil, sampleTime: Date) -> [String] {
+        clearedEvents = events
+        if !events.isEmpty {
+            fields.removeAll { events.contains($0.key) }
+            events = []
+        }
         var newNames: [String] = []
         for field in decoded where field.name != "rssi" && field.name != "ts" {
+            if field.kind.component == .event { events.insert(field.name) }
             let value = JSONValue(field.value)
             if let index = fields.firstIndex(where: { $0.key == field.name }) {
                 fields[index].value = value

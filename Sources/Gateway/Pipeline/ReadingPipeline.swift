@@ -141,6 +141,9 @@ final class ReadingPipeline: Sendable {
                     // The state publish waits for the burst to end; the raw topic entries go at once.
                     var changed = Set(named.map(\.name))
                     if rssi != nil { changed.insert("rssi") }
+                    // A button press the previous reading carried and this one leaves out: that
+                    // reading's state is published before this one replaces it.
+                    changed.formUnion(state.router.state(of: device)?.clearedEvents ?? [])
                     switch state.coalescer.offer(stateEntry, device: device, fields: changed) {
                     case .publish: break
                     case .scheduleFlush:

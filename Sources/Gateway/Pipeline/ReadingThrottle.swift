@@ -34,13 +34,15 @@ struct ReadingThrottle<Instant: InstantProtocol & Sendable>: Sendable where Inst
     }
 
     /// Whether a reading of `device` from `source` (nil: an advertisement) at `now` is published;
-    /// when it is, it becomes the one later readings are compared with.
+    /// when it is, it becomes the one later readings are compared with. A reading that carries an
+    /// event (a button press: kind ``FieldKind/Component/event``) is always published: a second
+    /// press like the first is a new press, not an unchanged value.
     mutating func admit(device: String, source: String?, fields: [DecodedField], now: Instant) -> Bool {
         guard let policy = policies[device], !policy.isInactive else { return true }
         let key = Key(device: device, source: source ?? "")
         var values: [String: DecodedValue] = [:]
         for field in fields where !Self.volatileFields.contains(field.name) { values[field.name] = field.value }
-        if let previous = last[key] {
+        if let previous = last[key], !fields.contains(where: { $0.kind.component == .event }) {
             if let interval = policy.minInterval, previous.time.duration(to: now) < interval { return false }
             if policy.onlyOnChange, previous.values == values { return false }
         }

@@ -12,7 +12,8 @@ import Testing
         #expect(
             BuiltInScenarios.names == [
                 "bthome", "commands", "demo", "discovery", "faults", "heart-rate", "hygrometers", "ibeacon", "lamp",
-                "load", "mopeka", "oralb", "pairing", "qingping", "scales", "sensorpush", "switchbot", "thermometer",
+                "load", "mibeacon", "mopeka", "oralb", "pairing", "qingping", "scales", "sensorpush", "switchbot",
+                "thermometer",
                 "victron",
             ])
         for name in BuiltInScenarios.names {
