@@ -137,8 +137,8 @@ extension CentralManager {
     }
 
     /// Returns once the signal numbered `sequence` (``DBusSignal/sequence``) has been handled, or the
-    /// manager closed. The manager's stream has every signal of bluetoothd's, in order, and the
-    /// connection put those read before a call into it before the call's handler started.
+    /// manager closed. The manager's stream has every signal of bluetoothd's, in order, so the one
+    /// numbered `sequence` reaches it.
     func waitForSignals(through sequence: UInt64) async {
         guard sequence > signalsHandled, !closed else { return }
         await withCheckedContinuation { continuation in signalWaiters.append((sequence, continuation)) }

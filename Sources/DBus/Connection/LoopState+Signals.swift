@@ -12,9 +12,6 @@ extension LoopState {
             routeSignal(raw)
             return DBUS_HANDLER_RESULT_HANDLED
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
-            // The signals read before the call reach their streams before its handler starts
-            // (``SignalOrder``).
-            flushDeliveries()
             handleMethodCall(Message(retaining: raw))
             return DBUS_HANDLER_RESULT_HANDLED
         default:

@@ -7,9 +7,9 @@
 /// signal goes to its subscriber's stream and a call to its handler's own task, so a handler may
 /// run before the stream's consumer saw the signals that came first (bluetoothd sends a device's
 /// `PropertiesChanged`, then calls `DeviceFound`). A handler that needs them waits until its
-/// consumer has handled the signal numbered `signalsBefore`; the connection delivers every signal
-/// read before a call to its streams before the call's handler starts. Confined to the
-/// connection thread.
+/// consumer has handled the signal numbered `signalsBefore` (those signals reach the streams at the
+/// end of the dispatch round that read them, the handler's task may start before). Confined to
+/// the connection thread.
 struct SignalOrder {
     private(set) var count: UInt64 = 0
     private var lastBySender: [String: UInt64] = [:]

@@ -9,9 +9,9 @@ public struct DBusMethodCall: Sendable {
     /// Signalled once this call's reply has been queued on the connection.
     public var replyNotice: DBusReplyNotice
     /// The ``DBusSignal/sequence`` of the last signal the caller sent before this call (0: none).
-    /// Those signals are in their subscribers' streams before the handler starts, but another
-    /// task consumes them: a handler that must see their effects (bluetoothd's `DeviceFound`
-    /// after the device's `PropertiesChanged`) waits until its consumer has handled this one.
+    /// Another task consumes those signals (a subscriber's stream): a handler that must see their
+    /// effects (bluetoothd's `DeviceFound` after the device's `PropertiesChanged`) waits until its
+    /// consumer has handled this one.
     public var signalsBefore: UInt64
 
     public init(
