@@ -94,7 +94,13 @@ import Testing
         #expect(discovery["device_class"] as? String == "button")
         #expect(discovery["event_types"] as? [String] == ["press", "long_press", "double_press"])
         #expect(discovery["state_topic"] as? String == "blebridge/mibeacon_170504")
-        #expect((discovery["value_template"] as? String)?.contains("event_type") == true)
+        // Rendered as Home Assistant renders it: the event of a state that carries the press, and
+        // nothing (no event) for one that does not.
+        let template = try #require(discovery["value_template"] as? String)
+        let rendered = try await HomeAssistantControlTests.render(
+            template, state: #"{"button_left":"double_press","ts":"2026-12-02T00:00:00.000Z"}"#)
+        #expect(rendered == #"{"event_type":"double_press"}"#)
+        #expect(try await HomeAssistantControlTests.render(template, state: #"{"battery":90}"#) == "")
         let dimmer = await world.state("mibeacon_170505") { $0["dimmer"] != nil }
         #expect(dimmer?["dimmer"] as? String == "rotate_right")
         #expect((dimmer?["dimmer_steps"] as? NSNumber)?.intValue == 3)
