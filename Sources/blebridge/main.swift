@@ -3,7 +3,10 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import ProcessMemory
 
+// Before any thread exists: one malloc arena for the whole process (ProcessMemory).
+ProcessMemory.useCompactAllocator()
 // Thin entry point: everything happens in CommandLineTool and the commands in Commands/.
 let status = await CommandLineTool.main(arguments: Array(CommandLine.arguments.dropFirst()))
 exit(status.rawValue)
