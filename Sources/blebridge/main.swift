@@ -1,9 +1,10 @@
+import ProcessMemory
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import ProcessMemory
 
 // Before any thread exists: one malloc arena for the whole process (ProcessMemory).
 ProcessMemory.useCompactAllocator()

@@ -345,11 +345,19 @@ def run_case(binary, name):
     if result.get("lost"):
         case.note(describe_lost(result["rows"], case.windows))
     result["at_fault"] = lost_near(result.get("rows", []), case.windows)
-    result["bounded"], result["unbounded"], bounded_before = judge_kill_losses(result.get("rows", []), case.kills)
+    result["bounded"], result["unbounded"], bounded_before, late = judge_kill_losses(result.get("rows", []),
+                                                                                       case.kills)
     if result["bounded"]:
-        case.note(f"{result['bounded']} within the SIGKILL bound (sent {min(bounded_before):.0f}–"
-                  f"{max(bounded_before):.0f} ms before a kill; negative: after the signal, before the process"
+        case.note(f"{result['bounded']} within the SIGKILL bound (sent {min(bounded_before):.0f} to"
+                  f" {max(bounded_before):.0f} ms before a kill; negative: after the signal, before the process"
                   f" was gone)")
+    if late:
+        case.note(f"{len(late)} outside it only by time: not committed at a kill (its tail) but sent"
+                  f" {min(late):.0f} to {max(late):.0f} ms before it, more than {KILL_WINDOW_NS / 1e6:.0f} ms: the"
+                  f" gateway was that far behind")
+    for kill in case.kills:
+        case.note(f"kill: the process was gone {(kill.reaped - kill.signalled) / 1e6:.0f} ms after the signal;"
+                  f" {len(kill.committed)} readings in the outbox")
     log(f"[{name}] sent {result['sent']} lost {result['lost']} (within the SIGKILL bound: {result['bounded']};"
         f" at a fault ±2 s: {result['at_fault']})"
         f" lost by the broker after its PUBACK {result.get('broker_lost')}"
@@ -372,23 +380,26 @@ def describe_lost(rows, windows):
 
 def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS):
     """Splits the gateway's lost readings into those within the SIGKILL bound (see the module's
-    docstring) and the rest; returns (within, outside, [ms before the kill of each within])."""
-    within, outside, before = 0, 0, []
+    docstring) and the rest; returns (within, outside, [ms before the kill of each within],
+    [ms before the kill of each reading outside only by time: the uncommitted tail of a kill, but
+    sent earlier than the window, i.e. the gateway was that far behind])."""
+    within, outside, before, late = 0, 0, [], []
     for row in rows:
         delivered = row.get("delivered", set())
         for sequence in row["lost_sequences"]:
             sent = send_time(row, sequence)
-            kill = None if sent is None else next((k for k in kills
-                         if k.signalled - window_ns <= sent <= k.reaped
-                         and (row["device"], sequence) not in k.committed
-                         and not any(later > sequence and sent_before(row, later, k.reaped) for later in delivered)),
-                        None)
-            if kill is None:
-                outside += 1
-            else:
+            # The first kill after the send (kills are in time order): the one whose tail it can be.
+            kill = None if sent is None else next((k for k in kills if sent <= k.reaped), None)
+            tail_of = kill if kill is not None and (row["device"], sequence) not in kill.committed and not any(
+                later > sequence and sent_before(row, later, kill.reaped) for later in delivered) else None
+            if tail_of is not None and tail_of.signalled - window_ns <= sent:
                 within += 1
-                before.append((kill.signalled - sent) / 1e6)
-    return within, outside, before
+                before.append((tail_of.signalled - sent) / 1e6)
+            else:
+                outside += 1
+                if tail_of is not None:
+                    late.append((tail_of.signalled - sent) / 1e6)
+    return within, outside, before, late
 
 
 def send_time(row, sequence):

@@ -289,9 +289,10 @@ class World:
 
     def load_send_times(self, device):
         """(first sequence, [send time ns, …]) of a load device's recent values (the simulator keeps
-        at least the last 8,192 per device)."""
-        first, times = self.simulator_call("GetLoadSendTimes", "u", device, check=True)
-        return first, times
+        at least the last 8,192 per device); (0, []) from a simulator without `GetLoadSendTimes`
+        (FAULTS_BINARY of an older build), whose losses are then timed by their neighbours."""
+        reply = self.simulator_call("GetLoadSendTimes", "u", device)
+        return (reply[0], reply[1]) if reply else (0, [])
 
     def load_statistics(self):
         data = self.simulator_call("GetLoadStatistics", check=True)[0]

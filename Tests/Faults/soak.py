@@ -116,7 +116,8 @@ class Soak:
             # SAMPLE / 2 late; after that, whatever the state.
             if now >= next_sample and (now >= next_sample + SAMPLE / 2 or (not self.away and w.all_notifying())):
                 self.sample(started)
-                next_sample += SAMPLE
+                while next_sample <= now:  # a late sample is not followed by a second at once
+                    next_sample += SAMPLE
             for index, back in list(self.away.items()):
                 if now >= back:
                     w.simulator_call("SetDeviceInRange", "sb", address(index), "true")
