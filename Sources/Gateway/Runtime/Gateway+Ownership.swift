@@ -92,20 +92,8 @@ extension Gateway {
     /// arrive right after CONNACK) and reads them for as long as the gateway runs.
     func followCandidacies() async {
         guard ownership != nil else { return }
-        let filter = model.topics.candidacies
-        do {
-            let candidacies = try await client.subscribe(filter, qos: .atLeastOnce, retainedAtSubscribe: true)
-            tasks.append(
-                Task { [weak self] in
-                    for await message in candidacies {
-                        guard let self else { return }
-                        await self.candidacyReceived(message)
-                    }
-                })
-        } catch {
-            logger.error(
-                "cannot follow the candidacies of the other gateways",
-                [("code", "candidacies"), ("filter", filter), ("error", "\(error)")])
+        await follow(model.topics.candidacies, code: "candidacies", what: "the candidacies of the other gateways") {
+            await $0.candidacyReceived($1)
         }
     }
 
