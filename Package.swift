@@ -36,7 +36,7 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
-        .systemLibrary(name: "CMalloc"),  // <malloc.h> (glibc's malloc_trim); imported by ProcessMemory only
+        .systemLibrary(name: "CMalloc"),  // <malloc.h> (glibc's malloc_trim, mallopt); imported by ProcessMemory only
 
         // Small leaf modules.
         .target(name: "Logging"),
@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging", "Timekeeping"]),
-        .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank
+        .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
 
         // BLE.
         .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
@@ -77,7 +77,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
-                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "Timekeeping",
+                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "ProcessMemory", "Timekeeping",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/Sources/BlueZSimulator/Scenario/BuiltInScenarios+Files.swift"
 {
     echo '// The built-in scenarios, embedded so the release binary needs no resource files.'
-    echo '// Each is identical to docs/scenarios/NAME.json (BuiltInScenarioTests checks it); regenerate with'
+    echo '// Each is identical to docs/scenarios/NAME.json (ScenarioTests checks it); regenerate with'
     echo '// scripts/embed-scenarios.sh after editing those files.'
     echo 'extension BuiltInScenarios {'
     echo '    static let files: [String: String] = ['

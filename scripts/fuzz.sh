@@ -48,7 +48,13 @@ for target in $targets; do
         left=$((seconds - ($(date +%s) - started)))
         ((left > 0)) || break
         status=0
-        "$bin/$target" -max_total_time="$left" -runs="$runs" -timeout=1 -rss_limit_mb=2048 \
+        # FUZZ_RUNS counts over the resumed runs of a target, not per run.
+        remaining=$runs
+        if ((runs > 0)); then
+            remaining=$((runs - executed))
+            ((remaining > 0)) || break
+        fi
+        "$bin/$target" -max_total_time="$left" -runs="$remaining" -timeout=1 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log.run" 2>&1 || status=$?
         cat "$log.run" >>"$log"
         units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log.run" | tail -1)
@@ -70,6 +76,7 @@ for target in $targets; do
                 mkdir -p "$scratch/stalls/$target"
                 mv "$timeout_input" "$scratch/stalls/$target/"
                 touch "$log.start"
+                status=0  # a stall is no failure, also when no time is left to resume
                 continue
             fi
         fi

@@ -7,6 +7,10 @@
 # Excluded (SANITIZE_SKIP, a --skip regex; the reasons are in docs/testing.md):
 #   DBusLeakTests: measures the RSS of a fresh test process against a 150 s limit; sanitizer
 #   shadow memory makes the figure meaningless and under TSan it did not finish in 150 s.
+#   aHugePublishDoesNotRaiseTheGatewaysMemory (HostileCommandTests, D3): bounds the gateway's peak
+#   RSS at 64 MiB; a sanitized gateway carries the sanitizer's shadow memory (and ASan's quarantine)
+#   in its RSS: 79,900 KiB under TSan, 86,336 KiB under ASan, with no report. The bound stays; the
+#   normal suite checks it.
 #   The VM tier (Tests/VM, QEMU guests) is not a Swift test; BLEBRIDGE_BENCH benchmarks stay off.
 # Suppressions: Tests/Sanitizers/tsan.supp (each entry with its reason). Exits non-zero when a
 # sanitizer reported anything or a test failed. Not part of scripts/test.sh (CI budget).
@@ -20,7 +24,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 # and write their reports next to the test process's.
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$root/Tests/Sanitizers/tsan.supp log_path=$out/tsan-report"
 export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 log_path=$out/asan-report"
-skip=${SANITIZE_SKIP:-DBusLeakTests}
+skip=${SANITIZE_SKIP:-DBusLeakTests|aHugePublishDoesNotRaiseTheGatewaysMemory}
 # First: does this toolchain's TSan see Synchronization.Mutex? (Tests/Sanitizers/tsan.supp
 # exists because it does not; see Tests/Sanitizers/MutexVisibilityProbe.swift.)
 if [[ " ${SANITIZERS:-thread address} " == *" thread "* ]]; then

@@ -29,6 +29,7 @@ test_packages=(
     openssl                                                    # test certificates
     python3 python3-dbus python3-gi python3-venv python3-pip   # independent D-Bus client in tests, bleak
     python3-jsonschema                                         # docs/config.schema.json test
+    bluez                                                      # bluetoothctl (BluetoothctlTranscriptTests)
 )
 case "$job" in
     build) packages=("${build_packages[@]}") ;;

@@ -1,11 +1,19 @@
-// glibc's malloc_trim(3), which Swift's Glibc module does not include; used only by ProcessMemory.
-// On a C library without it (musl), nothing is given back and 0 is returned.
+// glibc's malloc_trim(3) and mallopt(3), which Swift's Glibc module does not include; used only by
+// ProcessMemory. On a C library without them (musl), nothing is given back or changed and 0 is returned.
 #if defined(__GLIBC__) || defined(__linux__)
 #include <features.h>
 #endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 static inline int blebridge_malloc_trim(void) { return malloc_trim(0); }
+// One arena for every thread, and fixed trim and mmap thresholds (glibc's defaults, 128 KiB):
+// setting them turns off glibc's dynamic threshold, which after one large block was freed keeps up
+// to twice its size at an arena's top and puts later large blocks into the arena instead of
+// mmap. Returns 1 when all three were accepted.
+static inline int blebridge_malloc_compact(void) {
+    return mallopt(M_ARENA_MAX, 1) && mallopt(M_TRIM_THRESHOLD, 128 * 1024) && mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
 #else
 static inline int blebridge_malloc_trim(void) { return 0; }
+static inline int blebridge_malloc_compact(void) { return 0; }
 #endif

@@ -14,4 +14,18 @@ public enum ProcessMemory {
     public static func releaseFreeMemory() -> Bool {
         blebridge_malloc_trim() != 0
     }
+
+    /// Makes glibc's allocator keep less memory it no longer needs; call it first thing in `main`,
+    /// before any thread exists (a thread keeps the arena it already has).
+    ///
+    /// One arena for all threads instead of one per thread (up to 8 per core): the gateway's
+    /// threads each allocate and free millions of small, mostly short-lived blocks a day, and every
+    /// arena of its own grew its own fragmented extent, so RSS crept up while the live heap stayed
+    /// flat (docs/testing.md, "Soak"). Fixed trim and mmap thresholds (glibc's defaults) keep
+    /// large blocks in `mmap` and let free memory at the top go back. Returns false where the C
+    /// library has no `mallopt` (nothing changed) or refused a setting.
+    @discardableResult
+    public static func useCompactAllocator() -> Bool {
+        blebridge_malloc_compact() != 0
+    }
 }

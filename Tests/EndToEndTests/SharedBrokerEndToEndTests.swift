@@ -13,10 +13,14 @@ import Testing
         let simulator: BlueZSimulator
         let gateway: GatewayProcess
 
-        init(id: String, brokerURL: String, keepalive: String? = nil) async throws {
+        /// `scenario`: the demo unless given; `edit` changes the configuration further.
+        init(
+            id: String, brokerURL: String, keepalive: String? = nil, scenario: Scenario? = nil,
+            edit: (inout [String: Any]) -> Void = { _ in }
+        ) async throws {
             bus = try await DBusDaemonFixture()
             simulator = BlueZSimulator(
-                scenario: try Scenario.load("demo"),
+                scenario: try scenario ?? Scenario.load("demo"),
                 options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
             try await simulator.start(busAddress: bus.address)
             gateway = try GatewayProcess(brokerURL: brokerURL, busAddress: bus.address) { configuration in
@@ -27,6 +31,7 @@ import Testing
                 mqtt["client_id"] = nil
                 if let keepalive { mqtt["keepalive"] = keepalive }
                 configuration["mqtt"] = mqtt
+                edit(&configuration)
             }
         }
 

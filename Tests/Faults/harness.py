@@ -132,12 +132,22 @@ def extract_load_value(payload):
     return None
 
 
-def count_losses(received, last_sequences, acknowledged=frozenset()):
+def count_losses(received, last_sequences, acknowledged=frozenset(), send_times=None):
     """Per device: sent (its last sequence), unique received, lost, duplicated, reordered, and the
-    send times (ns, interpolated from neighbours) of lost sequences for attributing them to faults.
+    send times (ns) of lost sequences for attributing them to faults: exact from the simulator's
+    record (`send_times`, device → (first sequence, [ns, …]), `World.load_send_times`) where it has
+    them, otherwise the nearest received neighbour's (to within a period; `lost_exact` says which).
     A reading never received that the broker had acknowledged to the gateway (`acknowledged`, from
     the proxy) was lost by the broker, not by the gateway: counted apart as `broker_lost`."""
     rows = []
+    send_times = send_times or {}
+
+    def sent_at(device, sequence, seen, last):
+        first, times = send_times.get(device, (0, []))
+        if first and first <= sequence < first + len(times):
+            return times[sequence - first], True
+        return neighbour_time(seen, sequence, last), False
+
     for device, last in enumerate(last_sequences):
         arrivals = received.get(device, [])
         seen = {}
@@ -162,11 +172,13 @@ def count_losses(received, last_sequences, acknowledged=frozenset()):
                 "lost": len(missing),
                 "broker_lost": len(broker_lost),
                 "broker_lost_sequences": broker_lost,
-                "broker_lost_times": [neighbour_time(seen, s, last) for s in broker_lost],
+                "broker_lost_times": [sent_at(device, s, seen, last)[0] for s in broker_lost],
                 "duplicated": duplicated,
                 "reordered": reordered,
                 "lost_sequences": missing,
-                "lost_times": [neighbour_time(seen, s, last) for s in missing],
+                "lost_times": [sent_at(device, s, seen, last)[0] for s in missing],
+                "send_times": send_times.get(device, (0, [])),
+                "delivered": set(seen) | {s for d, s in acknowledged if d == device},
             }
         )
     return rows
@@ -200,6 +212,17 @@ def outbox_rows(path):
             connection.close()
     except sqlite3.Error:
         return None
+
+
+def outbox_readings(path):
+    """(device, sequence) of every load reading in the outbox (committed, not yet acknowledged),
+    read-only; e.g. right after a SIGKILL, before the restart."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        values = (extract_load_value(row[0]) for row in connection.execute("SELECT payload FROM outbox"))
+        return {(value[0], value[1]) for value in values if value}
+    finally:
+        connection.close()
 
 
 def file_size(path):
@@ -263,6 +286,13 @@ class World:
 
     def set_load(self, devices, rate):
         self.simulator_call("SetLoad", "ud", devices, rate, check=True)
+
+    def load_send_times(self, device):
+        """(first sequence, [send time ns, …]) of a load device's recent values (the simulator keeps
+        at least the last 8,192 per device); (0, []) from a simulator without `GetLoadSendTimes`
+        (FAULTS_BINARY of an older build), whose losses are then timed by their neighbours."""
+        reply = self.simulator_call("GetLoadSendTimes", "u", device)
+        return (reply[0], reply[1]) if reply else (0, [])
 
     def load_statistics(self):
         data = self.simulator_call("GetLoadStatistics", check=True)[0]
@@ -397,7 +427,8 @@ log_type warning
             pass
         time.sleep(1)  # late duplicates
         status, took = self.stop_gateway()
-        rows = count_losses(self.subscriber.sequences, last, self.proxy.acknowledged_readings())
+        send_times = {device: self.load_send_times(device) for device, sent in enumerate(last) if sent}
+        rows = count_losses(self.subscriber.sequences, last, self.proxy.acknowledged_readings(), send_times)
         return {
             "sent": total,
             "rows": rows,

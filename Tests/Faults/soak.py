@@ -2,7 +2,8 @@
 time while a day of events, sped up 72× (one simulated hour every 50 s), happens around it:
 readings streaming from the simulator's load devices, devices leaving range and coming back,
 links dropped by the peer (reconnects), broker restarts, a bluetoothd restart, adapter power
-cycles and command traffic. Every SOAK_SAMPLE seconds (60) it samples the gateway's RSS (and its
+cycles and command traffic. Every SOAK_SAMPLE seconds (60), at a moment when every device is in
+range and notifying (at most half a period late), it samples the gateway's RSS (and its
 anonymous and file-backed parts), open fds, threads, outbox depth (rows) and outbox size on disk
 (database + WAL); after SOAK_WARMUP minutes (5) it fits a line to each and reports the slope per
 hour relative to the mean (goal: under 1 %/h). Lost readings are attributed to the nearest event
@@ -110,9 +111,13 @@ class Soak:
         next_sample = started
         end = started + MINUTES * 60
         while (now := time.monotonic()) < end:
-            if now >= next_sample:
+            # Sampled in the same state each time: no device away and every one notifying (each
+            # notify socket is an fd, so a sample during a reconnect counts fewer), at most
+            # SAMPLE / 2 late; after that, whatever the state.
+            if now >= next_sample and (now >= next_sample + SAMPLE / 2 or (not self.away and w.all_notifying())):
                 self.sample(started)
-                next_sample += SAMPLE
+                while next_sample <= now:  # a late sample is not followed by a second at once
+                    next_sample += SAMPLE
             for index, back in list(self.away.items()):
                 if now >= back:
                     w.simulator_call("SetDeviceInRange", "sb", address(index), "true")

@@ -23,6 +23,10 @@ public func fuzzAdvertisements(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     switch decoder.source {
     case .serviceData(let uuid): (serviceData, manufacturerData) = ([uuid: payload], [:])
     case .manufacturerData(let company): (serviceData, manufacturerData) = ([:], [company: payload])
+    case .anyManufacturerData:
+        // The decoder's payload starts with the company-id bytes as sent on air (little-endian).
+        let company = payload.count >= 2 ? UInt16(payload[0]) | UInt16(payload[1]) << 8 : 0
+        (serviceData, manufacturerData) = ([:], payload.count >= 2 ? [company: Array(payload.dropFirst(2))] : [:])
     }
     for reading in DecoderRegistry.standard.decodeAdvertisement(
         serviceData: serviceData, manufacturerData: manufacturerData, context: context)

@@ -187,9 +187,12 @@ extension BlueZSimulator {
             addDevice(spec)
         }
         // Sequences continue when only the rate changes, so consumers see no gap.
-        let sequences = load.sequences.count == count ? load.sequences : Array(repeating: 0, count: count)
+        let continues = load.sequences.count == count
+        let sequences = continues ? load.sequences : Array(repeating: 0, count: count)
+        let sendTimes = continues ? load.sendTimes : LoadSendTimes(after: sequences)
         let run = load.run + 1
         load = LoadState(devices: count, rate: rate, sequences: sequences, sent: 0, startedAt: clock.now)
+        load.sendTimes = sendTimes
         load.run = run
         guard count > 0, rate > 0 else { return }
         let keys = (0..<count).map { index in
@@ -237,16 +240,25 @@ extension BlueZSimulator {
             for _ in 0..<count {
                 var now = timespec()
                 clock_gettime(CLOCK_REALTIME, &now)
+                let sentAt = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
                 let value = LoadValue(
-                    device: UInt32(index), sequence: load.sequences[index] + 1,
-                    timestampNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
+                    device: UInt32(index), sequence: load.sequences[index] + 1, timestampNanoseconds: sentAt)
                 // Numbered only when a client took it (a closed or shut socket takes nothing): a
                 // consumer's loss is then the last sequence minus what it received.
                 guard updateValue(key, value.bytes) else { break }
                 load.sequences[index] += 1
                 load.sent += 1
+                load.sendTimes.record(device: index, nanoseconds: sentAt)
             }
         }
+    }
+
+    /// When `device` (by index) sent its recent load values: the sequence of the first kept one and
+    /// the send times (nanoseconds since the Unix epoch, the values' own stamps) of it and every
+    /// later one, up to the last sent. At least the last 8,192 values of each device are kept.
+    public func loadSendTimes(device: Int) -> (first: UInt64, nanoseconds: [UInt64]) {
+        let kept = load.sendTimes.of(device: device)
+        return (kept.first, kept.times)
     }
 
     public func loadStatistics() -> LoadStatistics {

@@ -135,6 +135,10 @@ extension BlueZSimulator {
                         ])
                     ]
                 },
+                method("GetLoadSendTimes", "u", "tat") { simulator, arguments in
+                    let kept = await simulator.loadSendTimes(device: Int(arguments[0].asUInt32 ?? 0))
+                    return [.uint64(kept.first), .array(elementSignature: "t", kept.nanoseconds.map { .uint64($0) })]
+                },
                 method("GetDeviceState", "s", "a{sv}") { simulator, arguments in
                     let snapshot = try await simulator.snapshot(address: arguments[0].asString ?? "")
                     return [

@@ -5,6 +5,8 @@ struct LoadState: Sendable {
     var devices = 0
     var rate = 0.0
     var sequences: [UInt64] = []
+    /// When each device's recent values were sent (``LoadSendTimes``).
+    var sendTimes = LoadSendTimes(after: [])
     var sent: UInt64 = 0
     var startedAt: ContinuousClock.Instant?
     var stoppedAt: ContinuousClock.Instant?

@@ -1,5 +1,5 @@
 // The built-in scenarios, embedded so the release binary needs no resource files.
-// Each is identical to docs/scenarios/NAME.json (BuiltInScenarioTests checks it); regenerate with
+// Each is identical to docs/scenarios/NAME.json (ScenarioTests checks it); regenerate with
 // scripts/embed-scenarios.sh after editing those files.
 extension BuiltInScenarios {
     static let files: [String: String] = [

@@ -70,7 +70,7 @@ extension ScenarioError {
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 let underlying = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-                self.init(.invalidJSON, source: source, message: "invalid JSON: \(Self.jsonDetail(underlying))")
+                self.init(.invalidJSON, source: source, message: "invalid JSON: \(underlying)")
             } else {
                 let unknown = context.debugDescription.hasPrefix("unknown key")
                 self.init(
@@ -94,9 +94,6 @@ extension ScenarioError {
             String(describing: type).hasPrefix("Array") ? "a list" : "an object"
         }
     }
-
-    /// Keeps the useful part (line/column) of Foundation's JSON parser message.
-    private static func jsonDetail(_ text: String) -> String { text }
 }
 
 /// Where JSON syntax breaks, as `<reason> at line L, column C`, from the project's strict parser

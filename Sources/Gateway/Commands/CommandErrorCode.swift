@@ -34,6 +34,9 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
     case idTaken = "id_taken"
     /// The MQTT 5 response topic is not one answers may go to (see ``ResponseTopicPolicy``).
     case responseTopicNotAllowed = "response_topic_not_allowed"
+    /// Shared-broker mode: no gateway of the installation can take the device (none hears it, or
+    /// none has a free slot), so none executes the command (docs/multi-gateway.md).
+    case noOwner = "no_owner"
 }
 
 /// A refused or failed command: the code, a human message, and the caller's transaction.

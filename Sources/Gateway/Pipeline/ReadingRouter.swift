@@ -7,7 +7,8 @@ import Timekeeping
 
 /// Turns decoded readings into what gets published: the device's merged state for the outbox,
 /// the optional raw topic, and Home Assistant discovery for fields seen for the first time.
-/// Pure: the gateway actor feeds it and performs the returned work.
+/// Pure: ``ReadingPipeline`` holds it under its lock, feeds it on the thread that received the
+/// reading, and offers the returned entries to the publisher.
 public struct ReadingRouter: Sendable {
     public struct Output: Sendable, Hashable {
         /// Entries for the outbox, in order.

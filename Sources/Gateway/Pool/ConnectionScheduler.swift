@@ -12,7 +12,10 @@
 ///   `ReconnectPolicy`); the adapter powering on (again, or a restarted bluetoothd's) clears
 ///   every backoff, since failures while Bluetooth was away say nothing about the device; a connected device silent for longer than its `silenceTimeout` is
 ///   disconnected and reconnected (watchdog);
-/// - optionally, discovery is paused while a connect is in progress.
+/// - optionally, discovery is paused while a connect is in progress;
+/// - `coordinated` (shared-broker mode, docs/multi-gateway.md): a device is connected only while
+///   this gateway owns it (``Event/owned(_:_:)``); it starts on standby, and losing the ownership
+///   disconnects it (``DisconnectReason/released``) and fails its queued commands.
 public struct ConnectionScheduler: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -45,6 +48,8 @@ public struct ConnectionScheduler: Sendable {
         case silent
         /// The device left the configuration.
         case removed
+        /// Another gateway owns the device now (shared-broker mode).
+        case released
     }
 
     public enum Action: Sendable, Hashable {
@@ -78,6 +83,8 @@ public struct ConnectionScheduler: Sendable {
         case activity(String)
         case adapterPowered(Bool)
         case reconfigure([DeviceSpec])
+        /// `coordinated` only: this gateway owns the device (true) and may connect it, or stands by.
+        case owned(String, Bool)
     }
 
     enum Phase: Sendable, Hashable {
@@ -98,12 +105,16 @@ public struct ConnectionScheduler: Sendable {
         var retryAt: Instant?
         var lastActivity: Instant?
         var waitingSince: Instant?
+        /// This gateway may connect the device (always, unless `coordinated`).
+        var owned = true
     }
 
     public let maxConnections: Int
     public let pauseDiscoveryWhileConnecting: Bool
     /// Connect attempts for a device with queued commands before they are failed.
     public let commandConnectAttempts: Int
+    /// Devices are connected only while owned (``Event/owned(_:_:)``); new devices start on standby.
+    public let coordinated: Bool
     private let backoff: @Sendable (Int) -> Duration
     private(set) var records: [String: Record] = [:]
     private var order: [String] = []
@@ -112,9 +123,11 @@ public struct ConnectionScheduler: Sendable {
 
     public init(
         maxConnections: Int = 5, pauseDiscoveryWhileConnecting: Bool = false, commandConnectAttempts: Int = 3,
-        devices: [DeviceSpec], now: Instant, backoff: @escaping @Sendable (Int) -> Duration
+        coordinated: Bool = false, devices: [DeviceSpec], now: Instant,
+        backoff: @escaping @Sendable (Int) -> Duration
     ) {
         self.maxConnections = max(1, maxConnections)
+        self.coordinated = coordinated
         self.pauseDiscoveryWhileConnecting = pauseDiscoveryWhileConnecting
         self.commandConnectAttempts = max(1, commandConnectAttempts)
         self.backoff = backoff
@@ -131,7 +144,8 @@ public struct ConnectionScheduler: Sendable {
                 record.spec = spec
                 records[spec.id] = record
             } else {
-                records[spec.id] = Record(spec: spec, nextPoll: spec.pollInterval.map { _ in now })
+                records[spec.id] = Record(
+                    spec: spec, nextPoll: spec.pollInterval.map { _ in now }, owned: !coordinated)
             }
         }
     }
@@ -142,6 +156,8 @@ public struct ConnectionScheduler: Sendable {
     public var connectingDevice: String? { order.first { records[$0]?.phase == .connecting } }
     public var slotsInUse: Int { records.values.filter { $0.phase != .idle }.count }
     public func isConnected(_ id: String) -> Bool { records[id]?.phase == .connected }
+    /// Whether this gateway may connect the device (always, unless `coordinated`).
+    public func isOwned(_ id: String) -> Bool { records[id]?.owned ?? false }
 
     /// The earliest time at which a `.tick` may produce actions.
     public func nextDeadline() -> Instant? {
@@ -154,7 +170,7 @@ public struct ConnectionScheduler: Sendable {
             switch record.phase {
             case .idle:
                 if wantsConnection(record) != nil { consider(record.retryAt) }
-                if record.spec.mode == .onDemand { consider(record.nextPoll) }
+                if record.spec.mode == .onDemand, record.owned { consider(record.nextPoll) }
             case .connected:
                 if !record.busy { consider(record.nextPoll) }
                 if let timeout = record.spec.silenceTimeout, let last = record.lastActivity { consider(last + timeout) }
@@ -172,6 +188,10 @@ public struct ConnectionScheduler: Sendable {
         case .tick: break
         case .discovered(let id):
             records[id]?.known = true
+        case .connected(let id) where records[id]?.owned == false:
+            // Released while it was connecting: let it go now.
+            records[id]?.phase = .disconnecting
+            actions.append(.disconnect(id, .released))
         case .connected(let id):
             guard var record = records[id] else { break }
             record.phase = .connected
@@ -253,6 +273,23 @@ public struct ConnectionScheduler: Sendable {
                 records[id] = nil
             }
             install(devices, now: now)
+        case .owned(let id, let owned):
+            guard coordinated, var record = records[id], record.owned != owned else { break }
+            record.owned = owned
+            if !owned {
+                if record.phase == .connected {
+                    record.phase = .disconnecting
+                    actions.append(.disconnect(id, .released))
+                }
+                record.retryAt = nil
+                record.attempts = 0
+                if record.pendingCommands > 0 {
+                    record.pendingCommands = 0
+                    record.waitingSince = nil
+                    actions.append(.failCommands(id))
+                }
+            }
+            records[id] = record
         }
         actions += plan(now)
         return actions
@@ -262,7 +299,7 @@ public struct ConnectionScheduler: Sendable {
 
     /// Priority of a device that wants a connection (lower first), nil when it does not.
     private func wantsConnection(_ record: Record) -> Int? {
-        guard record.spec.mode != .passive else { return nil }
+        guard record.spec.mode != .passive, record.owned else { return nil }
         if record.pendingCommands > 0 { return 0 }
         if record.spec.mode == .keepConnected { return 1 }
         return nil
@@ -317,7 +354,7 @@ public struct ConnectionScheduler: Sendable {
         for (index, id) in order.enumerated() {
             guard let record = records[id], record.phase == .idle, record.known else { continue }
             var priority = wantsConnection(record)
-            if priority == nil, record.spec.mode == .onDemand, wantsPoll(record, now) { priority = 2 }
+            if priority == nil, record.spec.mode == .onDemand, record.owned, wantsPoll(record, now) { priority = 2 }
             guard let priority else { continue }
             if priority > 0, let retry = record.retryAt, retry > now { continue }
             if priority == 1, keepInUse >= keepLimit { continue }

@@ -148,6 +148,11 @@ extension Gateway {
     /// Publishes `<device>/availability` when it changed (and recounts `STATUS=`'s devices then;
     /// this runs on every advertisement of a configured device, and a recount visits them all).
     func publishAvailability(_ id: String) async {
+        // Shared-broker mode: the device's owner publishes it (with none, the speaker), not every gateway.
+        guard speaksFor(id) else {
+            devices[id]?.availability = nil
+            return
+        }
         let online = isAvailable(id)
         let value = online ? "online" : "offline"
         guard devices[id] != nil, devices[id]?.availability != value else { return }

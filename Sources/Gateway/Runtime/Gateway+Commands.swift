@@ -30,6 +30,19 @@ extension Gateway {
             ignoreRetained(message)
             return
         }
+        // Shared-broker mode: a device's command is answered by its owner alone (the others stay
+        // silent), or refused by the speaker when nobody owns it (docs/multi-gateway.md).
+        var ownerless: String?
+        switch kind {
+        case .device(let id, _), .deviceAttribute(let id, _, _):
+            guard speaksFor(id) else {
+                logger.debug("command left to the device's owner", [("topic", message.topic)])
+                return
+            }
+            if ownership?.duty(for: id) == .speaker { ownerless = id }
+        default:
+            break
+        }
         let (reply, refusal) = replyTarget(for: message, kind: kind)
         if let refusal {
             counters.commands += 1
@@ -46,6 +59,17 @@ extension Gateway {
             var failure = refusal
             failure.transaction = gate.transaction(in: message.payload)
             respond(CommandResponse.error(failure), to: reply)
+            return
+        }
+        if let ownerless {
+            counters.commands += 1
+            counters.commandsRefused += 1
+            respond(
+                CommandResponse.error(
+                    CommandFailure(
+                        .noOwner,
+                        "no gateway owns \(ownerless): none hears it with a free connection slot (shared broker)",
+                        transaction: gate.transaction(in: message.payload))), to: reply)
             return
         }
         guard !stopping else {

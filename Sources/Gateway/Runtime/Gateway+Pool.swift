@@ -14,6 +14,8 @@ extension Gateway {
             case .disconnect(let id, let reason):
                 logger.debug("pool: disconnect", [("device", id), ("reason", reason.rawValue)])
                 await ble?.disconnect(id)
+                // Shared-broker mode: the device lost goes to the best standby.
+                if reason == .silent { await ownershipEvent(.lost(id)) }
             case .poll(let id):
                 await ble?.poll(id)
             case .runCommands(let id):
@@ -57,10 +59,20 @@ extension Gateway {
         devices[id]?.lastSeen = now
         autoDevices.seen(id, at: now)
         instances.seen(id, at: now)
-        if let rssi { devices[id]?.rssi = rssi }
+        if let rssi {
+            devices[id]?.rssi = rssi
+            await ownershipEvent(.heard(id, rssi: rssi))
+        }
         pipeline.withRouter { $0.setAddress(address, for: id) }
         let again = unseenByBlueZ.remove(id) != nil
         if first || again { await poolEvent(.discovered(id)) }
+        // Shared-broker mode: a device restored from the state database (rssi nil, at start) may
+        // still be linked by BlueZ for an earlier run of this gateway (a crash): it is let go until
+        // the election gives it to this gateway, so the owner can have it.
+        if rssi == nil, ownership?.governs(id) == true, !scheduler.isOwned(id) {
+            logger.info("letting go of a link an earlier run left", [("device", id)])
+            await ble?.disconnect(id)
+        }
         await publishAvailability(id)
         guard first else { return }
         await deviceJoined(id, address: address)
@@ -75,6 +87,7 @@ extension Gateway {
         logger.info("device connected and subscribed", [("device", id)])
         updateStatus()
         await poolEvent(.connected(id))
+        await ownershipLinked(id, true)
         await publishAvailability(id)
         try? await publishDevices()
     }
@@ -101,6 +114,7 @@ extension Gateway {
         }
         if wasConnected { updateStatus() }
         await poolEvent(.disconnected(id))
+        await ownershipLinked(id, false)
         await publishAvailability(id)
         if wasConnected { try? await publishDevices() }
     }

@@ -96,20 +96,28 @@ extension Gateway {
     /// arrive right after CONNACK) and reads them for as long as the gateway runs.
     func followGateways() async {
         guard model.topics.gatewayRecord != nil else { return }
-        let filter = model.topics.gatewayRecords
+        await follow(model.topics.gatewayRecords, code: "gateway_records", what: "the other gateways") {
+            await $0.gatewayRecordReceived($1)
+        }
+    }
+
+    /// Subscribes to `filter` with its retained messages and hands every message to `handle` for
+    /// as long as the gateway runs; a refused subscription is logged with `code`.
+    func follow(
+        _ filter: String, code: String, what: String,
+        _ handle: @escaping @Sendable (Gateway, MQTTMessage) async -> Void
+    ) async {
         do {
-            let records = try await client.subscribe(filter, qos: .atLeastOnce, retainedAtSubscribe: true)
+            let messages = try await client.subscribe(filter, qos: .atLeastOnce, retainedAtSubscribe: true)
             tasks.append(
                 Task { [weak self] in
-                    for await message in records {
+                    for await message in messages {
                         guard let self else { return }
-                        await self.gatewayRecordReceived(message)
+                        await handle(self, message)
                     }
                 })
         } catch {
-            logger.error(
-                "cannot follow the other gateways",
-                [("code", "gateway_records"), ("filter", filter), ("error", "\(error)")])
+            logger.error("cannot follow \(what)", [("code", code), ("filter", filter), ("error", "\(error)")])
         }
     }
 
@@ -119,10 +127,13 @@ extension Gateway {
         switch change {
         case .joined(let id, let state):
             logger.info("gateway found", [("gateway", id), ("state", state.rawValue)])
+            await ownershipEvent(.gateway(id, online: state == .online))
         case .state(let id, let state):
             logger.info("gateway \(state.rawValue)", [("gateway", id)])
+            await ownershipEvent(.gateway(id, online: state == .online))
         case .removed(let id):
             logger.info("gateway removed", [("gateway", id)])
+            await ownershipEvent(.gateway(id, online: false))
         case .invalid(let id):
             logger.warning(
                 "ignored a gateway record that is not one", [("code", "invalid_gateway_record"), ("gateway", id)])

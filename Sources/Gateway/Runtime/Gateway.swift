@@ -131,6 +131,11 @@ public actor Gateway {
     var peers: GatewayPeers
     var loadSample: (published: Int, at: ContinuousClock.Instant)?
     var readingsPerSecond: Double?
+    /// Shared-broker mode: who holds each connected device (`Gateway+Ownership.swift`), nil
+    /// without the mode; its timer and the deadline it is armed for.
+    var ownership: OwnershipCoordinator?
+    var ownershipTimer: Task<Void, Never>?
+    var ownershipDeadline: ContinuousClock.Instant?
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -144,6 +149,7 @@ public actor Gateway {
         self.peers = GatewayPeers(me: configuration.gatewayID)
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model, now: options.clock.now)
+        self.ownership = Self.makeOwnership(model)
         let router = ReadingRouter(
             topics: model.topics, qos: OutboxQoS(rawValue: configuration.mqtt.qos) ?? .atLeastOnce,
             rawTopics: configuration.mqtt.rawTopics, discoveryBuilder: model.discoveryBuilder,
@@ -192,8 +198,8 @@ public actor Gateway {
     static func makeScheduler(_ model: GatewayModel, now: ContinuousClock.Instant) -> ConnectionScheduler {
         let policy = ReconnectPolicy.default
         return ConnectionScheduler(
-            maxConnections: model.configuration.bluetooth.maxConnections, devices: model.schedulerSpecs,
-            now: now,
+            maxConnections: model.configuration.bluetooth.maxConnections,
+            coordinated: model.configuration.mqtt.sharedBroker, devices: model.schedulerSpecs, now: now,
             backoff: { attempt in
                 var generator = SystemRandomNumberGenerator()
                 return policy.delay(attempt: attempt, using: &generator)
@@ -261,6 +267,7 @@ public actor Gateway {
         // drops a message that matches no stream.
         await subscribeCommands()
         await followGateways()
+        await followCandidacies()
         // A SIGTERM may have stopped the gateway while the state was read or the streams made: the
         // stop has disconnected the client, and a start going on would connect it again.
         guard !stopping else { return }
@@ -360,13 +367,15 @@ public actor Gateway {
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
         recordTimer?.cancel()
+        ownershipTimer?.cancel()
         await drainOutgoing(until: deadline)
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
         if client.connectionState.isConnected {
             // Bounded: a broker that stopped answering (frozen, half-open) never acknowledges them.
+            // In shared-broker mode, only the devices this gateway speaks for (the others' owners do).
             let offline =
-                devices.keys.sorted().map { id in
+                devices.keys.sorted().filter(speaksFor).map { id in
                     MQTTMessage(
                         topic: model.topics.availability(id), payload: model.availabilityPayload(online: false),
                         qos: .atLeastOnce,
@@ -435,6 +444,7 @@ public actor Gateway {
             actions += scheduler.handle(.reconfigure(unchanged), at: clock.now)
         }
         actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: clock.now)
+        await ownershipEvent(.devices(Self.governedDevices(newModel)))
         for id in diff.removed.sorted() {
             publishEvent(
                 .left, device: id, [JSONMember("reason", .string(leaving[id] ?? "removed from the configuration"))])
@@ -480,14 +490,19 @@ public actor Gateway {
         case .connected:
             logger.info("broker connected")
             updateStatus { $0.broker = .connected }
+            // Candidacies first: they replace what an earlier run left retained before the record
+            // says online (same queue, so in that order on the broker).
+            await ownershipEvent(.broker(connected: true))
             await subscribeCommands()
             await announceBridge()
         case .disconnected(_?):
             // Once per outage (the MQTT client logs each attempt, with its reason and retry delay).
             if serviceStatus.broker == .connected { logger.notice("broker away; readings are kept in the outbox") }
             updateStatus { $0.broker = .disconnected }
+            await ownershipEvent(.broker(connected: false))
         case .disconnected(nil):
             updateStatus { $0.broker = .disconnected }
+            await ownershipEvent(.broker(connected: false))
         case .connecting:
             // A retry after a loss stays "unreachable, retrying" until it succeeds.
             if serviceStatus.broker != .disconnected { updateStatus { $0.broker = .connecting } }

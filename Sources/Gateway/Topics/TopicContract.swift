@@ -47,6 +47,23 @@ public struct TopicContract: Sendable, Hashable {
         return id.isEmpty || id.contains("/") ? nil : id
     }
 
+    /// Shared-broker mode: this gateway's candidacy for a connected device,
+    /// `<base>/bridge/gateways/<gateway_id>/candidacy/<device>` (retained); nil otherwise.
+    public func candidacy(_ device: String) -> String? {
+        gatewayRecord.map { "\($0)/candidacy/\(device)" }
+    }
+    /// The filter that receives every gateway's candidacies.
+    public var candidacies: String { "\(base)/bridge/gateways/+/candidacy/+" }
+
+    /// The gateway and the device of a candidacy topic, nil for any other topic.
+    public func candidacy(ofTopic topic: String) -> (gateway: String, device: String)? {
+        let prefix = "\(base)/bridge/gateways/"
+        guard topic.hasPrefix(prefix) else { return nil }
+        let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, levels[1] == "candidacy", !levels[0].isEmpty, !levels[2].isEmpty else { return nil }
+        return (String(levels[0]), String(levels[2]))
+    }
+
     /// `<base>/bridge/<name>`, or `<base>/bridge/gateways/<gateway_id>/<name>` in shared-broker mode.
     private func perGateway(_ name: String) -> String {
         gatewayRecord.map { "\($0)/\(name)" } ?? "\(base)/bridge/\(name)"

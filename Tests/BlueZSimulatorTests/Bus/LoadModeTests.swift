@@ -20,7 +20,8 @@ import Timekeeping
 
     /// Connects every load device, enables notifications, and counts values for `seconds`.
     static func measure(devices: Int, rate: Double, seconds: Double) async throws -> (
-        received: Int, gaps: Int, statistics: LoadStatistics, latencyP50: Double, last: [UInt32: UInt64]
+        received: Int, gaps: Int, statistics: LoadStatistics, latencyP50: Double, last: [UInt32: UInt64],
+        stamps: [UInt32: [UInt64: UInt64]], sendTimes: [(first: UInt64, nanoseconds: [UInt64])]
     ) {
         let bus = try await DBusDaemonFixture()
         let simulator = try Self.simulator()
@@ -48,7 +49,10 @@ import Timekeeping
             try await Task.sleep(for: .milliseconds(50))
         }
         let counts = Mutex(
-            (countFrom: UInt64.max, received: 0, gaps: 0, last: [UInt32: UInt64](), latencies: [Double]()))
+            (
+                countFrom: UInt64.max, received: 0, gaps: 0, last: [UInt32: UInt64](), latencies: [Double](),
+                stamps: [UInt32: [UInt64: UInt64]]()
+            ))
         let stream = try await client.signals(
             matching: DBusMatchRule(
                 sender: "org.bluez", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
@@ -66,6 +70,9 @@ import Timekeeping
                     if value.timestampNanoseconds >= state.countFrom { state.received += 1 }
                     if let last = state.last[value.device], value.sequence != last + 1 { state.gaps += 1 }
                     state.last[value.device] = value.sequence
+                    if state.stamps.count < 100_000 {
+                        state.stamps[value.device, default: [:]][value.sequence] = value.timestampNanoseconds
+                    }
                     if state.latencies.count < 100_000 { state.latencies.append(latency / 1e6) }
                 }
             }
@@ -103,10 +110,15 @@ import Timekeeping
             }
         }
         consumer.cancel()
+        var sendTimes: [(first: UInt64, nanoseconds: [UInt64])] = []
+        for device in 0..<devices { sendTimes.append(await simulator.loadSendTimes(device: device)) }
         await simulator.stop()
         let result = counts.withLock { $0 }
         let sorted = result.latencies.sorted()
-        return (result.received, result.gaps, statistics, sorted.isEmpty ? 0 : sorted[sorted.count / 2], result.last)
+        return (
+            result.received, result.gaps, statistics, sorted.isEmpty ? 0 : sorted[sorted.count / 2], result.last,
+            result.stamps, sendTimes
+        )
     }
 
     @Test func devicesNotifyTimestampedSequencesAtTheRequestedRate() async throws {
@@ -124,6 +136,22 @@ import Timekeeping
         #expect(result.statistics.lastSequences == (0..<4).map { result.last[UInt32($0)] ?? 0 })
         // Timestamps are nanoseconds since the epoch: latency is positive and below ten seconds even on a starved machine.
         #expect(result.latencyP50 >= 0 && result.latencyP50 < 10_000, "p50 latency \(result.latencyP50) ms")
+    }
+
+    /// `loadSendTimes` gives the send time of every value a device sent (the fault campaign judges a
+    /// lost reading by it): the same stamp the value carried, for sequences 1 to the last.
+    @Test func theSendTimeOfEveryValueIsKept() async throws {
+        let result = try await Self.measure(devices: 3, rate: 100, seconds: 0.5)
+        for device in 0..<3 {
+            let kept = result.sendTimes[device]
+            let last = result.statistics.lastSequences[device]
+            #expect(last > 0 && kept.first == 1 && UInt64(kept.nanoseconds.count) == last, "device \(device)")
+            let received = result.stamps[UInt32(device)] ?? [:]
+            #expect(received.count == Int(last), "device \(device): received \(received.count) of \(last)")
+            for (sequence, stamp) in received where sequence >= kept.first {
+                #expect(kept.nanoseconds[Int(sequence - kept.first)] == stamp, "device \(device) sequence \(sequence)")
+            }
+        }
     }
 
     /// A bluetoothd restart ends every link, not load mode: once the client has connected and

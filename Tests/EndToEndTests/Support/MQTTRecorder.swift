@@ -46,6 +46,11 @@ final class MQTTRecorder: Sendable {
 
     func on(_ topic: String) -> [MQTTMessage] { all.filter { $0.topic == topic } }
 
+    /// The messages on the topics `matching` accepts, with their arrival times, in arrival order.
+    func arrivals(matching: (String) -> Bool) -> [(message: MQTTMessage, arrival: Date)] {
+        log.withLock { $0.filter { matching($0.message.topic) } }
+    }
+
     func json(_ message: MQTTMessage) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any]
     }

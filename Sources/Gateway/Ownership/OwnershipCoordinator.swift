@@ -1,0 +1,320 @@
+/// Shared-broker mode: the ownership of every connected device on this gateway
+/// (docs/multi-gateway.md, "Ownership of connected devices"). Pure: no I/O, the time is passed
+/// in; the gateway feeds it what it hears (its own advertisements and links, the candidacies and
+/// gateway records from the broker) and performs the actions it returns.
+///
+/// - This gateway's **candidacy** for a device (``OwnershipCandidacy``) exists while it heard the
+///   device within ``Settings/window`` or holds its link, and not after the silence watchdog
+///   found the device lost (until it is heard again). It is published retained when it changes
+///   (RSSI by ``Settings/rssiStep``, free slots, holding), at most once per
+///   ``Settings/minimumInterval`` per device, renewed every ``Settings/renewal``, and withdrawn
+///   (an empty retained payload) when it ends. At each broker connection every device's
+///   candidacy is published again or withdrawn, which replaces what a previous run left retained.
+/// - One ``OwnershipElection`` per device reads the candidacies **as the broker delivers them**,
+///   this gateway's own included (its echo), so every gateway feeds its elections the same
+///   sequence. Only gateways whose record is online count: a candidacy from a gateway not known
+///   online yet waits for its record, and a gateway's offline record (its last will) drops all of
+///   its candidacies.
+/// - The election's `connect` and `release` become ``Action/take(_:)`` and
+///   ``Action/release(_:)`` for the connection pool.
+public struct OwnershipCoordinator: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    public struct Settings: Sendable, Hashable {
+        public var rules: OwnershipElection.Rules
+        /// The RSSI window of a candidacy (and how long a device not heard keeps one).
+        public var window: Duration
+        /// The shortest time between two publications of one device's candidacy.
+        public var minimumInterval: Duration
+        /// An unchanged candidacy is published again after this long (well inside the rules' lifetime).
+        public var renewal: Duration
+        /// A mean RSSI that moved less than this (dB) since it was published is not published again before the renewal.
+        public var rssiStep: Double
+
+        public init(
+            rules: OwnershipElection.Rules = OwnershipElection.Rules(), window: Duration = .seconds(30),
+            minimumInterval: Duration = .seconds(1), renewal: Duration = .seconds(10), rssiStep: Double = 1
+        ) {
+            self.rules = rules
+            self.window = window
+            self.minimumInterval = minimumInterval
+            self.renewal = renewal
+            self.rssiStep = rssiStep
+        }
+    }
+
+    public enum Event: Sendable, Hashable {
+        /// This gateway heard the device advertise.
+        case heard(String, rssi: Int)
+        /// The device's link on this gateway went up (true) or down.
+        case linked(String, Bool)
+        /// The silence watchdog gave up on the device (no readings past `silence_timeout`):
+        /// this gateway lets it go and withdraws until it hears it again.
+        case lost(String)
+        /// This gateway's free connection slots.
+        case freeSlots(Int)
+        /// A candidacy from the broker (this gateway's own echo too); nil: withdrawn.
+        case candidacy(gateway: String, device: String, OwnershipCandidacy?)
+        /// Another gateway's record: online or offline (its last will, its clean stop), or removed.
+        case gateway(String, online: Bool)
+        /// This gateway's broker connection came up or went.
+        case broker(connected: Bool)
+        /// The devices under ownership now (a reload).
+        case devices(Set<String>)
+        /// Time passed (the timer armed for ``nextDeadline``).
+        case tick
+    }
+
+    public enum Action: Sendable, Hashable {
+        /// Publish this gateway's candidacy for the device (retained).
+        case publish(String, OwnershipCandidacy)
+        /// Withdraw it (an empty retained payload).
+        case withdraw(String)
+        /// The pool may connect the device and serve it.
+        case take(String)
+        /// The pool must disconnect the device and not connect it again.
+        case release(String)
+        case ownerChanged(String, from: String?, to: String?)
+    }
+
+    /// Who speaks for a device (its commands and its availability).
+    public enum Duty: Sendable, Hashable {
+        /// This gateway owns it (holds it, or waits for the holder's release).
+        case owner
+        /// Nobody owns it and this gateway has the smallest id of the gateways online: it
+        /// answers, with a refusal.
+        case speaker
+        /// Another gateway owns it (or speaks for it): stay silent.
+        case silent(owner: String?)
+    }
+
+    struct Device: Sendable {
+        var election: OwnershipElection
+        var heard: RSSIWindow
+        var linked = false
+        var taken = false
+        /// Released while linked: it still holds the device until the link is down.
+        var releasing = false
+        /// The watchdog gave up on it: no candidacy until it is heard again.
+        var lost = false
+        var published: OwnershipCandidacy?
+        var publishedAt: Instant?
+    }
+
+    public let me: String
+    public let settings: Settings
+    private(set) var devices: [String: Device] = [:]
+    /// Other gateways whose record says online.
+    public private(set) var online: Set<String> = []
+    /// Candidacies of gateways not known online yet (their record has not come), fed when it comes.
+    private var waiting: [String: [String: OwnershipCandidacy]] = [:]
+    private var freeSlots: Int
+    private var brokerUp = false
+
+    public init(me: String, devices: Set<String>, freeSlots: Int, settings: Settings = Settings()) {
+        self.me = me
+        self.settings = settings
+        self.freeSlots = freeSlots
+        for id in devices { self.devices[id] = Self.device(me: me, settings: settings) }
+    }
+
+    private static func device(me: String, settings: Settings) -> Device {
+        Device(election: OwnershipElection(me: me, rules: settings.rules), heard: RSSIWindow(window: settings.window))
+    }
+
+    // MARK: Queries
+
+    /// Whether the device is under ownership (a configured connected device in this mode).
+    public func governs(_ device: String) -> Bool { devices[device] != nil }
+
+    /// The device's owner as this gateway computes it; nil when nobody can own it.
+    public func owner(of device: String) -> String? { devices[device]?.election.owner }
+
+    /// This gateway's candidacy for the device as last published; nil when withdrawn or never published.
+    public func lastPublished(_ device: String) -> OwnershipCandidacy? { devices[device]?.published }
+
+    /// Whether this gateway has taken the device (the pool may connect it).
+    public func hasTaken(_ device: String) -> Bool { devices[device]?.taken ?? false }
+
+    public func duty(for device: String) -> Duty {
+        guard let state = devices[device] else { return .owner }
+        if let owner = state.election.owner { return owner == me ? .owner : .silent(owner: owner) }
+        let speaker = online.union([me]).min() ?? me
+        return speaker == me ? .speaker : .silent(owner: nil)
+    }
+
+    /// When to send ``Event/tick``: a candidacy due (rate bound, renewal), a sample leaving the
+    /// window, an election's next check; nil when nothing is pending.
+    public var nextDeadline: Instant? {
+        var deadline: Instant?
+        func consider(_ instant: Instant?) {
+            guard let instant else { return }
+            deadline = deadline.map { min($0, instant) } ?? instant
+        }
+        for state in devices.values {
+            consider(state.election.nextCheck)
+            if !state.linked { consider(state.heard.nextExpiry) }
+            if brokerUp { consider(due(state)) }
+        }
+        return deadline
+    }
+
+    // MARK: Events
+
+    public mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .heard(let id, let rssi):
+            guard devices[id] != nil else { break }
+            devices[id]?.heard.add(rssi, at: now)
+            devices[id]?.lost = false
+            actions += refresh(id, at: now)
+        case .linked(let id, let up):
+            guard devices[id] != nil else { break }
+            devices[id]?.linked = up
+            if !up { devices[id]?.releasing = false }
+            actions += refresh(id, at: now)
+        case .lost(let id):
+            guard var state = devices[id] else { break }
+            state.heard.clear()
+            state.lost = true
+            if state.taken {
+                state.taken = false
+                state.releasing = state.linked
+                actions.append(.release(id))
+            }
+            devices[id] = state
+            actions += refresh(id, at: now)
+        case .freeSlots(let slots):
+            guard slots != freeSlots else { break }
+            freeSlots = slots
+            for id in devices.keys.sorted() { actions += refresh(id, at: now) }
+        case .candidacy(let gateway, let device, let candidacy):
+            guard devices[device] != nil else { break }
+            if gateway == me || online.contains(gateway) {
+                let event: OwnershipElection.Event =
+                    candidacy.map { .candidacy($0.election(gatewayID: gateway, at: now)) } ?? .withdrawn(gateway)
+                actions += elect(device, event, at: now)
+            } else {
+                waiting[gateway, default: [:]][device] = candidacy
+            }
+        case .gateway(let gateway, let up):
+            guard gateway != me else { break }
+            if up {
+                guard online.insert(gateway).inserted else { break }
+                for (device, candidacy) in (waiting.removeValue(forKey: gateway) ?? [:]).sorted(by: { $0.key < $1.key })
+                {
+                    guard devices[device] != nil else { continue }
+                    actions += elect(device, .candidacy(candidacy.election(gatewayID: gateway, at: now)), at: now)
+                }
+            } else {
+                online.remove(gateway)
+                waiting[gateway] = nil
+                for id in devices.keys.sorted() { actions += elect(id, .gatewayOffline(gateway), at: now) }
+            }
+        case .broker(let connected):
+            brokerUp = connected
+            guard connected else { break }
+            // A new connection: every candidacy goes out again (or is withdrawn), replacing
+            // whatever an earlier run of this gateway left retained.
+            for id in devices.keys.sorted() {
+                devices[id]?.published = nil
+                devices[id]?.publishedAt = nil
+                // (The withdrawal does not start the rate bound: a device heard a moment later goes out at once.)
+                if let candidacy = desired(devices[id]!) {
+                    actions += publish(id, candidacy, at: now)
+                } else {
+                    actions.append(.withdraw(id))
+                }
+            }
+        case .devices(let ids):
+            for id in devices.keys.sorted() where !ids.contains(id) {
+                if devices[id]?.taken == true { actions.append(.release(id)) }
+                if brokerUp, devices[id]?.published != nil { actions.append(.withdraw(id)) }
+                devices[id] = nil
+            }
+            for id in ids.sorted() where devices[id] == nil {
+                devices[id] = Self.device(me: me, settings: settings)
+            }
+        case .tick:
+            for id in devices.keys.sorted() {
+                devices[id]?.heard.expire(at: now)
+                actions += elect(id, .tick, at: now)
+                actions += refresh(id, at: now)
+            }
+        }
+        return actions
+    }
+
+    // MARK: Deciding
+
+    /// This gateway's candidacy as it is now; nil when it has none.
+    private func desired(_ state: Device) -> OwnershipCandidacy? {
+        guard !state.lost, state.linked || state.heard.hearing else { return nil }
+        // A device linked before it was ever heard (restored by BlueZ) is put at the weakest signal.
+        // A link this gateway did not take (one BlueZ kept from an earlier run) is not holding: the
+        // pool lets it go unless the election gives it the device.
+        return OwnershipCandidacy(
+            rssi: state.heard.lastMean ?? -127, freeSlots: freeSlots, holding: state.taken || state.releasing)
+    }
+
+    /// When the device's candidacy is due to be published: at once the first time, at the end of
+    /// the rate bound after a change, at the renewal otherwise; nil when it has none or was never
+    /// published in this connection (``refresh(_:at:)`` publishes that at once).
+    private func due(_ state: Device) -> Instant? {
+        guard let wanted = desired(state), let at = state.publishedAt else { return nil }
+        guard let published = state.published else { return at + settings.minimumInterval }
+        let changed =
+            published.holding != wanted.holding || published.freeSlots != wanted.freeSlots
+            || abs(published.rssi - wanted.rssi) >= settings.rssiStep
+        return changed ? at + settings.minimumInterval : at + settings.renewal
+    }
+
+    /// Publishes or withdraws the device's candidacy when it is due (``due(_:)``); a withdrawal goes at once.
+    private mutating func refresh(_ id: String, at now: Instant) -> [Action] {
+        guard brokerUp, let state = devices[id] else { return [] }
+        guard let wanted = desired(state) else {
+            guard state.published != nil else { return [] }
+            devices[id]?.published = nil
+            devices[id]?.publishedAt = now
+            return [.withdraw(id)]
+        }
+        if state.publishedAt != nil {
+            guard let due = due(state), now >= due else { return [] }
+        }
+        return publish(id, wanted, at: now)
+    }
+
+    private mutating func publish(_ id: String, _ candidacy: OwnershipCandidacy, at now: Instant) -> [Action] {
+        devices[id]?.published = candidacy
+        devices[id]?.publishedAt = now
+        return [.publish(id, candidacy)]
+    }
+
+    /// Feeds one device's election and turns what it decides into pool actions.
+    private mutating func elect(_ id: String, _ event: OwnershipElection.Event, at now: Instant) -> [Action] {
+        guard var state = devices[id] else { return [] }
+        var actions: [Action] = []
+        var changed = false
+        for action in state.election.handle(event, at: now) {
+            switch action {
+            case .ownerChanged(let from, let to):
+                actions.append(.ownerChanged(id, from: from, to: to))
+            case .connect where !state.taken:
+                state.taken = true
+                changed = true
+                actions.append(.take(id))
+            case .release where state.taken:
+                state.taken = false
+                state.releasing = state.linked
+                changed = true
+                actions.append(.release(id))
+            case .connect, .release:
+                break
+            }
+        }
+        devices[id] = state
+        if changed { actions += refresh(id, at: now) }
+        return actions
+    }
+}

@@ -1,0 +1,212 @@
+import BlueZSimulator
+import Foundation
+import MQTT
+import TestSupport
+import Testing
+
+/// Issue 21 with real parts: three `blebridge run` processes in shared-broker mode, each on its
+/// own private bus with its own simulated adapter, one real mosquitto. Every adapter hears the
+/// same two connected devices (the demo's heart-rate strap and lamp), each at its own RSSI (set
+/// in each simulator's scenario): the strap is nearest gw-a, the lamp nearest gw-b.
+/// docs/multi-gateway.md, "Ownership of connected devices".
+@Suite(.serialized) struct MultiGatewayEndToEndTests {
+    typealias Member = SharedBrokerEndToEndTests.Member
+    static let gateways = "blebridge/bridge/gateways/"
+    static let devices = ["hr_strap", "lamp"]
+    /// dBm per gateway and device.
+    static let rssi: [String: [String: Int16]] = [
+        "gw-a": ["hr_strap": -50, "lamp": -74],
+        "gw-b": ["hr_strap": -62, "lamp": -52],
+        "gw-c": ["hr_strap": -75, "lamp": -80],
+    ]
+
+    /// The demo's strap and lamp, at `id`'s RSSI.
+    static func scenario(_ id: String) throws -> Scenario {
+        var scenario = try Scenario.load("demo")
+        scenario.devices = scenario.devices.filter { devices.contains($0.id) }
+        for index in scenario.devices.indices {
+            scenario.devices[index].rssi = rssi[id]?[scenario.devices[index].id] ?? -90
+            scenario.devices[index].rssiJitter = 0
+        }
+        return scenario
+    }
+
+    /// The sample configuration with only the strap and the lamp, and a 3 s connect timeout: a
+    /// command a gateway accepted for a device it cannot connect is answered (`device_unavailable`)
+    /// after it plus 5 s, well before the test ends, so an answer from a standby would be seen.
+    static func configure(_ configuration: inout [String: Any]) {
+        let configured = configuration["devices"] as? [[String: Any]] ?? []
+        configuration["devices"] = configured.filter { devices.contains($0["id"] as? String ?? "") }
+        var bluetooth = configuration["bluetooth"] as? [String: Any] ?? [:]
+        bluetooth["connect_timeout"] = "3s"
+        configuration["bluetooth"] = bluetooth
+    }
+
+    /// What the recorder saw of the installation.
+    struct View {
+        let recorder: MQTTRecorder
+
+        /// The gateways whose record says online (as the gateways count them).
+        func online() -> Set<String> {
+            Set(
+                rssi.keys.filter { id in
+                    recorder.on(gateways + id).last.flatMap(recorder.json)?["state"] as? String == "online"
+                })
+        }
+
+        /// The online gateways whose last candidacy for `device` says they hold it.
+        func holders(_ device: String) -> Set<String> {
+            var latest: [String: Bool] = [:]
+            for message in recorder.all where message.topic.hasSuffix("/candidacy/\(device)") {
+                guard let gateway = gateway(of: message.topic) else { continue }
+                latest[gateway] = recorder.json(message)?["holding"] as? Bool ?? false
+            }
+            return Set(latest.filter(\.value).keys).intersection(online())
+        }
+
+        /// The gateways whose last `devices` list says `device` is connected.
+        func connected(_ device: String) -> Set<String> {
+            var result: Set<String> = []
+            for id in online() {
+                guard let last = recorder.on(gateways + id + "/devices").last,
+                    let list = (try? JSONSerialization.jsonObject(with: Data(last.payload))) as? [[String: Any]]
+                else { continue }
+                if list.contains(where: { $0["id"] as? String == device && $0["connected"] as? Bool == true }) {
+                    result.insert(id)
+                }
+            }
+            return result
+        }
+
+        /// The holder sets of `device` (online gateways only) in the order they changed, from the
+        /// candidacies and records arriving after `after`.
+        func holderHistory(_ device: String, after: Date) -> [Set<String>] {
+            var latest: [String: Bool] = [:]
+            var up: [String: Bool] = [:]
+            var history: [Set<String>] = []
+            for (message, arrival) in recorder.arrivals(matching: { $0.hasPrefix(gateways) }) {
+                guard let gateway = gateway(of: message.topic) else { continue }
+                if message.topic == gateways + gateway {
+                    up[gateway] = recorder.json(message)?["state"] as? String == "online"
+                } else if message.topic.hasSuffix("/candidacy/\(device)") {
+                    latest[gateway] = recorder.json(message)?["holding"] as? Bool ?? false
+                } else {
+                    continue
+                }
+                let holders = Set(latest.filter { $0.value && up[$0.key] == true }.keys)
+                if arrival > after, history.last != holders { history.append(holders) }
+            }
+            return history
+        }
+
+        func gateway(of topic: String) -> String? {
+            topic.dropFirst(gateways.count).split(separator: "/").first.map(String.init)
+        }
+
+        /// Exactly `owner` holds `device` and is connected to it.
+        func settled(_ device: String, on owner: String) -> Bool {
+            holders(device) == [owner] && connected(device) == [owner]
+        }
+    }
+
+    @Test func oneOwnerPerDeviceFailoverAfterSIGKILLAndAHandBackWithoutFlapping() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/#")
+        let view = View(recorder: recorder)
+        var members: [String: Member] = [:]
+        for id in ["gw-a", "gw-b", "gw-c"] {
+            members[id] = try await Member(
+                id: id, brokerURL: broker.url, scenario: try Self.scenario(id), edit: Self.configure)
+        }
+        func logs() -> String {
+            members.keys.sorted().map { "\($0): \(members[$0]!.gateway.log.suffix(1500))" }.joined(separator: "\n")
+        }
+        let started = Date()
+        // One owner per device: the nearest gateway holds it and is the only one connected.
+        let owned = await recorder.wait(timeout: .seconds(40)) { _ in
+            view.settled("hr_strap", on: "gw-a") && view.settled("lamp", on: "gw-b")
+        }
+        let state =
+            "holders strap \(view.holders("hr_strap")) lamp \(view.holders("lamp")), connected strap "
+            + "\(view.connected("hr_strap")) lamp \(view.connected("lamp"))"
+        #expect(owned, "\(state)\n\(logs())")
+        print("multi-gateway: owners settled \(Int(Date().timeIntervalSince(started) * 1000)) ms after the start")
+
+        // A command for the lamp is answered once, by its owner (the others stay silent).
+        let response = "blebridge/bridge/response/lamp/set"
+        let commandsSent = Date()
+        try await recorder.publish("blebridge/lamp/set", #"{"brightness":55,"transaction":"t-1"}"#)
+        try await recorder.publish("blebridge/lamp/set", #"{"brightness":56,"transaction":"t-2"}"#)
+        _ = await recorder.first(on: response, timeout: .seconds(30)) {
+            recorder.json($0)?["transaction"] as? String == "t-2"
+        }
+        let answers = recorder.on(response).compactMap { recorder.json($0) }
+        #expect(answers.filter { $0["transaction"] as? String == "t-1" }.count == 1, "\(answers)")
+        #expect(answers.allSatisfy { $0["status"] as? String == "ok" }, "\(answers)")
+        let brightness = try await members["gw-b"]!.simulator.characteristicValue(
+            address: "C0:FF:EE:00:00:05", uuid: "6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
+        #expect(brightness == [56])
+
+        // SIGKILL of the strap's owner: its will, then the best standby (gw-b) takes the strap.
+        let killed = Date()
+        members["gw-a"]!.gateway.process.signal(SIGKILL)
+        await members["gw-a"]!.gateway.process.waitForExit()
+        let will = await SharedBrokerEndToEndTests.recordArrival(
+            "gw-a", "offline", on: recorder, after: killed, timeout: .seconds(10))
+        #expect(will != nil, "no will of gw-a")
+        // Everything gw-a sent reached the recorder before its will: a state after the will is a standby's.
+        func stateAfter(_ instant: Date) -> Date? {
+            recorder.arrivals(on: "blebridge/hr_strap").first { $0.arrival > instant }?.arrival
+        }
+        let failedOver = await recorder.wait(timeout: .seconds(20)) { _ in
+            view.settled("hr_strap", on: "gw-b") && stateAfter(will ?? killed) != nil
+        }
+        let resumed = stateAfter(will ?? killed)
+        let resumedMs = resumed.map { Int($0.timeIntervalSince(killed) * 1000) }
+        #expect(
+            failedOver, "strap holders \(view.holders("hr_strap")) connected \(view.connected("hr_strap"))\n\(logs())")
+        #expect(
+            (resumedMs ?? .max) < 15_000,
+            "readings resumed \(resumedMs.map { "\($0) ms" } ?? "never") after the SIGKILL")
+        // The lamp stayed where it was.
+        #expect(view.settled("lamp", on: "gw-b"))
+
+        // gw-a returns (same configuration and outbox): it hears the strap 12 dB better than
+        // gw-b, so after the switch delay (10 s) gw-b releases the strap and gw-a takes it back.
+        let restarted = Date()
+        let again = try GatewayProcess(restarting: members["gw-a"]!.gateway)
+        let handedBack = await recorder.wait(timeout: .seconds(40)) { _ in
+            view.settled("hr_strap", on: "gw-a") && view.holderHistory("hr_strap", after: restarted).last == ["gw-a"]
+        }
+        let backMs = Int(Date().timeIntervalSince(restarted) * 1000)
+        #expect(
+            handedBack,
+            "strap holders \(view.holders("hr_strap")) connected \(view.connected("hr_strap"))\n\(again.log.suffix(3000))"
+        )
+        // No flapping: from the SIGKILL on, the strap went to gw-b, then (released first) to gw-a, once.
+        let history = view.holderHistory("hr_strap", after: killed)
+        #expect(history == [[], ["gw-b"], [], ["gw-a"]] || history == [["gw-b"], [], ["gw-a"]], "\(history)")
+        #expect(view.holderHistory("lamp", after: started).allSatisfy { $0.count <= 1 })
+        // Still one answer per lamp command, more than the 8 s a standby that accepted one would
+        // have taken to answer it.
+        let finalAnswers = recorder.on(response).compactMap { recorder.json($0) }
+        #expect(finalAnswers.count == 2, "\(finalAnswers)")
+        #expect(Date().timeIntervalSince(commandsSent) > 8)
+        print(
+            "multi-gateway: SIGKILL -> will \(will.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), "
+                + "strap readings resumed on gw-b \(resumedMs.map { "\($0) ms" } ?? "never"); restart -> "
+                + "strap back on gw-a \(backMs) ms; strap holders \(history); load \(Self.loadAverage())")
+
+        again.process.signal(SIGTERM)
+        await again.process.waitForExit(timeout: .seconds(15))
+        for member in members.values { await member.stop() }
+        await recorder.close()
+        await broker.stop()
+    }
+
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
+    }
+}
