@@ -140,6 +140,10 @@ final class EventLoopCore: Sendable {
         state.withLock { $0.timers.remove(id: id) }
     }
 
+    /// The thread waits in `epoll_wait` (or is about to) with nothing to do before a wake-up or
+    /// a timer (tests move a manual clock only then, to show that the move alone wakes it).
+    var isIdle: Bool { state.withLock { $0.idle } }
+
     /// The earliest deadline among the timers set.
     var nextDeadline: ContinuousClock.Instant? { state.withLock { $0.timers.nextDeadline } }
 

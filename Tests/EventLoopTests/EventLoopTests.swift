@@ -82,15 +82,26 @@ extension EventLoop {
         #expect(loop.nextDeadline == nil)
     }
 
-    /// No barrier: moving the clock alone wakes a loop that waits for nothing else.
+    /// No barrier: moving the clock alone wakes a loop that waits for nothing else. (The test
+    /// polls, since anything it queued on the loop would wake it.)
     @Test func movingTheManualClockWakesTheWaitingLoop() async throws {
         let clock = ManualClock()
         let loop = try EventLoop(name: "test.wake", clock: clock)
-        let fired = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            loop.schedule(after: .seconds(30)) { continuation.resume(returning: loop.isCurrentThread) }
-            clock.advance(by: .seconds(30))
+        let fired = Locked(false)
+        loop.schedule(after: .seconds(30)) { fired.withLock { $0 = loop.isCurrentThread } }
+        #expect(await poll { loop.core.isIdle }, "the loop never went to wait")
+        clock.advance(by: .seconds(30))
+        #expect(await poll { fired.withLock { $0 } }, "the timer did not fire after the clock moved")
+    }
+
+    /// Polls `condition` every millisecond for at most 10 s of real time.
+    private func poll(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(1))
         }
-        #expect(fired)
+        return condition()
     }
 
     @Test func aCancelledTimerNeverFires() async throws {
