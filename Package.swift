@@ -35,7 +35,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CEpoll"),  // <sys/epoll.h> (libc); imported by BlueZ only (NotifySocketPoller)
+        // <sys/epoll.h>, <sys/eventfd.h> (libc); imported by EventLoop (and BlueZ's NotifySocketPoller).
+        .systemLibrary(name: "CEpoll"),
         .systemLibrary(name: "CMalloc"),  // <malloc.h> (glibc's malloc_trim, mallopt); imported by ProcessMemory only
 
         // Small leaf modules.
@@ -50,12 +51,14 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping"),
+        // One thread with epoll, an eventfd wake-up, timers on an injected clock; a SerialExecutor.
+        .target(name: "EventLoop", dependencies: ["CEpoll", "Logging", "Timekeeping"]),
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
-        .target(name: "Outbox", dependencies: ["CSQLite", "Logging", "Timekeeping"]),
-        .target(name: "Publisher", dependencies: ["Outbox", "MQTT", "Logging", "Timekeeping"]),
+        .target(name: "Outbox", dependencies: ["CSQLite", "EventLoop", "Logging", "Timekeeping"]),
+        .target(name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
 
         // BLE.
@@ -113,7 +116,7 @@ let package = Package(
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
         .testTarget(
             name: "PublisherTests",
-            dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping"]),
+            dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),
         .testTarget(
             name: "BlueZTests",
             dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"]),
@@ -135,6 +138,7 @@ let package = Package(
             ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Timekeeping"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -48,7 +48,7 @@ extension Publisher {
                 }
                 toCommit.append(PublisherInbox.Submission(entries: entries, continuation: nil))
             case .checkAt(let due):
-                onThread(after: max(.zero, due - clock.now)) { publisher in
+                onThread(at: due) { publisher in
                     // Acknowledgements already reported may still wait in the inbox for their
                     // batch (`acknowledgementDelay`): handled first, so one that came in time is
                     // not taken for late (a spurious spill writes and re-sends everything held).

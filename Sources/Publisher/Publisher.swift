@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Logging
 import MQTT
@@ -26,7 +27,7 @@ import Timekeeping
 ///   never out of order and never not at all).
 /// - A reading the broker refuses for good is dropped and counted (reason `rejected`).
 ///
-/// Threads: the actor runs on the outbox's own thread (its `unownedExecutor` is the store's), so
+/// Threads: the actor is pinned to the outbox's ``EventLoop`` (its `unownedExecutor` is the store's), so
 /// committing, reading and deleting rows are plain calls, and publishes are handed to libmosquitto
 /// from that thread. Entries (``offer(_:)``, ``submit(_:)-([OutboxEntry])``) and acknowledgements (from
 /// the MQTT network thread) reach it through a ``PublisherInbox`` and a closure run on that thread,
@@ -71,7 +72,9 @@ public actor Publisher {
     /// One line per kind of outbox failure per ``storeLogInterval`` at most (a full disk fails every
     /// attempt; unthrottled that was 135–250 lines a second).
     private var storeLogs: [StoreLog: LogThrottle] = [:]
-    let clock = ContinuousClock()
+    /// The outbox loop's clock: the window's stall deadline, acknowledgement batching, the removal
+    /// delay and retries are timers on that loop, so a test moves them with a ``ManualClock``.
+    let clock: any BridgeClock
     private let sampleTimeProperty: String?
 
     public init(
@@ -82,6 +85,7 @@ public actor Publisher {
         self.client = client
         self.options = options
         self.logger = logger
+        self.clock = store.loop.clock
         self.inbox = PublisherInbox(batch: max(1, options.window / 4))
         self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
         if case .memoryFirst(let spillAfter) = options.mode {
@@ -241,12 +245,19 @@ public actor Publisher {
         }
     }
 
-    /// Runs `body` on the outbox's thread (this actor's executor), after `delay` when given.
+    /// Runs `body` on the outbox's thread (this actor's executor), after `delay` on its clock when given.
     nonisolated func onThread(
         after delay: Duration? = nil, _ body: @escaping @Sendable (isolated Publisher) -> Void
     ) {
         let run: @Sendable (isolated OutboxStore) -> Void = { _ in self.assumeIsolated { body($0) } }
         if let delay { store.run(after: delay, run) } else { store.run(run) }
+    }
+
+    /// Runs `body` on the outbox's thread once its clock reaches `deadline`.
+    nonisolated func onThread(
+        at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated Publisher) -> Void
+    ) {
+        store.run(at: deadline) { _ in self.assumeIsolated { body($0) } }
     }
 
     /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
@@ -458,7 +469,7 @@ public actor Publisher {
         guard !stallTimerArmed, !stopping, let deadline = window.stallDeadline else { return }
         stallTimerArmed = true
         // Weak: a publisher nobody holds any more stops by itself.
-        store.run(after: max(.zero, deadline - clock.now)) { [weak self] _ in
+        store.run(at: deadline) { [weak self] _ in
             self?.assumeIsolated { publisher in
                 publisher.stallTimerArmed = false
                 guard !publisher.stopping else { return }

@@ -10,6 +10,8 @@ public struct AnyBridgeClock: BridgeClock {
     public var now: ContinuousClock.Instant { base.now }
     public var date: Date { base.date }
     public var minimumResolution: Duration { base.minimumResolution }
+    public var followsRealTime: Bool { base.followsRealTime }
+    public func whenMoved(_ body: @escaping @Sendable () -> Void) { base.whenMoved(body) }
 
     public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
         try await base.sleep(until: deadline, tolerance: tolerance)

@@ -16,6 +16,8 @@ public final class ManualClock: BridgeClock {
         var nextID: UInt64 = 0
         /// Callers of ``sleeping(atLeast:)`` with the count they wait for.
         var watchers: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Told after every move (``whenMoved(_:)``).
+        var movedObservers: [@Sendable () -> Void] = []
     }
 
     private let origin: ContinuousClock.Instant
@@ -30,6 +32,12 @@ public final class ManualClock: BridgeClock {
     public var now: ContinuousClock.Instant { origin + state.withLock { $0.offset } }
     public var date: Date { originDate + Self.timeInterval(state.withLock { $0.offset }) }
     public var minimumResolution: Duration { .nanoseconds(1) }
+
+    public var followsRealTime: Bool { false }
+
+    public func whenMoved(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.movedObservers.append(body) }
+    }
 
     /// How many tasks sleep on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
@@ -64,14 +72,15 @@ public final class ManualClock: BridgeClock {
 
     /// Moves the time on by `duration` and wakes the sleepers whose deadline it passed.
     public func advance(by duration: Duration) {
-        let due = state.withLock { state -> [Sleeper] in
+        let (due, observers) = state.withLock { state -> ([Sleeper], [@Sendable () -> Void]) in
             state.offset += duration
             let now = origin + state.offset
             let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
             state.sleepers.removeAll { $0.deadline <= now }
-            return due
+            return (due, state.movedObservers)
         }
         for sleeper in due { sleeper.continuation.resume() }
+        for observer in observers { observer() }
     }
 
     /// Returns once at least `count` tasks sleep on this clock (or the caller is cancelled): a

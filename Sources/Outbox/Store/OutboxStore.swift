@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Logging
 import Timekeeping
@@ -5,8 +6,8 @@ import Timekeeping
 /// The store-and-forward queue: readings wait here, in SQLite (WAL), until the broker has
 /// acknowledged them.
 ///
-/// An actor whose jobs run on a dedicated thread (SQLite calls may block on `fsync` or
-/// a lock). Entries get strictly increasing ids in append order; ``next(after:limit:)``
+/// An actor pinned to its own ``EventLoop`` (the `blebridge.outbox` thread: SQLite calls may block
+/// on `fsync` or a lock, so never on the cooperative pool). Entries get strictly increasing ids in append order; ``next(after:limit:)``
 /// returns them in that order, so every stream's order is kept. Entries leave only through
 /// ``remove(ids:)`` (after acknowledgement) or the caps (oldest first, counted by reason).
 ///
@@ -14,26 +15,35 @@ import Timekeeping
 /// `<path>.corrupt-<UTC timestamp>`, an error is logged, and a fresh queue starts
 /// (``recoveredCorruptFile`` says where the old one went).
 public actor OutboxStore {
-    private let executor: OutboxThreadExecutor
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The thread the store's jobs run on; ``run(_:)`` and ``run(after:_:)`` run closures and timers
+    /// there, timers on the loop's clock.
+    public nonisolated let loop: EventLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
     public nonisolated let path: String
     public nonisolated let options: OutboxOptions
     private let logger: Logger
     /// When a reading is enqueued and when the age cap (`maxAge`) expires it; the state table's
-    /// change times and the name a corrupt file is moved aside to.
+    /// change times and the name a corrupt file is moved aside to. (The thread's timers read the
+    /// loop's clock.)
     let clock: any BridgeClock
     private var database: OutboxDatabase?
     /// Where a corrupt file found at open was moved, if one was.
     public private(set) var recoveredCorruptFile: String?
 
     /// Opens the queue at `path` (created when missing), migrating its schema and repairing
-    /// a corrupt file by starting fresh.
+    /// a corrupt file by starting fresh. The store runs on `loop`, by default a new
+    /// `blebridge.outbox` loop on the real clock (a test passes one on a ``ManualClock`` to move
+    /// the timers of the store's thread by hand).
     public init(
         path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox"),
-        clock: any BridgeClock = SystemClock()
+        clock: any BridgeClock = SystemClock(), loop: EventLoop? = nil
     ) async throws(OutboxError) {
-        self.executor = OutboxThreadExecutor(name: "blebridge.outbox")
+        do {
+            self.loop = try loop ?? EventLoop(name: "blebridge.outbox")
+        } catch {
+            throw OutboxError(.cannotOpen, "cannot start the outbox thread: \(error)")
+        }
         self.path = path
         self.options = options
         self.logger = logger
@@ -174,16 +184,20 @@ public actor OutboxStore {
     /// through the cooperative pool; an actor whose `unownedExecutor` is the store's may
     /// `assumeIsolated` inside `body`. Keep `body` short: it holds up every outbox operation.
     public nonisolated func run(_ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
-        executor.execute { self.assumeIsolated { body($0) } }
+        loop.execute { self.assumeIsolated { body($0) } }
     }
 
-    /// Runs `body` like ``run(_:)`` once `delay` has passed.
+    /// Runs `body` like ``run(_:)`` once the loop's clock reaches `deadline`.
+    public nonisolated func run(
+        at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated OutboxStore) -> Void
+    ) {
+        loop.schedule(at: deadline) { self.assumeIsolated { body($0) } }
+    }
+
+    /// Runs `body` like ``run(_:)`` once `delay` has passed on the loop's clock.
     public nonisolated func run(after delay: Duration, _ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
-        executor.execute(after: delay) { self.assumeIsolated { body($0) } }
+        loop.schedule(after: delay) { self.assumeIsolated { body($0) } }
     }
-
-    /// The timer deadline the store's thread waits for, if any (for tests: see ``OutboxThreadExecutor``).
-    nonisolated var threadSleepingUntil: ContinuousClock.Instant? { executor.sleepingUntil }
 
     /// Closes the database; later calls throw `.closed`.
     public func close() {
