@@ -78,3 +78,8 @@ struct TimerHeap<Body> {
         }
     }
 }
+
+// Spelled out: Swift 6.0 does not infer these for a generic type, and the loop returns due
+// entries out of its state lock (`Mutex.withLock` takes the state `inout sending`).
+extension TimerHeap: Sendable where Body: Sendable {}
+extension TimerHeap.Entry: Sendable where Body: Sendable {}
