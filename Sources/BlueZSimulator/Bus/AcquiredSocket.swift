@@ -70,16 +70,28 @@ final class AcquiredSocket: Sendable {
         continuation.finish()
     }
 
-    /// Sends one notification; false when the socket is closed. A full socket drops the value
-    /// (the client is not reading), as bluetoothd's does.
+    /// What became of a value sent to the client's socket.
+    enum SendOutcome: Sendable, Equatable {
+        /// The socket took it: the client reads it unless it closes its end first.
+        case taken
+        /// The socket was full (the client is not reading fast enough): the value is dropped, as
+        /// bluetoothd drops it (`io_send` fails with `EAGAIN` and it logs the error).
+        case full
+        /// The socket is closed or shut (or, for ``BlueZSimulator/deliver(_:_:)``, nobody listens):
+        /// nobody is there to take it.
+        case nobody
+    }
+
+    /// Sends one notification without waiting.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    func send(_ bytes: [UInt8]) -> SendOutcome {
         descriptor.fd.withLock { fd in
-            guard let fd else { return false }
+            guard let fd else { return .nobody }
             let sent = bytes.withUnsafeBytes {
                 Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
             }
-            return sent >= 0 || errno == EAGAIN
+            if sent >= 0 { return .taken }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .full : .nobody
         }
     }
 

@@ -175,28 +175,29 @@ extension BlueZSimulator {
     }
 
     /// Sends a value change to whoever listens: PropertiesChanged on `Value`, or the AcquireNotify socket.
-    /// Whether the value reached a client: signalled, or taken by its notify socket (a full socket
-    /// counts as reached: bluetoothd drops the value there, the client's loss; a socket the client
-    /// closed or shut does not).
+    /// Says whether the value reached a client: `.taken` when signalled or taken by its notify socket,
+    /// `.full` when the notify socket was full (bluetoothd drops the value there: the client's loss,
+    /// which load mode records), `.nobody` when nobody listens or the client closed or shut its socket.
     @discardableResult
-    func deliver(_ key: CharacteristicKey, _ delivery: CharacteristicState.Delivery) -> Bool {
+    func deliver(_ key: CharacteristicKey, _ delivery: CharacteristicState.Delivery) -> AcquiredSocket.SendOutcome {
         switch delivery {
         case .none:
-            return false
+            return .nobody
         case .propertiesChanged(let value):
-            guard let bluez, let path = try? DBusObjectPath(characteristicPath(key)) else { return false }
-            return
+            guard let bluez, let path = try? DBusObjectPath(characteristicPath(key)) else { return .nobody }
+            let emitted =
                 (try? bluez.emitPropertiesChanged(
                     path: path, interface: Self.characteristicInterface, changed: ["Value": .bytes(value)])) != nil
+            return emitted ? .taken : .nobody
         case .socket(let value):
-            return sockets[SocketKey(characteristic: key, notify: true)]?.send(value) ?? false
+            return sockets[SocketKey(characteristic: key, notify: true)]?.send(value) ?? .nobody
         }
     }
 
-    /// The peer's value changed (generator, control channel, load mode); true when it reached a
+    /// The peer's value changed (generator, control channel, load mode); says whether it reached a
     /// client (``deliver(_:_:)``).
     @discardableResult
-    func updateValue(_ key: CharacteristicKey, _ value: [UInt8], notify: Bool = true) -> Bool {
+    func updateValue(_ key: CharacteristicKey, _ value: [UInt8], notify: Bool = true) -> AcquiredSocket.SendOutcome {
         let connected = devices[key.address]!.link == .connected && devices[key.address]!.servicesResolved
         let delivery = devices[key.address]!.withCharacteristicUnchecked(key.id) {
             $0.update(value, connected: notify && connected)

@@ -190,9 +190,11 @@ extension BlueZSimulator {
         let continues = load.sequences.count == count
         let sequences = continues ? load.sequences : Array(repeating: 0, count: count)
         let sendTimes = continues ? load.sendTimes : LoadSendTimes(after: sequences)
+        let drops = continues ? load.drops : LoadDrops(devices: count)
         let run = load.run + 1
         load = LoadState(devices: count, rate: rate, sequences: sequences, sent: 0, startedAt: clock.now)
         load.sendTimes = sendTimes
+        load.drops = drops
         load.run = run
         guard count > 0, rate > 0 else { return }
         let keys = (0..<count).map { index in
@@ -243,9 +245,12 @@ extension BlueZSimulator {
                 let sentAt = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
                 let value = LoadValue(
                     device: UInt32(index), sequence: load.sequences[index] + 1, timestampNanoseconds: sentAt)
-                // Numbered only when a client took it (a closed or shut socket takes nothing): a
-                // consumer's loss is then the last sequence minus what it received.
-                guard updateValue(key, value.bytes) else { break }
+                // Numbered only when it reached a client (a closed or shut socket takes nothing): a
+                // consumer's loss is then the last sequence minus what it received. A full socket
+                // drops the value, as bluetoothd does; it is numbered and recorded as dropped there.
+                let outcome = updateValue(key, value.bytes)
+                guard outcome != .nobody else { break }
+                if outcome == .full { load.drops.record(device: index, sequence: value.sequence) }
                 load.sequences[index] += 1
                 load.sent += 1
                 load.sendTimes.record(device: index, nanoseconds: sentAt)
@@ -264,6 +269,13 @@ extension BlueZSimulator {
     public func loadStatistics() -> LoadStatistics {
         LoadStatistics(
             devices: load.devices, rate: load.rate, sent: load.sent,
-            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero, lastSequences: load.sequences)
+            elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero, lastSequences: load.sequences,
+            droppedAtFullSocket: load.drops.count)
+    }
+
+    /// The sequences `device` (by index) numbered but dropped because the client's notify socket was
+    /// full, oldest first (at least the last ``LoadDrops/capacity`` ranges).
+    public func loadDroppedSequences(device: Int) -> [ClosedRange<UInt64>] {
+        load.drops.of(device: device)
     }
 }

@@ -132,6 +132,8 @@ extension BlueZSimulator {
                             "sent": .uint64(statistics.sent), "elapsed": .double(statistics.elapsed.inSeconds),
                             "achieved_rate": .double(statistics.achievedRate),
                             "sequences": .array(elementSignature: "t", statistics.lastSequences.map { .uint64($0) }),
+                            "dropped": .array(
+                                elementSignature: "t", statistics.droppedAtFullSocket.map { .uint64($0) }),
                         ])
                     ]
                 },

@@ -7,6 +7,8 @@ struct LoadState: Sendable {
     var sequences: [UInt64] = []
     /// When each device's recent values were sent (``LoadSendTimes``).
     var sendTimes = LoadSendTimes(after: [])
+    /// The values numbered but dropped at a full notify socket (``LoadDrops``).
+    var drops = LoadDrops(devices: 0)
     var sent: UInt64 = 0
     var startedAt: ContinuousClock.Instant?
     var stoppedAt: ContinuousClock.Instant?
@@ -26,6 +28,10 @@ public struct LoadStatistics: Sendable, Equatable {
     /// The last sequence number each device sent (index = device index), carried across rate
     /// changes like the sequences themselves: a consumer's loss per device is this minus what it received.
     public var lastSequences: [UInt64] = []
+    /// Of those, how many each device dropped because the client's notify socket was full (as
+    /// bluetoothd does): values the consumer never had a chance to read. The sequences are
+    /// ``BlueZSimulator/loadDroppedSequences(device:)``.
+    public var droppedAtFullSocket: [UInt64] = []
     /// Notifications actually sent per second (all devices together).
     public var achievedRate: Double {
         let seconds = elapsed.inSeconds
