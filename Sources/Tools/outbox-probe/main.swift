@@ -10,8 +10,8 @@ import Timekeeping
 // unbuffered write each) only after the outbox committed reading n. A test SIGKILLs it and
 // starts it again on the same database; every reading printed as accepted must then arrive.
 // With --spill-after MS the publisher runs in memory-first mode: readings are offered (not
-// committed) and printed as `offered <n>`; a SIGKILL may then lose those of the last MS
-// milliseconds the broker had not acknowledged (the loss-bound test counts them).
+// committed) and printed as `offered <n> <ms since the first>`; a SIGKILL may then lose those of
+// the last MS milliseconds the broker had not acknowledged (the loss-bound test times them).
 //
 // outbox-probe --db PATH --url mqtt://127.0.0.1:PORT --client-id ID --topic PREFIX
 //              [--stream NAME] [--start N] [--count N] [--rate PER_SECOND] [--spill-after MS]
@@ -62,7 +62,8 @@ do {
             topic: "\(topic)/\(stream)", payload: Array(payload.utf8), sampleTime: time, stream: stream)
         if spillAfter > 0 {
             publisher.offer([entry])
-            say("offered \(index)")
+            // With the time it was offered (ms since the first), for the loss-bound test's window.
+            say("offered \(index) \(Int((clock.now - begin).inMilliseconds))")
         } else {
             try await publisher.submit(entry)
             say("accepted \(index)")
