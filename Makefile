@@ -5,7 +5,7 @@ demo:
 test:
 	./scripts/test.sh
 stress:
-	./scripts/stress.sh
+	$(if $(N),STRESS_RUNS=$(N)) ./scripts/stress.sh
 build:
 	swift build
 release:
