@@ -209,16 +209,23 @@ extension EventLoop {
         #expect(hungUp?.contains(.hangUp) == true)
         loop.execute { watch?.cancel() }
         await loop.barrier()
-        let closed = ends[0]
-        close(closed)
-        // A closed descriptor cannot be watched: one `.error`.
+        close(ends[0])
+        // A descriptor epoll refuses (a regular file: EPERM) cannot be watched: one `.error`. Not a
+        // closed descriptor: all tests share this process, and another test's open() can take the
+        // closed number before the watch (under `make stress` at load 17-21 the watch on the loop's
+        // thread then succeeded and `refused` was false).
+        var template = Array("/tmp/eventloop-XXXXXX".utf8CString)
+        let file = mkstemp(&template)
+        #expect(file >= 0)
+        unlink(template)
+        defer { close(file) }
         let bad = await withCheckedContinuation { (result: CheckedContinuation<Readiness, Never>) in
-            _ = loop.watch(fd: closed, interest: .readable) { result.resume(returning: $0) }
+            _ = loop.watch(fd: file, interest: .readable) { result.resume(returning: $0) }
         }
         #expect(bad == .error)
         // On the loop's thread the refusal is the answer.
         let refused = await withCheckedContinuation { (result: CheckedContinuation<Bool, Never>) in
-            loop.execute { result.resume(returning: loop.watch(fd: closed, interest: .readable) { _ in } == nil) }
+            loop.execute { result.resume(returning: loop.watch(fd: file, interest: .readable) { _ in } == nil) }
         }
         #expect(refused)
     }
