@@ -110,7 +110,7 @@ extension BLELink {
                 bus: bus,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
-                    pairing: pairingPolicy(), clock: clock))
+                    connection: connectionLifecycle, pairing: pairingPolicy(), clock: clock))
             self.central = central
             self.bus = bus
             await registerPairingAgent(central)
@@ -673,6 +673,13 @@ extension BLELink {
         guard !strings.isEmpty else { return }
         await gateway?.deviceDescribed(
             id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26])
+    }
+
+    /// The connect rules of every peripheral: the library's, with the configured resolve limit for cached devices.
+    var connectionLifecycle: ConnectionLifecycle.Configuration {
+        var lifecycle = ConnectionLifecycle.Configuration()
+        lifecycle.cachedResolveTimeout = configuration.bluetooth.cachedResolveTimeout
+        return lifecycle
     }
 
     /// One call into the peripheral: its services come with their characteristics (a call per service
