@@ -465,8 +465,11 @@ extension BLELink {
         }
         peripherals[id] = discovery.peripheral
         rediscoveryWaiters[id]?.yield(discovery.peripheral)
-        await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
-        guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
+        // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
+        // still learns every advertisement, so taking over never repeats one the owner published.
+        guard let publishes = await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi),
+            let device = configuration.device(id: id), let settings = device.advertisement
+        else { return }
         let readings: [DecodedReading]
         if let layout = settings.layout {
             let payloads: [[UInt8]] =
@@ -490,7 +493,7 @@ extension BLELink {
                     localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
-        for reading in readings where reading.isSuccess && isNew(reading, device: device) {
+        for reading in readings where reading.isSuccess && isNew(reading, device: device) && publishes {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
                 fromConnection: false)
