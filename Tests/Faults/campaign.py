@@ -407,7 +407,7 @@ def run_case(binary, name):
                   f" {len(kill.committed)} readings in the outbox"
                   + (f"; commit lag at the signal (oldest uncommitted reading's age) per device"
                      f" {min(lags):.0f}/{sorted(lags)[len(lags) // 2]:.0f}/{max(lags):.0f} ms min/median/max"
-                     if lags else "")
+                     if lags else "; every reading sent before the signal was committed or delivered")
                   + f"; {len(kill.unread)} readings still unread in its notify sockets when it was gone"
                   + (f"; the process had used {kill.cpu[0]:.1f} s of CPU in {kill.cpu[1]:.1f} s" if kill.cpu else ""))
     dump_losses(name, result.get("rows", []), case.kills)
