@@ -387,7 +387,7 @@ def run_case(binary, name):
     if result.get("lost"):
         case.note(describe_lost(result["rows"], case.windows))
     result["at_fault"] = lost_near(result.get("rows", []), case.windows)
-    result["bounded"], result["unbounded"], bounded_before, late, unread, dropped = judge_kill_losses(
+    result["bounded"], result["unbounded"], bounded_before, late, unread, dropped, turns = judge_kill_losses(
         result.get("rows", []), case.kills)
     if bounded_before:
         case.note(f"{len(bounded_before)} within the SIGKILL bound by time (sent {min(bounded_before):.0f} to"
@@ -397,6 +397,10 @@ def run_case(binary, name):
         case.note(f"{len(unread)} within it as never handed to the gateway, sent {min(unread):.0f} to"
                   f" {max(unread):.0f} ms before the kill: {len(unread) - dropped} still in its notify sockets when"
                   f" it was gone, {dropped} newer than one still there (dropped by the simulator at a full socket)")
+    if turns:
+        case.note(f"{len(turns)} within it as the last poller turn of a device still behind (read, not yet"
+                  f" committed, at most {POLLER_TURN} a device, with newer readings still in its socket), sent"
+                  f" {min(turns):.0f} to {max(turns):.0f} ms before the kill")
     if late:
         case.note(f"{len(late)} outside it: not committed at a kill (its tail) and read by the gateway, but sent"
                   f" {min(late):.0f} to {max(late):.0f} ms before it, more than {KILL_WINDOW_NS / 1e6:.0f} ms: the"
@@ -450,25 +454,34 @@ def describe_lost(rows, windows):
     return f"lost readings sent between {first} and {last} UTC"
 
 
-def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS):
+# Packets the gateway's notify-socket poller reads from one socket per turn
+# (`NotifySocketPoller.packetsPerTurn`): each is handed on at once, and the outbox thread commits
+# whatever gathered in its next transaction (group commit).
+POLLER_TURN = 64
+
+
+def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS, turn=POLLER_TURN):
     """Splits the gateway's lost readings into those within the SIGKILL bound (see the module's
-    docstring) and the rest; returns (within, outside, [ms before the kill of each within],
-    [ms before the kill of each reading outside only by time: the uncommitted tail of a kill, but
-    sent earlier than the window and read by the gateway], [ms before the kill of each reading
-    sent earlier than the window that was still unread in the notify sockets: within the bound])."""
-    within, outside, before, late, unread, dropped = 0, 0, [], [], [], []
+    docstring) and the rest; returns (within, outside, [ms before the kill of each within by time],
+    [ms before the kill of each reading outside: the uncommitted tail of a kill, read by the gateway,
+    sent earlier than the window and not excused as a poller turn], [ms before the kill of each
+    reading never handed to the gateway], how many of those the simulator dropped at a full socket,
+    [ms before the kill of each read reading excused as the last poller turn of a device still
+    behind])."""
+    within, outside, before, late, unread, dropped, turns = 0, 0, [], [], [], [], []
+    read_tail = {}  # (kill index, device) → [ms before the kill of each tail reading the gateway had read]
     for row in rows:
         delivered = row.get("delivered", set())
         for sequence in row["lost_sequences"]:
             sent = send_time(row, sequence)
-            # The first kill after the send (kills are in time order): the one whose tail it can be.
-            kill = None if sent is None else next((k for k in kills if sent <= k.reaped), None)
+            # The first kill after the send (kills are in time order): the one whose tail it can be;
+            # or the kill whose held sockets took it (sent just after the reap, before they were
+            # read out and closed: the simulator had not yet seen the hang-up).
+            kill = None if sent is None else next(
+                (k for k in kills if sent <= k.reaped or (row["device"], sequence) in k.unread), None)
             tail_of = kill if kill is not None and (row["device"], sequence) not in kill.committed and not any(
                 later > sequence and sent_before(row, later, kill.reaped) for later in delivered) else None
-            if tail_of is not None and tail_of.signalled - window_ns <= sent:
-                within += 1
-                before.append((tail_of.signalled - sent) / 1e6)
-            elif tail_of is not None and sequence >= tail_of.oldest_unread(row["device"]):
+            if tail_of is not None and sequence >= tail_of.oldest_unread(row["device"]):
                 # Never handed to the gateway: still in its notify socket, or (not in the socket but
                 # newer than a reading still there, which a FIFO socket would have given first)
                 # dropped by the simulator at a full socket, as bluetoothd drops them.
@@ -476,11 +489,26 @@ def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS):
                 unread.append((tail_of.signalled - sent) / 1e6)
                 if (row["device"], sequence) not in tail_of.unread:
                     dropped.append(sequence)
+            elif tail_of is not None:
+                read_tail.setdefault((kills.index(tail_of), row["device"]), []).append((tail_of.signalled - sent) / 1e6)
             else:
                 outside += 1
-                if tail_of is not None:
-                    late.append((tail_of.signalled - sent) / 1e6)
-    return within, outside, before, late, unread, len(dropped)
+    for (index, device), ages in read_tail.items():
+        behind = kills[index].oldest_unread(device) != float("inf")
+        for age in ages:
+            if age <= window_ns / 1e6:
+                within += 1
+                before.append(age)
+            elif behind and len(ages) <= turn:
+                # The poller was behind on this device (readings still unread in its socket): what
+                # it had read and not yet committed is its last turn, read just now however long
+                # ago it was sent, so the send time says nothing about how long the gateway held it.
+                within += 1
+                turns.append(age)
+            else:
+                outside += 1
+                late.append(age)
+    return within, outside, before, late, unread, len(dropped), turns
 
 
 def commit_lags(rows, kill):

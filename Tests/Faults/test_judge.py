@@ -36,17 +36,31 @@ class KillJudgement(unittest.TestCase):
         self.assertEqual(judge([row(0, range(90, 101), TIMES)], committed={(0, 89)}), (3, 8))
 
     def test_tail_still_unread_in_the_notify_socket_is_within_whatever_its_age(self):
-        lost = range(90, 101)
-        self.assertEqual(judge([row(0, lost, TIMES)], committed={(0, 89)}, unread={(0, s) for s in lost}), (11, 0))
+        lost = range(20, 101)  # 81 readings, more than one poller turn, sent up to 8 s before the kill
+        self.assertEqual(judge([row(0, lost, TIMES)], committed={(0, 19)}, unread={(0, s) for s in lost}), (81, 0))
 
     def test_tail_newer_than_an_unread_reading_was_dropped_at_the_full_socket(self):
-        # 90 is still in the socket; 91-97 are not: a FIFO socket gives 90 first, so they never
+        # 20 is still in the socket; 21-100 are not: a FIFO socket gives 20 first, so they never
         # reached the gateway (the simulator dropped them, its socket full).
-        self.assertEqual(judge([row(0, range(90, 101), TIMES)], committed={(0, 89)}, unread={(0, 90)}), (11, 0))
+        self.assertEqual(judge([row(0, range(20, 101), TIMES)], committed={(0, 19)}, unread={(0, 20)}), (81, 0))
 
-    def test_readings_older_than_the_oldest_unread_one_were_read_and_held(self):
-        # 85-89 were read by the gateway (older than the oldest unread, 90) 1.1-1.5 s before: fail.
-        self.assertEqual(judge([row(0, range(85, 101), TIMES)], committed={(0, 84)}, unread={(0, 90)}), (11, 5))
+    def test_the_last_poller_turn_of_a_device_still_behind_is_within_whatever_its_age(self):
+        # 85-89 were read (older than the oldest unread, 90), sent 1.1-1.5 s before the kill: with
+        # 90 still unread the poller was behind, and 5 readings fit one turn (64) read just now.
+        self.assertEqual(judge([row(0, range(85, 101), TIMES)], committed={(0, 84)}, unread={(0, 90)}), (16, 0))
+
+    def test_more_read_and_uncommitted_than_one_poller_turn_fails(self):
+        # 20-89 (70 readings, more than a turn of 64) read and not committed: held, not just read.
+        self.assertEqual(judge([row(0, range(20, 101), TIMES)], committed={(0, 19)}, unread={(0, 90)}), (11, 70))
+
+    def test_a_reading_the_held_socket_took_after_the_reap_is_within(self):
+        # Sent 100 ms after the signal, 50 ms after the reap, into the socket the campaign still held.
+        times = TIMES + [10_100]
+        self.assertEqual(judge([row(0, [121], times)], committed={(0, 120)}, unread={(0, 121)}), (1, 0))
+
+    def test_a_reading_sent_after_the_reap_and_not_held_fails(self):
+        times = TIMES + [10_100]
+        self.assertEqual(judge([row(0, [121], times)], committed={(0, 120)}), (0, 1))
 
     def test_a_committed_reading_lost_fails(self):
         self.assertEqual(judge([row(0, [99], TIMES)], committed={(0, 99), (0, 100)}), (0, 1))
