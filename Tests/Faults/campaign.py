@@ -28,6 +28,7 @@ machine loaded by others; `sigkill-10000-queued` at 1,000 readings/s needs about
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -382,6 +383,8 @@ def run_case(binary, name):
         world.close(keep=os.environ.get("FAULTS_KEEP") == "1")
         if mounted:
             subprocess.run(["umount", "-l", mounted])
+            if os.environ.get("FAULTS_KEEP") != "1":  # close() could not remove the mount point
+                shutil.rmtree(world.work, ignore_errors=True)
     result["name"] = name
     result["notes"] = case.notes
     if result.get("lost"):
