@@ -87,6 +87,7 @@ let package = Package(
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
         .executableTarget(
             name: "mqtt-bench", dependencies: ["MQTT", "Timekeeping"], path: "Sources/Benchmarks/mqtt-bench"),
+        .executableTarget(name: "notify-bench", dependencies: ["BlueZ"], path: "Sources/Benchmarks/notify-bench"),
 
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(

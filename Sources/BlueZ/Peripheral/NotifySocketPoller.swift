@@ -22,12 +22,12 @@ import Synchronization
 /// Sockets are added and removed through a command queue and a wake-up pipe: only the thread touches the
 /// poll set and closes descriptors, so a descriptor number cannot be reused while a stale event for it is
 /// being handled (entries are keyed by a token that is never reused).
-final class NotifySocketPoller: Sendable {
+package final class NotifySocketPoller: Sendable {
     /// The process's poller; its thread starts with the first socket and then stays (it sleeps in `poll`).
-    static let shared = NotifySocketPoller()
+    package static let shared = NotifySocketPoller()
 
     /// One socket's subscription to the poller.
-    struct Registration: Sendable {
+    package struct Registration: Sendable {
         let token: UInt64
         let poller: NotifySocketPoller
 
@@ -35,7 +35,7 @@ final class NotifySocketPoller: Sendable {
         /// before the stop), then closes the descriptor (which makes BlueZ stop notifying), then
         /// calls `then` (on its thread; at once when the poller has shut down). `onEnd` is not
         /// called after `stop()`.
-        func stop(then: (@Sendable () -> Void)? = nil) { poller.remove(token, then: then) }
+        package func stop(then: (@Sendable () -> Void)? = nil) { poller.remove(token, then: then) }
     }
 
     private struct Entry {
@@ -68,7 +68,7 @@ final class NotifySocketPoller: Sendable {
     private let threadName: String
 
     /// `threadName` names the thread (`/proc/self/task/*/comm` shows its first 15 bytes).
-    init(threadName: String = "blebridge.notify") {
+    package init(threadName: String = "blebridge.notify") {
         self.threadName = threadName
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
@@ -81,13 +81,13 @@ final class NotifySocketPoller: Sendable {
     }
 
     /// Sockets being read (added and neither ended nor removed yet).
-    var openSockets: Int { state.withLock { $0.open } }
+    package var openSockets: Int { state.withLock { $0.open } }
 
     /// Starts reading `fd` (taking ownership of it). `onValue` runs on the poller's thread for every packet, in
     /// order; `onEnd` once when the socket closes by itself (BlueZ closes it when the link drops or
     /// notifications stop, or at once when the poller was shut down), never after ``Registration/stop()``.
     /// Keep both short: they hold up every socket.
-    func add(
+    package func add(
         fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
     ) -> Registration {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -122,7 +122,7 @@ final class NotifySocketPoller: Sendable {
     }
 
     /// Stops the thread and closes every socket without calling `onEnd` (for pollers other than `shared`).
-    func shutdown() {
+    package func shutdown() {
         let started = state.withLock { state -> Bool in
             state.commands.append(.shutdown)
             state.finished = true  // later adds close their descriptor at once
