@@ -49,11 +49,12 @@ let total = rate * seconds
 let threadName = "blebridge.notify"
 
 /// Latencies in nanoseconds, in arrival order; `done` is signalled at the last one.
-let latencies = Mutex<[UInt64]>({
-    var array: [UInt64] = []
-    array.reserveCapacity(total)
-    return array
-}())
+let latencies = Mutex<[UInt64]>(
+    {
+        var array: [UInt64] = []
+        array.reserveCapacity(total)
+        return array
+    }())
 let done = DispatchSemaphore(value: 0)
 
 let poller = NotifySocketPoller(threadName: threadName)
