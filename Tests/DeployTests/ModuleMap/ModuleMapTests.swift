@@ -124,4 +124,23 @@ import Testing
                 "docs/architecture.md's module map has no row for \(target.name)")
         }
     }
+
+    /// The pure model knows no BlueZ or D-Bus error name: mapping `org.bluez.Error.*` and
+    /// `org.freedesktop.DBus.Error.*` to `BluetoothError` codes is the BlueZ layer's job (issue 20).
+    /// Comments may name them; code may not.
+    @Test func thePureModelMapsNoBlueZErrorNames() throws {
+        let folder = RepositoryPaths.root.appendingPathComponent("Sources/Bluetooth")
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        var found: [String] = []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                && (line.contains("org.bluez.Error") || line.contains("org.freedesktop.DBus.Error"))
+            {
+                found.append("Sources/Bluetooth/\(file):\(number + 1)")
+            }
+        }
+        #expect(found.isEmpty, "BlueZ or D-Bus error names in the pure model: \(found)")
+    }
 }
