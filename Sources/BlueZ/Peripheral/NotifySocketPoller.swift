@@ -96,6 +96,7 @@ package final class NotifySocketPoller: Sendable {
         }
         guard let token, let loop, loop.execute({ self.start(token, fd: fd, onValue: onValue, onEnd: onEnd) }) else {
             // Shut down (or no loop): the socket ends at once.
+            if token != nil { state.withLock { $0.open -= 1 } }  // the loop stopped after the count
             close(fd)
             onEnd()
             return Registration(token: 0, poller: self)
