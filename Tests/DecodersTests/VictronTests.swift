@@ -67,6 +67,8 @@ import Testing
     @Test func otherRecordsAndShortOnesAreRefusedByName() {
         #expect(Self.decode("100289a306b0400d896c8f2dd6a21251")?.error?.field == "record_type")
         #expect(Self.decode("100289a302b0400d896c")?.error?.code == .truncated)
+        // The header alone: an empty record, Victron's decoder refuses it as cut short.
+        #expect(Self.decode("100289a305b0400d")?.error?.code == .truncated)
         // Not a product advertisement: another decoder's business, Victron's does not claim it.
         #expect(Self.decode("110289a302b0400d896c8f2dd6a21251")?.decoder != "victron")
     }

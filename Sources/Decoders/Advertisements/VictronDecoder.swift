@@ -29,8 +29,10 @@ public struct VictronDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// A product advertisement with its whole header; a record shorter than its type's fields
+    /// (even an empty one) is then refused as `truncated`.
     public func accepts(_ payload: [UInt8]) -> Bool {
-        payload.count > Self.headerCount && payload[0] == Self.productAdvertisement
+        payload.count >= Self.headerCount && payload[0] == Self.productAdvertisement
     }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
