@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
 
         // BLE.
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "Logging", "CEpoll", "Timekeeping"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "EventLoop", "Logging", "Timekeeping"]),
         .target(
             name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "JSON", "Logging", "Timekeeping"]),
         .target(
@@ -87,6 +87,7 @@ let package = Package(
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Sources/Benchmarks/dbus-bench"),
         .executableTarget(
             name: "mqtt-bench", dependencies: ["MQTT", "Timekeeping"], path: "Sources/Benchmarks/mqtt-bench"),
+        .executableTarget(name: "notify-bench", dependencies: ["BlueZ"], path: "Sources/Benchmarks/notify-bench"),
 
         // Tools: the publisher's crash-test subject and the outbox/publisher benchmark.
         .executableTarget(

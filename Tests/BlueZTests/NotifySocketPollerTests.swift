@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -216,5 +217,103 @@ import Testing
         _ = add(late, 9, to: poller, recorder)
         #expect(recorder.ended == [9])
         #expect(late.peerSeesClose())
+    }
+
+    /// The poller is a named `EventLoop`: every value is handed out on the loop's own thread, and the
+    /// loop's other work runs between the notifications in the order it was queued.
+    @Test func valuesArriveOnTheLoopInOrderWithItsOtherWork() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-loop")
+        defer { poller.shutdown() }
+        let loop = try #require(poller.loop)
+        let events = Mutex<[String]>([])
+        let pair = try Pair()
+        defer { close(pair.peer) }
+        let registration = poller.add(
+            fd: pair.ours,
+            onValue: { value in
+                events.withLock { $0.append(loop.isCurrentThread ? "value \(value[0])" : "value off the loop") }
+            },
+            onEnd: {})
+        pair.send([1])
+        let recorder = Recorder()
+        #expect(await recorder.wait { _ in events.withLock { !$0.isEmpty } })
+        await withCheckedContinuation { continuation in
+            loop.execute {
+                events.withLock { $0.append("work") }
+                continuation.resume()
+            }
+        }
+        pair.send([2])
+        await withCheckedContinuation { continuation in
+            registration.stop { continuation.resume() }  // after the stop, on the loop: [2] was delivered
+        }
+        #expect(events.withLock { $0 } == ["value 1", "work", "value 2"])
+        #expect(poller.openSockets == 0)
+    }
+
+    /// Shutdown closes every socket (BlueZ sees each close) before the loop's thread ends; its `then`
+    /// is the thread's last act, so nothing is open once it runs, and later sockets end at once.
+    @Test func shutdownClosesEverySocketBeforeTheThreadsLastAct() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-last")
+        let loop = try #require(poller.loop)
+        let recorder = Recorder()
+        let pairs = try (0..<5).map { _ in try Pair() }
+        defer { for pair in pairs { close(pair.peer) } }
+        for (index, pair) in pairs.enumerated() { _ = add(pair, index, to: poller, recorder) }
+        pairs[4].send([4])
+        #expect(await recorder.wait { $0.values(4) == [Data([4])] })
+        let seen = await withCheckedContinuation { continuation in
+            poller.shutdown {
+                continuation.resume(
+                    returning: (
+                        closed: pairs.filter { $0.peerSeesClose() }.count, open: poller.openSockets,
+                        onLoop: loop.isCurrentThread
+                    ))
+            }
+        }
+        #expect(seen.closed == 5)
+        #expect(seen.open == 0)
+        #expect(seen.onLoop)
+        #expect(recorder.ended.isEmpty)
+        #expect(!loop.execute {})  // the thread has stopped
+        #expect(await recorder.wait { _ in Self.threads(named: "notify-test-last") == 0 })
+    }
+
+    /// A socket added while a shutdown is queued, or after it, is closed and ended, never left watched
+    /// on a stopped loop.
+    @Test func aSocketAddedDuringShutdownIsClosedAndEnded() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-race")
+        let loop = try #require(poller.loop)
+        let recorder = Recorder()
+        let pairs = try (0..<2).map { _ in try Pair() }
+        defer { for pair in pairs { close(pair.peer) } }
+        // Hold the loop's thread so the add is queued but not yet started when the shutdown comes.
+        let gate = DispatchSemaphore(value: 0)
+        loop.execute { gate.wait() }
+        _ = add(pairs[0], 0, to: poller, recorder)
+        poller.shutdown()
+        _ = add(pairs[1], 1, to: poller, recorder)  // after: at once, on this thread
+        #expect(recorder.ended == [1])
+        gate.signal()
+        #expect(await recorder.wait { $0.ended == [0, 1] })
+        #expect(pairs.allSatisfy { $0.peerSeesClose() })
+        #expect(poller.openSockets == 0)
+    }
+
+    /// A descriptor epoll refuses (a regular file) ends at once: closed, counted out, its listener told.
+    @Test func aDescriptorTheLoopRefusesEndsAtOnce() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-bad")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(getpid())-refused").path
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer { unlink(path) }
+        _ = poller.add(fd: fd, onValue: { recorder.value(0, $0) }, onEnd: { recorder.end(0) })
+        #expect(await recorder.wait { $0.ended == [0] })
+        #expect(poller.openSockets == 0)
+        // Closed by the poller: the descriptor number no longer names the file.
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? ""
+        #expect(link != path)
     }
 }

@@ -18,6 +18,7 @@ import Testing
         #expect(configuration.bluetooth.bus == .system)
         #expect(configuration.bluetooth.maxConnections == 5)
         #expect(configuration.bluetooth.connectTimeout == .seconds(30))
+        #expect(configuration.bluetooth.cachedResolveTimeout == .seconds(5))
         #expect(configuration.bluetooth.scan.mode == .active)
         #expect(configuration.bluetooth.scan.duplicates)
         #expect(configuration.bluetooth.scan.deviceTTL == .seconds(300))
@@ -39,6 +40,13 @@ import Testing
 
     @Test func aSchemaReferenceForEditorsIsIgnored() throws {
         #expect(try load(#"{"$schema": "./docs/config.schema.json"}"#) == BridgeConfiguration())
+    }
+
+    @Test func theCachedResolveLimitIsADurationAndZeroTurnsItOff() throws {
+        #expect(
+            try load(#"{"bluetooth": {"cached_resolve_timeout": "8s"}}"#).bluetooth.cachedResolveTimeout == .seconds(8))
+        #expect(try load(#"{"bluetooth": {"cached_resolve_timeout": "0s"}}"#).bluetooth.cachedResolveTimeout == nil)
+        #expect(throws: ConfigurationError.self) { try load(#"{"bluetooth": {"cached_resolve_timeout": "10m"}}"#) }
     }
 
     @Test func nullMeansTheDefault() throws {

@@ -36,7 +36,7 @@ extension DifferentialComparison {
 
     /// Victron Instant Readout (scripts/differential/corpus_victron.py): victron-ble's getters
     /// without `get_`, enumerations as their numbers.
-    static let victronKeys = [
+    static let victronKeys: [String: String] = [
         "device_state_code": "device_state", "charger_error": "charger_error", "battery_voltage": "battery_voltage",
         "battery_current": "battery_charging_current", "yield_today": "yield_today", "solar_power": "solar_power",
         "load_current": "external_device_load", "time_remaining": "remaining_mins", "voltage": "voltage",
@@ -44,8 +44,15 @@ extension DifferentialComparison {
         "state_of_charge": "soc", "temperature": "temperature", "starter_voltage": "starter_voltage",
         "midpoint_voltage": "midpoint_voltage", "input_voltage": "input_voltage", "output_voltage": "output_voltage",
         "off_reason": "off_reason", "ac_apparent_power": "ac_apparent_power", "ac_voltage": "ac_voltage",
-        "ac_current": "ac_current",
-    ]
+        "ac_current": "ac_current", "bms_flags": "bms_flags", "error_flags": "error_flags",
+        "battery_temperature": "battery_temperature", "balancer_status_code": "balancer_status",
+        "output_voltage_1": "output_voltage1", "output_voltage_2": "output_voltage2",
+        "output_voltage_3": "output_voltage3", "output_current_1": "output_current1",
+        "output_current_2": "output_current2", "output_current_3": "output_current3",
+        "output_state_code": "output_state", "error_code": "error_code", "warning": "warning",
+        "io_status": "io_status", "alarm_flags": "alarm_flags", "meter_type_code": "meter_type",
+        "output_current": "output_current", "input_current": "input_current",
+    ].merging((1...8).map { ("cell_voltage_\($0)", "cell_voltage_\($0)") }) { first, _ in first }
 
     /// Absolute tolerances per family, besides the relative 1e-9 every number gets. SensorPush:
     /// sensorpush-ble rounds every reading to 0.01, BLEBridge publishes the HT.w/HTP.xw/TC.x

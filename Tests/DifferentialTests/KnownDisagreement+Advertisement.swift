@@ -70,6 +70,24 @@ extension KnownDisagreement {
                 differing == ["current"] && ours["current"] == nil && oracle?["current"] == .number(-0.001)
             }),
         KnownDisagreement(
+            name: "victron_soc_not_available", family: "victron", caseMarker: "_soc_not_available",
+            justification:
+                "the Lynx Smart BMS's 10-bit state of charge with all bits set, Victron's \"not available\" pattern: victron-ble compares it with 0x3FFF, which 10 bits never hold, and reports 102.3 %; BLEBridge leaves state_of_charge out",
+            applies: { ours, oracle, differing in
+                differing == ["state_of_charge"] && ours["state_of_charge"] == nil && oracle?["soc"] == .number(102.3)
+            }),
+        KnownDisagreement(
+            name: "victron_cell_out_of_range", family: "victron", caseMarker: "_cell_out_of_range",
+            justification:
+                "a Smart Lithium cell voltage below or above the 7-bit range (0x00, 0x7E): victron-ble reports -inf / +inf, which JSON cannot carry; BLEBridge publishes the cell's voltage as null",
+            applies: { ours, oracle, differing in
+                !differing.isEmpty
+                    && differing.allSatisfy {
+                        $0.hasPrefix("cell_voltage_") && ours[$0] == .null
+                            && [OracleValue.string("inf"), .string("-inf")].contains(oracle?[$0])
+                    }
+            }),
+        KnownDisagreement(
             name: "victron_short_record", family: "victron", caseMarker: "_short_record",
             justification:
                 "a record shorter than its type's fields: victron-ble pads it to 16 bytes before decrypting and reads the padding's keystream as values; BLEBridge refuses the frame with truncated naming the first field that is cut",

@@ -50,7 +50,7 @@ import Testing
             scenario: "victron", id: "victron_170302", field: "state_of_charge", value: 87.5,
             manufacturer: "Victron Energy", decoders: ["victron"],
             bindKeys: Dictionary(
-                uniqueKeysWithValues: (1...4).map { ("C0:FF:EE:17:03:0\($0)", "0df4d0617b6c4e1b9d3f1a2b3c4d5e6f") })),
+                uniqueKeysWithValues: (1...7).map { ("C0:FF:EE:17:03:0\($0)", "0df4d0617b6c4e1b9d3f1a2b3c4d5e6f") })),
     ]
 
     @Test(arguments: expectations) func scenarioDeviceIsDiscoveredAndDecoded(_ expected: Expectation) async throws {

@@ -11,15 +11,24 @@ Markdown table goes), FAULTS_KEEP=1 keeps each case's directory (logs, configura
 
 The one loss the product allows (docs/testing.md, "Bounded losses"): a gateway SIGKILL loses the
 readings BlueZ handed over that were not yet committed. A lost reading is counted as within that
-bound only when all of these hold for one of the case's kills, judged from the simulator's exact send
-time of the reading: it was sent at most FAULTS_KILL_WINDOW_MS before the SIGKILL and before the
-killed process was gone (reaped); it was not in the outbox right after the kill (not committed);
-and no later reading of the same device sent before the process was gone was delivered (the
-gateway commits each device's readings in order, so what it lost is the tail it had not committed).
-Every other lost reading fails the case.
+bound only when, for one of the case's kills, it was not in the outbox right after the kill (not
+committed), no later reading of the same device sent before the process was gone was delivered
+(the gateway commits each device's readings in order, so what it lost is the tail it had not
+committed), and either it was sent (the simulator's exact send time) at most FAULTS_KILL_WINDOW_MS
+before the SIGKILL or after it, or it was never handed to the gateway: still unread in its notify
+sockets when the process was gone (the campaign holds duplicates of those sockets across the kill,
+`HeldNotifySockets`, and reads what they still queue), or newer than such a reading of its device
+(a socket is first in, first out: the gateway cannot have read it, so the simulator dropped it at
+the full socket, as bluetoothd does). Every other lost reading fails the case: a committed one, a
+gap before newer committed ones, or one the gateway had read and held uncommitted for longer.
+
+FAULTS_GATEWAY_CPU=0.08 runs the gateway under a CPU quota (that share of one core), as on a
+machine loaded by others; `sigkill-10000-queued` at 1,000 readings/s needs about 0.12.
 """
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -66,19 +75,28 @@ class Case:
 class Kill:
     """A gateway SIGKILL: when it was sent, when the process was gone, and what the outbox held."""
 
-    def __init__(self, signalled, reaped, committed):
+    def __init__(self, signalled, reaped, committed, unread=None):
         self.signalled = signalled
         self.reaped = reaped
         self.committed = committed  # {(device, sequence)} in the outbox right after the kill
+        self.unread = unread or set()  # {(device, sequence)} still unread in its notify sockets when it was gone
+
+    def oldest_unread(self, device):
+        """The oldest sequence of `device` still unread in the notify sockets (inf when none)."""
+        return min((s for d, s in self.unread if d == device), default=float("inf"))
 
 
 def kill_gateway(case):
     """SIGKILLs the gateway, waits until it is gone and records the kill with the outbox's readings."""
     w = case.world
+    cpu = harness.cpu_seconds(w.gateway.pid)
+    held = harness.HeldNotifySockets(w.gateway.pid)
     signalled = now_ns()
     w.stop_gateway(signal.SIGKILL)
     reaped = now_ns()
-    kill = Kill(signalled, reaped, harness.outbox_readings(w.outbox) if os.path.exists(w.outbox) else set())
+    unread = held.drain()
+    kill = Kill(signalled, reaped, harness.outbox_readings(w.outbox) if os.path.exists(w.outbox) else set(), unread)
+    kill.cpu = cpu
     case.kills.append(kill)
     return kill
 
@@ -238,6 +256,10 @@ def links_dropped(case):
 
 def command_flood(case):
     w = case.world
+    # The gateway's CPU use while only readings stream, over the case's first 5 s: subtracted from
+    # what the flood costs it.
+    idle_cpu = harness.cpu_seconds(w.gateway.pid)[0]
+    idle_since = time.monotonic()
     time.sleep(5)
     flood_seconds, rate = 10, 10_000
     client = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-flood")
@@ -245,7 +267,12 @@ def command_flood(case):
     client.connect("127.0.0.1", w.broker_port)
     client.loop_start()
     sent = 0
+    wait_until(lambda: w.subscriber.commands_handled() is not None, 30, "a health message with `commands`")
+    handled_before = w.subscriber.commands_handled()
     started = time.monotonic()
+    started_ns = now_ns()
+    cpu_before = harness.cpu_seconds(w.gateway.pid)[0]
+    background = (cpu_before - idle_cpu) / (started - idle_since)  # CPU seconds per second for the readings
     answers_before = w.subscriber.responses
     # Commands the gateway must parse and answer: unknown fields on configured devices.
     while (elapsed := time.monotonic() - started) < flood_seconds:
@@ -257,7 +284,7 @@ def command_flood(case):
         time.sleep(0.001)
     took = time.monotonic() - started
     case.windows.append((now_ns() - int(took * 1e9), now_ns()))
-    # The gateway still answers a bridge request after the flood.
+    # The gateway still answers a bridge request right after the flood (its backlog still there).
     answered = threading.Event()
     probe = harness.mqtt.Client(harness.mqtt.CallbackAPIVersion.VERSION2, client_id="faults-probe")
     probe.on_message = lambda *_: answered.set()
@@ -268,9 +295,25 @@ def command_flood(case):
     asked = time.monotonic()
     probe.publish("blebridge/bridge/request/devices", "{}", qos=1)
     ok = answered.wait(300)
-    case.note(f"{sent} commands in {took:.1f} s ({sent / took:,.0f}/s, QoS 0); answers received"
-              f" {w.subscriber.responses - answers_before}; bridge/request/devices after the flood answered"
-              f" {'in %.1f s' % (time.monotonic() - asked) if ok else 'NOT within 300 s'}")
+    answer = f"in {time.monotonic() - asked:.2f} s" if ok else "NOT within 300 s"
+    # The gateway's own rate, from its health counter (1 s resolution), and its CPU time per command
+    # (what a shared machine's load does not change much): the sender's rate is the Python
+    # client's and the broker's, not the gateway's.
+    try:
+        wait_until(lambda: w.subscriber.commands_handled() - handled_before >= sent, 300, "every command handled")
+        ended = time.monotonic()
+        cpu = harness.cpu_seconds(w.gateway.pid)[0] - cpu_before - background * (ended - started)
+        with w.subscriber.lock:
+            done = next(t for t, n in w.subscriber.commands_seen if n - handled_before >= sent)
+        handled = (f"the gateway handled all {sent} in {(done - started_ns) / 1e9:.1f} s from the first"
+                   f" ({sent / ((done - started_ns) / 1e9):,.0f}/s, health counter, 1 s resolution), using"
+                   f" {cpu:.1f} s of CPU for them ({cpu / sent * 1e6:.0f} µs a command; readings' share"
+                   f" {background:.3f} CPU s/s subtracted)")
+    except TimeoutError:
+        handled = f"the gateway handled only {w.subscriber.commands_handled() - handled_before} within 300 s"
+    case.note(f"{sent} commands sent in {took:.1f} s ({sent / took:,.0f}/s, QoS 0); bridge/request/devices"
+              f" after the flood answered {answer}; {handled}; answers received"
+              f" {w.subscriber.responses - answers_before}")
     probe.loop_stop()
     client.loop_stop()
     time.sleep(5)
@@ -340,30 +383,66 @@ def run_case(binary, name):
         world.close(keep=os.environ.get("FAULTS_KEEP") == "1")
         if mounted:
             subprocess.run(["umount", "-l", mounted])
+            if os.environ.get("FAULTS_KEEP") != "1":  # close() could not remove the mount point
+                shutil.rmtree(world.work, ignore_errors=True)
     result["name"] = name
     result["notes"] = case.notes
     if result.get("lost"):
         case.note(describe_lost(result["rows"], case.windows))
     result["at_fault"] = lost_near(result.get("rows", []), case.windows)
-    result["bounded"], result["unbounded"], bounded_before, late = judge_kill_losses(result.get("rows", []),
-                                                                                       case.kills)
-    if result["bounded"]:
-        case.note(f"{result['bounded']} within the SIGKILL bound (sent {min(bounded_before):.0f} to"
+    result["bounded"], result["unbounded"], bounded_before, late, unread, dropped, turns = judge_kill_losses(
+        result.get("rows", []), case.kills)
+    if bounded_before:
+        case.note(f"{len(bounded_before)} within the SIGKILL bound by time (sent {min(bounded_before):.0f} to"
                   f" {max(bounded_before):.0f} ms before a kill; negative: after the signal, before the process"
                   f" was gone)")
+    if unread:
+        case.note(f"{len(unread)} within it as never handed to the gateway, sent {min(unread):.0f} to"
+                  f" {max(unread):.0f} ms before the kill: {len(unread) - dropped} still in its notify sockets when"
+                  f" it was gone, {dropped} newer than one still there (dropped by the simulator at a full socket)")
+    if turns:
+        case.note(f"{len(turns)} within it as the last poller turn of a device still behind (read, not yet"
+                  f" committed, at most {POLLER_TURN} a device, with newer readings still in its socket), sent"
+                  f" {min(turns):.0f} to {max(turns):.0f} ms before the kill")
     if late:
-        case.note(f"{len(late)} outside it only by time: not committed at a kill (its tail) but sent"
+        case.note(f"{len(late)} outside it: not committed at a kill (its tail) and read by the gateway, but sent"
                   f" {min(late):.0f} to {max(late):.0f} ms before it, more than {KILL_WINDOW_NS / 1e6:.0f} ms: the"
-                  f" gateway was that far behind")
+                  f" gateway held readings it had read that long without committing them")
     for kill in case.kills:
+        lags = commit_lags(result.get("rows", []), kill)
         case.note(f"kill: the process was gone {(kill.reaped - kill.signalled) / 1e6:.0f} ms after the signal;"
-                  f" {len(kill.committed)} readings in the outbox")
+                  f" {len(kill.committed)} readings in the outbox"
+                  + (f"; commit lag at the signal (oldest uncommitted reading's age) per device"
+                     f" {min(lags):.0f}/{sorted(lags)[len(lags) // 2]:.0f}/{max(lags):.0f} ms min/median/max"
+                     if lags else "; every reading sent before the signal was committed or delivered")
+                  + f"; {len(kill.unread)} readings still unread in its notify sockets when it was gone"
+                  + (f"; the process had used {kill.cpu[0]:.1f} s of CPU in {kill.cpu[1]:.1f} s" if kill.cpu else ""))
+    dump_losses(name, result.get("rows", []), case.kills)
     log(f"[{name}] sent {result['sent']} lost {result['lost']} (within the SIGKILL bound: {result['bounded']};"
         f" at a fault ±2 s: {result['at_fault']})"
         f" lost by the broker after its PUBACK {result.get('broker_lost')}"
         f" duplicated {result['duplicated']} reordered {result['reordered']} integrity {result['integrity']}"
         f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s")
     return result
+
+
+def dump_losses(name, rows, kills):
+    """Writes what the judgement used to FAULTS_LOSSES_DIR/<case>.json (when set): per device the
+    lost sequences with their send times, and per kill its times, the sequences in the outbox
+    right after it and those still unread in the notify sockets."""
+    directory = os.environ.get("FAULTS_LOSSES_DIR")
+    if not directory:
+        return
+    os.makedirs(directory, exist_ok=True)
+    document = {
+        "devices": [{"device": r["device"], "sent": r["sent"], "lost": r["lost_sequences"],
+                     "lost_sent_ns": [send_time(r, q) for q in r["lost_sequences"]],
+                     "delivered_max": max(r.get("delivered") or [0])} for r in rows],
+        "kills": [{"signalled": k.signalled, "reaped": k.reaped, "committed": sorted(k.committed),
+                   "unread": sorted(k.unread or ())} for k in kills],
+    }
+    with open(os.path.join(directory, name + ".json"), "w") as f:
+        json.dump(document, f)
 
 
 def describe_lost(rows, windows):
@@ -378,28 +457,77 @@ def describe_lost(rows, windows):
     return f"lost readings sent between {first} and {last} UTC"
 
 
-def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS):
+# Packets the gateway's notify-socket poller reads from one socket per turn
+# (`NotifySocketPoller.packetsPerTurn`): each is handed on at once, and the outbox thread commits
+# whatever gathered in its next transaction (group commit).
+POLLER_TURN = 64
+
+
+def judge_kill_losses(rows, kills, window_ns=KILL_WINDOW_NS, turn=POLLER_TURN):
     """Splits the gateway's lost readings into those within the SIGKILL bound (see the module's
-    docstring) and the rest; returns (within, outside, [ms before the kill of each within],
-    [ms before the kill of each reading outside only by time: the uncommitted tail of a kill, but
-    sent earlier than the window, i.e. the gateway was that far behind])."""
-    within, outside, before, late = 0, 0, [], []
+    docstring) and the rest; returns (within, outside, [ms before the kill of each within by time],
+    [ms before the kill of each reading outside: the uncommitted tail of a kill, read by the gateway,
+    sent earlier than the window and not excused as a poller turn], [ms before the kill of each
+    reading never handed to the gateway], how many of those the simulator dropped at a full socket,
+    [ms before the kill of each read reading excused as the last poller turn of a device still
+    behind])."""
+    within, outside, before, late, unread, dropped, turns = 0, 0, [], [], [], [], []
+    read_tail = {}  # (kill index, device) → [ms before the kill of each tail reading the gateway had read]
     for row in rows:
         delivered = row.get("delivered", set())
         for sequence in row["lost_sequences"]:
             sent = send_time(row, sequence)
-            # The first kill after the send (kills are in time order): the one whose tail it can be.
-            kill = None if sent is None else next((k for k in kills if sent <= k.reaped), None)
+            # The first kill after the send (kills are in time order): the one whose tail it can be;
+            # or the kill whose held sockets took it (sent just after the reap, before they were
+            # read out and closed: the simulator had not yet seen the hang-up).
+            kill = None if sent is None else next(
+                (k for k in kills if sent <= k.reaped or (row["device"], sequence) in k.unread), None)
             tail_of = kill if kill is not None and (row["device"], sequence) not in kill.committed and not any(
                 later > sequence and sent_before(row, later, kill.reaped) for later in delivered) else None
-            if tail_of is not None and tail_of.signalled - window_ns <= sent:
+            if tail_of is not None and sequence >= tail_of.oldest_unread(row["device"]):
+                # Never handed to the gateway: still in its notify socket, or (not in the socket but
+                # newer than a reading still there, which a FIFO socket would have given first)
+                # dropped by the simulator at a full socket, as bluetoothd drops them.
                 within += 1
-                before.append((tail_of.signalled - sent) / 1e6)
+                unread.append((tail_of.signalled - sent) / 1e6)
+                if (row["device"], sequence) not in tail_of.unread:
+                    dropped.append(sequence)
+            elif tail_of is not None:
+                read_tail.setdefault((kills.index(tail_of), row["device"]), []).append((tail_of.signalled - sent) / 1e6)
             else:
                 outside += 1
-                if tail_of is not None:
-                    late.append((tail_of.signalled - sent) / 1e6)
-    return within, outside, before, late
+    for (index, device), ages in read_tail.items():
+        behind = kills[index].oldest_unread(device) != float("inf")
+        for age in ages:
+            if age <= window_ns / 1e6:
+                within += 1
+                before.append(age)
+            elif behind and len(ages) <= turn:
+                # The poller was behind on this device (readings still unread in its socket): what
+                # it had read and not yet committed is its last turn, read just now however long
+                # ago it was sent, so the send time says nothing about how long the gateway held it.
+                within += 1
+                turns.append(age)
+            else:
+                outside += 1
+                late.append(age)
+    return within, outside, before, late, unread, len(dropped), turns
+
+
+def commit_lags(rows, kill):
+    """Per device: how long before `kill`'s signal the reading after its newest committed one was
+    sent (ms; the gateway's commit lag then), for devices that had sent one by then. Committed
+    before the kill: in the outbox right after it, or delivered and sent before the process was
+    gone (durable mode publishes only what it committed; the kill ends the sockets)."""
+    lags = []
+    for row in rows:
+        committed = [s for d, s in kill.committed if d == row["device"]]
+        committed += [s for s in row.get("delivered", set()) if sent_before(row, s, kill.reaped)]
+        oldest = (max(committed) if committed else 0) + 1
+        sent = send_time(row, oldest)
+        if sent is not None and sent <= kill.signalled:
+            lags.append((kill.signalled - sent) / 1e6)
+    return lags
 
 
 def send_time(row, sequence):

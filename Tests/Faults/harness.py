@@ -68,6 +68,7 @@ class Subscriber:
         self.sequences = {}  # device index → [sequence, …] in arrival order
         self.other = 0
         self.health = None  # the last bridge/health payload
+        self.commands_seen = []  # (arrival ns, the health payload's `commands`), one per health message
         self.responses = 0
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
         self.client.max_inflight_messages_set(0)
@@ -89,7 +90,10 @@ class Subscriber:
             try:
                 self.health = json.loads(message.payload)
             except ValueError:
-                pass
+                return
+            if isinstance(self.health, dict) and isinstance(self.health.get("commands"), int):
+                with self.lock:
+                    self.commands_seen.append((time.time_ns(), self.health["commands"]))
             return
         if topic.startswith("blebridge/bridge/response/"):
             with self.lock:
@@ -101,6 +105,11 @@ class Subscriber:
                 self.other += 1
             else:
                 self.sequences.setdefault(value[0], []).append((value[1], value[2]))
+
+    def commands_handled(self):
+        """The gateway's `commands` counter in its latest health message (None before the first)."""
+        with self.lock:
+            return self.commands_seen[-1][1] if self.commands_seen else None
 
     def received(self):
         with self.lock:
@@ -192,6 +201,76 @@ def neighbour_time(seen, sequence, last):
     return 0
 
 
+def cpu_seconds(pid):
+    """(CPU seconds used, seconds since it started) of process `pid`, from /proc; None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks, uptime - int(fields[19]) / ticks
+
+
+class HeldNotifySockets:
+    """Duplicates of a process's `SOCK_SEQPACKET` sockets (the notify sockets BlueZ writes),
+    taken with `pidfd_getfd` just before a SIGKILL: they keep the sockets' receive queues alive
+    after the process is gone, so `drain()` then reads exactly the readings the process had not
+    read: (device, sequence) of each, from the load value itself. Read at once after the reap and
+    closed, so the simulator sees the hang-up a few milliseconds later than it would otherwise."""
+
+    def __init__(self, pid):
+        self.sockets = []
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            return
+        try:
+            for name in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                        continue
+                    fd = _pidfd_getfd(pidfd, int(name))
+                except OSError:
+                    continue
+                held = socket.socket(fileno=fd)
+                if held.type == socket.SOCK_SEQPACKET:
+                    self.sockets.append(held)
+                else:
+                    held.detach()
+                    os.close(fd)
+        finally:
+            os.close(pidfd)
+
+    def drain(self):
+        """Reads and closes the held sockets; returns {(device, sequence)} of the load values queued."""
+        unread = set()
+        for held in self.sockets:
+            while True:
+                try:
+                    packet = held.recv(2048, socket.MSG_DONTWAIT)
+                except OSError:
+                    break
+                if not packet:
+                    break
+                if len(packet) == 20:
+                    unread.add((int.from_bytes(packet[0:4], "little"), int.from_bytes(packet[4:12], "little")))
+            held.close()
+        self.sockets = []
+        return unread
+
+
+def _pidfd_getfd(pidfd, target):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.syscall(438, pidfd, target, 0)  # SYS_pidfd_getfd (the same number on every architecture)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "pidfd_getfd")
+    return fd
+
+
 def integrity_check(path):
     if not os.path.exists(path):
         return "no file"
@@ -248,6 +327,17 @@ class World:
         self.proxy = None
         self.gateway_starts = 0
         self.first_wrapper = ()
+        # FAULTS_GATEWAY_CPU=0.2: the gateway (its restarts too) gets at most that share of one core
+        # (a cgroup v1 CPU quota), as on a machine loaded by others, without loading anyone else.
+        self.cpu_group = None
+        share = float(os.environ.get("FAULTS_GATEWAY_CPU", "0") or 0)
+        if share > 0:
+            self.cpu_group = f"/sys/fs/cgroup/cpu/blebridge-faults-{os.getpid()}-{name}"
+            os.makedirs(self.cpu_group, exist_ok=True)
+            with open(os.path.join(self.cpu_group, "cpu.cfs_period_us"), "w") as f:
+                f.write("100000\n")
+            with open(os.path.join(self.cpu_group, "cpu.cfs_quota_us"), "w") as f:
+                f.write(f"{int(share * 100000)}\n")
 
     # ---------------------------------------------------------------- dbus-daemon and simulator
     def start_bus(self):
@@ -357,6 +447,8 @@ log_type warning
         self.gateway_starts += 1
         environment = dict(os.environ, **self.gateway_env, **(extra_env or {}))
         self.gateway_log = os.path.join(self.work, f"gateway-{self.gateway_starts}.log")
+        if self.cpu_group:
+            wrapper = ["sh", "-c", f'echo $$ > {self.cpu_group}/cgroup.procs && exec "$@"', "cpu-quota", *wrapper]
         self.gateway = subprocess.Popen(
             [*wrapper, self.binary, "run", "--config", self.config, "--health-interval", "1s"],
             stdout=open(self.gateway_log, "w"), stderr=subprocess.STDOUT, env=environment)
@@ -463,5 +555,10 @@ log_type warning
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+        if self.cpu_group:
+            try:
+                os.rmdir(self.cpu_group)
+            except OSError:
+                pass
         if not keep:
             shutil.rmtree(self.work, ignore_errors=True)

@@ -31,6 +31,8 @@ mkdir -p .build/faults
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -o .build/faults/clockshift.so Tests/Faults/clockshift.c -ldl
 case "$what" in
     faults)
+        # The SIGKILL judgement's own checks first (it must fail what it must fail).
+        (cd Tests/Faults && "$venv/bin/python" -m unittest -q test_judge)
         FAULTS_RESULTS=${FAULTS_RESULTS:-$root/.build/faults/results.md} \
             exec "$venv/bin/python" Tests/Faults/campaign.py "$binary" "$@"
         ;;

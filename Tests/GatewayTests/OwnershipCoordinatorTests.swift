@@ -21,11 +21,14 @@ import Testing
         /// Who is linked to each device now.
         var linked: [String: Set<String>] = [:]
         var published = 0
+        /// Passive devices: a take or release changes who publishes them, and no link follows.
+        let passive: Set<String>
 
-        init(_ ids: [String], devices: Set<String> = ["strap"], slots: Int = 5) {
+        init(_ ids: [String], devices: Set<String> = ["strap"], passive: Set<String> = [], slots: Int = 5) {
             now = t0
+            self.passive = passive
             for id in ids {
-                nodes[id] = Coordinator(me: id, devices: devices, freeSlots: slots)
+                nodes[id] = Coordinator(me: id, devices: devices, passive: passive, freeSlots: slots)
             }
             for id in ids {
                 send(id, .broker(connected: true))
@@ -70,10 +73,10 @@ import Testing
                 queue.append((id, device, nil))
             case .take(let device):
                 linked[device, default: []].insert(id)
-                local.append((id, .linked(device, true)))
+                if !passive.contains(device) { local.append((id, .linked(device, true))) }
             case .release(let device):
                 linked[device, default: []].remove(id)
-                local.append((id, .linked(device, false)))
+                if !passive.contains(device) { local.append((id, .linked(device, false))) }
             case .ownerChanged:
                 break
             }

@@ -8,10 +8,14 @@
 # console shows the kernel's hung-task report).
 # Usage: Tests/VM/run-tier.sh [SCENARIO…]   (default: every Tests/VM/guest/scenario-*.sh except
 # those marked `# vm-opt-in: <reason>`, which run only when named)
+# BLEBRIDGE_VM_DEBIAN=13 (opt-in, not in CI): the same on Debian 13 (Linux 6.12, bluetoothd 5.82,
+# the gateway built against trixie; run-guest.sh); output in .build/vm-trixie/out/NAME.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 Tests/VM/prepare.sh
+vm_dir=.build/vm
+[[ ${BLEBRIDGE_VM_DEBIAN:-12} != 13 ]] || vm_dir=.build/vm-trixie
 scenarios=("$@")
 if ((${#scenarios[@]} == 0)); then
     mapfile -t scenarios < <(grep -L '^# vm-opt-in:' Tests/VM/guest/scenario-*.sh)
@@ -20,7 +24,7 @@ failed=0
 passed=0
 for scenario in "${scenarios[@]}"; do
     name=$(basename "$scenario" .sh)
-    out="$root/.build/vm/out/$name"
+    out="$root/$vm_dir/out/$name"
     rm -rf "$out" && mkdir -p "$out"
     start=$(date +%s)
     status=0

@@ -20,7 +20,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${BLEBRIDGE_TOOLCHAIN_DIR:-$root/.build/toolchain}
-mirror=${BLEBRIDGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# shellcheck source=debian-tree.sh
+. "$root/deploy/toolchain/debian-tree.sh"
 suite=trixie
 dev_libs=libdbus-1-dev,libmosquitto-dev,libsqlite3-dev,libssl-dev
 build_packages=swiftlang,$dev_libs,libstdc++-14-dev,pkg-config,binutils-aarch64-linux-gnu,file
@@ -30,32 +31,7 @@ usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 die() { echo "trixie-chroot: $*" >&2; exit "${2:-1}"; }
 
 # make_tree NAME ARCH VARIANT PACKAGES: makes $cache/NAME unless it is there with the same recipe.
-make_tree() {
-    local name=$1 arch=$2 variant=$3 packages=$4
-    local tree="$cache/$name" recipe="$suite $arch $variant $packages"
-    if [[ -f "$tree/.blebridge-recipe" && "$(cat "$tree/.blebridge-recipe")" == "$recipe" ]]; then
-        echo "$tree"
-        return
-    fi
-    [[ $(id -u) -eq 0 ]] || die "making $tree needs root (mmdebstrap)" 77
-    command -v mmdebstrap >/dev/null || die "mmdebstrap is missing (apt-get install mmdebstrap)" 69
-    mkdir -p "$cache"
-    rm -rf "$tree" "$tree.new"
-    echo "trixie-chroot: making $tree ($arch, $variant) from $mirror" >&2
-    local started=$SECONDS
-    mmdebstrap --quiet --arch="$arch" --variant="$variant" --include="$packages" \
-        --skip=cleanup/apt/lists "$suite" "$tree.new" "$mirror" >&2
-    echo "$recipe" >"$tree.new/.blebridge-recipe"
-    # An extract-only tree lacks merged-/usr's /lib -> usr/lib links, which libc's linker scripts
-    # (libm.so: GROUP ( /lib/aarch64-linux-gnu/libm.so.6 ... )) resolve inside the sysroot.
-    local dir
-    for dir in bin lib sbin; do
-        [[ -e "$tree.new/$dir" || ! -d "$tree.new/usr/$dir" ]] || ln -s "usr/$dir" "$tree.new/$dir"
-    done
-    mv "$tree.new" "$tree"
-    echo "trixie-chroot: made $tree in $((SECONDS - started)) s, $(du -sh "$tree" | cut -f1)" >&2
-    echo "$tree"
-}
+make_tree() { debian_tree "$cache/$1" "$suite" "$2" "$3" "$4"; }
 
 build_tree() { make_tree "trixie-amd64" amd64 apt "$build_packages"; }
 sysroot_tree() { make_tree "trixie-arm64-sysroot" arm64 extract "$sysroot_packages"; }

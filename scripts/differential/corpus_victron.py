@@ -9,18 +9,26 @@ error, alarm and off-reason codes from the reference's tables (which hold the co
 documents). Edge cases named in `case`: a wrong key (`wrong_key`: the reference raises its key
 mismatch, BLEBridge refuses the frame), a code outside the reference's tables (`_unlisted_code`:
 the reference raises), the battery monitor's current "not available" pattern
-(`_current_not_available`) and a record cut short (`_short_record`).
+(`_current_not_available`), the Lynx Smart BMS's state of charge "not available"
+(`_soc_not_available`), a Smart Lithium cell voltage out of range (`_cell_out_of_range`: the
+reference's -inf/+inf are reported as the strings "-inf"/"inf", JSON has no infinity) and a
+record cut short (`_short_record`).
 
 The reference's getters are reported under their names without `get_`; enumerations as their
-numbers; the solar charger's and DC-DC converter's `charge_state` under `device_state` (it reads
-the description's "Device state", as the inverter's does); an inverter alarm of None as 0 (its
-getter turns "no alarm", 0, into None).
+numbers; the solar charger's, DC-DC converter's, AC charger's and Orion XS's `charge_state`
+under `device_state` (it reads the description's "Device state", as the inverter's does); an
+inverter's or DC energy meter's alarm of None as 0 (its getter turns "no alarm", 0, into None);
+the Smart BatteryProtect's `alarm_reason` and `warning_reason` as `alarm` and `warning`; the
+Smart Lithium's `cell_voltages` list as `cell_voltage_1` … `cell_voltage_8` (None left out).
 """
 
 import random
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from victron_ble.devices import BatteryMonitor, DcDcConverter, Inverter, SolarCharger
+from victron_ble.devices import (AcCharger, BatteryMonitor, DcDcConverter, DcEnergyMeter, Inverter, LynxSmartBMS,
+                                 OrionXS, SmartBatteryProtect, SmartLithium, SolarCharger)
+from victron_ble.devices.dc_energy_meter import MeterType
+from victron_ble.devices.smart_battery_protect import OutputState
 from victron_ble.devices.base import MODEL_ID_MAPPING, AlarmReason, ChargerError, OffReason, OperationMode
 
 COMPANY = 0x02E1
@@ -48,11 +56,42 @@ RECORDS = {
     0x04: (DcDcConverter, products("Orion Smart"), [
         ("device_state", 8, "state", 0xFF), ("charger_error", 8, "error", 0xFF), ("input_voltage", 16, "u", 0xFFFF),
         ("output_voltage", 16, "s", 0x7FFF), ("off_reason", 32, "off", None)]),
+    0x05: (SmartLithium, products("Smart Lithium"), [
+        ("bms_flags", 32, "u", None), ("error_flags", 16, "u", None)]
+        + [(f"cell_{n}", 7, "cell", 0x7F) for n in range(1, 9)]
+        + [("battery_voltage", 12, "u", 0xFFF), ("balancer_status", 4, "balancer", 0xF),
+           ("battery_temperature", 7, "u", 0x7F)]),
+    0x08: (AcCharger, products("Blue Smart IP"), [
+        ("device_state", 8, "state", 0xFF), ("charger_error", 8, "error", 0xFF)]
+        + [(f"{name}{n}", bits, "u", (1 << bits) - 1) for n in (1, 2, 3)
+           for name, bits in (("output_voltage", 13), ("output_current", 11))]
+        + [("temperature", 7, "u", 0x7F), ("ac_current", 9, "u", 0x1FF)]),
+    0x09: (SmartBatteryProtect, products("BatteryProtect"), [
+        ("device_state", 8, "state", 0xFF), ("output_state", 8, "output", 0xFF), ("error_code", 8, "error", 0xFF),
+        ("alarm_reason", 16, "alarm", None), ("warning_reason", 16, "alarm", None), ("input_voltage", 16, "s", 0x7FFF),
+        ("output_voltage", 16, "u", 0xFFFF), ("off_reason", 32, "off", None)]),
+    0x0A: (LynxSmartBMS, products("Lynx Smart BMS"), [
+        ("error_flags", 8, "u", None), ("remaining_mins", 16, "u", 0xFFFF), ("voltage", 16, "s", 0x7FFF),
+        ("current", 16, "s", 0x7FFF), ("io_status", 16, "u", None), ("alarm_flags", 18, "u", None),
+        ("soc", 10, "u", 0x3FF), ("consumed_ah", 20, "u", 0xFFFFF), ("battery_temperature", 7, "u", 0x7F)]),
+    0x0D: (DcEnergyMeter, products("Smart Energy Meter", "SmartShunt"), [
+        ("meter_type", 16, "meter", None), ("voltage", 16, "s", 0x7FFF), ("alarm", 16, "alarm", None),
+        ("aux", 16, "u", None), ("aux_mode", 2, "aux_mode", None), ("current", 22, "s", 0x3FFFFF)]),
+    0x0F: (OrionXS, products("Orion XS") or products("Orion Smart"), [  # no Orion XS id in its table
+        ("device_state", 8, "state", 0xFF), ("charger_error", 8, "error", 0xFF), ("output_voltage", 16, "u", 0xFFFF),
+        ("output_current", 16, "u", 0xFFFF), ("input_voltage", 16, "u", 0xFFFF), ("input_current", 16, "u", 0xFFFF),
+        ("off_reason", 32, "off", None)]),
 }
+NAMES = {1: "solar_charger", 2: "battery_monitor", 3: "inverter", 4: "dcdc_converter", 5: "smart_lithium",
+         8: "ac_charger", 9: "smart_battery_protect", 0x0A: "lynx_smart_bms", 0x0D: "dc_energy_meter",
+         0x0F: "orion_xs"}
 TABLES = {"state": [m.value for m in OperationMode if m.value != 0xFF], "error": [m.value for m in ChargerError],
-          "alarm": [m.value for m in AlarmReason], "off": [m.value for m in OffReason]}
+          "alarm": [m.value for m in AlarmReason], "off": [m.value for m in OffReason],
+          "balancer": [0, 1, 2, 3], "output": [m.value for m in OutputState],
+          "meter": [m.value & 0xFFFF for m in MeterType]}
 UNLISTED = {"state": [8, 10, 12, 100, 250], "error": [9, 10, 99, 150], "alarm": [3, 5, 0x8001, 0xFFFF],
-            "off": [3, 0x00000200, 0x80000000, 0xFFFFFFFF]}
+            "off": [3, 0x00000200, 0x80000000, 0xFFFFFFFF], "balancer": [4, 9, 14], "output": [2, 3, 100],
+            "meter": [0, 9, 100, 0xFFF0]}
 
 
 def field_value(rng, bits, kind, not_available):
@@ -65,6 +104,11 @@ def field_value(rng, bits, kind, not_available):
         return rng.choice(TABLES[kind]), ""
     if not_available is not None and rng.random() < 0.1:
         return not_available, ""
+    if kind == "aux_mode":
+        return rng.randrange(4), ""
+    if kind == "cell":
+        raw = rng.choice([0x00, 0x7E]) if rng.random() < 0.05 else rng.randrange(1, 0x7E)
+        return raw, "_cell_out_of_range" if raw in (0x00, 0x7E) else ""
     return rng.randrange(1 << bits), ""
 
 
@@ -87,10 +131,14 @@ def reference(record_type, key, data):
         return None
     values = {}
     for name, value in getters.items():
-        if name == "charge_state":
-            name = "device_state"
-        if name == "alarm" and value is None and record_type == 0x03:
+        name = {"charge_state": "device_state", "alarm_reason": "alarm", "warning_reason": "warning"}.get(name, name)
+        if name == "alarm" and value is None and record_type in (0x03, 0x0D):
             value = 0
+        if name == "cell_voltages":
+            for number, cell in enumerate(value, 1):
+                if cell is not None:
+                    values[f"cell_voltage_{number}"] = cell if abs(cell) != float("inf") else str(cell)
+            continue
         if value is None:
             continue
         values[name] = value.value if hasattr(value, "value") else value
@@ -102,12 +150,14 @@ def corpus(rng: random.Random, count, random_address):
         address = random_address(rng)
         record_type = rng.choice(sorted(RECORDS))
         _, product_ids, layout = RECORDS[record_type]
-        case = {1: "solar_charger", 2: "battery_monitor", 3: "inverter", 4: "dcdc_converter"}[record_type]
+        case = NAMES[record_type]
         values = []
         for name, bits, kind, not_available in layout:
             raw, suffix = field_value(rng, bits, kind, not_available)
             if name == "current" and raw == 0x3FFFFF:
                 suffix = "_current_not_available"
+            if name == "soc" and record_type == 0x0A and raw == 0x3FF:
+                suffix = "_soc_not_available"
             case += suffix if suffix not in case else ""
             values.append((raw, bits))
         record = pack(values)

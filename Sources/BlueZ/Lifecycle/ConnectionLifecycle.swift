@@ -11,6 +11,10 @@ import Bluetooth
 /// - `le-connection-abort-by-local` and similar aborts get an immediate retry within the deadline (bleak#1255);
 /// - a deadline (default 30 s) for the whole attempt; on timeout or cancel, `Disconnect` cancels BlueZ's pending
 ///   connection so no half-open attempt is left behind;
+/// - a device whose GATT database bluetoothd has cached needs only an MTU exchange and a DB Hash read once the
+///   link is up; when `ServicesResolved` has not come within `cachedResolveTimeout`, that exchange stalled (the VM
+///   tier saw bluetoothd's MTU request go unanswered for ATT's whole 30 s) and the link is useless, so the
+///   attempt disconnects and connects once more within its deadline instead of waiting the deadline out;
 /// - a link that drops fails every pending GATT operation and reports a disconnect with its reason.
 ///
 /// The owner (the `Peripheral` actor) performs the actions and feeds the results back, tagged with the attempt
@@ -25,6 +29,11 @@ public struct ConnectionLifecycle: Sendable {
         public var abortRetries: Int = 1
         /// Delay before such a retry.
         public var abortRetryDelay: Duration = .milliseconds(250)
+        /// How long a device with cached GATT objects may take from link-up to `ServicesResolved` before the
+        /// attempt disconnects and connects again (nil: only the attempt's deadline applies).
+        public var cachedResolveTimeout: Duration? = .seconds(5)
+        /// Reconnects within one attempt after such a stall.
+        public var resolveStallRetries: Int = 1
 
         public init() {}
     }
@@ -39,6 +48,9 @@ public struct ConnectionLifecycle: Sendable {
         case curingStaleInProgress
         /// `Connect` succeeded; waiting for `ServicesResolved`.
         case resolvingServices
+        /// `ServicesResolved` stalled on a cached device: `Disconnect` is outstanding (or the link is still going
+        /// down); `Connect` follows within the same attempt and deadline.
+        case recoveringStalledResolve
         /// Connected and services resolved: usable.
         case ready
         /// A local `Disconnect` is outstanding.
@@ -48,8 +60,9 @@ public struct ConnectionLifecycle: Sendable {
     public enum Event: Sendable, Hashable {
         /// A caller wants the peripheral connected within `timeout`.
         case connectRequested(timeout: Duration)
-        /// The `Connect` call of `attempt` returned successfully.
-        case connectSucceeded(attempt: UInt64)
+        /// The `Connect` call of `attempt` returned successfully; `servicesCached` when bluetoothd already
+        /// exported the device's GATT objects (its cache), so resolving should take an MTU exchange and a hash read.
+        case connectSucceeded(attempt: UInt64, servicesCached: Bool = false)
         /// The `Connect` call of `attempt` failed.
         case connectFailed(attempt: UInt64, BluetoothError)
         /// The delay scheduled by `scheduleRetry` elapsed.
@@ -58,6 +71,8 @@ public struct ConnectionLifecycle: Sendable {
         case cureFinished(attempt: UInt64)
         /// The deadline of `attempt` passed.
         case timeoutFired(attempt: UInt64)
+        /// The timer of `startResolveTimer(attempt, round)` fired.
+        case resolveTimerFired(attempt: UInt64, round: Int)
         /// The caller cancels the connection (`cancelConnection`).
         case cancelRequested
         /// A local `Disconnect` call returned (successfully or not).
@@ -81,6 +96,8 @@ public struct ConnectionLifecycle: Sendable {
         case startTimeout(attempt: UInt64, Duration)
         /// The deadline is no longer needed.
         case cancelTimeout
+        /// Report `resolveTimerFired(attempt, round)` after `duration` (a stale one is ignored).
+        case startResolveTimer(attempt: UInt64, round: Int, Duration)
         /// Report `retryDue(attempt)` after `delay`.
         case scheduleRetry(attempt: UInt64, after: Duration)
         /// Resume every caller waiting in `connect`: nil for success, or the error.
@@ -104,6 +121,11 @@ public struct ConnectionLifecycle: Sendable {
     private var abortRetriesLeft = 0
     private var cureUsed = false
     private var reportedReason: DisconnectReason?
+    private var resolveStallRetriesLeft = 0
+    /// Counts link-ups within an attempt, so a resolve timer of an earlier link-up is ignored.
+    private var resolveRound = 0
+    /// While recovering a stalled resolve: the `Disconnect` call has returned (`Connect` waits for the link too).
+    private var stallDisconnectReturned = false
     /// A connect requested while a local disconnect was outstanding, with its timeout.
     private var connectAfterDisconnect: Duration?
     /// The link came up and dropped while `Connect` was outstanding: a successful reply that
@@ -118,7 +140,8 @@ public struct ConnectionLifecycle: Sendable {
     public var peripheralState: PeripheralState {
         switch state {
         case .disconnected: .disconnected
-        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices: .connecting
+        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices, .recoveringStalledResolve:
+            .connecting
         case .ready: .connected
         case .disconnecting: .disconnecting
         }
@@ -127,7 +150,7 @@ public struct ConnectionLifecycle: Sendable {
     public mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .connectRequested(let timeout): return connectRequested(timeout: timeout)
-        case .connectSucceeded(let number):
+        case .connectSucceeded(let number, let servicesCached):
             guard number == attempt, state == .connecting else { return [] }
             if linkDroppedWhileConnecting {
                 linkDroppedWhileConnecting = false
@@ -136,7 +159,19 @@ public struct ConnectionLifecycle: Sendable {
             if servicesResolved && isLinkUp { return becomeReady() }
             isLinkUp = true
             state = .resolvingServices
-            return []
+            guard servicesCached, resolveStallRetriesLeft > 0, let limit = configuration.cachedResolveTimeout else {
+                return []
+            }
+            resolveRound += 1
+            return [.startResolveTimer(attempt: attempt, round: resolveRound, limit)]
+        case .resolveTimerFired(let number, let round):
+            guard number == attempt, round == resolveRound, state == .resolvingServices, !servicesResolved else {
+                return []
+            }
+            resolveStallRetriesLeft -= 1
+            state = .recoveringStalledResolve
+            stallDisconnectReturned = false
+            return [.callDisconnect]
         case .connectFailed(let number, let error):
             guard number == attempt, state == .connecting else { return [] }
             return connectFailed(error)
@@ -146,7 +181,14 @@ public struct ConnectionLifecycle: Sendable {
             linkDroppedWhileConnecting = false
             return [.callConnect(attempt: attempt)]
         case .cureFinished(let number):
-            guard number == attempt, state == .curingStaleInProgress else { return [] }
+            guard number == attempt else { return [] }
+            if state == .recoveringStalledResolve {
+                // `Connect` only once the link is down too: the old link's `Connected` false must not
+                // reach the new attempt (bluetoothd replies to `Disconnect` before it emits that).
+                stallDisconnectReturned = true
+                return isLinkUp ? [] : reconnectAfterStall()
+            }
+            guard state == .curingStaleInProgress else { return [] }
             state = .connecting
             linkDroppedWhileConnecting = false
             return [.callConnect(attempt: attempt)]
@@ -174,7 +216,7 @@ public struct ConnectionLifecycle: Sendable {
 
     private var isAttempting: Bool {
         switch state {
-        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices: true
+        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices, .recoveringStalledResolve: true
         case .disconnected, .ready, .disconnecting: false
         }
     }
@@ -183,7 +225,7 @@ public struct ConnectionLifecycle: Sendable {
         switch state {
         case .ready:
             return [.completeConnect(nil)]
-        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices:
+        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices, .recoveringStalledResolve:
             return []  // joins the pending attempt
         case .disconnecting:
             connectAfterDisconnect = timeout
@@ -197,6 +239,7 @@ public struct ConnectionLifecycle: Sendable {
         attempt &+= 1
         inProgressRetriesLeft = configuration.inProgressRetries
         abortRetriesLeft = configuration.abortRetries
+        resolveStallRetriesLeft = configuration.resolveStallRetries
         cureUsed = false
         reportedReason = nil
         if isLinkUp && servicesResolved {
@@ -255,7 +298,7 @@ public struct ConnectionLifecycle: Sendable {
 
     private mutating func cancelRequested() -> [Action] {
         switch state {
-        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices:
+        case .connecting, .waitingToRetry, .curingStaleInProgress, .resolvingServices, .recoveringStalledResolve:
             return abandonAttempt(BluetoothError(.operationCancelled, "the connection was cancelled"))
         case .ready:
             state = .disconnecting
@@ -323,9 +366,18 @@ public struct ConnectionLifecycle: Sendable {
                 .failPendingOperations(reason.pendingOperationError), .emitDisconnected(.local),
             ]
             return actions + settleDisconnected()
+        case .recoveringStalledResolve:
+            // Our own `Disconnect` of a link nobody used: not a disconnect anyone was told of a connect for.
+            return stallDisconnectReturned ? reconnectAfterStall() : []
         case .waitingToRetry, .curingStaleInProgress, .disconnected:
             return [.emitDisconnected(reason)]
         }
+    }
+
+    private mutating func reconnectAfterStall() -> [Action] {
+        state = .connecting
+        linkDroppedWhileConnecting = false
+        return [.callConnect(attempt: attempt)]
     }
 
     private mutating func becomeReady() -> [Action] {

@@ -1,5 +1,5 @@
 import Bluetooth
-internal import CEpoll
+import EventLoop
 import Foundation
 import Logging
 import Synchronization
@@ -9,9 +9,9 @@ import Synchronization
 #endif
 
 /// Reads every `AcquireNotify` socket (`SOCK_SEQPACKET`, one notification per packet) of the process on ONE
-/// dedicated thread that waits in `epoll_wait(2)` on all of them, so the blocking wait never runs on Swift's
-/// cooperative pool and 50 subscriptions cost one thread, not 50. (epoll, not `poll`: a wake-up costs the
-/// same whether 1 or 64 sockets are open, where `poll` re-checks every socket on every notification.)
+/// named ``EventLoop`` (`blebridge.notify`), a watched descriptor per socket, so the blocking wait never runs on
+/// Swift's cooperative pool and 50 subscriptions cost one thread, not 50. (The loop waits in `epoll`: a
+/// wake-up costs the same whether 1 or 64 sockets are open, where `poll` re-checks every socket each time.)
 ///
 /// ```swift
 /// let registration = NotifySocketPoller.shared.add(fd: fd, onValue: { channel.yield($0) }, onEnd: { … })
@@ -19,15 +19,15 @@ import Synchronization
 /// registration.stop()   // closes our end: BlueZ disables the notifications
 /// ```
 ///
-/// Sockets are added and removed through a command queue and a wake-up pipe: only the thread touches the
-/// poll set and closes descriptors, so a descriptor number cannot be reused while a stale event for it is
-/// being handled (entries are keyed by a token that is never reused).
-final class NotifySocketPoller: Sendable {
-    /// The process's poller; its thread starts with the first socket and then stays (it sleeps in `poll`).
-    static let shared = NotifySocketPoller()
+/// Only the loop's thread watches, reads and closes the sockets: adds and removals are queued to it in
+/// order, so a descriptor number cannot be reused while an event for it is being handled (a socket is known
+/// by a token that is never reused, and its watch is cancelled on the thread before the descriptor closes).
+package final class NotifySocketPoller: Sendable {
+    /// The process's poller; its loop starts with the first socket and then stays (it sleeps in `epoll`).
+    package static let shared = NotifySocketPoller()
 
     /// One socket's subscription to the poller.
-    struct Registration: Sendable {
+    package struct Registration: Sendable {
         let token: UInt64
         let poller: NotifySocketPoller
 
@@ -35,237 +35,164 @@ final class NotifySocketPoller: Sendable {
         /// before the stop), then closes the descriptor (which makes BlueZ stop notifying), then
         /// calls `then` (on its thread; at once when the poller has shut down). `onEnd` is not
         /// called after `stop()`.
-        func stop(then: (@Sendable () -> Void)? = nil) { poller.remove(token, then: then) }
+        package func stop(then: (@Sendable () -> Void)? = nil) { poller.remove(token, then: then) }
     }
 
-    private struct Entry {
+    /// A socket being read: what the loop's thread needs to end it.
+    private struct Socket {
         let fd: Int32
         let onValue: @Sendable (Data) -> Void
         let onEnd: @Sendable () -> Void
-    }
-
-    private enum Command {
-        case add(UInt64, Entry)
-        case remove(UInt64, then: (@Sendable () -> Void)?)
-        case shutdown
+        let watch: FDWatch
     }
 
     private struct State {
         var nextToken: UInt64 = 1
-        var commands: [Command] = []
-        var started = false
-        var finished = false
-        /// Sockets the thread has not yet ended or removed (for tests and diagnostics).
+        /// The sockets watched, by token (only the loop's thread adds or removes them).
+        var sockets: [UInt64: Socket] = [:]
+        /// Sockets added and neither ended nor removed yet (for tests and diagnostics).
         var open = 0
+        /// Shut down: later sockets are closed and ended at once.
+        var finished = false
     }
 
     private let state = Mutex(State())
-    /// The wake-up pipe: [read end, write end], non-blocking, close-on-exec.
-    private let wake: (read: Int32, write: Int32)
+    /// The loop every socket is read on; nil when the kernel refused it one (every socket then ends at once).
+    package let loop: EventLoop?
     /// Most packets read from one socket per wake-up before the others get their turn.
     private static let packetsPerTurn = 64
+    /// Most packets read from a stopped socket before it is closed: more than its receive buffer
+    /// holds, so everything sent before the stop, yet a bound against a peer that keeps writing.
+    private static let packetsAtStop = 4096
 
-    private let threadName: String
-
-    /// `threadName` names the thread (`/proc/self/task/*/comm` shows its first 15 bytes).
-    init(threadName: String = "blebridge.notify") {
-        self.threadName = threadName
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for fd in ends {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
+    /// `threadName` names the loop's thread (`/proc/self/task/*/comm` shows its first 15 bytes).
+    package init(threadName: String = "blebridge.notify") {
+        do {
+            loop = try EventLoop(name: threadName, stackSize: 256 * 1024)
+        } catch {
+            Self.logger.error("cannot start the \(threadName) thread; notification sockets end at once: \(error)")
+            loop = nil
         }
-        wake = (ends[0], ends[1])
     }
 
+    private static let logger = Logger(label: "notify")
+
     /// Sockets being read (added and neither ended nor removed yet).
-    var openSockets: Int { state.withLock { $0.open } }
+    package var openSockets: Int { state.withLock { $0.open } }
 
     /// Starts reading `fd` (taking ownership of it). `onValue` runs on the poller's thread for every packet, in
     /// order; `onEnd` once when the socket closes by itself (BlueZ closes it when the link drops or
     /// notifications stop, or at once when the poller was shut down), never after ``Registration/stop()``.
     /// Keep both short: they hold up every socket.
-    func add(
+    package func add(
         fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
     ) -> Registration {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        let (token, accepted, startThread) = state.withLock { state -> (UInt64, Bool, Bool) in
-            let token = state.nextToken
-            state.nextToken += 1
-            guard !state.finished else { return (token, false, false) }
-            state.commands.append(.add(token, Entry(fd: fd, onValue: onValue, onEnd: onEnd)))
+        let token = state.withLock { state -> UInt64? in
+            guard !state.finished, loop != nil else { return nil }
+            defer { state.nextToken += 1 }
             state.open += 1
-            defer { state.started = true }
-            return (token, true, !state.started)
+            return state.nextToken
         }
-        if !accepted {
-            // The poller was shut down: the socket ends at once.
+        guard let token, let loop, loop.execute({ self.start(token, fd: fd, onValue: onValue, onEnd: onEnd) }) else {
+            // Shut down (or no loop): the socket ends at once.
+            if token != nil { state.withLock { $0.open -= 1 } }  // the loop stopped after the count
             close(fd)
             onEnd()
-        } else if startThread {
-            start()
-        } else {
-            signal()
+            return Registration(token: 0, poller: self)
         }
         return Registration(token: token, poller: self)
     }
 
     private func remove(_ token: UInt64, then: (@Sendable () -> Void)?) {
-        let queued = state.withLock { state -> Bool in
-            guard !state.finished else { return false }  // the thread closed every socket already
-            state.commands.append(.remove(token, then: then))
-            return true
-        }
-        if queued { signal() } else { then?() }
-    }
-
-    /// Stops the thread and closes every socket without calling `onEnd` (for pollers other than `shared`).
-    func shutdown() {
-        let started = state.withLock { state -> Bool in
-            state.commands.append(.shutdown)
-            state.finished = true  // later adds close their descriptor at once
-            return state.started
-        }
-        if started {
-            signal()
-        } else {
-            close(wake.read)
-            close(wake.write)
-        }
-    }
-
-    private func signal() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)  // EAGAIN: the pipe is full, the thread is awake anyway
-    }
-
-    private func start() {
-        let thread = Thread { [self] in
-            ThreadName.setCurrent(threadName)
-            run()
-        }
-        thread.stackSize = 256 * 1024
-        thread.start()
-    }
-
-    // MARK: The thread
-
-    private func run() {
-        var entries: [UInt64: Entry] = [:]
-        var buffer = [UInt8](repeating: 0, count: ATTLimits.maximumMTU)
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        // Token 0 is the wake-up pipe; sockets have tokens from 1.
-        guard epoll >= 0, watch(wake.read, token: 0, in: epoll) else {
-            state.withLock { $0.finished = true }
-            close(wake.read)
-            close(wake.write)
+        guard let loop, loop.execute({ self.stop(token, then: then) }) else {
+            then?()  // the loop has stopped and closed every socket already
             return
         }
-        var events = [epoll_event](repeating: epoll_event(), count: 64)
-        loop: while true {
-            // Commands first: adds, removals (closing the descriptor), shutdown.
-            let commands = state.withLock { state -> [Command] in
-                defer { state.commands.removeAll(keepingCapacity: true) }
-                return state.commands
-            }
-            for command in commands {
-                switch command {
-                case .add(let token, let entry):
-                    if watch(entry.fd, token: token, in: epoll) {
-                        entries[token] = entry
-                    } else {
-                        end(entry, notify: true)
-                    }
-                case .remove(let token, let then):
-                    // What the socket already holds was sent before the stop (a link drop reaches
-                    // us through D-Bus, often before we read the last notifications): deliver it.
-                    if let entry = entries.removeValue(forKey: token) {
-                        readPackets(entry, into: &buffer, limit: Self.packetsAtStop)
-                        end(entry, notify: false)
-                    }
-                    then?()
-                case .shutdown:
-                    for entry in entries.values { end(entry, notify: false) }
-                    entries.removeAll()
-                    break loop
-                }
-            }
-            // `events` is never empty; Swift 6.0 imports epoll_wait's buffer as non-optional.
-            let ready = events.withUnsafeMutableBufferPointer {
-                epoll_wait(epoll, $0.baseAddress!, Int32($0.count), -1)
-            }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for index in 0..<Int(ready) {
-                let token = events[index].data.u64
-                if token == 0 {
-                    drainWake()
-                    continue
-                }
-                guard let entry = entries[token] else { continue }
-                if !readPackets(entry, into: &buffer) {
-                    entries[token] = nil
-                    end(entry, notify: true)  // closing the descriptor also removes it from the epoll set
-                }
-            }
-        }
-        // Only a failing epoll_wait (not EINTR) gets here with sockets left: their listeners learn it.
-        let unhandled = state.withLock { state -> [Command] in
-            state.finished = true
-            defer { state.commands.removeAll() }
-            return state.commands
-        }
-        for entry in entries.values { end(entry, notify: true) }
-        for case .remove(_, let then) in unhandled { then?() }
-        close(epoll)
-        close(wake.read)
-        close(wake.write)
     }
 
-    /// Adds `fd` to the epoll set, reporting readiness with `token`.
-    private func watch(_ fd: Int32, token: UInt64, in epoll: Int32) -> Bool {
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.u64 = token
-        return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0
+    /// Closes every socket without calling `onEnd`, then stops the loop's thread; `then` runs on that thread
+    /// as its last act (at once when it has stopped already). For pollers other than `shared`.
+    package func shutdown(then: (@Sendable () -> Void)? = nil) {
+        state.withLock { $0.finished = true }  // later adds close their descriptor at once
+        guard let loop else {
+            then?()
+            return
+        }
+        loop.execute { self.closeAll() }
+        loop.shutdown(then: then)
     }
 
-    /// Reads what is waiting on `entry`'s socket, at most `limit` packets; false when the socket ended
-    /// (closed by the peer or failed).
+    // MARK: On the loop's thread
+
+    private func start(
+        _ token: UInt64, fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
+    ) {
+        // A shutdown that came between the add and now has closed the others: this one ends like a late add.
+        var watch: FDWatch?
+        if !state.withLock({ $0.finished }) {
+            watch = loop?.watch(fd: fd, interest: .readable) { [self] _ in
+                // Readable, hung up or failed: read what is there; an end of file or an error ends the socket.
+                if !readPackets(fd, onValue: onValue, limit: Self.packetsPerTurn) { end(token, notify: true) }
+            }
+        }
+        guard let watch else {
+            close(fd)
+            state.withLock { $0.open -= 1 }
+            onEnd()
+            return
+        }
+        state.withLock { $0.sockets[token] = Socket(fd: fd, onValue: onValue, onEnd: onEnd, watch: watch) }
+    }
+
+    private func stop(_ token: UInt64, then: (@Sendable () -> Void)?) {
+        // What the socket already holds was sent before the stop (a link drop reaches us through D-Bus,
+        // often before we read the last notifications): deliver it.
+        if let socket = state.withLock({ $0.sockets[token] }) {
+            readPackets(socket.fd, onValue: socket.onValue, limit: Self.packetsAtStop)
+            end(token, notify: false)
+        }
+        then?()
+    }
+
+    private func closeAll() {
+        let tokens = state.withLock { Array($0.sockets.keys) }
+        for token in tokens { end(token, notify: false) }
+    }
+
+    /// Cancels the socket's watch (its handler is not called again), closes it and, when `notify`, tells
+    /// its listener.
+    private func end(_ token: UInt64, notify: Bool) {
+        guard
+            let socket = state.withLock({ state -> Socket? in
+                guard let socket = state.sockets.removeValue(forKey: token) else { return nil }
+                state.open -= 1
+                return socket
+            })
+        else { return }
+        socket.watch.cancel()
+        close(socket.fd)
+        if notify { socket.onEnd() }
+    }
+
+    /// Reads what is waiting on `fd`, at most `limit` packets; false when the socket ended (closed by the
+    /// peer or failed).
     @discardableResult
-    private func readPackets(_ entry: Entry, into buffer: inout [UInt8], limit: Int = packetsPerTurn) -> Bool {
-        let size = buffer.count
-        for _ in 0..<limit {
-            let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, size) }
-            if count > 0 {
-                entry.onValue(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return true
-            } else {
-                return false
+    private func readPackets(_ fd: Int32, onValue: @Sendable (Data) -> Void, limit: Int) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: ATTLimits.maximumMTU, alignment: 1) { buffer in
+            for _ in 0..<limit {
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    onValue(Data(bytes: buffer.baseAddress!, count: count))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    return true
+                } else {
+                    return false
+                }
             }
+            return true
         }
-        return true
-    }
-
-    /// Most packets read from a stopped socket before it is closed: more than its receive buffer
-    /// holds, so everything sent before the stop, yet a bound against a peer that keeps writing.
-    private static let packetsAtStop = 4096
-
-    private func end(_ entry: Entry, notify: Bool) {
-        close(entry.fd)
-        state.withLock { $0.open -= 1 }
-        if notify { entry.onEnd() }
-    }
-
-    private func drainWake() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while scratch.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress, 64) }) > 0 {}
     }
 }

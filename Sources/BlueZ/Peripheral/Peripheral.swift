@@ -38,6 +38,7 @@ public actor Peripheral {
     private var operations: [Int: @Sendable (BluetoothError) -> Void] = [:]
     private var nextID = 0
     private var timeoutTask: Task<Void, Never>?
+    private var resolveTimerTask: Task<Void, Never>?
     private var subscriptions: [DBusObjectPath: Subscription] = [:]
     private var busyAttributes: Set<DBusObjectPath> = []
     private var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
@@ -616,13 +617,13 @@ public actor Peripheral {
                     _ = try await connection.call(
                         destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Connect",
                         timeout: timeout)
-                    self.handle(.connectSucceeded(attempt: attempt))
+                    await self.handle(.connectSucceeded(attempt: attempt, servicesCached: self.hasCachedServices))
                 } catch {
                     self.handle(.connectFailed(attempt: attempt, BluetoothError.from(error, during: .connect)))
                 }
             }
         case .callDisconnect:
-            let curing = lifecycle.state == .curingStaleInProgress
+            let curing = lifecycle.state == .curingStaleInProgress || lifecycle.state == .recoveringStalledResolve
             let attempt = lifecycle.attempt
             let connection = self.connection
             let path = self.path
@@ -640,6 +641,16 @@ public actor Peripheral {
         case .cancelTimeout:
             timeoutTask?.cancel()
             timeoutTask = nil
+            resolveTimerTask?.cancel()
+            resolveTimerTask = nil
+        case .startResolveTimer(let attempt, let round, let duration):
+            resolveTimerTask?.cancel()
+            Self.logger.debug(
+                "waiting for ServicesResolved of a cached device",
+                [("device", identifier.description), ("limit", "\(duration)")])
+            resolveTimerTask = Deadline.after(duration, clock: clock) {
+                await self.resolveTimerFired(attempt: attempt, round: round, after: duration)
+            }
         case .scheduleRetry(let attempt, let delay):
             let clock = self.clock
             Task {
@@ -674,6 +685,19 @@ public actor Peripheral {
         case .emitDisconnected(let reason):
             onDisconnect(DisconnectEvent(peripheral: self, reason: reason))
         }
+    }
+
+    private func resolveTimerFired(attempt: UInt64, round: Int, after duration: Duration) {
+        handle(.resolveTimerFired(attempt: attempt, round: round))
+        guard lifecycle.state == .recoveringStalledResolve else { return }
+        Self.logger.notice(
+            "the link is up but bluetoothd did not resolve the cached services; reconnecting",
+            [("device", identifier.description), ("after", "\(duration)")])
+    }
+
+    /// Whether bluetoothd exports GATT services for the device before it resolved them: its cached database.
+    private var hasCachedServices: Bool {
+        gatt.values.contains { $0[BlueZNames.gattService] != nil }
     }
 
     // MARK: BlueZ object updates (from CentralManager, in bus order)

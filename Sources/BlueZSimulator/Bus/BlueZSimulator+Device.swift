@@ -66,6 +66,8 @@ extension BlueZSimulator {
         // The reply goes out with the link up, before any GATT object or `ServicesResolved`.
         for notice in resumeConnects(key, error: nil) { await notice.queued() }
         guard connectAttempts[key] == attempt, devices[key]?.link == .connected else { return }
+        // A stalled GATT exchange: the link stays up, unresolved, until someone disconnects it.
+        guard !devices[key]!.takeResolveStall() else { return }
         schedule(key, after: timing.resolveDelay) { simulator in
             await simulator.resolveEnded(key, attempt: attempt)
         }

@@ -77,6 +77,8 @@ public struct DeviceState: Sendable {
 
     /// Connect failures still to happen (scenario faults and injected ones), in order.
     public private(set) var pendingFailures: [ConnectFailureKind]
+    /// The link being made carries a `resolve_stall` fault.
+    private var resolveStalls = false
 
     public init(spec: ScenarioDevice, adapterPath: String) {
         self.spec = spec
@@ -231,6 +233,11 @@ public struct DeviceState: Sendable {
             case .timeout:
                 link = .connecting
                 return .pending(delay: timing.connectTimeout, failure: BlueZError.abortByLocal)
+            case .resolveStall:
+                guard inRange, spec.connectable else { break }
+                link = .connecting
+                resolveStalls = true
+                return .pending(delay: timing.connectDelay, failure: nil)
             case .error(let error):
                 link = .connecting
                 return .pending(delay: timing.connectDelay, failure: error)
@@ -241,6 +248,12 @@ public struct DeviceState: Sendable {
             return .pending(delay: timing.connectTimeout, failure: BlueZError.abortByLocal)
         }
         return .pending(delay: timing.connectDelay, failure: nil)
+    }
+
+    /// Whether services must not resolve on the link being made (a `resolve_stall` fault); read once per link.
+    public mutating func takeResolveStall() -> Bool {
+        defer { resolveStalls = false }
+        return resolveStalls
     }
 
     /// A pending attempt failed (its planned failure fired).

@@ -560,7 +560,7 @@ extension BuiltInScenarios {
         "victron": #"""
         {
           "name": "victron",
-          "description": "Victron Instant Readout (manufacturer data 0x02E1, AES-128-CTR), all four with the advertisement key 0df4d0617b6c4e1b9d3f1a2b3c4d5e6f (give it as bind_key): a SmartSolar charger in bulk at 13.45 V, 71 W; a SmartShunt at 12.87 V, -2.345 A, 87.5 %, 25 °C; a Phoenix inverter at 230.1 V, 420 VA; an Orion Smart DC-DC converter 14.1 V in, 13.8 V out.",
+          "description": "Victron Instant Readout (manufacturer data 0x02E1, AES-128-CTR), all seven with the advertisement key 0df4d0617b6c4e1b9d3f1a2b3c4d5e6f (give it as bind_key): a SmartSolar charger in bulk at 13.45 V, 71 W; a SmartShunt at 12.87 V, -2.345 A, 87.5 %, 25 °C; a Phoenix inverter at 230.1 V, 420 VA; an Orion Smart DC-DC converter 14.1 V in, 13.8 V out; a Smart Lithium battery, four cells at 3.32-3.34 V, 13.31 V, balanced, 22 °C; a SmartShunt as DC energy meter (wind charger) at 12.87 V, -2.345 A; an Orion XS in bulk, 14.1 V in, 13.8 V and 12.3 A out.",
           "devices": [
             {
               "id": "victron_solar", "address": "C0:FF:EE:17:03:01", "connectable": false, "rssi": -66,
@@ -577,6 +577,18 @@ extension BuiltInScenarios {
             {
               "id": "victron_orion", "address": "C0:FF:EE:17:03:04", "connectable": false, "rssi": -78,
               "advertisement": {"manufacturer_data": [{"company": 737, "value": "1002c0a304efbe0d98ba2884827d5dc78cdb"}]}
+            },
+            {
+              "id": "victron_lithium", "address": "C0:FF:EE:17:03:05", "connectable": false, "rssi": -69,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "1002e5a005ee0b0dd0d04527d39734411fa2ed728d05a30b"}]}
+            },
+            {
+              "id": "victron_meter", "address": "C0:FF:EE:17:03:06", "connectable": false, "rssi": -73,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "1002a8a30dee0b0d282f4222d397039a1380ed"}]}
+            },
+            {
+              "id": "victron_orion_xs", "address": "C0:FF:EE:17:03:07", "connectable": false, "rssi": -77,
+              "advertisement": {"manufacturer_data": [{"company": 737, "value": "1002f0a30fee0b0dd3d02122a8977e60b2a4128d7236"}]}
             }
           ]
         }

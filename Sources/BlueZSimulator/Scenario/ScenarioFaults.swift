@@ -92,16 +92,20 @@ public enum ConnectFailureKind: Sendable, Equatable {
     case inProgress
     /// The attempt hangs for the scenario's `connect_timeout`, then fails with `le-connection-abort-by-local`.
     case timeout
+    /// The link comes up and `Connect` succeeds, but services never resolve on that link (bluetoothd's ATT MTU
+    /// exchange unanswered, as the VM tier saw after an adapter power cycle) until it is disconnected.
+    case resolveStall
     /// Any other BlueZ error, after the connect delay.
     case error(BlueZError)
 
-    static let names = ["abort_by_local", "in_progress", "timeout"]
+    static let names = ["abort_by_local", "in_progress", "timeout", "resolve_stall"]
 
     init?(named name: String) {
         switch name {
         case "abort_by_local": self = .abortByLocal
         case "in_progress": self = .inProgress
         case "timeout": self = .timeout
+        case "resolve_stall": self = .resolveStall
         default: return nil
         }
     }

@@ -19,19 +19,6 @@ public enum DisconnectReason: String, Sendable, Hashable, CaseIterable, CustomSt
 
     public var description: String { rawValue }
 
-    /// Maps the reason of BlueZ's `Device1.Disconnected` signal (`org.bluez.Reason.Local`, `.Remote`, `.Timeout`,
-    /// `.Authentication`, `.Suspend`, `.Unknown`; BlueZ 5.72 and later).
-    public init(bluezReason: String) {
-        switch bluezReason.split(separator: ".").last.map(String.init) {
-        case "Local": self = .local
-        case "Remote": self = .remote
-        case "Timeout": self = .timeout
-        case "Authentication": self = .authentication
-        case "Suspend": self = .suspend
-        default: self = .unknown
-        }
-    }
-
     /// The error pending operations fail with when the link goes down for this reason.
     public var pendingOperationError: BluetoothError {
         switch self {

@@ -7,20 +7,25 @@ public struct BluetoothSettings: Sendable, Equatable {
     public var maxConnections: Int
     /// How long one connection attempt may take.
     public var connectTimeout: Duration
+    /// How long a device whose GATT database bluetoothd has cached may take from link-up to `ServicesResolved`
+    /// before the attempt disconnects and connects once more within `connectTimeout`; nil: no such limit.
+    public var cachedResolveTimeout: Duration?
     public var scan: ScanSettings
 
     public init(
         adapter: String = "hci0", bus: BusSelection = .system, maxConnections: Int = 5,
-        connectTimeout: Duration = .seconds(30), scan: ScanSettings = ScanSettings()
+        connectTimeout: Duration = .seconds(30), cachedResolveTimeout: Duration? = .seconds(5),
+        scan: ScanSettings = ScanSettings()
     ) {
         self.adapter = adapter
         self.bus = bus
         self.maxConnections = maxConnections
         self.connectTimeout = connectTimeout
+        self.cachedResolveTimeout = cachedResolveTimeout
         self.scan = scan
     }
 
-    static let keys = ["adapter", "bus", "max_connections", "connect_timeout", "scan"]
+    static let keys = ["adapter", "bus", "max_connections", "connect_timeout", "cached_resolve_timeout", "scan"]
 }
 
 extension BluetoothSettings: Decodable {
@@ -49,6 +54,11 @@ extension BluetoothSettings: Decodable {
         connectTimeout =
             try reader.duration("connect_timeout", minimum: .seconds(1), maximum: .seconds(300))
             ?? defaults.connectTimeout
+        if let limit = try reader.duration("cached_resolve_timeout", minimum: .zero, maximum: .seconds(300)) {
+            cachedResolveTimeout = limit == .zero ? nil : limit
+        } else {
+            cachedResolveTimeout = defaults.cachedResolveTimeout
+        }
         scan = try reader.object(ScanSettings.self, "scan") ?? defaults.scan
     }
 }

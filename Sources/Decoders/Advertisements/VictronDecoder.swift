@@ -15,7 +15,9 @@ import Bluetooth
 /// in 256 passes it, and then decrypts to wrong values).
 ///
 /// Record types decoded (``VictronRecord``): 0x01 solar charger, 0x02 battery monitor, 0x03
-/// inverter, 0x04 DC-DC converter. Other types are refused as `unsupported` naming the type.
+/// inverter, 0x04 DC-DC converter, 0x05 Smart Lithium, 0x08 AC charger, 0x09 Smart
+/// BatteryProtect, 0x0A Lynx Smart BMS, 0x0D DC energy meter, 0x0F Orion XS. Other types are
+/// refused as `unsupported` naming the type.
 public struct VictronDecoder: AdvertisementDecoder {
     public let name = "victron"
     public static let companyID: UInt16 = 0x02E1
@@ -27,8 +29,10 @@ public struct VictronDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// A product advertisement with its whole header; a record shorter than its type's fields
+    /// (even an empty one) is then refused as `truncated`.
     public func accepts(_ payload: [UInt8]) -> Bool {
-        payload.count > Self.headerCount && payload[0] == Self.productAdvertisement
+        payload.count >= Self.headerCount && payload[0] == Self.productAdvertisement
     }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
@@ -45,7 +49,9 @@ public struct VictronDecoder: AdvertisementDecoder {
         guard let type = VictronRecord(rawValue: typeCode) else {
             throw DecoderError(
                 .unsupported, field: "record_type", offset: 4,
-                message: "Victron record type 0x\(Hex.string([typeCode])) is not decoded (0x01–0x04 are)")
+                message:
+                    "Victron record type 0x\(Hex.string([typeCode])) is not decoded (0x01–0x05, 0x08–0x0A, 0x0D and 0x0F are)"
+            )
         }
         let counter = try reader.bytes(2, "data_counter")
         let keyByte = try reader.uint8("key_check")

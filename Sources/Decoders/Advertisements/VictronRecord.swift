@@ -6,6 +6,12 @@ enum VictronRecord: UInt8 {
     case batteryMonitor = 0x02
     case inverter = 0x03
     case dcdcConverter = 0x04
+    case smartLithium = 0x05
+    case acCharger = 0x08
+    case smartBatteryProtect = 0x09
+    case lynxSmartBMS = 0x0A
+    case dcEnergyMeter = 0x0D
+    case orionXS = 0x0F
 
     var model: String {
         switch self {
@@ -13,6 +19,12 @@ enum VictronRecord: UInt8 {
         case .batteryMonitor: "Battery Monitor"
         case .inverter: "Inverter"
         case .dcdcConverter: "DC-DC Converter"
+        case .smartLithium: "Smart Lithium"
+        case .acCharger: "AC Charger"
+        case .smartBatteryProtect: "Smart BatteryProtect"
+        case .lynxSmartBMS: "Lynx Smart BMS"
+        case .dcEnergyMeter: "DC Energy Meter"
+        case .orionXS: "Orion XS"
         }
     }
 
@@ -48,8 +60,7 @@ enum VictronRecord: UInt8 {
             fields.code("alarm", try bits.unsigned(16, "alarm"), notAvailable: nil)
             let aux = try bits.unsigned(16, "aux")
             let mode = try bits.unsigned(2, "aux_mode")
-            fields.code("aux_mode", mode, notAvailable: nil)
-            fields.list.append(.string("aux_input", Self.auxModes[Int(mode)]))
+            fields.auxMode(mode)
             fields.signed("current", try bits.signed(22, "current"), 0x3FFFFF, scale: 0.001, "A", .sensor("current"))
             let consumed = try bits.unsigned(20, "consumed_ah")
             // Consumed Ah is the record value negated (Victron's description), as VictronConnect shows it.
@@ -58,16 +69,7 @@ enum VictronRecord: UInt8 {
             }
             fields.unsigned(
                 "state_of_charge", try bits.unsigned(10, "state_of_charge"), 0x3FF, scale: 0.1, "%", .battery)
-            switch mode {
-            case 0:
-                let starter = Int64(Int16(truncatingIfNeeded: aux))
-                fields.list.append(.double("starter_voltage", Double(starter) / 100, unit: "V", kind: .voltage))
-            case 1: fields.list.append(.double("midpoint_voltage", Double(aux) / 100, unit: "V", kind: .voltage))
-            case 2:
-                fields.list.append(
-                    .double("temperature", Double(Int64(aux) - 27_315) / 100, unit: "°C", kind: .temperature))
-            default: break
-            }
+            fields.auxInput(aux, mode: mode, batteryMonitor: true)
         case .inverter:
             fields.deviceState(try bits.unsigned(8, "device_state"))
             fields.code("alarm", try bits.unsigned(16, "alarm"), notAvailable: nil)
@@ -84,6 +86,12 @@ enum VictronRecord: UInt8 {
             fields.unsigned("input_voltage", try bits.unsigned(16, "input_voltage"), 0xFFFF, scale: 0.01, "V", .voltage)
             fields.signed("output_voltage", try bits.signed(16, "output_voltage"), 0x7FFF, scale: 0.01, "V", .voltage)
             fields.code("off_reason", try bits.unsigned(32, "off_reason"), notAvailable: nil)
+        case .smartLithium: try smartLithium(&bits, &fields)
+        case .acCharger: try acCharger(&bits, &fields)
+        case .smartBatteryProtect: try smartBatteryProtect(&bits, &fields)
+        case .lynxSmartBMS: try lynxSmartBMS(&bits, &fields)
+        case .dcEnergyMeter: try dcEnergyMeter(&bits, &fields)
+        case .orionXS: try orionXS(&bits, &fields)
         }
         return fields.list
     }
@@ -101,6 +109,41 @@ struct VictronFields {
 
     mutating func code(_ name: String, _ value: UInt64, notAvailable: UInt64?) {
         if value != notAvailable { list.append(.int(name, value)) }
+    }
+
+    /// A code as `<name>_code`, and its name from `names` when listed; nothing when `notAvailable`.
+    mutating func namedCode(_ name: String, _ value: UInt64, notAvailable: UInt64, names: [UInt64: String]) {
+        guard value != notAvailable else { return }
+        list.append(.int("\(name)_code", value))
+        if let text = names[value] { list.append(.string(name, text)) }
+    }
+
+    /// The battery monitor's and DC energy meter's aux mode (2 bits) and the input it names.
+    mutating func auxMode(_ mode: UInt64) {
+        list.append(.int("aux_mode", mode))
+        list.append(.string("aux_input", VictronRecord.auxModes[Int(mode & 3)]))
+    }
+
+    /// The aux value by its mode: starter voltage (signed 0.01 V), midpoint voltage (0.01 V, the
+    /// battery monitor only) or temperature (0.01 K, in °C; the DC energy meter's 0xFFFF is "not
+    /// available", the battery monitor's description has no such pattern).
+    mutating func auxInput(_ aux: UInt64, mode: UInt64, batteryMonitor: Bool) {
+        switch mode {
+        case 0:
+            let starter = Int64(Int16(truncatingIfNeeded: aux))
+            list.append(.double("starter_voltage", Double(starter) / 100, unit: "V", kind: .voltage))
+        case 1 where batteryMonitor:
+            list.append(.double("midpoint_voltage", Double(aux) / 100, unit: "V", kind: .voltage))
+        case 2 where aux != 0xFFFF || batteryMonitor:
+            list.append(.double("temperature", Double(Int64(aux) - 27_315) / 100, unit: "°C", kind: .temperature))
+        default: break
+        }
+    }
+
+    /// A temperature of 7 bits in whole °C offset by 40 ("not available" 0x7F).
+    mutating func offsetTemperature(_ name: String, _ raw: UInt64) {
+        guard raw != 0x7F else { return }
+        list.append(.int(name, Int64(raw) - 40, unit: "°C", kind: .temperature))
     }
 
     mutating func unsigned(

@@ -17,6 +17,9 @@
 ///   its candidacies.
 /// - The election's `connect` and `release` become ``Action/take(_:)`` and
 ///   ``Action/release(_:)`` for the connection pool.
+/// - A **passive** device (docs/multi-gateway.md, "De-duplication of passive readings") is elected
+///   the same way without slots: its owner is the one gateway that publishes its advertisements
+///   (``publishes(_:)``), and holding it means publishing it.
 public struct OwnershipCoordinator: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -59,8 +62,8 @@ public struct OwnershipCoordinator: Sendable {
         case gateway(String, online: Bool)
         /// This gateway's broker connection came up or went.
         case broker(connected: Bool)
-        /// The devices under ownership now (a reload).
-        case devices(Set<String>)
+        /// The devices under ownership now (a reload); `passive` of them are published, not connected.
+        case devices(Set<String>, passive: Set<String> = [])
         /// Time passed (the timer armed for ``nextDeadline``).
         case tick
     }
@@ -90,6 +93,8 @@ public struct OwnershipCoordinator: Sendable {
 
     struct Device: Sendable {
         var election: OwnershipElection
+        /// A passive device: owning it means publishing its advertisements, not holding a link.
+        var passive: Bool
         var heard: RSSIWindow
         var linked = false
         var taken = false
@@ -111,15 +116,23 @@ public struct OwnershipCoordinator: Sendable {
     private var freeSlots: Int
     private var brokerUp = false
 
-    public init(me: String, devices: Set<String>, freeSlots: Int, settings: Settings = Settings()) {
+    public init(
+        me: String, devices: Set<String>, passive: Set<String> = [], freeSlots: Int, settings: Settings = Settings()
+    ) {
         self.me = me
         self.settings = settings
         self.freeSlots = freeSlots
-        for id in devices { self.devices[id] = Self.device(me: me, settings: settings) }
+        for id in devices.union(passive) {
+            self.devices[id] = Self.device(me: me, passive: passive.contains(id), settings: settings)
+        }
     }
 
-    private static func device(me: String, settings: Settings) -> Device {
-        Device(election: OwnershipElection(me: me, rules: settings.rules), heard: RSSIWindow(window: settings.window))
+    private static func device(me: String, passive: Bool, settings: Settings) -> Device {
+        var rules = settings.rules
+        rules.needsSlot = !passive
+        return Device(
+            election: OwnershipElection(me: me, rules: rules), passive: passive,
+            heard: RSSIWindow(window: settings.window))
     }
 
     // MARK: Queries
@@ -135,6 +148,19 @@ public struct OwnershipCoordinator: Sendable {
 
     /// Whether this gateway has taken the device (the pool may connect it).
     public func hasTaken(_ device: String) -> Bool { devices[device]?.taken ?? false }
+
+    /// Whether the device is a passive one under ownership (published by its owner, never connected).
+    public func isPassive(_ device: String) -> Bool { devices[device]?.passive ?? false }
+
+    /// Whether this gateway publishes the device's advertisement readings: always for a device
+    /// not under ownership as a passive one; otherwise unless another gateway owns it. With no
+    /// owner (before the first candidacies, or with the broker gone so long that every candidacy
+    /// expired) every gateway that hears it publishes: a reading twice rather than none.
+    public func publishes(_ device: String) -> Bool {
+        guard let state = devices[device], state.passive else { return true }
+        guard let owner = state.election.owner else { return true }
+        return owner == me
+    }
 
     public func duty(for device: String) -> Duty {
         guard let state = devices[device] else { return .owner }
@@ -227,14 +253,16 @@ public struct OwnershipCoordinator: Sendable {
                     actions.append(.withdraw(id))
                 }
             }
-        case .devices(let ids):
-            for id in devices.keys.sorted() where !ids.contains(id) {
+        case .devices(let connected, let passive):
+            let ids = connected.union(passive)
+            // A device whose kind changed (connected ↔ passive) starts over as the new kind.
+            for id in devices.keys.sorted() where !ids.contains(id) || devices[id]?.passive != passive.contains(id) {
                 if devices[id]?.taken == true { actions.append(.release(id)) }
                 if brokerUp, devices[id]?.published != nil { actions.append(.withdraw(id)) }
                 devices[id] = nil
             }
             for id in ids.sorted() where devices[id] == nil {
-                devices[id] = Self.device(me: me, settings: settings)
+                devices[id] = Self.device(me: me, passive: passive.contains(id), settings: settings)
             }
         case .tick:
             for id in devices.keys.sorted() {

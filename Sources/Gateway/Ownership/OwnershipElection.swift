@@ -6,9 +6,9 @@
 /// The rule:
 /// - A candidacy counts while its gateway is alive (no last will or offline record since), it is
 ///   younger than ``Rules/lifetime``, and its gateway has a free connection slot or already holds
-///   the device.
-/// - Better is: stronger mean RSSI over the candidacy window, then more free slots, then the
-///   smaller gateway id (so ties break the same way everywhere).
+///   the device (a passive device, ``Rules/needsSlot`` false, needs no slot).
+/// - Better is: stronger mean RSSI over the candidacy window, then more free slots (not for a
+///   passive device), then the smaller gateway id (so ties break the same way everywhere).
 /// - While no counted candidacy says it holds the device (nobody holds it, or the holder's
 ///   candidacy no longer counts: its last will, the device lost past `silence_timeout` and
 ///   withdrawn, stale), the best candidacy owns it at once: a function of the candidacies alone,
@@ -47,11 +47,18 @@ public struct OwnershipElection: Sendable {
         public var switchDelay: Duration
         /// A candidacy not renewed for this long no longer counts.
         public var lifetime: Duration
+        /// Whether owning the device takes a connection slot (false for a passive device, which the
+        /// owner only publishes: free slots neither qualify nor rank a candidacy).
+        public var needsSlot: Bool
 
-        public init(margin: Double = 6, switchDelay: Duration = .seconds(10), lifetime: Duration = .seconds(30)) {
+        public init(
+            margin: Double = 6, switchDelay: Duration = .seconds(10), lifetime: Duration = .seconds(30),
+            needsSlot: Bool = true
+        ) {
             self.margin = margin
             self.switchDelay = switchDelay
             self.lifetime = lifetime
+            self.needsSlot = needsSlot
         }
     }
 
@@ -116,24 +123,31 @@ public struct OwnershipElection: Sendable {
         return (expiries + [switchAt].compactMap { $0 }).min()
     }
 
-    /// Whether `a` is a better candidate than `b`: RSSI, then free slots, then the smaller id.
-    public static func isBetter(_ a: Candidacy, than b: Candidacy) -> Bool {
+    /// Whether `a` is a better candidate than `b`: RSSI, then free slots (when owning takes a
+    /// slot), then the smaller id.
+    public static func isBetter(_ a: Candidacy, than b: Candidacy, slots: Bool = true) -> Bool {
         if a.rssi != b.rssi { return a.rssi > b.rssi }
-        if a.freeSlots != b.freeSlots { return a.freeSlots > b.freeSlots }
+        if slots, a.freeSlots != b.freeSlots { return a.freeSlots > b.freeSlots }
         return a.gatewayID < b.gatewayID
     }
 
+    private func isBetter(_ a: Candidacy, than b: Candidacy) -> Bool {
+        Self.isBetter(a, than: b, slots: rules.needsSlot)
+    }
+
     private func counted(at now: ContinuousClock.Instant) -> [Candidacy] {
-        candidacies.values.filter { now < $0.at + rules.lifetime && ($0.holding || $0.freeSlots > 0) }
+        candidacies.values.filter {
+            now < $0.at + rules.lifetime && ($0.holding || $0.freeSlots > 0 || !rules.needsSlot)
+        }
     }
 
     private mutating func decide(at now: ContinuousClock.Instant) -> [Action] {
         // Stale candidacies are forgotten (their expiry was a ``nextCheck``).
         candidacies = candidacies.filter { now < $0.value.at + rules.lifetime }
         let eligible = counted(at: now)
-        let best = eligible.min { Self.isBetter($0, than: $1) }
+        let best = eligible.min { isBetter($0, than: $1) }
         let holders = eligible.filter(\.holding)
-        let incumbent = holders.min { Self.isBetter($0, than: $1) }
+        let incumbent = holders.min { isBetter($0, than: $1) }
         var next: String?
         if let incumbent, let best {
             if let target = handover, target != incumbent.gatewayID,
@@ -172,7 +186,7 @@ public struct OwnershipElection: Sendable {
             // Already holding: keep it (another holder is the one that must let go).
             newRole = .holder
         } else if next == me {
-            let other = holders.filter { $0.gatewayID != me }.min { Self.isBetter($0, than: $1) }
+            let other = holders.filter { $0.gatewayID != me }.min { isBetter($0, than: $1) }
             newRole = other.map { .waiting(for: $0.gatewayID) } ?? .holder
         } else {
             newRole = .standby

@@ -110,7 +110,7 @@ extension BLELink {
                 bus: bus,
                 options: CentralManager.Options(
                     adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
-                    pairing: pairingPolicy(), clock: clock))
+                    connection: connectionLifecycle, pairing: pairingPolicy(), clock: clock))
             self.central = central
             self.bus = bus
             await registerPairingAgent(central)
@@ -465,8 +465,11 @@ extension BLELink {
         }
         peripherals[id] = discovery.peripheral
         rediscoveryWaiters[id]?.yield(discovery.peripheral)
-        await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi)
-        guard let device = configuration.device(id: id), let settings = device.advertisement else { return }
+        // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
+        // still learns every advertisement, so taking over never repeats one the owner published.
+        guard let publishes = await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi),
+            let device = configuration.device(id: id), let settings = device.advertisement
+        else { return }
         let readings: [DecodedReading]
         if let layout = settings.layout {
             let payloads: [[UInt8]] =
@@ -490,7 +493,7 @@ extension BLELink {
                     localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
-        for reading in readings where reading.isSuccess && isNew(reading, device: device) {
+        for reading in readings where reading.isSuccess && isNew(reading, device: device) && publishes {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
                 fromConnection: false)
@@ -673,6 +676,13 @@ extension BLELink {
         guard !strings.isEmpty else { return }
         await gateway?.deviceDescribed(
             id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26])
+    }
+
+    /// The connect rules of every peripheral: the library's, with the configured resolve limit for cached devices.
+    var connectionLifecycle: ConnectionLifecycle.Configuration {
+        var lifecycle = ConnectionLifecycle.Configuration()
+        lifecycle.cachedResolveTimeout = configuration.bluetooth.cachedResolveTimeout
+        return lifecycle
     }
 
     /// One call into the peripheral: its services come with their characteristics (a call per service

@@ -12,13 +12,23 @@ extension Gateway {
         let configuration = model.configuration
         guard configuration.mqtt.sharedBroker else { return nil }
         return OwnershipCoordinator(
-            me: configuration.gatewayID, devices: governedDevices(model),
+            me: configuration.gatewayID, devices: governedDevices(model), passive: passiveDevices(model),
             freeSlots: configuration.bluetooth.maxConnections)
     }
 
-    /// The devices under ownership: every configured device that is connected (not passive).
+    /// The connected devices under ownership: every configured device that is not passive.
     static func governedDevices(_ model: GatewayModel) -> Set<String> {
         Set(model.schedulerSpecs.filter { $0.mode != .passive }.map(\.id))
+    }
+
+    /// The passive devices under ownership (automatic ones included): their owner alone publishes them.
+    static func passiveDevices(_ model: GatewayModel) -> Set<String> {
+        Set(model.schedulerSpecs.filter { $0.mode == .passive }.map(\.id))
+    }
+
+    /// Whether this gateway publishes the device's advertisement readings (always without the mode).
+    func publishesReadings(of id: String) -> Bool {
+        ownership?.publishes(id) ?? true
     }
 
     /// Feeds the coordinator one event and performs what it decides.
@@ -39,9 +49,17 @@ extension Gateway {
             guard let topic = model.topics.candidacy(device) else { return }
             send(MQTTMessage(topic: topic, payload: [], qos: .atLeastOnce, retain: true))
         case .take(let device):
+            guard ownership?.isPassive(device) != true else {
+                logger.info("publishing the passive device", [("device", device)])
+                return
+            }
             logger.info("taking the device", [("device", device)])
             await poolEvent(.owned(device, true))
         case .release(let device):
+            guard ownership?.isPassive(device) != true else {
+                logger.info("leaving the passive device to another gateway", [("device", device)])
+                return
+            }
             logger.info("releasing the device", [("device", device)])
             await poolEvent(.owned(device, false))
         case .ownerChanged(let device, let from, let to):

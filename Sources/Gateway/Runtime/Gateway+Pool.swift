@@ -51,8 +51,11 @@ extension Gateway {
     // MARK: Events from Bluetooth
 
     /// A configured device was seen advertising (or restored from the state database).
-    func deviceSeen(_ id: String, address: String, rssi: Int?) async {
-        guard devices[id] != nil else { return }
+    /// A configured device advertised (or was restored, `rssi` nil). Returns whether this gateway
+    /// publishes its advertisement readings (shared-broker mode: only the passive device's owner).
+    @discardableResult
+    func deviceSeen(_ id: String, address: String, rssi: Int?) async -> Bool {
+        guard devices[id] != nil else { return publishesReadings(of: id) }
         let first = devices[id]?.lastSeen == nil
         devices[id]?.address = address
         let now = clock.date
@@ -63,21 +66,23 @@ extension Gateway {
             devices[id]?.rssi = rssi
             await ownershipEvent(.heard(id, rssi: rssi))
         }
+        let publishes = publishesReadings(of: id)
         pipeline.withRouter { $0.setAddress(address, for: id) }
         let again = unseenByBlueZ.remove(id) != nil
         if first || again { await poolEvent(.discovered(id)) }
         // Shared-broker mode: a device restored from the state database (rssi nil, at start) may
         // still be linked by BlueZ for an earlier run of this gateway (a crash): it is let go until
         // the election gives it to this gateway, so the owner can have it.
-        if rssi == nil, ownership?.governs(id) == true, !scheduler.isOwned(id) {
+        if rssi == nil, ownership?.governs(id) == true, ownership?.isPassive(id) != true, !scheduler.isOwned(id) {
             logger.info("letting go of a link an earlier run left", [("device", id)])
             await ble?.disconnect(id)
         }
         await publishAvailability(id)
-        guard first else { return }
+        guard first else { return publishes }
         await deviceJoined(id, address: address)
         // A match without an address learnt it now: `bridge/devices` lists it (sent only when it changed).
         if client.connectionState.isConnected { try? await publishDevices() }
+        return publishes
     }
 
     func deviceConnected(_ id: String, services: [String]) async {

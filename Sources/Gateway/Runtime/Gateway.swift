@@ -444,7 +444,7 @@ public actor Gateway {
             actions += scheduler.handle(.reconfigure(unchanged), at: clock.now)
         }
         actions += scheduler.handle(.reconfigure(newModel.schedulerSpecs), at: clock.now)
-        await ownershipEvent(.devices(Self.governedDevices(newModel)))
+        await ownershipEvent(.devices(Self.governedDevices(newModel), passive: Self.passiveDevices(newModel)))
         for id in diff.removed.sorted() {
             publishEvent(
                 .left, device: id, [JSONMember("reason", .string(leaving[id] ?? "removed from the configuration"))])

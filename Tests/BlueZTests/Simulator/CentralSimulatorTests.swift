@@ -146,6 +146,25 @@ import Timekeeping
         }
     }
 
+    /// A cached device whose services do not resolve on the new link (bluetoothd's MTU exchange unanswered)
+    /// is disconnected and connected again within the attempt, not waited on until the deadline.
+    @Test func aStalledResolveOfACachedDeviceReconnectsWithinTheAttempt() async throws {
+        var options = CentralManager.Options()
+        options.connection.cachedResolveTimeout = .milliseconds(300)
+        try await SimulatedBlueZ.run(options: options) { bluez in
+            let address = "C0:FF:EE:00:00:01"
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            await bluez.manager.disconnect(strap)
+            // bluetoothd keeps the GATT objects: the next connect starts from its cache (without one there
+            // would be no resolve limit, and the connect below would time out).
+            try await bluez.simulator.injectConnectFailure(address: address, .resolveStall, count: 1)
+            // Without the reconnect this fails with connectionTimeout after 20 s.
+            try await bluez.manager.connect(strap, timeout: .seconds(20))
+            #expect(await strap.state == .connected)
+            #expect(try await bluez.simulator.snapshot(address: address).connected)
+        }
+    }
+
     @Test func connectTimeoutAndCancel() async throws {
         try await SimulatedBlueZ.run { bluez in
             let strap = try await bluez.discover(SimulatedBlueZ.strap)

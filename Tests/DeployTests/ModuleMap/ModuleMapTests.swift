@@ -12,7 +12,7 @@ import Testing
     /// that owns it).
     static let cLibraryOwners: [String: Set<String>] = [
         "CDBus": ["DBus"], "CMosquitto": ["MQTT"], "CSQLite": ["Outbox"], "CCrypto": ["Decoders", "MQTT"],
-        "CEpoll": ["BlueZ", "EventLoop"], "CMalloc": ["ProcessMemory"],
+        "CEpoll": ["EventLoop"], "CMalloc": ["ProcessMemory"],
     ]
 
     /// Direct dependencies that would undo the layering (issue 20): the gateway talks to BlueZ, not
@@ -123,5 +123,24 @@ import Testing
                 named.contains(target.name) || named.contains(target.path),
                 "docs/architecture.md's module map has no row for \(target.name)")
         }
+    }
+
+    /// The pure model knows no BlueZ or D-Bus error name: mapping `org.bluez.Error.*` and
+    /// `org.freedesktop.DBus.Error.*` to `BluetoothError` codes is the BlueZ layer's job (issue 20).
+    /// Comments may name them; code may not.
+    @Test func thePureModelMapsNoBlueZErrorNames() throws {
+        let folder = RepositoryPaths.root.appendingPathComponent("Sources/Bluetooth")
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        var found: [String] = []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                && (line.contains("org.bluez.Error") || line.contains("org.freedesktop.DBus.Error"))
+            {
+                found.append("Sources/Bluetooth/\(file):\(number + 1)")
+            }
+        }
+        #expect(found.isEmpty, "BlueZ or D-Bus error names in the pure model: \(found)")
     }
 }

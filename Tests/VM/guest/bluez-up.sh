@@ -10,6 +10,12 @@ mkdir -p /run/dbus /var/lib/bluetooth
 trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null' EXIT
 dbus-daemon --system --fork --nopidfile || { echo "guest: dbus-daemon failed"; exit 20; }
 
+# btmgmt 5.82 (Debian 13) never runs its command when its standard input is /dev/null, as in every
+# background job of a script (measured in the guest: `btmgmt --index 1 rm-adv 1 </dev/null` and the
+# same in a background loop timed out after 10 s without doing anything; with the console as input
+# it answered in 3 s); 5.66 does not care. Every btmgmt of the guest scripts gets the console.
+btmgmt() { command btmgmt "$@" </dev/console; }
+
 # The guest kernel's Bluetooth core has deadlocked (hung tasks: bluetoothd and a kworker of the
 # controller's workqueue) or oopsed ("kernel BUG at"). Its hung-task detector reports after
 # HUNG_AFTER seconds (120 by default, which cost a scenario its whole time limit); the watchdog then

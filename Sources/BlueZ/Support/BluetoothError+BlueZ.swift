@@ -1,9 +1,4 @@
-/// The operation an error happened in; the same BlueZ error means different things in different operations
-/// (`NotPermitted` on a read is `readNotPermitted`, on a write `writeNotPermitted`; a D-Bus timeout on
-/// `Connect` is a `connectionTimeout`).
-public enum BluetoothOperation: String, Sendable, Hashable, CaseIterable {
-    case connect, disconnect, discovery, read, write, notify, pair, other
-}
+import Bluetooth
 
 extension BluetoothError {
     /// Maps a BlueZ (`org.bluez.Error.*`) or D-Bus (`org.freedesktop.DBus.Error.*`) error to a code, keeping the
@@ -13,7 +8,7 @@ extension BluetoothError {
     /// as `NotPermitted` with "Read not permitted" / "Write not permitted" / "Not paired", `InvalidValueLength`,
     /// `InvalidOffset`, `NotAuthorized`, `NotSupported`, or `Failed` with "Operation failed with ATT error: 0x..";
     /// connection failures come as `Failed` with a reason string such as `le-connection-abort-by-local`.
-    public init(bluezName name: String, message: String, during operation: BluetoothOperation = .other) {
+    package init(bluezName name: String, message: String, during operation: BluetoothOperation = .other) {
         let code = Self.code(bluezName: name, message: message, during: operation)
         self.init(code, code.defaultMessage, bluezError: BlueZError(name: name, message: message))
     }
