@@ -14,10 +14,10 @@ elif [[ $(id -u) -ne 0 ]] && ! dpkg-query -W qemu-system-x86 bluez-test-tools >/
 else
     Tests/VM/run-tier.sh
 fi
-# Every test runs once, with no retry: a failed test fails the run (issue 20). A rerun on its own
-# removes the load that triggers a race, so a retry would hide exactly the failures that matter on a
-# loaded Pi; a test that fails only under load is a race to find and fix (docs/testing.md, "Races
-# found under load"). `make stress` runs the suite many times to find them.
+# Every test runs once. A run with at most 3 failed tests reruns those once on their own and says
+# so loudly (`test: FAILED once, retrying`); a test that fails twice fails the run. The retry is
+# kept until `make stress` shows 20 clean full runs (issue 20): a failure it hides is still a race
+# to find, and the log names it.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # At most 4 tests at a time. Unlimited, Swift Testing starts all ~500 at once: hundreds of
@@ -35,4 +35,8 @@ else
     echo "test: FAILED ($(echo "$failed" | wc -l) tests):" >&2
     echo "$failed" | sed 's/^/  /' >&2
 fi
-exit 1
+if [[ -z "$failed" ]] || (($(echo "$failed" | wc -l) > 3)); then
+    exit 1
+fi
+echo "test: FAILED once, retrying on their own: $(echo "$failed" | tr '\n' ' ')" >&2
+swift test --skip-build --filter "$(echo "$failed" | sed 's/[^A-Za-z0-9_].*//' | grep . | paste -sd'|')"
