@@ -114,14 +114,8 @@ import Testing
         let recorder = try await MQTTRecorder(url: broker.url)
         try await recorder.subscribe("blebridge/#")
         let view = View(recorder: recorder)
-        var members: [String: Member] = [:]
-        for id in ["gw-a", "gw-b", "gw-c"] {
-            members[id] = try await Member(
-                id: id, brokerURL: broker.url, scenario: try Self.scenario(id), edit: Self.configure)
-        }
-        func logs() -> String {
-            members.keys.sorted().map { "\($0): \(members[$0]!.gateway.log.suffix(1500))" }.joined(separator: "\n")
-        }
+        let members = try await MultiGatewayEndToEndTests.start(broker, scenario: Self.scenario, edit: Self.configure)
+        func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
         let started = Date()
         // One owner per device: the nearest gateway holds it and is the only one connected.
         let owned = await recorder.wait(timeout: .seconds(40)) { _ in
@@ -203,6 +197,22 @@ import Testing
         for member in members.values { await member.stop() }
         await recorder.close()
         await broker.stop()
+    }
+
+    /// gw-a, gw-b and gw-c on `broker`, each on its own bus with its own simulator running `scenario(id)`.
+    static func start(
+        _ broker: MosquittoFixture, scenario: (String) throws -> Scenario, edit: (inout [String: Any]) -> Void
+    ) async throws -> [String: Member] {
+        var members: [String: Member] = [:]
+        for id in ["gw-a", "gw-b", "gw-c"] {
+            members[id] = try await Member(id: id, brokerURL: broker.url, scenario: try scenario(id), edit: edit)
+        }
+        return members
+    }
+
+    /// The end of every member's log, for a failure message.
+    static func logs(_ members: [String: Member]) -> String {
+        members.keys.sorted().map { "\($0): \(members[$0]!.gateway.log.suffix(1500))" }.joined(separator: "\n")
     }
 
     static func loadAverage() -> String {

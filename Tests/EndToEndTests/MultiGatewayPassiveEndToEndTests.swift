@@ -49,14 +49,8 @@ import Testing
         let recorder = try await MQTTRecorder(url: broker.url)
         try await recorder.subscribe("blebridge/#")
         let view = View(recorder: recorder)
-        var members: [String: Member] = [:]
-        for id in ["gw-a", "gw-b", "gw-c"] {
-            members[id] = try await Member(
-                id: id, brokerURL: broker.url, scenario: try Self.scenario(id), edit: Self.configure)
-        }
-        func logs() -> String {
-            members.keys.sorted().map { "\($0): \(members[$0]!.gateway.log.suffix(1500))" }.joined(separator: "\n")
-        }
+        let members = try await MultiGatewayEndToEndTests.start(broker, scenario: Self.scenario, edit: Self.configure)
+        func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
         let state = "blebridge/bthome"
         /// The humidity of every state sampled after `instant` (its `ts`: a state a gateway sampled
         /// before it learnt of a new owner may arrive after the recorder did).
