@@ -89,13 +89,23 @@ extension VictronRecord {
         let meter = try bits.signed(16, "meter_type")
         fields.list.append(.int("meter_type_code", meter.value))
         if let name = Self.meterTypes[meter.value] { fields.list.append(.string("meter_type", name)) }
+        let (aux, mode) = try monitorCore(&bits, &fields)
+        fields.auxInput(aux, mode: mode, batteryMonitor: false)
+    }
+
+    /// What the battery monitor and the DC energy meter records share, in their order: voltage, alarm,
+    /// the aux input's raw value and mode, current. The aux value is read out by the caller once its
+    /// meaning (the mode) and the record's kind are known.
+    func monitorCore(_ bits: inout LSBFirstBitReader, _ fields: inout VictronFields) throws(DecoderError) -> (
+        aux: UInt64, mode: UInt64
+    ) {
         fields.signed("voltage", try bits.signed(16, "voltage"), 0x7FFF, scale: 0.01, "V", .voltage)
         fields.code("alarm", try bits.unsigned(16, "alarm"), notAvailable: nil)
         let aux = try bits.unsigned(16, "aux")
         let mode = try bits.unsigned(2, "aux_mode")
         fields.auxMode(mode)
         fields.signed("current", try bits.signed(22, "current"), 0x3FFFFF, scale: 0.001, "A", .sensor("current"))
-        fields.auxInput(aux, mode: mode, batteryMonitor: false)
+        return (aux, mode)
     }
 
     /// Device state, charger error, output voltage (0.01 V) and current (0.1 A), input voltage

@@ -56,12 +56,7 @@ enum VictronRecord: UInt8 {
         case .batteryMonitor:
             fields.unsigned(
                 "time_remaining", try bits.unsigned(16, "time_remaining"), 0xFFFF, scale: 1, "min", .duration)
-            fields.signed("voltage", try bits.signed(16, "voltage"), 0x7FFF, scale: 0.01, "V", .voltage)
-            fields.code("alarm", try bits.unsigned(16, "alarm"), notAvailable: nil)
-            let aux = try bits.unsigned(16, "aux")
-            let mode = try bits.unsigned(2, "aux_mode")
-            fields.auxMode(mode)
-            fields.signed("current", try bits.signed(22, "current"), 0x3FFFFF, scale: 0.001, "A", .sensor("current"))
+            let (aux, mode) = try monitorCore(&bits, &fields)
             let consumed = try bits.unsigned(20, "consumed_ah")
             // Consumed Ah is the record value negated (Victron's description), as VictronConnect shows it.
             if consumed != 0xFFFFF {
