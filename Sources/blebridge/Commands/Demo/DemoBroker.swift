@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,16 +10,12 @@ import Synchronization
 final class DemoBroker: Sendable {
     let port: UInt16
     let url: String
-    // Process is not Sendable; it is only touched under the lock.
-    private let process: Mutex<Process>
-    /// Signalled by Foundation once the broker has exited and been reaped.
-    private let exited: DispatchSemaphore
+    private let child: DemoChild
 
-    private init(port: UInt16, process: sending Process, exited: DispatchSemaphore) {
+    private init(port: UInt16, child: DemoChild) {
         self.port = port
         self.url = "mqtt://127.0.0.1:\(port)"
-        self.process = Mutex(process)
-        self.exited = exited
+        self.child = child
     }
 
     static func executable() throws -> String {
@@ -46,20 +41,12 @@ final class DemoBroker: Sendable {
         log_type error
         log_type warning
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-c", config]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.standardError
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try runWithDefaultSignalMask(process)
-        let broker = DemoBroker(port: port, process: process, exited: exited)
+        let broker = DemoBroker(
+            port: port, child: try DemoChild(name: "mosquitto", executable: executable, arguments: ["-c", config]))
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if isAccepting(port) { return broker }
-            guard broker.isRunning else { break }
+            guard broker.child.isRunning else { break }
             // Polls a child mosquitto's port until it accepts (it signals readiness no other way), bounded.
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -67,30 +54,8 @@ final class DemoBroker: Sendable {
         throw CommandLineError.failure("mosquitto did not start on 127.0.0.1:\(port)", status: .unavailable)
     }
 
-    var isRunning: Bool { process.withLock { $0.isRunning } }
-
-    /// A child inherits the spawning thread's signal mask, and Swift's worker threads block
-    /// SIGTERM/SIGINT: spawn with an empty mask so the broker stops when asked. Synchronous, so
-    /// the mask is restored on the same thread.
-    private static func runWithDefaultSignalMask(_ process: Process) throws {
-        var empty = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&empty)
-        pthread_sigmask(SIG_SETMASK, &empty, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        try process.run()
-    }
-
     /// SIGTERM, then SIGKILL if the broker is still there after two seconds.
-    func stop() {
-        let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        // Waits for the exit itself: 2 s for SIGTERM, then 1 s more after SIGKILL.
-        guard exited.wait(timeout: .now() + .seconds(2)) == .timedOut else { return }
-        kill(pid, SIGKILL)
-        _ = exited.wait(timeout: .now() + .seconds(1))
-    }
+    func stop() { child.stop() }
 
     private static func loopbackAddress(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()

@@ -50,7 +50,7 @@ actor DemoPrinter {
     }
 
     /// The time of day (UTC, milliseconds) of `clock`'s now.
-    private static func time(_ clock: any BridgeClock) -> String {
+    static func time(_ clock: any BridgeClock) -> String {
         String(Timestamp.iso8601(clock.date).dropFirst(11).prefix(12))
     }
 
