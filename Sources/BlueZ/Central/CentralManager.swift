@@ -276,7 +276,8 @@ public actor CentralManager {
     /// Reports a device of this manager's adapter to the scanners (devices under other adapters,
     /// `/org/bluez/hci1/…` for a manager on `hci0`, are not ours and are ignored).
     /// `advertisingReport`: an advertisement arrived without changing a property (a monitor's
-    /// `DeviceFound`), reported again when duplicates are allowed.
+    /// `DeviceFound`), reported again when duplicates are allowed, as is a signal of `RSSI`,
+    /// `ManufacturerData` or `ServiceData` whose value did not change.
     func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>, advertisingReport: Bool = false) {
         let discovering = arbiter.isDiscovering || arbiter.isBusy
         let monitored = monitoring?.lifecycle.follows(path) ?? false
@@ -292,7 +293,12 @@ public actor CentralManager {
         where (scanner.monitor ? monitored : discovering) && scanner.filter.admits(advertisement, rssi: rssi) {
             let isNew = scanner.reported[path] == nil
             let advertisementChanged = scanner.reported[path] != advertisement
-            let again = changed.contains("RSSI") || advertisingReport
+            // An advertisement heard again: a new RSSI, or (DuplicateData) bluetoothd's signal of
+            // the same data again, which it sends for every advertisement while RSSI comes only
+            // when it changes; or a monitor's `DeviceFound`.
+            let again =
+                changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData")
+                || advertisingReport
             guard isNew || advertisementChanged || (scanner.filter.allowDuplicates && again)
             else { continue }
             scanners[id]?.reported[path] = advertisement

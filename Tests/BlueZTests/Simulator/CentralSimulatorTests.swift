@@ -9,6 +9,36 @@ import Timekeeping
 
 /// The central against the BlueZ simulator on a private dbus-daemon.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct CentralSimulatorTests {
+    /// With duplicates allowed, bluetoothd (DuplicateData) emits `ManufacturerData` /
+    /// `ServiceData` again for every advertisement, also when neither the data nor the RSSI
+    /// changed (it emits `RSSI` only on a change). Each such signal is an advertisement heard: a
+    /// beacon with a steady signal and a constant payload must keep being reported, or the gateway
+    /// counts it as gone (its shared-broker candidacy lapses after 30 s, its availability after
+    /// `device_ttl`).
+    @Test func aSteadyBeaconIsReportedOnEveryAdvertisementWhenDuplicatesAreAllowed() async throws {
+        let directory = try TemporaryDirectory()
+        let beacon = BluetoothAddress("C0:FF:EE:00:00:04")!
+        let scenario = try directory.write(
+            "steady.json",
+            #"""
+            {"name": "steady", "devices": [{"id": "ibeacon", "address": "C0:FF:EE:00:00:04", "connectable": false,
+              "rssi": -70, "rssi_jitter": 0, "advertisement": {"manufacturer_data": [{"company": 76,
+              "value": "0215e2c56db5dffb48d2b060d0f5a71096e00001002ac5"}]}}]}
+            """#)
+        try await SimulatedBlueZ.run(scenario: scenario.path, advertisingInterval: .milliseconds(100)) { bluez in
+            let stream = try await bluez.manager.scan(allowDuplicates: true)
+            let reports = await withDeadline(.seconds(10)) { () -> Int? in
+                var count = 0
+                for await discovery in stream where discovery.identifier == beacon {
+                    count += 1
+                    if count == 5 { break }
+                }
+                return count
+            }
+            #expect(reports == 5, "the beacon was reported \(reports ?? 0) times in 10 s")
+        }
+    }
+
     @Test func poweredOnAndScanWithServiceFilter() async throws {
         try await SimulatedBlueZ.run { bluez in
             #expect(await bluez.manager.state == .poweredOn)
