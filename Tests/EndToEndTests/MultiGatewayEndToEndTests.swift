@@ -31,7 +31,8 @@ import Testing
         return scenario
     }
 
-    /// The sample configuration with only the strap and the lamp, and a 3 s connect timeout: a
+    /// The sample configuration with only the strap and the lamp, raw GATT on (its allowlist has
+    /// the lamp's brightness), and a 3 s connect timeout: a
     /// command a gateway accepted for a device it cannot connect is answered (`device_unavailable`)
     /// after it plus 5 s, well before the test ends, so an answer from a standby would be seen.
     static func configure(_ configuration: inout [String: Any]) {
@@ -40,6 +41,12 @@ import Testing
         var bluetooth = configuration["bluetooth"] as? [String: Any] ?? [:]
         bluetooth["connect_timeout"] = "3s"
         configuration["bluetooth"] = bluetooth
+        // The sample's raw GATT allowlist (the lamp's brightness), for the bridge request test.
+        var commands = configuration["commands"] as? [String: Any] ?? [:]
+        var raw = commands["raw_gatt"] as? [String: Any] ?? [:]
+        raw["enabled"] = true
+        commands["raw_gatt"] = raw
+        configuration["commands"] = commands
     }
 
     /// What the recorder saw of the installation.
@@ -138,6 +145,27 @@ import Testing
         let answers = recorder.on(response).compactMap { recorder.json($0) }
         #expect(answers.filter { $0["transaction"] as? String == "t-1" }.count == 1, "\(answers)")
         #expect(answers.allSatisfy { $0["status"] as? String == "ok" }, "\(answers)")
+        // Bridge requests on the shared topic are answered once: a device's by its owner (gw-b
+        // for the lamp), the gateway's own by the speaker (gw-a, the smallest id); a request for a
+        // device nobody knows by the speaker alone; each gateway answers on its own topic too.
+        try await recorder.publish("blebridge/bridge/request/devices", #"{"transaction":"d-1"}"#)
+        try await recorder.publish(
+            "blebridge/bridge/request/gatt/read",
+            #"{"device":"lamp","characteristic":"6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b","transaction":"g-1"}"#)
+        try await recorder.publish("blebridge/bridge/request/connect", #"{"device":"nobody","transaction":"u-1"}"#)
+        try await recorder.publish("blebridge/bridge/gateways/gw-c/request/devices", #"{"transaction":"c-1"}"#)
+        _ = await recorder.first(on: "blebridge/bridge/gateways/gw-c/response/devices", timeout: .seconds(20)) {
+            recorder.json($0)?["transaction"] as? String == "c-1"
+        }
+        func requestAnswers(_ topic: String, _ transaction: String) -> [[String: Any]] {
+            recorder.on(topic).compactMap { recorder.json($0) }.filter { $0["transaction"] as? String == transaction }
+        }
+        _ = await recorder.wait(timeout: .seconds(20)) { _ in
+            !requestAnswers("blebridge/bridge/response/gatt/read", "g-1").isEmpty
+                && !requestAnswers("blebridge/bridge/response/devices", "d-1").isEmpty
+                && !requestAnswers("blebridge/bridge/response/connect", "u-1").isEmpty
+        }
+        let requestsSent = Date()
         let brightness = try await members["gw-b"]!.simulator.characteristicValue(
             address: "C0:FF:EE:00:00:05", uuid: "6b1e0003-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
         #expect(brightness == [56])
@@ -186,6 +214,18 @@ import Testing
         // have taken to answer it.
         let finalAnswers = recorder.on(response).compactMap { recorder.json($0) }
         #expect(finalAnswers.count == 2, "\(finalAnswers)")
+        // Each bridge request above was answered exactly once (seconds later, a second answer from
+        // another gateway would have come long since).
+        #expect(Date().timeIntervalSince(requestsSent) > 8)
+        let read = requestAnswers("blebridge/bridge/response/gatt/read", "g-1")
+        #expect(read.count == 1 && read.first?["status"] as? String == "ok", "\(read)")
+        let listed = requestAnswers("blebridge/bridge/response/devices", "d-1")
+        #expect(listed.count == 1, "\(listed)")
+        let unknown = requestAnswers("blebridge/bridge/response/connect", "u-1")
+        #expect(
+            unknown.count == 1 && (unknown.first?["error"] as? [String: Any])?["code"] as? String == "unknown_device",
+            "\(unknown)")
+        #expect(requestAnswers("blebridge/bridge/gateways/gw-c/response/devices", "c-1").count == 1)
         #expect(Date().timeIntervalSince(commandsSent) > 8)
         print(
             "multi-gateway: SIGKILL -> will \(will.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), "

@@ -18,6 +18,8 @@ extension Gateway {
         var correlationData: [UInt8]?
         /// Device commands are answered in their own lane (see ``AnswerLane``).
         var lane: AnswerLane = .bridge
+        /// Shared-broker mode: carried out here, answered by another gateway (``Gateway/SharedRequestDuty/mute``).
+        var muted = false
     }
 
     func received(_ message: MQTTMessage) async {
@@ -43,7 +45,26 @@ extension Gateway {
         default:
             break
         }
-        let (reply, refusal) = replyTarget(for: message, kind: kind)
+        var muted = false
+        if ownership != nil, !model.topics.isGatewayRequest(message.topic) {
+            switch kind {
+            case .request(let request):
+                switch sharedRequestDuty(request, payload: message.payload) {
+                case .answer: break
+                case .mute: muted = true
+                case .refuse(let id): ownerless = id
+                case .silent:
+                    logger.debug("request left to another gateway", [("topic", message.topic)])
+                    return
+                }
+            case .unknownRequest:
+                guard isInstallationSpeaker else { return }
+            default:
+                break
+            }
+        }
+        var (reply, refusal) = replyTarget(for: message, kind: kind)
+        reply.muted = muted
         if let refusal {
             counters.commands += 1
             counters.commandsRefused += 1
@@ -130,8 +151,13 @@ extension Gateway {
         case .device(let id, let operation), .deviceAttribute(let id, let operation, _):
             fallback = topics.response(device: id, operation)
             lane = .devices
-        case .request(let request): fallback = topics.response(request)
-        case .unknownRequest(let name): fallback = topics.response(unknownRequest: name)
+        case .request(let request):
+            fallback =
+                topics.isGatewayRequest(message.topic) ? topics.gatewayResponse(request) : topics.response(request)
+        case .unknownRequest(let name):
+            fallback =
+                topics.isGatewayRequest(message.topic)
+                ? topics.gatewayResponse(unknownRequest: name) : topics.response(unknownRequest: name)
         case .homeAssistantStatus: fallback = topics.response(.devices)
         }
         let correlation = message.properties.correlationData
@@ -160,6 +186,7 @@ extension Gateway {
     }
 
     func respond(_ payload: JSONValue, to reply: ReplyTarget) {
+        guard !reply.muted else { return }
         var properties = MQTTProperties()
         if model.configuration.mqtt.protocolVersion == .v5 {
             properties.correlationData = reply.correlationData

@@ -132,6 +132,7 @@ extension Gateway {
                 return
             }
         }
+        noteCandidacy(gateway: gateway, device: device, up: candidacy != nil)
         await ownershipEvent(.candidacy(gateway: gateway, device: device, candidacy))
     }
 }

@@ -134,6 +134,10 @@ public actor Gateway {
     /// Shared-broker mode: who holds each connected device (`Gateway+Ownership.swift`), nil
     /// without the mode; its timer and the deadline it is armed for.
     var ownership: OwnershipCoordinator?
+    /// Shared-broker mode: the other gateways whose retained candidacy for a device (configured
+    /// here or not) is up, per device; a request naming a device this gateway does not know is
+    /// left to them (``sharedRequestDuty(_:payload:)``).
+    var candidaciesElsewhere: [String: Set<String>] = [:]
     var ownershipTimer: Task<Void, Never>?
     var ownershipDeadline: ContinuousClock.Instant?
 

@@ -119,14 +119,41 @@ public struct TopicContract: Sendable, Hashable {
         "\(discoveryPrefix)/\(component)/\(nodeID)/\(objectID)/config"
     }
 
-    /// The filters the gateway subscribes to for commands.
+    /// Shared-broker mode: this gateway's own request topics, `<base>/bridge/gateways/<id>/request/`
+    /// (a request there is carried out and answered by this gateway alone); nil otherwise.
+    public var gatewayRequestPrefix: String? { gatewayRecord.map { "\($0)/request/" } }
+
+    /// Whether `topic` is under ``gatewayRequestPrefix``.
+    public func isGatewayRequest(_ topic: String) -> Bool {
+        gatewayRequestPrefix.map { topic.hasPrefix($0) } ?? false
+    }
+
+    /// The answer to a request on this gateway's own topic: `<base>/bridge/gateways/<id>/response/<kind>`.
+    public func gatewayResponse(_ kind: BridgeRequestKind) -> String {
+        (gatewayRecord.map { "\($0)/response/" } ?? "\(base)/bridge/response/") + kind.rawValue
+    }
+
+    /// ``response(unknownRequest:)`` for a request on this gateway's own topic.
+    public func gatewayResponse(unknownRequest name: String) -> String {
+        let shared = response(unknownRequest: name)
+        guard let record = gatewayRecord else { return shared }
+        return "\(record)/response/" + shared.dropFirst("\(base)/bridge/response/".count)
+    }
+
+    /// The filters the gateway subscribes to for commands (and, in shared-broker mode, its own request topics).
     public var commandFilters: [String] {
         ["\(base)/+/set", "\(base)/+/get", "\(base)/+/set/+", "\(base)/+/get/+", "\(base)/bridge/request/#"]
+            + (gatewayRequestPrefix.map { [$0 + "#"] } ?? [])
     }
 
     /// Classifies an incoming topic.
     public func classify(_ topic: String) -> InboundTopic? {
         if topic == homeAssistantStatus { return .homeAssistantStatus }
+        if let requests = gatewayRequestPrefix, topic.hasPrefix(requests) {
+            let kind = String(topic.dropFirst(requests.count))
+            guard let request = BridgeRequestKind(rawValue: kind) else { return .unknownRequest(kind) }
+            return .request(request)
+        }
         let prefix = base + "/"
         guard topic.hasPrefix(prefix) else { return nil }
         let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
