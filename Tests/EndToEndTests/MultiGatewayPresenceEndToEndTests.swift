@@ -58,7 +58,8 @@ import Testing
             current() == "kitchen" && Self.rooms.keys.allSatisfy { !recorder.on(presence + $0).isEmpty }
         }
         #expect(settled, "room \(current() ?? "none")\n\(logs())")
-        print("multi-gateway presence: room kitchen \(Int(Date().timeIntervalSince(started) * 1000)) ms after the start")
+        print(
+            "multi-gateway presence: room kitchen \(Int(Date().timeIntervalSince(started) * 1000)) ms after the start")
         let distances = Self.rooms.keys.sorted().map {
             recorder.on(presence + $0).last.flatMap(recorder.json)?["distance_m"] as? Double ?? -1
         }

@@ -164,7 +164,8 @@ import Testing
         _ = presence.handle(.tick, at: at(3))
         #expect(presence.nextDeadline == at(5))
         #expect(
-            presence.handle(.tick, at: at(5)) == [.room("phone", RoomElection.Choice(gateway: "gw-a", room: "kitchen"))])
+            presence.handle(.tick, at: at(5)) == [.room("phone", RoomElection.Choice(gateway: "gw-a", room: "kitchen"))]
+        )
         // Renewals that change nothing announce nothing.
         #expect(presence.handle(.report(gateway: "gw-a", device: "phone", kitchen), at: at(6)).isEmpty)
         // gw-a's will: the room moves to gw-b at once; gw-b silent for the timeout: away.

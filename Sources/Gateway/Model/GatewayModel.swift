@@ -130,7 +130,9 @@ public struct GatewayModel: Sendable {
                     device: discoveryDevice, command: Self.namedCommand($0), stateful: stateful.contains($0.name))
             }
             // Room presence: the room sensor is announced with the controls.
-            if configuration.presence.enabled { result[device.id, default: []].append(builder.room(device: discoveryDevice)) }
+            if configuration.presence.enabled {
+                result[device.id, default: []].append(builder.room(device: discoveryDevice))
+            }
         }
         return result
     }
