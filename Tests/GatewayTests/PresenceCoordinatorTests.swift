@@ -11,7 +11,7 @@ import Testing
     func at(_ seconds: Double) -> ContinuousClock.Instant { t0 + .milliseconds(Int((seconds * 1000).rounded())) }
 
     @Test func theSmoothedRSSIFollowsAStepWithItsTimeConstantWhateverTheSampleRate() {
-        for interval in [0.1, 0.5, 2.0] {
+        for interval in [0.1, 0.5, 1.5] {
             var rssi = SmoothedRSSI(timeConstant: .seconds(3))
             rssi.add(-50, at: at(0))
             #expect(rssi.value == -50)

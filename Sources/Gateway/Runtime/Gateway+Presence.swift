@@ -21,7 +21,9 @@ extension Gateway {
     /// A device advertised with `rssi`; `readings` are what its advertisement decoded to (an
     /// iBeacon's or an Eddystone's says its signal at 1 m).
     func presenceHeard(_ id: String, rssi: Int?, readings: [DecodedReading]) async {
-        guard presence != nil, let rssi else { return }
+        // bluetoothd sends the RSSI only when it moved (an unchanged advertisement comes with its
+        // data alone, DuplicateData): the device's last known RSSI is still its RSSI.
+        guard presence != nil, let rssi = rssi ?? devices[id]?.rssi else { return }
         var advertised: Int?
         for reading in readings where reading.isSuccess {
             var numbers: [String: Double] = [:]
