@@ -37,6 +37,12 @@ extension BridgeConfiguration {
                 "on: this gateway's record and bridge topics under \(mqtt.baseTopic)/bridge/gateways/\(gatewayID), "
                     + "the other gateways followed on \(mqtt.baseTopic)/bridge/gateways/+")
         }
+        if let room = presence.room {
+            row(
+                "presence",
+                "room \"\(room)\": presence on \(mqtt.baseTopic)/<device>/presence/\(gatewayID), "
+                    + "the nearest gateway's room on \(mqtt.baseTopic)/<device>/room")
+        }
         row(
             "outbox",
             "\(outbox.path) (\(outbox.modeSummary), synchronous \(outbox.synchronous.rawValue); keeps at most \(outbox.maxMessages) messages, "

@@ -11,12 +11,15 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var devices: [DeviceConfiguration]
     /// Zero-configuration devices (off by default).
     public var autoDevices: AutoDeviceSettings
+    /// Room presence (off unless a room is set).
+    public var presence: PresenceSettings
 
     public init(
         gatewayID: String = "blebridge", bluetooth: BluetoothSettings = BluetoothSettings(),
         mqtt: MQTTSettings = MQTTSettings(), outbox: OutboxSettings = OutboxSettings(),
         homeAssistant: HomeAssistantSettings = HomeAssistantSettings(), commands: CommandSettings = CommandSettings(),
-        devices: [DeviceConfiguration] = [], autoDevices: AutoDeviceSettings = AutoDeviceSettings()
+        devices: [DeviceConfiguration] = [], autoDevices: AutoDeviceSettings = AutoDeviceSettings(),
+        presence: PresenceSettings = PresenceSettings()
     ) {
         self.gatewayID = gatewayID
         self.bluetooth = bluetooth
@@ -26,6 +29,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         self.commands = commands
         self.devices = devices
         self.autoDevices = autoDevices
+        self.presence = presence
     }
 
     /// The device with `id`, if configured.
@@ -79,6 +83,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
 
     static let keys = [
         "$schema", "gateway_id", "bluetooth", "mqtt", "outbox", "homeassistant", "commands", "devices", "auto_devices",
+        "presence",
     ]
 }
 
@@ -106,6 +111,7 @@ extension BridgeConfiguration: Decodable {
         commands = try reader.object(CommandSettings.self, "commands") ?? CommandSettings()
         devices = try reader.objects(DeviceConfiguration.self, "devices") ?? []
         autoDevices = try reader.object(AutoDeviceSettings.self, "auto_devices") ?? AutoDeviceSettings()
+        presence = try reader.object(PresenceSettings.self, "presence") ?? PresenceSettings()
         try validateAcrossDevices()
     }
 

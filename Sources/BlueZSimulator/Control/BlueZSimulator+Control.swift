@@ -31,6 +31,16 @@ extension BlueZSimulator {
         await setInRange(key, inRange)
     }
 
+    /// Sets the RSSI the device is heard at from its next advertisement on (its scenario's `rssi`;
+    /// the scenario's jitter still applies): a device moving nearer or away.
+    public func setRSSI(address: String, _ rssi: Int16) throws(SimulatorError) {
+        let key = try device(address)
+        guard (-127...20).contains(rssi) else {
+            throw SimulatorError(.invalidArguments, "rssi must be -127…20 dBm, not \(rssi)")
+        }
+        devices[key]!.spec.rssi = rssi
+    }
+
     /// Makes bluetoothd's cached GATT database of the device lack `service` (``DeviceState/makeCacheStale(dropping:)``):
     /// the service's objects go now, and every later connection resolves without them (DB Hash match, discovery
     /// skipped) until the device is removed (`RemoveDevice`, or the temporary timeout of an unbonded device).

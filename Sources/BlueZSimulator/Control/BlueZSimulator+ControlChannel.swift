@@ -69,6 +69,10 @@ extension BlueZSimulator {
                         address: arguments[0].asString ?? "", arguments[1].asBool ?? true)
                     return []
                 },
+                method("SetRSSI", "sn") { simulator, arguments in
+                    try await simulator.setRSSI(address: arguments[0].asString ?? "", arguments[1].asInt16 ?? -127)
+                    return []
+                },
                 method("MakeGATTCacheStale", "ss") { simulator, arguments in
                     try await simulator.makeGATTCacheStale(
                         address: arguments[0].asString ?? "", service: arguments[1].asString ?? "")

@@ -44,7 +44,8 @@ public struct DeviceState: Sendable {
         case linkUpThenAbort(delay: Duration)
     }
 
-    public let spec: ScenarioDevice
+    /// Mutable only through the control API (``BlueZSimulator/setRSSI(address:_:)``).
+    public internal(set) var spec: ScenarioDevice
     public let gatt: GattDatabase
     public let path: String
     public private(set) var characteristics: [GattDatabase.CharacteristicID: CharacteristicState]

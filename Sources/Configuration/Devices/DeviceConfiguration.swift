@@ -35,12 +35,15 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// pairs by itself when the device refuses a read, write or subscription for want of security; the
     /// gateway's pairing agent answers its `RequestPasskey` with this. Nil: passkey pairing is declined.
     public var passkey: UInt32?
+    /// Room presence: the device's signal at 1 m (dBm), for a device whose advertisements say
+    /// none (an iBeacon's measured power and an Eddystone's TX power win). Nil: `presence.reference_power`.
+    public var txPower: Int?
 
     public init(
         id: String, name: String? = nil, match: DeviceMatch, connection: Connection = .keepConnected,
         subscribe: [Subscription] = [], advertisement: AdvertisementSettings? = nil, commands: [DeviceCommand] = [],
         rateLimit: RateLimit? = nil, onlyOnChange: Bool = false, minInterval: Duration? = nil, deduplicate: Bool = true,
-        passkey: UInt32? = nil
+        passkey: UInt32? = nil, txPower: Int? = nil
     ) {
         self.id = id
         self.name = name ?? id
@@ -54,6 +57,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
         self.minInterval = minInterval
         self.deduplicate = deduplicate
         self.passkey = passkey
+        self.txPower = txPower
     }
 
     /// The command called `name`, if configured.
@@ -64,6 +68,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
     static let keys = [
         "id", "name", "match", "connection", "subscribe", "advertisement", "commands", "rate_limit", "only_on_change",
         "min_interval", "deduplicate", "passkey",
+        "tx_power",
     ]
 
     /// Topic levels under `<base>/` the gateway itself uses.
@@ -98,6 +103,7 @@ extension DeviceConfiguration: Decodable {
         minInterval = try reader.duration("min_interval", minimum: .milliseconds(1))
         deduplicate = try reader.bool("deduplicate") ?? true
         passkey = try reader.integer("passkey", in: 0...999_999).map { UInt32($0) }
+        txPower = try reader.integer("tx_power", in: -127...20)
         // Without an explicit mode, a device with nothing to connect for is only listened to.
         connection =
             try reader.enumeration(Connection.self, "connection")

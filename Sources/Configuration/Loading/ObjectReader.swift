@@ -127,6 +127,16 @@ struct ObjectReader {
         return value
     }
 
+    /// A number in `range` (a fraction allowed).
+    func number(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        let expected = "a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+        guard let number = try decode(Double.self, key, expected: expected) else { return nil }
+        guard range.contains(number) else {
+            throw error(key, .invalidValue, "\(Self.format(number)) is out of range; expected \(expected)")
+        }
+        return number
+    }
+
     /// A duration such as `"30s"`, at least `minimum` and at most `maximum` when given.
     func duration(_ key: String, minimum: Duration? = nil, maximum: Duration? = nil) throws -> Duration? {
         let expected = "a duration string: \(DurationParser.acceptedForms)"

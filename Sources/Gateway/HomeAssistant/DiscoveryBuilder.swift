@@ -120,6 +120,27 @@ public struct DiscoveryBuilder: Sendable {
         return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
     }
 
+    /// Room presence (docs/multi-gateway.md, "Room presence"): the device's room as a `sensor`
+    /// reading `<base>/<device>/room` (`not_home` when no gateway hears it), with the nearest
+    /// gateway as an attribute. Its availability is the bridge's alone: a device out of reach is
+    /// `not_home`, not unavailable.
+    public func room(device: DiscoveryDevice) -> DiscoveryMessage {
+        let members: [JSONMember] = [
+            JSONMember("name", "Room"),
+            JSONMember("unique_id", .string(uniqueID(device, "room"))),
+            Self.defaultEntityID(component: "sensor", "\(Self.sanitize(device.id))_room"),
+            JSONMember("state_topic", .string(topics.room(device.id))),
+            JSONMember("value_template", "{{ value_json.room }}"),
+            JSONMember("json_attributes_topic", .string(topics.room(device.id))),
+            JSONMember("icon", "mdi:map-marker"),
+            JSONMember("availability", availability),
+            JSONMember("origin", Self.origin),
+            JSONMember("device", deviceBlock(device)),
+        ]
+        let topic = topics.discovery(component: "sensor", nodeID: nodeID(device), objectID: "room")
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+    }
+
     /// An event entity's template: `{"event_type":"press"}` when the state carries the field (and
     /// it names an event), else nothing.
     static func eventTemplate(_ field: String) -> String {

@@ -107,7 +107,8 @@ public struct GatewayModel: Sendable {
         return (online ? BridgePayloads.online : BridgePayloads.offline).bytes
     }
 
-    /// Discovery for the writable commands of every device (switches, numbers, selects); a
+    /// Discovery for the writable commands of every device (switches, numbers, selects) and, with
+    /// room presence on, its room sensor; a
     /// control shows the device's state when its characteristic is subscribed
     /// (``stateCommand(characteristic:service:of:)``).
     public var controlDiscovery: [String: [DiscoveryMessage]] {
@@ -127,6 +128,10 @@ public struct GatewayModel: Sendable {
             result[device.id] = device.commands.compactMap {
                 builder.control(
                     device: discoveryDevice, command: Self.namedCommand($0), stateful: stateful.contains($0.name))
+            }
+            // Room presence: the room sensor is announced with the controls.
+            if configuration.presence.enabled {
+                result[device.id, default: []].append(builder.room(device: discoveryDevice))
             }
         }
         return result

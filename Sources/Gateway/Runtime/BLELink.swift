@@ -467,9 +467,12 @@ extension BLELink {
         rediscoveryWaiters[id]?.yield(discovery.peripheral)
         // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
         // still learns every advertisement, so taking over never repeats one the owner published.
-        guard let publishes = await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi),
-            let device = configuration.device(id: id), let settings = device.advertisement
-        else { return }
+        guard let publishes = await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi) else { return }
+        guard let device = configuration.device(id: id), let settings = device.advertisement else {
+            // Room presence hears every device, decoded or not.
+            await gateway?.presenceHeard(id, rssi: discovery.rssi, readings: [])
+            return
+        }
         let readings: [DecodedReading]
         if let layout = settings.layout {
             let payloads: [[UInt8]] =
@@ -493,6 +496,7 @@ extension BLELink {
                     localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
+        await gateway?.presenceHeard(id, rssi: discovery.rssi, readings: readings)
         for reading in readings where reading.isSuccess && isNew(reading, device: device) && publishes {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,

@@ -66,6 +66,7 @@ extension Gateway {
             logger.info("owner changed", [("device", device), ("from", from ?? "-"), ("to", to ?? "-")])
             // The owner (or, with none, the speaker) publishes the device's availability.
             await publishAvailability(device)
+            presenceOwnerChanged(device)
         }
     }
 

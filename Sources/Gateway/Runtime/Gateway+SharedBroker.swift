@@ -128,12 +128,15 @@ extension Gateway {
         case .joined(let id, let state):
             logger.info("gateway found", [("gateway", id), ("state", state.rawValue)])
             await ownershipEvent(.gateway(id, online: state == .online))
+            await presenceEvent(.gateway(id, online: state == .online))
         case .state(let id, let state):
             logger.info("gateway \(state.rawValue)", [("gateway", id)])
             await ownershipEvent(.gateway(id, online: state == .online))
+            await presenceEvent(.gateway(id, online: state == .online))
         case .removed(let id):
             logger.info("gateway removed", [("gateway", id)])
             await ownershipEvent(.gateway(id, online: false))
+            await presenceEvent(.gateway(id, online: false))
         case .invalid(let id):
             logger.warning(
                 "ignored a gateway record that is not one", [("code", "invalid_gateway_record"), ("gateway", id)])

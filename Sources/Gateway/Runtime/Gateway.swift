@@ -140,6 +140,10 @@ public actor Gateway {
     var candidaciesElsewhere: [String: Set<String>] = [:]
     var ownershipTimer: Task<Void, Never>?
     var ownershipDeadline: ContinuousClock.Instant?
+    /// Room presence (`Gateway+Presence.swift`), nil without `presence.room`; its timer and deadline.
+    var presence: PresenceCoordinator?
+    var presenceTimer: Task<Void, Never>?
+    var presenceDeadline: ContinuousClock.Instant?
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -154,6 +158,7 @@ public actor Gateway {
         self.gate = CommandGate(policy: model.commandPolicy)
         self.scheduler = Self.makeScheduler(model, now: options.clock.now)
         self.ownership = Self.makeOwnership(model)
+        self.presence = Self.makePresence(configuration)
         let router = ReadingRouter(
             topics: model.topics, qos: OutboxQoS(rawValue: configuration.mqtt.qos) ?? .atLeastOnce,
             rawTopics: configuration.mqtt.rawTopics, discoveryBuilder: model.discoveryBuilder,
@@ -272,6 +277,7 @@ public actor Gateway {
         await subscribeCommands()
         await followGateways()
         await followCandidacies()
+        await followPresence()
         // A SIGTERM may have stopped the gateway while the state was read or the streams made: the
         // stop has disconnected the client, and a start going on would connect it again.
         guard !stopping else { return }
@@ -372,6 +378,7 @@ public actor Gateway {
         discoveryResend?.cancel()
         recordTimer?.cancel()
         ownershipTimer?.cancel()
+        presenceTimer?.cancel()
         await drainOutgoing(until: deadline)
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
@@ -431,9 +438,10 @@ public actor Gateway {
         let old = model.configuration
         let diff = GatewayModel.changes(from: old, to: configuration)
         if old.mqtt != configuration.mqtt || old.bluetooth != configuration.bluetooth
-            || old.outbox != configuration.outbox
+            || old.outbox != configuration.outbox || old.presence != configuration.presence
+            || old.devices.map(\.txPower) != configuration.devices.map(\.txPower)
         {
-            logger.warning("reload: mqtt, bluetooth and outbox settings apply only after a restart")
+            logger.warning("reload: mqtt, bluetooth, outbox, presence and tx_power settings apply only after a restart")
         }
         let newModel = GatewayModel(configuration: configuration)
         model = newModel
@@ -497,6 +505,7 @@ public actor Gateway {
             // Candidacies first: they replace what an earlier run left retained before the record
             // says online (same queue, so in that order on the broker).
             await ownershipEvent(.broker(connected: true))
+            await presenceEvent(.broker(connected: true))
             await subscribeCommands()
             await announceBridge()
         case .disconnected(_?):
@@ -504,9 +513,11 @@ public actor Gateway {
             if serviceStatus.broker == .connected { logger.notice("broker away; readings are kept in the outbox") }
             updateStatus { $0.broker = .disconnected }
             await ownershipEvent(.broker(connected: false))
+            await presenceEvent(.broker(connected: false))
         case .disconnected(nil):
             updateStatus { $0.broker = .disconnected }
             await ownershipEvent(.broker(connected: false))
+            await presenceEvent(.broker(connected: false))
         case .connecting:
             // A retry after a loss stays "unreachable, retrying" until it succeeds.
             if serviceStatus.broker != .disconnected { updateStatus { $0.broker = .connecting } }

@@ -65,6 +65,22 @@ public struct TopicContract: Sendable, Hashable {
     }
 
     /// `<base>/bridge/<name>`, or `<base>/bridge/gateways/<gateway_id>/<name>` in shared-broker mode.
+    /// Room presence: a gateway's presence report for a device, `<base>/<device>/presence/<gateway_id>`.
+    public func presence(_ device: String, gateway: String) -> String { "\(base)/\(device)/presence/\(gateway)" }
+    /// The filter that receives every gateway's presence reports.
+    public var presenceReports: String { "\(base)/+/presence/+" }
+    /// Room presence: the device's room, `<base>/<device>/room` (retained).
+    public func room(_ device: String) -> String { "\(base)/\(device)/room" }
+
+    /// The device and the gateway of a presence topic, nil for any other topic.
+    public func presence(ofTopic topic: String) -> (device: String, gateway: String)? {
+        guard topic.hasPrefix(base + "/") else { return nil }
+        let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, levels[1] == "presence", Self.canBeDeviceID(String(levels[0])), !levels[2].isEmpty
+        else { return nil }
+        return (String(levels[0]), String(levels[2]))
+    }
+
     private func perGateway(_ name: String) -> String {
         gatewayRecord.map { "\($0)/\(name)" } ?? "\(base)/bridge/\(name)"
     }
