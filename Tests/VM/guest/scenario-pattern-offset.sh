@@ -1,11 +1,11 @@
 # Scenario: how bluetoothd's software filter (no controller-patterns) compares patterns.
 # bluetoothd -E, the other controller advertising BTHome service data (0xFCD2, packet id changed
 # every tick, as scenario-passive-monitor.sh), the UUID list d2 fc and the name "bleb", and
-# pattern_probe.py's four monitors for 40 s: `uuid-first` (16, d2 fc at offset 0: the UUID) and
+# pattern_probe.py's monitors for 40 s: `uuid-first` (16, d2 fc at offset 0: the UUID) and
 # `after-uuid` (16, 40 at offset 0: the byte after the UUID), `uuid-list` (03, d2 fc) and `name`
-# (09, "bleb"). Records how many DeviceFound calls each got in /tmp/out/pattern-offset.txt; fails
-# only when none got any (the rig did not work). Measured: 5.82 (Debian 13) calls only
-# `after-uuid` (docs/configuration.md, "What each version gives").
+# (09, "bleb"), and `gateway` (the gateway's first BTHome monitor: 16 d2fc and 16 40…45).
+# Records how many DeviceFound calls each got in /tmp/out/pattern-offset.txt; fails only when none
+# got any (the rig did not work). Measured: docs/configuration.md, "What each version gives".
 # vm-opt-in: a measurement of bluetoothd's behaviour, not of the gateway
 . "$(dirname "$0")/bluez-up.sh"
 guest=$(dirname "$0")
@@ -30,8 +30,9 @@ python3 -u "$guest/pattern_probe.py" hci0 40 > /tmp/out/probe.log 2>&1
 kill "$ADVERTISER_PID" 2>/dev/null
 count() { grep -c "^$1 DeviceFound" /tmp/out/probe.log; }
 uuid_first=$(count uuid-first) after_uuid=$(count after-uuid) uuid_list=$(count uuid-list) name=$(count name)
+gateway=$(count gateway)
 advertised=$(wc -l < /tmp/out/advertised.log)
-line="kernel $(uname -r); bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v); $advertised advertisements; DeviceFound: uuid-first $uuid_first, after-uuid $after_uuid, uuid-list $uuid_list, name $name"
+line="kernel $(uname -r); bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v); $advertised advertisements; DeviceFound: uuid-first $uuid_first, after-uuid $after_uuid, uuid-list $uuid_list, name $name, gateway $gateway"
 echo "guest: $line"
 echo "$line" > /tmp/out/pattern-offset.txt
 [ $((uuid_first + after_uuid + uuid_list + name)) -gt 0 ] || { echo "guest: FAIL no monitor got DeviceFound"; cat /tmp/out/probe.log; exit 1; }
