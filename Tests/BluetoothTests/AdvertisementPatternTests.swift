@@ -62,7 +62,8 @@ import Testing
         #expect(uuidFirst.matches(structures, .wholeStructure) && !uuidFirst.matches(structures, .afterServiceUUID))
         #expect(!infoByte.matches(structures, .wholeStructure) && infoByte.matches(structures, .afterServiceUUID))
         let anyWidth = try #require(AdvertisementPattern(adType: 0x21, content: [0x40, 0x02]))
-        #expect(anyWidth.matches(structures, .afterServiceUUID), "the pattern's type is not compared with the UUID's size")
+        #expect(
+            anyWidth.matches(structures, .afterServiceUUID), "the pattern's type is not compared with the UUID's size")
         let tooLong = try #require(AdvertisementPattern(startPosition: 3, adType: 0x16, content: [0x09, 0x00]))
         #expect(!tooLong.matches(structures, .afterServiceUUID))
         let company = try #require(AdvertisementPattern(adType: 0xFF, content: [0x99, 0x04]))

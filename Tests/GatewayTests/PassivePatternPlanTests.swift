@@ -65,7 +65,8 @@ import Testing
         #expect(plan.uncovered.first?.hasPrefix("device blind") == true, "an address cannot be a pattern")
         #expect(
             plan.notSeenSince571.map { $0.prefix(5) } == ["devic", "devic"]
-                && plan.notSeenSince571[0].hasPrefix("device strap") && plan.notSeenSince571[1].hasPrefix("device lamp"),
+                && plan.notSeenSince571[0].hasPrefix("device strap")
+                && plan.notSeenSince571[1].hasPrefix("device lamp"),
             "5.71 compares name and UUID-list patterns with nothing: \(plan.notSeenSince571)")
     }
 

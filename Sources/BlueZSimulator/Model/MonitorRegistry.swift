@@ -87,7 +87,8 @@ struct MonitorRegistry: Sendable {
 
     /// The active monitors whose patterns match an advertisement's structures, compared as
     /// `matching` says (bluetoothd 5.66 or 5.71 and later).
-    func matching(_ structures: [ADStructure], _ matching: AdvertisementPattern.Matching = .wholeStructure) -> [Target] {
+    func matching(_ structures: [ADStructure], _ matching: AdvertisementPattern.Matching = .wholeStructure) -> [Target]
+    {
         var targets: [Target] = []
         for application in applications {
             for (path, monitor) in application.monitors.sorted(by: { $0.key < $1.key })

@@ -104,18 +104,23 @@ struct PassivePatternPlan: Sendable, Equatable {
         if let settings = device.advertisement {
             let fromSettings: Patterns? =
                 switch settings.layoutSource {
-                case .serviceData(let uuid)?: Patterns(patterns: sourcePatterns(.serviceData(uuid)), seenSince571: false)
+                case .serviceData(let uuid)?:
+                    Patterns(patterns: sourcePatterns(.serviceData(uuid)), seenSince571: false)
                 case .manufacturerData(let company)?:
                     Patterns(patterns: sourcePatterns(.manufacturerData(company)), seenSince571: true)
                 case .anyManufacturerData?: nil
                 case nil:
-                    settings.decoder.flatMap { decoders[$0] }.flatMap { patterns(for: $0, address: device.match.address) }
+                    settings.decoder.flatMap { decoders[$0] }.flatMap {
+                        patterns(for: $0, address: device.match.address)
+                    }
                 }
             if let fromSettings { return fromSettings }
         }
         // bluetoothd 5.69 and later parse names and service UUID lists out of what a pattern is
         // compared with (``AdvertisementPattern/Matching/afterServiceUUID``).
-        if let service = device.match.service { return Patterns(patterns: servicePatterns(service), seenSince571: false) }
+        if let service = device.match.service {
+            return Patterns(patterns: servicePatterns(service), seenSince571: false)
+        }
         if let prefix = device.match.namePrefix { return Patterns(patterns: namePatterns(prefix), seenSince571: false) }
         return nil
     }
