@@ -51,4 +51,28 @@ import Testing
         #expect(!AdvertisementPattern.anyMatches([otherType, shifted], structures))
         #expect(!AdvertisementPattern.anyMatches([], structures))
     }
+
+    /// bluetoothd 5.71 and later (software filtering): a service-data pattern starts after the
+    /// UUID of any service data entry, manufacturer data still with the company id, names and
+    /// service UUID lists never match, other types as before.
+    @Test func afterServiceUUIDReadsAsBluetoothd571() throws {
+        let structures = ADStructure.structures(of: Self.bthome) + [ADStructure(type: 0x01, data: [0x06])]
+        let uuidFirst = try #require(AdvertisementPattern(adType: 0x16, content: [0xD2, 0xFC]))
+        let infoByte = try #require(AdvertisementPattern(adType: 0x16, content: [0x40]))
+        #expect(uuidFirst.matches(structures, .wholeStructure) && !uuidFirst.matches(structures, .afterServiceUUID))
+        #expect(!infoByte.matches(structures, .wholeStructure) && infoByte.matches(structures, .afterServiceUUID))
+        let anyWidth = try #require(AdvertisementPattern(adType: 0x21, content: [0x40, 0x02]))
+        #expect(
+            anyWidth.matches(structures, .afterServiceUUID), "the pattern's type is not compared with the UUID's size")
+        let tooLong = try #require(AdvertisementPattern(startPosition: 3, adType: 0x16, content: [0x09, 0x00]))
+        #expect(!tooLong.matches(structures, .afterServiceUUID))
+        let company = try #require(AdvertisementPattern(adType: 0xFF, content: [0x99, 0x04]))
+        #expect(company.matches(structures, .afterServiceUUID))
+        let name = try #require(AdvertisementPattern(adType: 0x09, content: Array("BTHome".utf8)))
+        let list = try #require(AdvertisementPattern(adType: 0x03, content: [0x1A, 0x18]))
+        #expect(name.matches(structures, .wholeStructure) && !name.matches(structures, .afterServiceUUID))
+        #expect(list.matches(structures, .wholeStructure) && !list.matches(structures, .afterServiceUUID))
+        let flags = try #require(AdvertisementPattern(adType: 0x01, content: [0x06]))
+        #expect(flags.matches(structures, .afterServiceUUID))
+    }
 }

@@ -33,11 +33,16 @@ import Testing
     }
 
     /// BTHome and pvvx readings reach a real mosquitto through or-pattern monitors; the simulator
-    /// saw no `StartDiscovery`.
-    @Test(arguments: [ScenarioAdapter.AdvertisementMonitorMode.software, .controller])
-    func passiveModePublishesThroughAdvertisementMonitors(_ mode: ScenarioAdapter.AdvertisementMonitorMode)
-        async throws
-    {
+    /// saw no `StartDiscovery`. In software with bluetoothd 5.66's matching and with 5.71's (a
+    /// service-data pattern starts after the UUID: before the markers, nothing arrived there), and
+    /// with a controller filtering.
+    @Test(arguments: [
+        (ScenarioAdapter.AdvertisementMonitorMode.software, AdvertisementPattern.Matching.wholeStructure),
+        (.software, .afterServiceUUID), (.controller, .wholeStructure),
+    ])
+    func passiveModePublishesThroughAdvertisementMonitors(
+        _ mode: ScenarioAdapter.AdvertisementMonitorMode, _ matching: AdvertisementPattern.Matching
+    ) async throws {
         let world = try await SimulatedWorld(
             edit: { configuration in
                 Self.passive(&configuration)
@@ -50,6 +55,7 @@ import Testing
             },
             world: { scenario in
                 scenario.adapter.advertisementMonitor = mode
+                scenario.adapter.monitorMatching = matching
                 scenario.devices.append(
                     ScenarioDevice(
                         id: "pvvx", address: BluetoothAddress(Self.pvvx)!, name: "ATC_130001", rssi: -66,

@@ -100,7 +100,9 @@ extension BlueZSimulator {
         let advertisement = AdvertisementData(
             localName: spec.name, serviceUUIDs: spec.advertisement.serviceUUIDs, manufacturerData: manufacturerData,
             serviceData: serviceData)
-        return monitors.matching(ADStructure.structures(of: advertisement))
+        // A controller filtering in hardware reads whole structures whatever bluetoothd's version.
+        let matching = advertisementMonitor == .controller ? .wholeStructure : scenario.adapter.monitorMatching
+        return monitors.matching(ADStructure.structures(of: advertisement), matching)
     }
 
     /// After the device's properties were updated: `DeviceFound` for every matching advertisement

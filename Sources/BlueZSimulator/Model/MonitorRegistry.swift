@@ -85,12 +85,14 @@ struct MonitorRegistry: Sendable {
 
     var isMonitoring: Bool { applications.contains { !$0.monitors.isEmpty } }
 
-    /// The active monitors whose patterns match an advertisement's structures.
-    func matching(_ structures: [ADStructure]) -> [Target] {
+    /// The active monitors whose patterns match an advertisement's structures, compared as
+    /// `matching` says (bluetoothd 5.66 or 5.71 and later).
+    func matching(_ structures: [ADStructure], _ matching: AdvertisementPattern.Matching = .wholeStructure) -> [Target]
+    {
         var targets: [Target] = []
         for application in applications {
             for (path, monitor) in application.monitors.sorted(by: { $0.key < $1.key })
-            where monitor.active && AdvertisementPattern.anyMatches(monitor.patterns, structures) {
+            where monitor.active && AdvertisementPattern.anyMatches(monitor.patterns, structures, matching) {
                 targets.append(Target(owner: application.owner, path: path))
             }
         }

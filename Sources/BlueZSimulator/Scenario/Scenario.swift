@@ -1,3 +1,4 @@
+import Bluetooth
 import Foundation
 
 /// A simulated world: one adapter, the peripherals around it, timing, and optional load mode.
@@ -73,6 +74,10 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
     public var powered: Bool
     /// Whether bluetoothd offers `org.bluez.AdvertisementMonitorManager1` on the adapter.
     public var advertisementMonitor: AdvertisementMonitorMode
+    /// How bluetoothd's software filter compares a monitor's patterns (`"software"` only; the
+    /// controller of `"controller"` always reads whole structures): as 5.66 (the default) or as
+    /// 5.71 and later, whose service-data patterns start after the UUID.
+    public var monitorMatching: AdvertisementPattern.Matching
 
     /// `adapter.advertisement_monitor`.
     public enum AdvertisementMonitorMode: String, Sendable, Equatable, CaseIterable {
@@ -91,18 +96,21 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
     public init(
         id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim",
         powered: Bool = true,
-        advertisementMonitor: AdvertisementMonitorMode = .absent
+        advertisementMonitor: AdvertisementMonitorMode = .absent,
+        monitorMatching: AdvertisementPattern.Matching = .wholeStructure
     ) {
         self.id = id
         self.address = address
         self.name = name
         self.powered = powered
         self.advertisementMonitor = advertisementMonitor
+        self.monitorMatching = monitorMatching
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, address, name, powered
         case advertisementMonitor = "advertisement_monitor"
+        case monitorMatching = "monitor_matching"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -128,6 +136,16 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
             advertisementMonitor = mode
         } else {
             advertisementMonitor = defaults.advertisementMonitor
+        }
+        let matchings = AdvertisementPattern.Matching.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if let text = try container.decodeIfPresent(String.self, forKey: .monitorMatching) {
+            guard let matching = AdvertisementPattern.Matching(rawValue: text) else {
+                throw container.invalid(
+                    .monitorMatching, "invalid monitor_matching \"\(text)\"; expected \(matchings)")
+            }
+            monitorMatching = matching
+        } else {
+            monitorMatching = defaults.monitorMatching
         }
     }
 }

@@ -14,6 +14,13 @@ public struct ATCThermometerDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// The unencrypted format starts with the address; the prefix of the Xiaomi thermometers the
+    /// firmware is made for (A4:C1:38). The encrypted format has no marker.
+    public var payloadMarkers: [PayloadMarker] { [PayloadMarker([0xA4, 0xC1, 0x38])] }
+
+    /// The unencrypted format's first six bytes: the address, as printed.
+    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] { [PayloadMarker(address.bytes)] }
+
     public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 13 || payload.count == 8 }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {

@@ -63,12 +63,22 @@ public protocol AdvertisementDecoder: Sendable {
     /// ``accepts(_:)`` with the context (the local name); by default the same as without.
     func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool
     func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField]
+    /// Markers of which every payload this decoder reads carries one (BTHome's device information
+    /// byte, Eddystone's frame type); empty when the format has no fixed bytes (the default).
+    var payloadMarkers: [PayloadMarker] { get }
+    /// The markers of the payloads of the device at `address`: the address itself where the
+    /// format repeats it (pvvx, ATC), else ``payloadMarkers`` (the default).
+    func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker]
 }
 
 extension AdvertisementDecoder {
     public func accepts(_ payload: [UInt8]) -> Bool { true }
 
     public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool { accepts(payload) }
+
+    public var payloadMarkers: [PayloadMarker] { [] }
+
+    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] { payloadMarkers }
 
     /// Decodes without throwing: on failure the reading carries the error and the raw bytes.
     public func reading(_ payload: [UInt8], context: AdvertisementContext = AdvertisementContext())

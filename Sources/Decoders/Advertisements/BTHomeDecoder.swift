@@ -25,6 +25,10 @@ public struct BTHomeDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// The device information byte: version 2 (bits 5–7), the reserved bits 3–4 clear, any of
+    /// encryption, address included and trigger-based (bits 0–2).
+    public var payloadMarkers: [PayloadMarker] { (UInt8(0x40)...0x47).map { PayloadMarker([$0]) } }
+
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let info = try reader.uint8("device_information")

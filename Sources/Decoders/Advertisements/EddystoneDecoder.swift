@@ -7,6 +7,9 @@ public struct EddystoneDecoder: AdvertisementDecoder {
     public let name = "eddystone"
     public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFEAA)))
 
+    /// The frame types decoded: UID, URL, TLM, EID.
+    public var payloadMarkers: [PayloadMarker] { [0x00, 0x10, 0x20, 0x30].map { PayloadMarker([$0]) } }
+
     static let schemes = ["http://www.", "https://www.", "http://", "https://"]
     static let expansions = [
         ".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/", ".com", ".org", ".edu", ".net", ".info",

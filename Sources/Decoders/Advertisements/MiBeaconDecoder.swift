@@ -27,6 +27,12 @@ public struct MiBeaconDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// The address, reversed, after frame control (2), product id (2) and frame counter (1):
+    /// present when frame control's bit 4 is set, as most v4/v5 sensors send it.
+    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
+        [PayloadMarker(offset: 5, address.bytes.reversed())]
+    }
+
     public func accepts(_ payload: [UInt8]) -> Bool { payload.count >= 5 }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {

@@ -14,6 +14,16 @@ public struct PVVXThermometerDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// The unencrypted format's address (reversed) ends with the prefix of the Xiaomi
+    /// thermometers the firmware is mostly flashed on (LYWSD03MMC, MHO-C401: A4:C1:38); another
+    /// prefix, or the encrypted format (no address), has no marker.
+    public var payloadMarkers: [PayloadMarker] { [PayloadMarker(offset: 3, [0x38, 0xC1, 0xA4])] }
+
+    /// The unencrypted format's first six bytes: the address, reversed.
+    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
+        [PayloadMarker(address.bytes.reversed())]
+    }
+
     public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 15 || payload.count == 11 }
 
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {

@@ -42,6 +42,12 @@ public struct QingpingDecoder: AdvertisementDecoder {
 
     public init() {}
 
+    /// The address, reversed, after the frame control and device type bytes (no marker for a
+    /// device of unknown address: the two bytes before it vary by model and event).
+    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
+        [PayloadMarker(offset: 2, address.bytes.reversed())]
+    }
+
     public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let control = try reader.uint8("frame_control")

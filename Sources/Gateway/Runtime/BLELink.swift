@@ -162,6 +162,11 @@ extension BLELink {
         for item in plan.uncovered {
             logger.warning("not seen in passive scanning", [("what", item)])
         }
+        for item in plan.notSeenSince571 {
+            logger.warning(
+                "not seen in passive scanning by bluetoothd 5.71 and later (Debian 13, Raspberry Pi OS trixie)",
+                [("what", item)])
+        }
         guard !plan.sets.isEmpty else {
             return PassiveScanUnavailable(
                 code: .noPatterns,

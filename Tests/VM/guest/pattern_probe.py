@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Registers two org.bluez.AdvertisementMonitor1 (or_patterns) on ADAPTER for SECONDS and prints
-every Activate, Release and DeviceFound per monitor, to show where bluetoothd's software filter
-starts a service-data pattern (AD type 0x16): `uuid-first` matches BTHome's UUID (d2 fc) at
-offset 0, as the kernel and bluetoothd 5.66 read a service-data AD structure and as the gateway
-builds its patterns; `after-uuid` matches BTHome's device-info byte 0x40 at offset 0, as
-bluetoothd 5.71 and later read it. Usage: pattern_probe.py ADAPTER SECONDS."""
+"""Registers four org.bluez.AdvertisementMonitor1 (or_patterns) on ADAPTER for SECONDS and prints
+every Activate, Release and DeviceFound per monitor, to show how bluetoothd's software filter
+compares patterns: `uuid-first` matches BTHome's UUID (d2 fc) at offset 0 of service data (AD
+type 0x16), as the kernel and bluetoothd 5.66 read a service-data AD structure; `after-uuid`
+matches BTHome's device-info byte 0x40 at offset 0, as bluetoothd 5.71 and later read it;
+`uuid-list` d2 fc in a complete 16-bit UUID list (0x03) and `name` "bleb" at the start of the
+complete local name (0x09), which 5.69 and later parse out of what patterns are compared with.
+`gateway` holds the patterns of the gateway's first monitor for a BTHome device (the UUID, and
+the device information bytes 40-45 after it), to show it is called under either reading.
+Usage: pattern_probe.py ADAPTER SECONDS."""
 import sys
 
 import dbus
@@ -18,7 +22,9 @@ bus = dbus.SystemBus()
 loop = GLib.MainLoop()
 ROOT = "/io/blebridge/pattern_probe"
 MONITOR = "org.bluez.AdvertisementMonitor1"
-MONITORS = {"uuid-first": bytes([0xD2, 0xFC]), "after-uuid": bytes([0x40])}
+MONITORS = {"uuid-first": [(0x16, bytes([0xD2, 0xFC]))], "after-uuid": [(0x16, bytes([0x40]))],
+            "uuid-list": [(0x03, bytes([0xD2, 0xFC]))], "name": [(0x09, b"bleb")],
+            "gateway": [(0x16, bytes([0xD2, 0xFC]))] + [(0x16, bytes([info])) for info in range(0x40, 0x46)]}
 
 
 def path(name):
@@ -31,9 +37,9 @@ class Root(dbus.service.Object):
         return {
             path(name): {MONITOR: {
                 "Type": dbus.String("or_patterns"),
-                "Patterns": dbus.Array([dbus.Struct((dbus.Byte(0), dbus.Byte(0x16), dbus.ByteArray(value)))],
-                                       signature="(yyay)")}}
-            for name, value in MONITORS.items()}
+                "Patterns": dbus.Array([dbus.Struct((dbus.Byte(0), dbus.Byte(ad_type), dbus.ByteArray(value)))
+                                        for ad_type, value in patterns], signature="(yyay)")}}
+            for name, patterns in MONITORS.items()}
 
 
 class Monitor(dbus.service.Object):

@@ -1,10 +1,11 @@
-# Scenario: where bluetoothd's software filter (no controller-patterns) starts a service-data
-# pattern. bluetoothd -E, the other controller advertising BTHome service data (0xFCD2, packet id
-# changed every tick, as scenario-passive-monitor.sh), and pattern_probe.py's two monitors for 40 s:
-# `uuid-first` (d2 fc at offset 0: the UUID, as the gateway's patterns are) and `after-uuid` (40 at
-# offset 0: the byte after the UUID). Records how many DeviceFound calls each got in
-# /tmp/out/pattern-offset.txt; fails only when neither got any (the rig did not work). Measured:
-# 5.82 (Debian 13) calls only `after-uuid` (docs/configuration.md, "What each version gives").
+# Scenario: how bluetoothd's software filter (no controller-patterns) compares patterns.
+# bluetoothd -E, the other controller advertising BTHome service data (0xFCD2, packet id changed
+# every tick, as scenario-passive-monitor.sh), the UUID list d2 fc and the name "bleb", and
+# pattern_probe.py's monitors for 40 s: `uuid-first` (16, d2 fc at offset 0: the UUID) and
+# `after-uuid` (16, 40 at offset 0: the byte after the UUID), `uuid-list` (03, d2 fc) and `name`
+# (09, "bleb"), and `gateway` (the gateway's first BTHome monitor: 16 d2fc and 16 40…45).
+# Records how many DeviceFound calls each got in /tmp/out/pattern-offset.txt; fails only when none
+# got any (the rig did not work). Measured: docs/configuration.md, "What each version gives".
 # vm-opt-in: a measurement of bluetoothd's behaviour, not of the gateway
 . "$(dirname "$0")/bluez-up.sh"
 guest=$(dirname "$0")
@@ -18,7 +19,7 @@ advertise() {
     while :; do
         tick=$((tick + 1))
         btmgmt --index 1 rm-adv 1 >/dev/null 2>&1
-        btmgmt --index 1 add-adv -c -d "$(printf '0916d2fc4000%02x02d007' $((tick % 256)))" 1 >/dev/null 2>&1 \
+        btmgmt --index 1 add-adv -c -d "$(printf '0916d2fc4000%02x02d0070303d2fc0509626c6562' $((tick % 256)))" 1 >/dev/null 2>&1 \
             && echo "$(date +%s.%N) $tick" >> /tmp/out/advertised.log
         sleep 1
     done
@@ -27,11 +28,12 @@ advertise &
 ADVERTISER_PID=$!
 python3 -u "$guest/pattern_probe.py" hci0 40 > /tmp/out/probe.log 2>&1
 kill "$ADVERTISER_PID" 2>/dev/null
-uuid_first=$(grep -c '^uuid-first DeviceFound' /tmp/out/probe.log)
-after_uuid=$(grep -c '^after-uuid DeviceFound' /tmp/out/probe.log)
+count() { grep -c "^$1 DeviceFound" /tmp/out/probe.log; }
+uuid_first=$(count uuid-first) after_uuid=$(count after-uuid) uuid_list=$(count uuid-list) name=$(count name)
+gateway=$(count gateway)
 advertised=$(wc -l < /tmp/out/advertised.log)
-line="kernel $(uname -r); bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v); $advertised advertisements; DeviceFound: uuid-first $uuid_first, after-uuid $after_uuid"
+line="kernel $(uname -r); bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v); $advertised advertisements; DeviceFound: uuid-first $uuid_first, after-uuid $after_uuid, uuid-list $uuid_list, name $name, gateway $gateway"
 echo "guest: $line"
 echo "$line" > /tmp/out/pattern-offset.txt
-[ $((uuid_first + after_uuid)) -gt 0 ] || { echo "guest: FAIL no monitor got DeviceFound"; cat /tmp/out/probe.log; exit 1; }
+[ $((uuid_first + after_uuid + uuid_list + name)) -gt 0 ] || { echo "guest: FAIL no monitor got DeviceFound"; cat /tmp/out/probe.log; exit 1; }
 exit 0
