@@ -4,6 +4,7 @@
 # (.build/venv-faults) and clockshift.so, then runs the fault campaign or the soak.
 #   Tests/Faults/run.sh faults [CASE …]   every case, or the ones named (see campaign.py)
 #   Tests/Faults/run.sh soak              20 minutes; the plot is copied to docs/soak.png
+#   Tests/Faults/run.sh eventmem [KIND …]   the gateway's memory per soak event, one kind at a time
 #   Tests/Faults/run.sh brokerloss term|kill   mosquitto alone: acknowledged QoS 1 messages lost across restarts
 # Needs root (a tmpfs is mounted for the full-disk case; setpriv runs the gateway as nobody for
 # the read-only case), dbus-daemon, mosquitto, busctl, gnuplot (soak). Not part of scripts/test.sh.
@@ -43,8 +44,11 @@ case "$what" in
         [[ ! -f "$SOAK_OUTPUT/soak.png" ]] || cp "$SOAK_OUTPUT/soak.png" docs/soak.png
         exit "$status"
         ;;
+    eventmem)
+        exec "$venv/bin/python" Tests/Faults/eventmem.py "$binary" "$@"
+        ;;
     brokerloss)
         exec "$venv/bin/python" Tests/Faults/brokerloss.py "$@"
         ;;
-    *) echo "faults: unknown mode $what (faults, soak or brokerloss)" >&2; exit 64 ;;
+    *) echo "faults: unknown mode $what (faults, soak, eventmem or brokerloss)" >&2; exit 64 ;;
 esac

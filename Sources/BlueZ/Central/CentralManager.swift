@@ -483,10 +483,23 @@ public actor CentralManager {
             lastSeen[path] = now
         }
         for (path, peripheral) in peripherals {
-            await peripheral.deviceAdded(objects.properties(path, BlueZNames.device) ?? [:])
+            guard let device = objects.properties(path, BlueZNames.device) else {
+                // bluetoothd came back without this device (a restarted one exports only those it
+                // stored: connected or paired before); it sent no InterfacesRemoved for it, so it is
+                // forgotten here as that signal would: else every address present at a restart (a
+                // crowd of passing phones) would stay in these tables for good.
+                await peripheral.deviceRemoved()
+                peripherals[path] = nil
+                continue
+            }
+            await peripheral.deviceAdded(device)
             for (gattPath, interfaces) in objects.descendants(of: path) {
                 await peripheral.gattAdded(gattPath, interfaces)
             }
+        }
+        for (id, scanner) in scanners {
+            let kept = scanner.reported.filter { objects.properties($0.key, BlueZNames.device) != nil }
+            scanners[id]?.reported = kept
         }
         if objects.properties(PairingAgent.managerPath, BlueZNames.agentManager) != nil { agentManagerAppeared() }
         let adapter = objects.properties(adapterPath, BlueZNames.adapter)
@@ -647,6 +660,10 @@ public actor CentralManager {
                 method: "RemoveDevice", arguments: [.objectPath(path)], timeout: options.callTimeout)
         }
     }
+
+    /// How many peripherals the manager tracks (one per device object BlueZ reported; to watch
+    /// them stay bounded among passing addresses and across bluetoothd restarts).
+    public var trackedPeripheralCount: Int { peripherals.count }
 
     /// How many devices BlueZ currently holds for the adapter (to watch the cache stay bounded).
     public var cachedDeviceCount: Int {

@@ -332,6 +332,39 @@ import Timekeeping
         }
     }
 
+    /// A restarted bluetoothd exports only the devices it stored and sends no InterfacesRemoved for
+    /// the others (passing phones, sensors never connected): the central forgets their peripherals
+    /// as that signal would. It kept every one, so each restart among passing random addresses
+    /// left them in its tables for good (issue 17).
+    @Test func aRestartForgetsThePeripheralsOfDevicesBluetoothdNoLongerHas() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let stream = try await bluez.manager.scan()
+            let found = await withDeadline(.seconds(10)) { () -> Set<BluetoothAddress>? in
+                var found: Set<BluetoothAddress> = []
+                for await discovery in stream {
+                    found.insert(discovery.identifier)
+                    if found.count >= 3 { return found }
+                }
+                return found
+            }
+            let addresses = try #require(found)
+            #expect(addresses.count >= 3)
+            #expect(await bluez.manager.trackedPeripheralCount >= addresses.count)
+            // Gone while bluetoothd is away: none comes back with it.
+            for address in addresses { try await bluez.simulator.setDeviceInRange(address: address.string, false) }
+            let states = bluez.manager.stateUpdates
+            var stateIterator = states.makeAsyncIterator()
+            #expect(await stateIterator.next() == .poweredOn)
+            try await bluez.simulator.restartBluez(downtime: .milliseconds(300))
+            #expect(await stateIterator.next() == .resetting)
+            #expect(await stateIterator.next() == .poweredOn)
+            try await waitFor { await bluez.manager.trackedPeripheralCount <= bluez.manager.cachedDeviceCount }
+            let tracked = await bluez.manager.trackedPeripheralCount
+            let cached = await bluez.manager.cachedDeviceCount
+            #expect(tracked <= cached, "peripherals kept for devices bluetoothd lost: \(tracked) for \(cached)")
+        }
+    }
+
     @Test func noBlueZIsUnsupported() async throws {
         let bus = try await DBusDaemonFixture()
         do {
