@@ -37,7 +37,7 @@ final class GatewayProcess: Sendable {
         self.arguments = arguments
         self.process = try ChildProcess(
             try BinaryLocator.blebridge(), arguments,
-            environment: environment.merging(["BLEBRIDGE_LOG": "info"]) { given, _ in given })
+            environment: environment.merging(["BLEBRIDGE_LOG": Self.logLevel]) { given, _ in given })
     }
 
     /// A second gateway process on the same directory, configuration and outbox (restart).
@@ -46,8 +46,13 @@ final class GatewayProcess: Sendable {
         configPath = previous.configPath
         outboxPath = previous.outboxPath
         arguments = previous.arguments
-        process = try ChildProcess(try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": "info"])
+        process = try ChildProcess(
+            try BinaryLocator.blebridge(), arguments, environment: ["BLEBRIDGE_LOG": Self.logLevel])
     }
+
+    /// The gateway's log level: `info`, or the test process's own `BLEBRIDGE_LOG` (e.g. `debug` to
+    /// read a failure's lifecycle steps; the in-process simulator follows the same variable).
+    static var logLevel: String { ProcessInfo.processInfo.environment["BLEBRIDGE_LOG"] ?? "info" }
 
     static func repositoryConfiguration() throws -> [String: Any] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
