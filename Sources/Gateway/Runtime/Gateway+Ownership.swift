@@ -70,24 +70,16 @@ extension Gateway {
         }
     }
 
-    /// One timer, at the coordinator's next deadline (re-armed only when that moves).
+    /// One timer, at the coordinator's next deadline (a candidacy due by its rate bound or
+    /// renewal, a sample leaving the window, a switch delay ending).
     private func rescheduleOwnershipTimer() {
-        let deadline = stopping ? nil : ownership?.nextDeadline
-        guard deadline != ownershipDeadline else { return }
-        ownershipDeadline = deadline
-        ownershipTimer?.cancel()
-        guard let deadline else { return }
-        let clock = self.clock
-        ownershipTimer = Task { [weak self] in
-            // Real delay: a candidacy due (rate bound, renewal), a sample leaving the window, a switch delay ending.
-            try? await clock.sleep(until: deadline, tolerance: nil)
-            guard !Task.isCancelled, let self else { return }
-            await self.ownershipDue()
+        ownershipWakeUp.arm(at: stopping ? nil : ownership?.nextDeadline, clock: clock) { [weak self] in
+            await self?.ownershipDue()
         }
     }
 
     private func ownershipDue() async {
-        ownershipDeadline = nil
+        ownershipWakeUp.fired()
         await ownershipEvent(.tick)
     }
 

@@ -79,24 +79,16 @@ extension Gateway {
         publishRoom(device, choice)
     }
 
-    /// One timer, at the coordinator's next deadline (re-armed only when that moves).
+    /// One timer, at the coordinator's next deadline (a report timing out, a room's switch delay
+    /// or the warm-up ending, a held device's renewal).
     private func reschedulePresenceTimer() {
-        let deadline = stopping ? nil : presence?.nextDeadline
-        guard deadline != presenceDeadline else { return }
-        presenceDeadline = deadline
-        presenceTimer?.cancel()
-        guard let deadline else { return }
-        let clock = self.clock
-        presenceTimer = Task { [weak self] in
-            // Real delay: a report timing out, a room's switch delay ending, the warm-up ending.
-            try? await clock.sleep(until: deadline, tolerance: nil)
-            guard !Task.isCancelled, let self else { return }
-            await self.presenceDue()
+        presenceWakeUp.arm(at: stopping ? nil : presence?.nextDeadline, clock: clock) { [weak self] in
+            await self?.presenceDue()
         }
     }
 
     private func presenceDue() async {
-        presenceDeadline = nil
+        presenceWakeUp.fired()
         await presenceEvent(.tick)
     }
 

@@ -138,12 +138,11 @@ public actor Gateway {
     /// here or not) is up, per device; a request naming a device this gateway does not know is
     /// left to them (``sharedRequestDuty(_:payload:)``).
     var candidaciesElsewhere: [String: Set<String>] = [:]
-    var ownershipTimer: Task<Void, Never>?
-    var ownershipDeadline: ContinuousClock.Instant?
-    /// Room presence (`Gateway+Presence.swift`), nil without `presence.room`; its timer and deadline.
+    /// The timer at ``ownership``'s next deadline.
+    var ownershipWakeUp = WakeUp()
+    /// Room presence (`Gateway+Presence.swift`), nil without `presence.room`, and its timer.
     var presence: PresenceCoordinator?
-    var presenceTimer: Task<Void, Never>?
-    var presenceDeadline: ContinuousClock.Instant?
+    var presenceWakeUp = WakeUp()
 
     public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
@@ -377,8 +376,8 @@ public actor Gateway {
         for task in tasks { task.cancel() }
         discoveryResend?.cancel()
         recordTimer?.cancel()
-        ownershipTimer?.cancel()
-        presenceTimer?.cancel()
+        ownershipWakeUp.cancel()
+        presenceWakeUp.cancel()
         await drainOutgoing(until: deadline)
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
