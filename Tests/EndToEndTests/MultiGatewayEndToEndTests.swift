@@ -165,7 +165,8 @@ import Testing
         // Home Assistant sees one device per BLE device: one retained config per entity, under
         // ids without a gateway id, announced by the owner alone (`via_device` its bridge).
         let announcedByOwners = await recorder.wait(timeout: .seconds(30)) { _ in
-            view.announced("hr_strap", by: "gw-a", with: "heart_rate") && view.announced("lamp", by: "gw-b", with: "power")
+            view.announced("hr_strap", by: "gw-a", with: "heart_rate")
+                && view.announced("lamp", by: "gw-b", with: "power")
         }
         #expect(announcedByOwners, "strap via \(view.via("hr_strap")), lamp via \(view.via("lamp"))")
         for device in Self.devices {
@@ -173,7 +174,8 @@ import Testing
             #expect(Set(configs.keys.compactMap(view.node)) == ["blebridge_\(device)"], "\(configs.keys.sorted())")
             let uniqueIDs = configs.values.compactMap { $0["unique_id"] as? String }
             #expect(uniqueIDs.count == configs.count && Set(uniqueIDs).count == uniqueIDs.count, "\(uniqueIDs)")
-            #expect(uniqueIDs.allSatisfy { $0.hasPrefix("blebridge_\(device)_") && !$0.contains("gw-") }, "\(uniqueIDs)")
+            #expect(
+                uniqueIDs.allSatisfy { $0.hasPrefix("blebridge_\(device)_") && !$0.contains("gw-") }, "\(uniqueIDs)")
         }
 
         // A command for the lamp is answered once, by its owner (the others stay silent).

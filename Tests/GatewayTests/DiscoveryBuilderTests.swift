@@ -219,7 +219,8 @@ import Testing
         var configs: [String: [String: JSONValue]] = [:]
         for gateway in ["gw-a", "gw-b"] {
             let messages = [
-                try #require(builder(gateway).sensor(device: strap, field: "heart_rate", sample: .int(72), unit: "bpm")),
+                try #require(
+                    builder(gateway).sensor(device: strap, field: "heart_rate", sample: .int(72), unit: "bpm")),
                 try #require(builder(gateway).control(device: strap, command: power, stateful: true)),
                 builder(gateway).room(device: strap),
             ]
@@ -244,7 +245,9 @@ import Testing
             configs["gw-a"]?.values.sorted { "\($0)" < "\($1)" }
                 == ["home_ble_hr_strap_heart_rate", "home_ble_hr_strap_power", "home_ble_hr_strap_room"])
         #expect(configs["gw-a"] == configs["gw-b"])
-        #expect(DiscoveryBuilder.nodeID(ofTopic: "homeassistant/sensor/home_ble_hr_strap/room/config") == "home_ble_hr_strap")
+        #expect(
+            DiscoveryBuilder.nodeID(ofTopic: "homeassistant/sensor/home_ble_hr_strap/room/config")
+                == "home_ble_hr_strap")
         #expect(DiscoveryBuilder.nodeID(ofTopic: "home_ble/hr_strap/room") == nil)
     }
 

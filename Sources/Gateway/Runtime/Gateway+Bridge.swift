@@ -203,7 +203,8 @@ extension Gateway {
         }
         // Entities of configured devices announced under the other id scheme (mqtt.shared_broker
         // turned on or off since): this gateway's own, deleted so Home Assistant keeps no duplicate.
-        for (id, topics) in builder.otherSchemeTopics(announced, devices: model.configuration.devices.map(\.id)).sorted(by: { $0.key < $1.key }) {
+        let otherScheme = builder.otherSchemeTopics(announced, devices: model.configuration.devices.map(\.id))
+        for (id, topics) in otherScheme.sorted(by: { $0.key < $1.key }) {
             await removeDiscovery(topics, of: id, reason: "under the other id scheme (mqtt.shared_broker changed)")
         }
         // Entities of configured devices announced under a field name no longer used.
