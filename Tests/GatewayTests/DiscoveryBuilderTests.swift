@@ -251,9 +251,9 @@ import Testing
         #expect(DiscoveryBuilder.nodeID(ofTopic: "home_ble/hr_strap/room") == nil)
     }
 
-    /// Switching `mqtt.shared_broker` deletes what this gateway announced under the other scheme
-    /// (its own single-gateway topics when the mode is turned on), never a topic of the current one.
-    @Test func theOtherSchemesTopicsAreFoundForDeletionAtASwitch() {
+    /// Turning `mqtt.shared_broker` on deletes what this gateway announced under its single-gateway
+    /// ids, never a topic of the shared scheme; without the mode nothing is deleted (as before).
+    @Test func theSingleGatewayTopicsAreDeletedOnlyInSharedBrokerMode() {
         let announced = [
             "lamp": [
                 "homeassistant/switch/gw-a_lamp/power/config", "homeassistant/switch/blebridge_lamp/power/config",
@@ -263,14 +263,12 @@ import Testing
         ]
         let shared = DiscoveryBuilder(topics: TopicContract(sharedGatewayID: "gw-a"), gatewayID: "gw-a")
         #expect(
-            shared.otherSchemeTopics(announced, devices: ["lamp"])
+            shared.singleGatewayTopics(announced, devices: ["lamp"])
                 == ["lamp": ["homeassistant/switch/gw-a_lamp/power/config"]])
         let single = DiscoveryBuilder(topics: TopicContract(), gatewayID: "gw-a")
-        #expect(
-            single.otherSchemeTopics(announced, devices: ["lamp"])
-                == ["lamp": ["homeassistant/switch/blebridge_lamp/power/config"]])
+        #expect(single.singleGatewayTopics(announced, devices: ["lamp"]).isEmpty)
         // A gateway named like the base topic: both schemes are one, nothing is deleted.
         let same = DiscoveryBuilder(topics: TopicContract(sharedGatewayID: "blebridge"), gatewayID: "blebridge")
-        #expect(same.otherSchemeTopics(announced, devices: ["lamp"]).isEmpty)
+        #expect(same.singleGatewayTopics(announced, devices: ["lamp"]).isEmpty)
     }
 }

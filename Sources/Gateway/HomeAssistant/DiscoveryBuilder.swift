@@ -42,18 +42,18 @@ public struct DiscoveryBuilder: Sendable {
     /// The node id of device `id` (the third level of its config topics, and its `device` identifier).
     public func nodeID(_ id: String) -> String { "\(Self.sanitize(deviceScope))_\(Self.sanitize(id))" }
 
-    /// Of `announced` (config topics per device id), those of `devices` under the other id scheme:
-    /// in shared-broker mode the single-gateway ones (`<gateway_id>_<device>`), without the mode
-    /// the shared ones (`<base>_<device>`). Deleted when the mode was switched, so Home Assistant
-    /// keeps no duplicate device. A topic of the current scheme is never one of them (when the
-    /// gateway id and the base topic sanitize alike, both schemes give the same topics).
-    public func otherSchemeTopics(_ announced: [String: [String]], devices: [String]) -> [String: [String]] {
-        let otherScope = topics.sharedGatewayID == nil ? topics.base : gatewayID
+    /// Shared-broker mode: of `announced` (config topics per device id), those of `devices` under
+    /// this gateway's single-gateway ids (`<gateway_id>_<device>`), deleted once the mode is on so
+    /// Home Assistant keeps no duplicate device. None without the mode (single-gateway behaviour
+    /// is unchanged), and none when the gateway id and the base topic sanitize alike (both
+    /// schemes give the same topics).
+    public func singleGatewayTopics(_ announced: [String: [String]], devices: [String]) -> [String: [String]] {
+        guard topics.sharedGatewayID != nil else { return [:] }
         var result: [String: [String]] = [:]
         for id in devices {
-            let other = "\(Self.sanitize(otherScope))_\(Self.sanitize(id))"
-            guard other != nodeID(id) else { continue }
-            let stale = (announced[id] ?? []).filter { Self.nodeID(ofTopic: $0) == other }
+            let old = "\(Self.sanitize(gatewayID))_\(Self.sanitize(id))"
+            guard old != nodeID(id) else { continue }
+            let stale = (announced[id] ?? []).filter { Self.nodeID(ofTopic: $0) == old }
             if !stale.isEmpty { result[id] = stale }
         }
         return result

@@ -201,11 +201,11 @@ extension Gateway {
         for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {
             await removeDiscovery(of: id)
         }
-        // Entities of configured devices announced under the other id scheme (mqtt.shared_broker
-        // turned on or off since): this gateway's own, deleted so Home Assistant keeps no duplicate.
-        let otherScheme = builder.otherSchemeTopics(announced, devices: model.configuration.devices.map(\.id))
-        for (id, topics) in otherScheme.sorted(by: { $0.key < $1.key }) {
-            await removeDiscovery(topics, of: id, reason: "under the other id scheme (mqtt.shared_broker changed)")
+        // Shared-broker mode: entities this gateway announced under its single-gateway ids (before
+        // the mode was turned on), deleted so Home Assistant keeps no duplicate device.
+        let single = builder.singleGatewayTopics(announced, devices: model.configuration.devices.map(\.id))
+        for (id, topics) in single.sorted(by: { $0.key < $1.key }) {
+            await removeDiscovery(topics, of: id, reason: "under the single-gateway ids (mqtt.shared_broker on)")
         }
         // Entities of configured devices announced under a field name no longer used.
         var services: [String: [BluetoothUUID]] = [:]
