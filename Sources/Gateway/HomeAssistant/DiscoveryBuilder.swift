@@ -12,7 +12,7 @@ import JSON
 /// always), the base topic in shared-broker mode (`<base>_<device>_<field>`: every gateway of the
 /// installation announces one Home Assistant device under the same ids, docs/multi-gateway.md,
 /// "Home Assistant: one device"). `via_device` is always this gateway's bridge device: in
-/// shared-broker mode only the gateway that speaks for a device announces it.
+/// shared-broker mode only the device's owner announces it.
 /// The bridge's own entities (`<gateway_id>_bridge_…`) are per gateway in both modes.
 public struct DiscoveryBuilder: Sendable {
     public let topics: TopicContract

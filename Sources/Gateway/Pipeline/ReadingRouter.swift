@@ -153,7 +153,7 @@ public struct ReadingRouter: Sendable {
     }
 
     /// The discovery messages of one device's fields seen so far (announced again when this
-    /// gateway comes to speak for it, shared-broker mode).
+    /// gateway becomes its owner, shared-broker mode).
     public func discovery(of deviceID: String) -> [DiscoveryMessage] {
         discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
     }

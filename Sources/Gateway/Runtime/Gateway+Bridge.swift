@@ -281,7 +281,7 @@ extension Gateway {
     func removeDiscovery(of id: String) async {
         guard let topics = announced[id], !topics.isEmpty else { return }
         let shared = sharedNodeID(id)
-        let own = topics.filter { DiscoveryBuilder.nodeID(ofTopic: $0) != shared }
+        let own = topics.filter { shared == nil || DiscoveryBuilder.nodeID(ofTopic: $0) != shared }
         if own.count < topics.count {
             announced[id] = own
             try? await state.setAnnouncedDiscovery(own, deviceID: id)
