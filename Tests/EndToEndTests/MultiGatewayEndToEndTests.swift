@@ -110,6 +110,33 @@ import Testing
             topic.dropFirst(gateways.count).split(separator: "/").first.map(String.init)
         }
 
+        /// The Home Assistant config topics of `device` under any node (`<scope>_<device>`), each
+        /// with its last payload as JSON (what the broker retains); deleted ones (empty) left out.
+        func configs(_ device: String) -> [String: [String: Any]] {
+            var result: [String: [String: Any]] = [:]
+            for message in recorder.all where node(of: message.topic)?.hasSuffix("_" + device) == true {
+                result[message.topic] = message.payload.isEmpty ? nil : recorder.json(message)
+            }
+            return result
+        }
+
+        /// `homeassistant/<component>/<node>/<object>/config` → `<node>`.
+        func node(of topic: String) -> String? {
+            let levels = topic.split(separator: "/")
+            guard levels.count == 5, levels[0] == "homeassistant", levels[4] == "config" else { return nil }
+            return String(levels[2])
+        }
+
+        /// The `via_device` of every retained config of `device`.
+        func via(_ device: String) -> Set<String> {
+            Set(configs(device).values.compactMap { ($0["device"] as? [String: Any])?["via_device"] as? String })
+        }
+
+        /// Every retained config of `device` names `owner`'s bridge, and there is one for `field` at least.
+        func announced(_ device: String, by owner: String, with field: String) -> Bool {
+            via(device) == ["\(owner)_bridge"] && configs(device).keys.contains { $0.hasSuffix("/\(field)/config") }
+        }
+
         /// Exactly `owner` holds `device` and is connected to it.
         func settled(_ device: String, on owner: String) -> Bool {
             holders(device) == [owner] && connected(device) == [owner]
@@ -120,6 +147,7 @@ import Testing
         let broker = try await MosquittoFixture()
         let recorder = try await MQTTRecorder(url: broker.url)
         try await recorder.subscribe("blebridge/#")
+        try await recorder.subscribe("homeassistant/#")
         let view = View(recorder: recorder)
         let members = try await MultiGatewayEndToEndTests.start(broker, scenario: Self.scenario, edit: Self.configure)
         func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
@@ -133,6 +161,22 @@ import Testing
             + "\(view.connected("hr_strap")) lamp \(view.connected("lamp"))"
         #expect(owned, "\(state)\n\(logs())")
         print("multi-gateway: owners settled \(Int(Date().timeIntervalSince(started) * 1000)) ms after the start")
+
+        // Home Assistant sees one device per BLE device: one retained config per entity, under
+        // ids without a gateway id, announced by the owner alone (`via_device` its bridge).
+        let announcedByOwners = await recorder.wait(timeout: .seconds(30)) { _ in
+            view.announced("hr_strap", by: "gw-a", with: "heart_rate")
+                && view.announced("lamp", by: "gw-b", with: "power")
+        }
+        #expect(announcedByOwners, "strap via \(view.via("hr_strap")), lamp via \(view.via("lamp"))")
+        for device in Self.devices {
+            let configs = view.configs(device)
+            #expect(Set(configs.keys.compactMap(view.node)) == ["blebridge_\(device)"], "\(configs.keys.sorted())")
+            let uniqueIDs = configs.values.compactMap { $0["unique_id"] as? String }
+            #expect(uniqueIDs.count == configs.count && Set(uniqueIDs).count == uniqueIDs.count, "\(uniqueIDs)")
+            #expect(
+                uniqueIDs.allSatisfy { $0.hasPrefix("blebridge_\(device)_") && !$0.contains("gw-") }, "\(uniqueIDs)")
+        }
 
         // A command for the lamp is answered once, by its owner (the others stay silent).
         let response = "blebridge/bridge/response/lamp/set"
@@ -193,6 +237,25 @@ import Testing
             "readings resumed \(resumedMs.map { "\($0) ms" } ?? "never") after the SIGKILL")
         // The lamp stayed where it was.
         #expect(view.settled("lamp", on: "gw-b"))
+        // The new owner announced the strap again: every config names gw-b's bridge (the same topics).
+        let reannounced = await recorder.wait(timeout: .seconds(20)) { _ in
+            view.announced("hr_strap", by: "gw-b", with: "heart_rate")
+        }
+        #expect(reannounced, "strap via \(view.via("hr_strap"))\n\(logs())")
+        func announcedAfter(_ instant: Date, by owner: String) -> (first: Date, last: Date)? {
+            let arrivals = recorder.arrivals(matching: { view.node(of: $0) == "blebridge_hr_strap" }).filter {
+                $0.arrival > instant
+                    && (recorder.json($0.message)?["device"] as? [String: Any])?["via_device"] as? String
+                        == "\(owner)_bridge"
+            }.map(\.arrival)
+            guard let first = arrivals.first, let last = arrivals.last else { return nil }
+            return (first, last)
+        }
+        let reannouncedAt = announcedAfter(killed, by: "gw-b")
+        let reannouncedMs = reannouncedAt.map {
+            "\(Int($0.first.timeIntervalSince(killed) * 1000))-\(Int($0.last.timeIntervalSince(killed) * 1000)) ms"
+        }
+        #expect(view.via("lamp") == ["gw-b_bridge"])
 
         // gw-a returns (same configuration and outbox): it hears the strap 12 dB better than
         // gw-b, so after the switch delay (10 s) gw-b releases the strap and gw-a takes it back.
@@ -206,6 +269,17 @@ import Testing
             handedBack,
             "strap holders \(view.holders("hr_strap")) connected \(view.connected("hr_strap"))\n\(again.log.suffix(3000))"
         )
+        // Back on gw-a, it announces the strap again.
+        let announcedBack = await recorder.wait(timeout: .seconds(20)) { _ in
+            view.announced("hr_strap", by: "gw-a", with: "heart_rate")
+        }
+        #expect(announcedBack, "strap via \(view.via("hr_strap"))")
+        // Never a config under a gateway's id, never a deleted one, for either device.
+        let perGateway = recorder.all.filter { message in
+            Self.devices.contains { view.node(of: message.topic)?.hasSuffix("_\($0)") == true }
+                && (view.node(of: message.topic)?.hasPrefix("blebridge_") != true || message.payload.isEmpty)
+        }
+        #expect(perGateway.isEmpty, "\(perGateway.map(\.topic))")
         // No flapping: from the SIGKILL on, the strap went to gw-b, then (released first) to gw-a, once.
         let history = view.holderHistory("hr_strap", after: killed)
         #expect(history == [[], ["gw-b"], [], ["gw-a"]] || history == [["gw-b"], [], ["gw-a"]], "\(history)")
@@ -229,7 +303,8 @@ import Testing
         #expect(Date().timeIntervalSince(commandsSent) > 8)
         print(
             "multi-gateway: SIGKILL -> will \(will.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), "
-                + "strap readings resumed on gw-b \(resumedMs.map { "\($0) ms" } ?? "never"); restart -> "
+                + "strap readings resumed on gw-b \(resumedMs.map { "\($0) ms" } ?? "never"), strap configs via gw-b "
+                + "\(reannouncedMs ?? "never"); restart -> "
                 + "strap back on gw-a \(backMs) ms; strap holders \(history); load \(Self.loadAverage())")
 
         again.process.signal(SIGTERM)

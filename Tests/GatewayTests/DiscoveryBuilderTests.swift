@@ -183,4 +183,92 @@ import Testing
         #expect(config["value_template"] == "{{ 'OFF' if value_json.bluetooth.available else 'ON' }}")
         #expect(config["json_attributes_template"] == "{{ value_json.bluetooth | tojson }}")
     }
+
+    /// The topic of the first availability entry (the bridge's).
+    func bridgeAvailability(_ config: JSONValue) -> JSONValue? {
+        guard case .array(let list)? = config["availability"] else { return nil }
+        return list.first?["topic"]
+    }
+
+    /// Single-gateway mode: every id starts with the gateway id, exactly as before shared-broker mode.
+    @Test func withoutTheSharedBrokerTheIdsNameTheGateway() throws {
+        let builder = DiscoveryBuilder(topics: TopicContract(base: "home/ble"), gatewayID: "gw-a")
+        let message = try #require(builder.sensor(device: strap, field: "heart_rate", sample: .int(72), unit: "bpm"))
+        #expect(message.topic == "homeassistant/sensor/gw-a_hr_strap/heart_rate/config")
+        #expect(message.device == "hr_strap")
+        let config = try json(message)
+        #expect(config["unique_id"] == "gw-a_hr_strap_heart_rate")
+        #expect(config["device"]?["identifiers"] == .array(["gw-a_hr_strap"]))
+        #expect(config["device"]?["via_device"] == "gw-a_bridge")
+        #expect(bridgeAvailability(config) == "home/ble/bridge/state")
+        let room = builder.room(device: strap)
+        #expect(room.topic == "homeassistant/sensor/gw-a_hr_strap/room/config")
+        #expect(try json(room)["unique_id"] == "gw-a_hr_strap_room")
+    }
+
+    /// Shared-broker mode: every gateway announces one device under ids built from the base topic
+    /// (the same topic, unique id and identifier whoever publishes); only `via_device` and the
+    /// bridge availability name the publishing gateway. The bridge's entities stay per gateway.
+    @Test func inSharedBrokerModeTheIdsAreTheBaseTopicsAndViaDeviceIsThePublisher() throws {
+        func builder(_ gateway: String) -> DiscoveryBuilder {
+            DiscoveryBuilder(topics: TopicContract(base: "home/ble", sharedGatewayID: gateway), gatewayID: gateway)
+        }
+        let power = NamedCommand(
+            name: "power", characteristic: BluetoothUUID(UInt16(0x2A06)), operations: [.read, .write],
+            format: ValueFormat(.bool))
+        var configs: [String: [String: JSONValue]] = [:]
+        for gateway in ["gw-a", "gw-b"] {
+            let messages = [
+                try #require(
+                    builder(gateway).sensor(device: strap, field: "heart_rate", sample: .int(72), unit: "bpm")),
+                try #require(builder(gateway).control(device: strap, command: power, stateful: true)),
+                builder(gateway).room(device: strap),
+            ]
+            #expect(
+                messages.map(\.topic) == [
+                    "homeassistant/sensor/home_ble_hr_strap/heart_rate/config",
+                    "homeassistant/switch/home_ble_hr_strap/power/config",
+                    "homeassistant/sensor/home_ble_hr_strap/room/config",
+                ])
+            #expect(messages.allSatisfy { $0.device == "hr_strap" })
+            for message in messages {
+                let config = try json(message)
+                #expect(config["device"]?["identifiers"] == .array(["home_ble_hr_strap"]))
+                #expect(config["device"]?["via_device"] == .string("\(gateway)_bridge"))
+                #expect(bridgeAvailability(config) == .string("home/ble/bridge/gateways/\(gateway)"))
+                configs[gateway, default: [:]][message.topic] = config["unique_id"]
+            }
+            let bridge = builder(gateway).bridgeEntities()
+            #expect(bridge.allSatisfy { $0.topic.contains("/\(gateway)_bridge/") && $0.device == nil })
+        }
+        #expect(
+            configs["gw-a"]?.values.sorted { "\($0)" < "\($1)" }
+                == ["home_ble_hr_strap_heart_rate", "home_ble_hr_strap_power", "home_ble_hr_strap_room"])
+        #expect(configs["gw-a"] == configs["gw-b"])
+        #expect(
+            DiscoveryBuilder.nodeID(ofTopic: "homeassistant/sensor/home_ble_hr_strap/room/config")
+                == "home_ble_hr_strap")
+        #expect(DiscoveryBuilder.nodeID(ofTopic: "home_ble/hr_strap/room") == nil)
+    }
+
+    /// Turning `mqtt.shared_broker` on deletes what this gateway announced under its single-gateway
+    /// ids, never a topic of the shared scheme; without the mode nothing is deleted (as before).
+    @Test func theSingleGatewayTopicsAreDeletedOnlyInSharedBrokerMode() {
+        let announced = [
+            "lamp": [
+                "homeassistant/switch/gw-a_lamp/power/config", "homeassistant/switch/blebridge_lamp/power/config",
+                "homeassistant/sensor/gw-a_lampe/x/config",
+            ],
+            "gone": ["homeassistant/sensor/gw-a_gone/x/config"],
+        ]
+        let shared = DiscoveryBuilder(topics: TopicContract(sharedGatewayID: "gw-a"), gatewayID: "gw-a")
+        #expect(
+            shared.singleGatewayTopics(announced, devices: ["lamp"])
+                == ["lamp": ["homeassistant/switch/gw-a_lamp/power/config"]])
+        let single = DiscoveryBuilder(topics: TopicContract(), gatewayID: "gw-a")
+        #expect(single.singleGatewayTopics(announced, devices: ["lamp"]).isEmpty)
+        // A gateway named like the base topic: both schemes are one, nothing is deleted.
+        let same = DiscoveryBuilder(topics: TopicContract(sharedGatewayID: "blebridge"), gatewayID: "blebridge")
+        #expect(same.singleGatewayTopics(announced, devices: ["lamp"]).isEmpty)
+    }
 }

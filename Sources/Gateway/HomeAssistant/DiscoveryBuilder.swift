@@ -6,9 +6,19 @@ import JSON
 /// Every entity's availability is tied to the bridge AND the device (`availability` list with
 /// `availability_mode: all`): it shows unavailable when the gateway is offline or the device
 /// is out of reach.
+///
+/// Ids: a device's node id, its entities' unique ids and its `device` identifier start with the
+/// ``deviceScope``: the `gateway_id` in single-gateway mode (`<gateway_id>_<device>_<field>`, as
+/// always), the base topic in shared-broker mode (`<base>_<device>_<field>`: every gateway of the
+/// installation announces one Home Assistant device under the same ids, docs/multi-gateway.md,
+/// "Home Assistant: one device"). `via_device` is always this gateway's bridge device: in
+/// shared-broker mode only the device's owner announces it.
+/// The bridge's own entities (`<gateway_id>_bridge_…`) are per gateway in both modes.
 public struct DiscoveryBuilder: Sendable {
     public let topics: TopicContract
     public let gatewayID: String
+    /// What a device's ids start with: the base topic in shared-broker mode, else the gateway id.
+    public var deviceScope: String { topics.sharedGatewayID == nil ? gatewayID : topics.base }
     /// Device availability is `{"state":"online"}` (`mqtt.json_availability`), read with a template.
     public let jsonAvailability: Bool
 
@@ -24,10 +34,37 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     func uniqueID(_ device: DiscoveryDevice, _ field: String) -> String {
-        "\(Self.sanitize(gatewayID))_\(Self.sanitize(device.id))_\(Self.sanitize(field))"
+        "\(nodeID(device.id))_\(Self.sanitize(field))"
     }
 
-    func nodeID(_ device: DiscoveryDevice) -> String { "\(Self.sanitize(gatewayID))_\(Self.sanitize(device.id))" }
+    func nodeID(_ device: DiscoveryDevice) -> String { nodeID(device.id) }
+
+    /// The node id of device `id` (the third level of its config topics, and its `device` identifier).
+    public func nodeID(_ id: String) -> String { "\(Self.sanitize(deviceScope))_\(Self.sanitize(id))" }
+
+    /// Shared-broker mode: of `announced` (config topics per device id), those of `devices` under
+    /// this gateway's single-gateway ids (`<gateway_id>_<device>`), deleted once the mode is on so
+    /// Home Assistant keeps no duplicate device. None without the mode (single-gateway behaviour
+    /// is unchanged), and none when the gateway id and the base topic sanitize alike (both
+    /// schemes give the same topics).
+    public func singleGatewayTopics(_ announced: [String: [String]], devices: [String]) -> [String: [String]] {
+        guard topics.sharedGatewayID != nil else { return [:] }
+        var result: [String: [String]] = [:]
+        for id in devices {
+            let old = "\(Self.sanitize(gatewayID))_\(Self.sanitize(id))"
+            guard old != nodeID(id) else { continue }
+            let stale = (announced[id] ?? []).filter { Self.nodeID(ofTopic: $0) == old }
+            if !stale.isEmpty { result[id] = stale }
+        }
+        return result
+    }
+
+    /// The node id of a config topic (`<prefix>/<component>/<node>/<object>/config`), nil for another topic.
+    public static func nodeID(ofTopic topic: String) -> String? {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts.last == "config" else { return nil }
+        return String(parts[parts.count - 3])
+    }
 
     var availability: JSONValue {
         .array([
@@ -117,7 +154,7 @@ public struct DiscoveryBuilder: Sendable {
         members.append(JSONMember("origin", Self.origin))
         members.append(JSONMember("device", deviceBlock(device)))
         let topic = topics.discovery(component: classification.component, nodeID: nodeID(device), objectID: objectID)
-        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes, device: device.id)
     }
 
     /// Room presence (docs/multi-gateway.md, "Room presence"): the device's room as a `sensor`
@@ -138,7 +175,7 @@ public struct DiscoveryBuilder: Sendable {
             JSONMember("device", deviceBlock(device)),
         ]
         let topic = topics.discovery(component: "sensor", nodeID: nodeID(device), objectID: "room")
-        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes, device: device.id)
     }
 
     /// An event entity's template: `{"event_type":"press"}` when the state carries the field (and
@@ -210,7 +247,7 @@ public struct DiscoveryBuilder: Sendable {
         members.append(JSONMember("origin", Self.origin))
         members.append(JSONMember("device", deviceBlock(device)))
         let topic = topics.discovery(component: component, nodeID: nodeID(device), objectID: Self.sanitize(name))
-        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes)
+        return DiscoveryMessage(topic: topic, payload: JSONValue.object(members).bytes, device: device.id)
     }
 
     /// The bridge's own diagnostic entities from `bridge/health`: connections, outbox depth and

@@ -27,9 +27,12 @@ public struct DiscoveryDevice: Sendable, Hashable {
 public struct DiscoveryMessage: Sendable, Hashable {
     public var topic: String
     public var payload: [UInt8]
+    /// The device the entity belongs to; nil for the bridge's own entities and removals.
+    public var device: String?
 
-    public init(topic: String, payload: [UInt8]) {
+    public init(topic: String, payload: [UInt8], device: String? = nil) {
         self.topic = topic
         self.payload = payload
+        self.device = device
     }
 }

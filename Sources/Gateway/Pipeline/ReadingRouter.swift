@@ -152,6 +152,12 @@ public struct ReadingRouter: Sendable {
         }
     }
 
+    /// The discovery messages of one device's fields seen so far (announced again when this
+    /// gateway becomes its owner, shared-broker mode).
+    public func discovery(of deviceID: String) -> [DiscoveryMessage] {
+        discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+    }
+
     /// Every discovery message for the fields seen so far (sent again when Home Assistant
     /// comes online).
     public func allDiscovery() -> [DiscoveryMessage] {

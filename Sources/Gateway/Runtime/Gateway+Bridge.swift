@@ -175,7 +175,9 @@ extension Gateway {
     }
 
     /// Every discovery message: bridge entities, controls, fields seen so far. Remembers the
-    /// topics per device so entities of removed devices can be deleted later.
+    /// topics per device so entities of removed devices can be deleted later. In shared-broker
+    /// mode a device's entities are announced, and their stale topics deleted, only by its owner
+    /// (``announcesDiscovery(of:)``).
     func publishDiscovery() async {
         guard let builder = model.discoveryBuilder else { return }
         var messages = builder.bridgeEntities()
@@ -183,12 +185,14 @@ extension Gateway {
         // Fields only characteristics no longer read produced: the router forgets them (so they
         // are not announced again), then their entities are deleted.
         let dropped = discoverySources.droppedTopics(
-            announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic)))
+            announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic))
+        ).filter { announcesDiscovery(of: $0.key) }
         if !dropped.isEmpty {
             let topics = Set(dropped.values.joined())
             pipeline.withRouter { $0.forget(discoveryTopics: topics) }
         }
         messages += pipeline.withRouter { $0.allDiscovery() }
+        noteDiscoveryVoice()
         await publish(discovery: messages)
         for (id, topics) in dropped.sorted(by: { $0.key < $1.key }) {
             await removeDiscovery(topics, of: id, reason: "of characteristics no longer read")
@@ -196,6 +200,12 @@ extension Gateway {
         // Devices announced earlier (possibly by a previous run) but no longer configured.
         for id in announced.keys.sorted() where model.configuration.device(id: id) == nil {
             await removeDiscovery(of: id)
+        }
+        // Shared-broker mode: entities this gateway announced under its single-gateway ids (before
+        // the mode was turned on), deleted so Home Assistant keeps no duplicate device.
+        let single = builder.singleGatewayTopics(announced, devices: model.configuration.devices.map(\.id))
+        for (id, topics) in single.sorted(by: { $0.key < $1.key }) {
+            await removeDiscovery(topics, of: id, reason: "under the single-gateway ids (mqtt.shared_broker on)")
         }
         // Entities of configured devices announced under a field name no longer used.
         var services: [String: [BluetoothUUID]] = [:]
@@ -205,7 +215,7 @@ extension Gateway {
         let stale = StaleDiscovery.topics(
             announced: announced, configuration: model.configuration, live: Set(messages.map(\.topic)),
             resolvedServices: services)
-        for (id, topics) in stale.sorted(by: { $0.key < $1.key }) {
+        for (id, topics) in stale.sorted(by: { $0.key < $1.key }) where announcesDiscovery(of: id) {
             await removeDiscovery(topics, of: id, reason: "under field names no longer used")
         }
     }
@@ -234,17 +244,21 @@ extension Gateway {
             [("device", id), ("topics", removed.sorted().joined(separator: ","))])
     }
 
+    /// Publishes discovery messages (retained) and remembers each device's topics. A device's
+    /// message goes out only while this gateway announces the device (shared-broker mode: owns it;
+    /// checked at each message, as ownership may move while the batch waits for the broker).
     func publish(discovery messages: [DiscoveryMessage]) async {
         guard !messages.isEmpty else { return }
         var changed: Set<String> = []
         for message in messages {
+            if let id = message.device, !announcesDiscovery(of: id) { continue }
             do {
                 try await publishRetained(message.topic, message.payload)
             } catch {
                 logger.warning("discovery publish failed", [("topic", message.topic), ("error", "\(error)")])
                 continue
             }
-            guard let id = deviceID(ofDiscoveryTopic: message.topic) else { continue }
+            guard let id = message.device else { continue }
             if !(announced[id] ?? []).contains(message.topic) {
                 announced[id, default: []].append(message.topic)
                 changed.insert(id)
@@ -261,20 +275,18 @@ extension Gateway {
         try? await state.setDiscoverySources(discoverySources, deviceID: id)
     }
 
-    /// `homeassistant/<component>/<gateway>_<device>/<object>/config` → `<device>`.
-    func deviceID(ofDiscoveryTopic topic: String) -> String? {
-        let parts = topic.split(separator: "/")
-        guard parts.count >= 4 else { return nil }
-        let node = String(parts[parts.count - 3])
-        let prefix = DiscoveryBuilder.sanitize(model.configuration.gatewayID) + "_"
-        guard node.hasPrefix(prefix) else { return nil }
-        let id = String(node.dropFirst(prefix.count))
-        return id == "bridge" ? nil : id
-    }
-
+    /// Deletes the entities of a device no longer configured. In shared-broker mode the topics
+    /// under the shared ids are only forgotten: another gateway may still have the device (and
+    /// own it), and a gateway never deletes what another one announces.
     func removeDiscovery(of id: String) async {
         guard let topics = announced[id], !topics.isEmpty else { return }
-        await removeDiscovery(topics, of: id, reason: "of a device no longer configured")
+        let shared = sharedNodeID(id)
+        let own = topics.filter { shared == nil || DiscoveryBuilder.nodeID(ofTopic: $0) != shared }
+        if own.count < topics.count {
+            announced[id] = own
+            try? await state.setAnnouncedDiscovery(own, deviceID: id)
+        }
+        if !own.isEmpty { await removeDiscovery(own, of: id, reason: "of a device no longer configured") }
         // A topic whose removal failed stays announced and is tried again with the next discovery.
         guard announced[id]?.isEmpty ?? true else { return }
         announced[id] = nil

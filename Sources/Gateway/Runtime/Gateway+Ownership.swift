@@ -67,6 +67,8 @@ extension Gateway {
             // The owner (or, with none, the speaker) publishes the device's availability.
             await publishAvailability(device)
             presenceOwnerChanged(device)
+            // The new owner announces the device to Home Assistant.
+            await discoveryDutyChanged([device])
         }
     }
 

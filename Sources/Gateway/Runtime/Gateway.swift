@@ -54,6 +54,9 @@ public actor Gateway {
     var publishedInfo: [UInt8]?
     /// Discovery topics announced per device (persisted, for removals).
     var announced: [String: [String]] = [:]
+    /// Shared-broker mode: the devices whose entities this gateway announced while speaking for
+    /// them (announced again when it comes to speak for one, ``discoveryDutyChanged(_:)``).
+    var voicedDiscovery: Set<String> = []
     /// What produced each field entity announced (persisted, for removing those of
     /// characteristics no longer read).
     var discoverySources = DiscoverySources()

@@ -1,0 +1,49 @@
+import Logging
+
+/// Shared-broker mode and Home Assistant (docs/multi-gateway.md, "Home Assistant: one device"):
+/// every gateway announces a device under the same ids (``DiscoveryBuilder/deviceScope``), and
+/// only the device's owner announces it, with `via_device` naming its own bridge. When a gateway
+/// becomes the owner it announces the device's entities again; the gateway that stops owning it
+/// deletes nothing. With no owner nobody announces the device: what the last owner announced
+/// stays retained. (Not the speaker: a gateway that has not yet received the others' records
+/// takes itself for the speaker, and what it announced would stay, naming it, until the next
+/// owner.) Without the mode every gateway announces its devices and nothing here changes anything.
+extension Gateway {
+    /// Whether this gateway announces (and deletes stale entities of) device `id`'s Home Assistant
+    /// entities: always without the mode, in it when it owns the device (or does not govern it).
+    func announcesDiscovery(of id: String) -> Bool {
+        guard let duty = ownership?.duty(for: id) else { return true }
+        return duty == .owner
+    }
+
+    /// Shared-broker mode: the node id every gateway announces device `id` under; nil otherwise.
+    func sharedNodeID(_ id: String) -> String? {
+        guard model.topics.sharedGatewayID != nil else { return nil }
+        return DiscoveryBuilder(topics: model.topics, gatewayID: model.configuration.gatewayID).nodeID(id)
+    }
+
+    /// After a full announcement: the devices this gateway owns now (their entities went out).
+    func noteDiscoveryVoice() {
+        guard ownership != nil else { return }
+        voicedDiscovery = Set(model.configuration.devices.map(\.id).filter { announcesDiscovery(of: $0) })
+    }
+
+    /// The owner of `ids` changed: a device this gateway now owns and did not is announced again
+    /// (controls, room, the fields it has seen), so its entities name this gateway's bridge as
+    /// `via_device` and its record as availability. A device it no longer owns is left as it is
+    /// on the broker (the new owner announces it).
+    func discoveryDutyChanged(_ ids: [String]) async {
+        guard ownership != nil, model.discoveryBuilder != nil else { return }
+        for id in ids {
+            guard announcesDiscovery(of: id), model.configuration.device(id: id) != nil else {
+                voicedDiscovery.remove(id)
+                continue
+            }
+            guard !voicedDiscovery.contains(id), client.connectionState.isConnected, !stopping else { continue }
+            voicedDiscovery.insert(id)
+            let messages = (model.controlDiscovery[id] ?? []) + pipeline.withRouter { $0.discovery(of: id) }
+            logger.info("announcing the device to Home Assistant", [("device", id), ("entities", "\(messages.count)")])
+            await publish(discovery: messages)
+        }
+    }
+}
