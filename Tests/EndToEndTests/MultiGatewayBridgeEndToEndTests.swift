@@ -24,12 +24,15 @@ import Testing
     static let humidity: [String: Double] = ["gw-a": 20, "gw-b": 50, "gw-c": 80]
     static let devices = ["hr_strap", "lamp", "bthome"]
 
-    static func scenario(_ id: String) throws -> Scenario {
+    /// `jitter`: ± dB on each advertisement. Without it a connected device's advertisement (its
+    /// service UUIDs) never changes, so bluetoothd reports it once and a standby's candidacy ends
+    /// 30 s after it first heard it: enough for the failover test, not for a 30 s partition.
+    static func scenario(_ id: String, jitter: Int16 = 0) throws -> Scenario {
         var scenario = try Scenario.load("demo")
         scenario.devices = scenario.devices.filter { devices.contains($0.id) }
         for index in scenario.devices.indices {
             scenario.devices[index].rssi = rssi[id]?[scenario.devices[index].id] ?? -90
-            scenario.devices[index].rssiJitter = 0
+            scenario.devices[index].rssiJitter = jitter
             for data in scenario.devices[index].advertisement.serviceData.indices {
                 scenario.devices[index].advertisement.serviceData[data].generator?.humidity = humidity[id] ?? 0
             }
@@ -211,7 +214,7 @@ import Testing
         var members: [String: Member] = [:]
         for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
             members[id] = try await Member(
-                id: id, brokerURL: broker.url, scenario: try Self.scenario(id), edit: Self.configure)
+                id: id, brokerURL: broker.url, scenario: try Self.scenario(id, jitter: 2), edit: Self.configure)
         }
         func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
         func original(_ view: View) -> Bool {
