@@ -105,9 +105,12 @@ import Testing
                 $0.settled("hr_strap", on: "gw-a") && $0.settled("lamp", on: "gw-b") && $0.holders("bthome") == ["gw-b"]
             }
         }
-        #expect(owned, "strap \(describe("hr_strap")), lamp \(describe("lamp")), sensor \(describe("bthome"))\n\(logs())")
+        #expect(
+            owned, "strap \(describe("hr_strap")), lamp \(describe("lamp")), sensor \(describe("bthome"))\n\(logs())")
         let settledAt = Date()
-        print("multi-gateway bridge: owners settled \(Int(settledAt.timeIntervalSince(started) * 1000)) ms after the start")
+        print(
+            "multi-gateway bridge: owners settled \(Int(settledAt.timeIntervalSince(started) * 1000)) ms after the start"
+        )
 
         // SIGKILL of the strap's owner (on A): its will crosses the bridge, and gw-b (on B) takes the strap.
         let killed = Date()
@@ -117,7 +120,9 @@ import Testing
             "gw-a", "offline", on: recorderA, after: killed, timeout: .seconds(10))
         let willB = await SharedBrokerEndToEndTests.recordArrival(
             "gw-a", "offline", on: recorderB, after: killed, timeout: .seconds(10))
-        #expect(willA != nil && willB != nil, "gw-a's will: on A \(String(describing: willA)), on B \(String(describing: willB))")
+        #expect(
+            willA != nil && willB != nil,
+            "gw-a's will: on A \(String(describing: willA)), on B \(String(describing: willB))")
         // A strap reading after the will on A was published by gw-b on B and crossed the bridge.
         func stateAfter(_ instant: Date) -> Date? {
             recorderA.arrivals(on: "blebridge/hr_strap").first { $0.arrival > instant }?.arrival
@@ -127,7 +132,9 @@ import Testing
         }
         let resumedMs = stateAfter(willA ?? killed).map { Int($0.timeIntervalSince(killed) * 1000) }
         #expect(failedOver, "strap \(describe("hr_strap"))\n\(logs())")
-        #expect((resumedMs ?? .max) < 15_000, "readings resumed \(resumedMs.map { "\($0) ms" } ?? "never") after the SIGKILL")
+        #expect(
+            (resumedMs ?? .max) < 15_000,
+            "readings resumed \(resumedMs.map { "\($0) ms" } ?? "never") after the SIGKILL")
         #expect(views.allSatisfy { $0.settled("lamp", on: "gw-b") })
 
         // gw-a returns: after the switch delay gw-b releases the strap (its candidacy crosses to A)
@@ -144,7 +151,8 @@ import Testing
         // No flapping, on either broker: from the SIGKILL on, gw-b, then (released first) gw-a.
         for (name, view) in zip(["A", "B"], views) {
             let history = view.holderHistory("hr_strap", after: killed)
-            #expect(history == [[], ["gw-b"], [], ["gw-a"]] || history == [["gw-b"], [], ["gw-a"]], "\(name): \(history)")
+            #expect(
+                history == [[], ["gw-b"], [], ["gw-a"]] || history == [["gw-b"], [], ["gw-a"]], "\(name): \(history)")
             #expect(view.holderHistory("lamp", after: started).allSatisfy { $0.count <= 1 }, "\(name)")
             #expect(view.holderHistory("bthome", after: settledAt).allSatisfy { $0 == ["gw-b"] }, "\(name)")
         }
@@ -163,7 +171,9 @@ import Testing
             #expect(Set(states.map(\.packet)).count == states.count, "\(name): packet ids \(states.map(\.packet))")
         }
         let common = min(onA.count, onB.count)
-        #expect(onA.prefix(common).map(\.packet) == onB.prefix(common).map(\.packet), "A \(onA.map(\.packet)) B \(onB.map(\.packet))")
+        #expect(
+            onA.prefix(common).map(\.packet) == onB.prefix(common).map(\.packet),
+            "A \(onA.map(\.packet)) B \(onB.map(\.packet))")
         print(
             "multi-gateway bridge: SIGKILL of gw-a (A) -> will on A "
                 + "\(willA.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), on B "
@@ -191,6 +201,64 @@ import Testing
         }?.arrival
     }
 
+    /// A site whose bridge comes up after its gateway started (a power cut at site B: broker B,
+    /// its bridge and gw-b start together, the bridge connects last). The gateways on A ignore
+    /// gw-b's candidacies until its record comes (a candidacy waits for its gateway's record), and
+    /// gw-b, hearing only the lamp, publishes no new record once the bridge is up: what carries it
+    /// to A is broker B's retained record, which mosquitto sends across at the bridge's first
+    /// connection (its local subscription is made then). docs/multi-gateway.md, "Bridged brokers".
+    @Test func aGatewayThatStartedBeforeItsBridgeIsCountedOnTheFarSideOnceTheBridgeIsUp() async throws {
+        let brokerA = try await MosquittoFixture()
+        let relay = try TCPRelay(to: brokerA.port)
+        relay.cut()
+        let brokerB = try await MosquittoFixture(
+            extraConfiguration: MosquittoFixture.bridgeConfiguration(to: relay.port, topics: ["blebridge/#"]))
+        let recorderA = try await MQTTRecorder(url: brokerA.url)
+        let recorderB = try await MQTTRecorder(url: brokerB.url)
+        try await recorderA.subscribe("blebridge/#")
+        try await recorderB.subscribe("blebridge/#")
+        let views = [View(recorder: recorderA), View(recorder: recorderB)]
+        var members: [String: Member] = [:]
+        for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
+            var scenario = try Self.scenario(id)
+            if id == "gw-b" { scenario.devices = scenario.devices.filter { $0.id == "lamp" } }
+            members[id] = try await Member(
+                id: id, brokerURL: broker.url, scenario: scenario, healthInterval: "5s", edit: Self.configure)
+        }
+        func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
+        // Each site on its own: gw-a holds the lamp on A, gw-b on B.
+        let alone = await recorderA.wait(timeout: .seconds(40)) { _ in
+            views[0].settled("lamp", on: "gw-a") && views[1].settled("lamp", on: "gw-b")
+        }
+        #expect(alone, "lamp on A \(views[0].holders("lamp")), on B \(views[1].holders("lamp"))\n\(logs())")
+        #expect(recorderA.on("blebridge/bridge/gateways/gw-b").isEmpty)
+
+        let healed = Date()
+        relay.heal()
+        let up = try await Self.bridgeUp(from: recorderB, to: recorderA, "late")
+        #expect(up, "the bridge never carried a message: \(brokerB.standardError)")
+        // gw-b's record reaches A, gw-a counts gw-b's candidacy and releases the lamp.
+        let one = await recorderA.wait(timeout: .seconds(30)) { _ in views.allSatisfy { $0.settled("lamp", on: "gw-b") }
+        }
+        let recordOnA = recorderA.arrivals(on: "blebridge/bridge/gateways/gw-b").first?.arrival
+        func ms(_ instant: Date?) -> String {
+            instant.map { "\(Int($0.timeIntervalSince(healed) * 1000)) ms" } ?? "never"
+        }
+        let lampNow =
+            "lamp holders on A \(views[0].holders("lamp")) (connected \(views[0].connected("lamp"))), on B \(views[1].holders("lamp"))"
+        #expect(one, "gw-b's record on A \(ms(recordOnA)); \(lampNow)\n\(logs())")
+        print(
+            "multi-gateway bridge, late bridge: heal -> gw-b's record on A \(ms(recordOnA)), one lamp holder on both "
+                + "brokers \(one ? ms(Date()) : "never"); load \(MultiGatewayEndToEndTests.loadAverage())")
+
+        for member in members.values { await member.stop() }
+        await recorderA.close()
+        await recorderB.close()
+        await brokerB.stop()
+        relay.stop()
+        await brokerA.stop()
+    }
+
     /// A partition between the two sites: the bridge's connection goes through a relay that the
     /// test cuts (both brokers and all gateways keep running). No will crosses a cut bridge, so
     /// each side counts the other side's candidacies until their lifetime (30 s) runs out, then
@@ -216,9 +284,15 @@ import Testing
             members[id] = try await Member(
                 id: id, brokerURL: broker.url, scenario: try Self.scenario(id, jitter: 2), edit: Self.configure)
         }
+        // gw-d, on B, hears nothing: it dies during the cut, and its will must reach A at the heal.
+        var silent = try Self.scenario("gw-d")
+        silent.devices = []
+        let gwD = try await Member(id: "gw-d", brokerURL: brokerB.url, scenario: silent, edit: Self.configure)
+        #expect(await SharedBrokerEndToEndTests.record("gw-d", "online", on: recorderA) != nil)
         func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
         func original(_ view: View) -> Bool {
-            view.settled("hr_strap", on: "gw-a") && view.settled("lamp", on: "gw-b") && view.holders("bthome") == ["gw-b"]
+            view.settled("hr_strap", on: "gw-a") && view.settled("lamp", on: "gw-b")
+                && view.holders("bthome") == ["gw-b"]
         }
         let owned = await recorderA.wait(timeout: .seconds(40)) { _ in views.allSatisfy(original) }
         #expect(owned, "\(logs())")
@@ -246,6 +320,14 @@ import Testing
             Self.states(on: recorderA, after: sensorOnA ?? cut).contains { $0.gateway == "gw-a" }
         }
         #expect(bothPublish, "\(Self.states(on: recorderA, after: cut).map(\.gateway))")
+        // gw-d dies on B during the cut: its will stays on B for now.
+        let killed = Date()
+        gwD.gateway.process.signal(SIGKILL)
+        await gwD.gateway.process.waitForExit()
+        let willOnB = await SharedBrokerEndToEndTests.recordArrival(
+            "gw-d", "offline", on: recorderB, after: killed, timeout: .seconds(10))
+        #expect(willOnB != nil)
+        #expect(SharedBrokerEndToEndTests.recordArrival("gw-d", "offline", on: recorderA, after: killed) == nil)
 
         // The heal: the bridge reconnects, the candidacies cross, one holder per device again.
         let healed = Date()
@@ -255,17 +337,24 @@ import Testing
         #expect(reconnected, "the bridge did not come back: \(brokerB.standardError)")
         let merged = await recorderA.wait(timeout: .seconds(40)) { _ in views.allSatisfy(original) }
         let mergedAt = Date()
-        let holdersNow = views.map { "strap \($0.holders("hr_strap")) lamp \($0.holders("lamp")) sensor \($0.holders("bthome"))" }
+        // The bridge's session on broker B (`cleansession false`) kept what B's clients published
+        // during the cut, gw-d's will included, and delivers it now.
+        let willOnA = await SharedBrokerEndToEndTests.recordArrival(
+            "gw-d", "offline", on: recorderA, after: killed, timeout: .seconds(15))
+        #expect(willOnA != nil, "gw-d's will never reached A: its record there still says online")
+        let holdersNow = views.map {
+            "strap \($0.holders("hr_strap")) lamp \($0.holders("lamp")) sensor \($0.holders("bthome"))"
+        }
         #expect(merged, "\(holdersNow)\n\(logs())")
         print(
             "multi-gateway bridge partition: cut -> strap taken on B \(ms(strapOnB, since: cut)), lamp on A "
                 + "\(ms(lampOnA, since: cut)), sensor published on A \(ms(sensorOnA, since: cut)); heal -> bridge "
                 + "carries again \(ms(reconnectedAt, since: healed)), one holder per device on both brokers "
-                + "\(ms(mergedAt, since: healed)); strap holders on A after the heal "
+                + "\(ms(mergedAt, since: healed)), gw-d's will (during the cut) on A \(ms(willOnA, since: healed)); strap holders on A after the heal "
                 + "\(views[0].holderHistory("hr_strap", after: healed)), on B \(views[1].holderHistory("hr_strap", after: healed)); "
                 + "load \(MultiGatewayEndToEndTests.loadAverage())")
 
-        for member in members.values { await member.stop() }
+        for member in members.values + [gwD] { await member.stop() }
         await recorderA.close()
         await recorderB.close()
         await brokerB.stop()

@@ -87,7 +87,10 @@ public final class TCPRelay: Sendable {
                 close(client)
                 continue
             }
-            state.withLock { _ = $0.sockets.insert(client); _ = $0.sockets.insert(upstream) }
+            state.withLock {
+                _ = $0.sockets.insert(client)
+                _ = $0.sockets.insert(upstream)
+            }
             Thread.detachNewThread { [self] in pump(client, upstream) }
         }
     }
@@ -108,7 +111,9 @@ public final class TCPRelay: Sendable {
 
     /// Copies bytes both ways until either side closes or the relay is cut, then closes both.
     private func pump(_ first: Int32, _ second: Int32) {
-        var fds = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0),
+        ]
         var buffer = [UInt8](repeating: 0, count: 65536)
         relay: while true {
             if poll(&fds, 2, -1) < 0 {
@@ -120,7 +125,10 @@ public final class TCPRelay: Sendable {
                 guard count > 0, writeAll(buffer, count, to: fds[1 - index].fd) else { break relay }
             }
         }
-        state.withLock { _ = $0.sockets.remove(first); _ = $0.sockets.remove(second) }
+        state.withLock {
+            _ = $0.sockets.remove(first)
+            _ = $0.sockets.remove(second)
+        }
         for fd in [first, second] {
             shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
