@@ -179,7 +179,7 @@ import Testing
                 + "\(willA.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), on B "
                 + "\(willB.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), strap readings from gw-b (B) "
                 + "on A \(resumedMs.map { "\($0) ms" } ?? "never"); restart -> strap back on gw-a \(backMs) ms; "
-                + "sensor states \(onA.count) on A, \(onB.count) on B, all gw-b's; "
+                + "sensor states \(onA.count) on A, \(onB.count) on B, from \(Set(onA.map(\.gateway)).sorted()); "
                 + "test \(Int(Date().timeIntervalSince(started))) s; load \(MultiGatewayEndToEndTests.loadAverage())")
 
         again.process.signal(SIGTERM)
@@ -337,8 +337,19 @@ import Testing
         #expect(reconnected, "the bridge did not come back: \(brokerB.standardError)")
         let merged = await recorderA.wait(timeout: .seconds(40)) { _ in views.allSatisfy(original) }
         let mergedAt = Date()
-        // The bridge's session on broker B (`cleansession false`) kept what B's clients published
-        // during the cut, gw-d's will included, and delivers it now.
+        // The sensor's states gw-b sampled during the cut (not retained) that reached A after the
+        // heal: kept by the bridge's session with `cleansession false`, lost with `true`.
+        let late = recorderA.arrivals(on: "blebridge/bthome").filter { $0.arrival > healed }.compactMap {
+            entry -> Date? in
+            let format = ISO8601DateFormatter()
+            format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let json = recorderA.json(entry.message), let ts = (json["ts"] as? String).flatMap(format.date),
+                let humidity = json["humidity"] as? NSNumber, Self.source(humidity.doubleValue) == "gw-b"
+            else { return nil }
+            return ts > cut && ts < healed ? ts : nil
+        }
+        // gw-d's will is retained on B: the reconnected bridge carries it to A (mosquitto subscribes
+        // again on B at each bridge connection, whatever `cleansession`).
         let willOnA = await SharedBrokerEndToEndTests.recordArrival(
             "gw-d", "offline", on: recorderA, after: killed, timeout: .seconds(15))
         #expect(willOnA != nil, "gw-d's will never reached A: its record there still says online")
@@ -350,7 +361,7 @@ import Testing
             "multi-gateway bridge partition: cut -> strap taken on B \(ms(strapOnB, since: cut)), lamp on A "
                 + "\(ms(lampOnA, since: cut)), sensor published on A \(ms(sensorOnA, since: cut)); heal -> bridge "
                 + "carries again \(ms(reconnectedAt, since: healed)), one holder per device on both brokers "
-                + "\(ms(mergedAt, since: healed)), gw-d's will (during the cut) on A \(ms(willOnA, since: healed)); strap holders on A after the heal "
+                + "\(ms(mergedAt, since: healed)), gw-d's will (during the cut) on A \(ms(willOnA, since: healed)), gw-b's states of the cut on A after the heal \(late.count); strap holders on A after the heal "
                 + "\(views[0].holderHistory("hr_strap", after: healed)), on B \(views[1].holderHistory("hr_strap", after: healed)); "
                 + "load \(MultiGatewayEndToEndTests.loadAverage())")
 
