@@ -61,6 +61,35 @@ import Testing
         return false
     }
 
+    /// A recorder of the base topic on each broker; with `bridged`, once the bridge carries a
+    /// message each way.
+    static func recorders(
+        _ brokerA: MosquittoFixture, _ brokerB: MosquittoFixture, bridged: Bool = true
+    ) async throws -> (MQTTRecorder, MQTTRecorder) {
+        let recorderA = try await MQTTRecorder(url: brokerA.url)
+        let recorderB = try await MQTTRecorder(url: brokerB.url)
+        try await recorderA.subscribe("blebridge/#")
+        try await recorderB.subscribe("blebridge/#")
+        if bridged {
+            let bToA = try await bridgeUp(from: recorderB, to: recorderA, "b-to-a")
+            let aToB = try await bridgeUp(from: recorderA, to: recorderB, "a-to-b")
+            #expect(bToA && aToB, "the bridge never carried a message: \(brokerB.standardError)")
+        }
+        return (recorderA, recorderB)
+    }
+
+    /// gw-a and gw-c on broker A, gw-b on broker B, each hearing `scenario(id, jitter:)`.
+    static func start(
+        _ brokerA: MosquittoFixture, _ brokerB: MosquittoFixture, jitter: Int16 = 0
+    ) async throws -> [String: Member] {
+        var members: [String: Member] = [:]
+        for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
+            members[id] = try await Member(
+                id: id, brokerURL: broker.url, scenario: try scenario(id, jitter: jitter), edit: configure)
+        }
+        return members
+    }
+
     /// The states of the sensor on one broker sampled after `instant` (their `ts`): the publishing
     /// gateway and the packet id of each, in arrival order.
     static func states(on recorder: MQTTRecorder, after instant: Date) -> [(gateway: String, packet: Int)] {
@@ -77,21 +106,10 @@ import Testing
     @Test func ownershipFailoverAndDeduplicationHoldAcrossAMosquittoBridge() async throws {
         let brokerA = try await MosquittoFixture()
         let brokerB = try await MosquittoFixture(bridgingTo: brokerA, topics: ["blebridge/#"])
-        let recorderA = try await MQTTRecorder(url: brokerA.url)
-        let recorderB = try await MQTTRecorder(url: brokerB.url)
-        try await recorderA.subscribe("blebridge/#")
-        try await recorderB.subscribe("blebridge/#")
-        let bToA = try await Self.bridgeUp(from: recorderB, to: recorderA, "b-to-a")
-        let aToB = try await Self.bridgeUp(from: recorderA, to: recorderB, "a-to-b")
-        let bridged = bToA && aToB
-        #expect(bridged, "the bridge never carried a message: \(brokerB.standardError)")
+        let (recorderA, recorderB) = try await Self.recorders(brokerA, brokerB)
         let views = [View(recorder: recorderA), View(recorder: recorderB)]
         let started = Date()
-        var members: [String: Member] = [:]
-        for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
-            members[id] = try await Member(
-                id: id, brokerURL: broker.url, scenario: try Self.scenario(id), edit: Self.configure)
-        }
+        let members = try await Self.start(brokerA, brokerB)
         func logs() -> String { MultiGatewayEndToEndTests.logs(members) }
         func describe(_ device: String) -> String {
             zip(["A", "B"], views).map { "\($0): holders \($1.holders(device)) connected \($1.connected(device))" }
@@ -213,10 +231,7 @@ import Testing
         relay.cut()
         let brokerB = try await MosquittoFixture(
             extraConfiguration: MosquittoFixture.bridgeConfiguration(to: relay.port, topics: ["blebridge/#"]))
-        let recorderA = try await MQTTRecorder(url: brokerA.url)
-        let recorderB = try await MQTTRecorder(url: brokerB.url)
-        try await recorderA.subscribe("blebridge/#")
-        try await recorderB.subscribe("blebridge/#")
+        let (recorderA, recorderB) = try await Self.recorders(brokerA, brokerB, bridged: false)
         let views = [View(recorder: recorderA), View(recorder: recorderB)]
         var members: [String: Member] = [:]
         for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
@@ -270,20 +285,9 @@ import Testing
         let relay = try TCPRelay(to: brokerA.port)
         let brokerB = try await MosquittoFixture(
             extraConfiguration: MosquittoFixture.bridgeConfiguration(to: relay.port, topics: ["blebridge/#"]))
-        let recorderA = try await MQTTRecorder(url: brokerA.url)
-        let recorderB = try await MQTTRecorder(url: brokerB.url)
-        try await recorderA.subscribe("blebridge/#")
-        try await recorderB.subscribe("blebridge/#")
-        let bToA = try await Self.bridgeUp(from: recorderB, to: recorderA, "b-to-a")
-        let aToB = try await Self.bridgeUp(from: recorderA, to: recorderB, "a-to-b")
-        let bridged = bToA && aToB
-        #expect(bridged, "the bridge never carried a message: \(brokerB.standardError)")
+        let (recorderA, recorderB) = try await Self.recorders(brokerA, brokerB)
         let views = [View(recorder: recorderA), View(recorder: recorderB)]
-        var members: [String: Member] = [:]
-        for (id, broker) in [("gw-a", brokerA), ("gw-b", brokerB), ("gw-c", brokerA)] {
-            members[id] = try await Member(
-                id: id, brokerURL: broker.url, scenario: try Self.scenario(id, jitter: 2), edit: Self.configure)
-        }
+        let members = try await Self.start(brokerA, brokerB, jitter: 2)
         // gw-d, on B, hears nothing: it dies during the cut, and its will must reach A at the heal.
         var silent = try Self.scenario("gw-d")
         silent.devices = []
