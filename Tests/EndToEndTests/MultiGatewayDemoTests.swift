@@ -12,10 +12,17 @@ import Testing
         "hr_strap": "gw-a", "thermometer": "gw-b", "bthome": "gw-c", "ibeacon": "gw-a", "lamp": "gw-b",
     ]
 
-    /// One printed table: each gateway's state and each device's owner ("-" for none).
+    /// The demo's rooms: gw-a's is the lounge, gw-b's the kitchen, gw-c's the bedroom.
+    static let rooms = ["gw-a": "lounge", "gw-b": "kitchen", "gw-c": "bedroom"]
+
+    /// One printed table: each gateway's state, each device's owner ("-" for none) and room.
     struct Table: Equatable {
         var states: [String: String] = [:]
         var owners: [String: String] = [:]
+        var rooms: [String: String] = [:]
+
+        /// The same states and owners (the rooms aside).
+        func owns(like other: Table) -> Bool { states == other.states && owners == other.owners }
     }
 
     /// The tables in `output`, in order, with the offset each starts at.
@@ -33,9 +40,11 @@ import Testing
                 let words = entry.split(separator: " ")
                 if words.count >= 2 { table.states[String(words[0])] = String(words[1]) }
             }
+            let roomColumn = lines[stateLine + 1].split(separator: " ").last == "room"
             for row in lines[(stateLine + 2)...] {
                 let words = row.split(separator: " ")
                 if words.count >= 2 { table.owners[String(words[0])] = String(words[1]) }
+                if roomColumn, words.count >= 3, let room = words.last { table.rooms[String(words[0])] = String(room) }
             }
             result.append((offset, table))
         }
@@ -58,11 +67,19 @@ import Testing
         // Every device owned by the gateway nearest it, all three online.
         let settled = Table(states: ["gw-a": "online", "gw-b": "online", "gw-c": "online"], owners: Self.nearest)
         let owned = await demo.waitForOutput(timeout: .seconds(60)) { text in
-            Self.tables(in: text).contains { $0.table == settled }
+            Self.tables(in: text).contains { $0.table.owns(like: settled) }
         }
         #expect(owned, "\(report())")
         guard owned else { return await demo.stop() }
         let settledMs = Int(Date().timeIntervalSince(started) * 1000)
+        // Each device in the room of the gateway nearest it (room presence; a held device keeps
+        // its holder's presence although it no longer advertises).
+        let nearestRooms = Self.nearest.compactMapValues { Self.rooms[$0] }
+        let roomed = await demo.waitForOutput(timeout: .seconds(30)) { text in
+            Self.tables(in: text).contains { $0.table.rooms == nearestRooms }
+        }
+        #expect(roomed, "\(report())")
+        let roomsMs = Int(Date().timeIntervalSince(started) * 1000)
 
         // The pid of gw-a, from the banner; kill it as a user would.
         let banner = output().split(separator: "\n").first { $0.contains("gateways: gw-a pid ") } ?? ""
@@ -83,18 +100,32 @@ import Testing
         failedOver["ibeacon"] = "gw-b"
         let moved = Table(states: ["gw-a": "offline", "gw-b": "online", "gw-c": "online"], owners: failedOver)
         let movedSeen = await demo.waitForOutput(timeout: .seconds(30)) { text in
-            Self.tables(in: text).contains { $0.offset >= killedAt && $0.table == moved }
+            Self.tables(in: text).contains { $0.offset >= killedAt && $0.table.owns(like: moved) }
         }
         #expect(movedSeen, "\(report())")
         let movedMs = Int(Date().timeIntervalSince(killed) * 1000)
-        #expect(output().contains("gw-a stopped (signal 9)"), "\(report())")
+        // gw-a's devices are now nearest gw-b: the kitchen (gw-a's will drops its presence at once).
+        var movedRooms = nearestRooms
+        movedRooms["hr_strap"] = "kitchen"
+        movedRooms["ibeacon"] = "kitchen"
+        let roomsMoved = await demo.waitForOutput(timeout: .seconds(15)) { text in
+            Self.tables(in: text).contains { $0.offset >= killedAt && $0.table.rooms == movedRooms }
+        }
+        #expect(roomsMoved, "\(report())")
+        let roomsMovedMs = Int(Date().timeIntervalSince(killed) * 1000)
+        // The demo reports the exit when it reaps the child, which can come after the broker has
+        // delivered the will and the table has moved.
+        let reaped = await demo.waitForOutput(timeout: .seconds(10)) { $0.contains("gw-a stopped (signal 9)") }
+        #expect(reaped, "\(report())")
 
         // The demo starts gw-a again (3 s later); after the switch delay it takes its devices back.
         let restarted = await demo.waitForOutput(timeout: .seconds(20)) { $0.contains("gw-a started again") }
         #expect(restarted, "\(report())")
         let backAt = output().range(of: "gw-a started again").map { output()[..<$0.lowerBound].utf8.count } ?? 0
         let handedBack = await demo.waitForOutput(timeout: .seconds(45)) { text in
-            Self.tables(in: text).contains { $0.offset >= backAt && $0.table == settled }
+            Self.tables(in: text).contains {
+                $0.offset >= backAt && $0.table.owns(like: settled) && $0.table.rooms == nearestRooms
+            }
         }
         #expect(handedBack, "\(report())")
         let backMs = Int(Date().timeIntervalSince(killed) * 1000)
@@ -115,8 +146,9 @@ import Testing
             #expect(kill(pid, 0) == -1 && errno == ESRCH, "\(name) (pid \(pid)) still runs after the demo stopped")
         }
         print(
-            "demo --gateways 3: owners settled \(settledMs) ms after the start; gw-a's devices on gw-b "
-                + "\(movedMs) ms after its SIGKILL; back on gw-a \(backMs) ms after it; load "
+            "demo --gateways 3: owners settled \(settledMs) ms after the start, rooms \(roomsMs) ms; gw-a's "
+                + "devices on gw-b \(movedMs) ms after its SIGKILL, in the kitchen \(roomsMovedMs) ms; back on gw-a "
+                + "(owners and rooms) \(backMs) ms after it; load "
                 + "\(MultiGatewayEndToEndTests.loadAverage())")
     }
 

@@ -150,6 +150,28 @@ import Testing
         #expect(actions == [.publish("beacon", rssi: -84, distance: 10)])
     }
 
+    @Test func aHeldDeviceKeepsItsPresenceWhileTheLinkIsUpAndLosesItWhenItGoes() {
+        var presence = PresenceCoordinator(settings: settings())
+        _ = presence.handle(.broker(connected: true), at: at(0))
+        #expect(presence.handle(.heard("strap", rssi: -59, advertised: nil), at: at(0)).count == 1)
+        // Connected: the strap stops advertising. Its presence is renewed at each renewal from
+        // the timer, with the last value, for as long as the link is up.
+        _ = presence.handle(.holding("strap", true), at: at(1))
+        #expect(presence.nextDeadline == at(5))
+        #expect(presence.handle(.tick, at: at(5)) == [.publish("strap", rssi: -59, distance: 1)])
+        #expect(presence.nextDeadline == at(10))
+        #expect(presence.handle(.tick, at: at(7)).isEmpty)
+        #expect(presence.handle(.tick, at: at(10)) == [.publish("strap", rssi: -59, distance: 1)])
+        // The link went: no more renewals, the others' timeout drops this gateway.
+        _ = presence.handle(.holding("strap", false), at: at(12))
+        #expect(presence.nextDeadline == nil)
+        #expect(presence.handle(.tick, at: at(15)).isEmpty)
+        // Not heard before the link: nothing to renew.
+        _ = presence.handle(.holding("lamp", true), at: at(16))
+        #expect(presence.nextDeadline == nil)
+        #expect(presence.handle(.tick, at: at(30)).isEmpty)
+    }
+
     @Test func theRoomIsAnnouncedAfterTheWarmUpAndThenOnlyWhenItChanges() {
         var presence = PresenceCoordinator(settings: settings())
         let kitchen = PresenceReport(rssi: -60, distance: 1.2, room: "kitchen")

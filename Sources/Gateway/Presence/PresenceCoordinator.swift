@@ -11,7 +11,10 @@ import Timekeeping
 ///   else `presence.reference_power`). Published at a sample: at once the first time, then when it
 ///   moved by ``Settings/rssiStep`` or more but at most once per ``Settings/interval``, and at
 ///   least every ``Settings/renewal`` while the device is heard. A device no longer heard is no
-///   longer published; the others drop this gateway after ``Settings/rules`` timeout.
+///   longer published; the others drop this gateway after ``Settings/rules`` timeout. A device
+///   this gateway holds a link to (``Event/holding(_:_:)``) usually stops advertising: its last
+///   smoothed RSSI is renewed every ``Settings/renewal`` for as long as the link is up (the link
+///   says the device is still in range; BlueZ gives no RSSI of a connection).
 /// - **The room** of a device: one ``RoomElection`` fed with every report as the broker delivers
 ///   it (this gateway's echo included). A change becomes ``Action/room(_:_:)``, but only once the
 ///   gateway has been connected for ``Settings/warmUp`` (one renewal: by then every gateway that
@@ -66,6 +69,8 @@ public struct PresenceCoordinator: Sendable {
         case gateway(String, online: Bool)
         /// This gateway's broker connection came up or went.
         case broker(connected: Bool)
+        /// This gateway took (true) or lost (false) a link to the device.
+        case holding(String, Bool)
         /// Time passed (the timer armed for ``nextDeadline``).
         case tick
     }
@@ -91,6 +96,8 @@ public struct PresenceCoordinator: Sendable {
     private(set) var rooms: [String: RoomElection] = [:]
     /// The room last announced per device (after the warm-up).
     private(set) var announced: [String: RoomElection.Choice] = [:]
+    /// The devices this gateway holds a link to.
+    private(set) var held: Set<String> = []
     private var connectedAt: Instant?
     private var warm = false
 
@@ -118,6 +125,11 @@ public struct PresenceCoordinator: Sendable {
     public var nextDeadline: Instant? {
         var deadlines = rooms.values.compactMap(\.nextCheck)
         if !warm, let connectedAt { deadlines.append(connectedAt + settings.warmUp) }
+        if connectedAt != nil {
+            for device in held {
+                if let at = heard[device]?.publishedAt { deadlines.append(at + settings.renewal) }
+            }
+        }
         return deadlines.min()
     }
 
@@ -127,19 +139,11 @@ public struct PresenceCoordinator: Sendable {
             var state = heard[device] ?? Heard(rssi: SmoothedRSSI(timeConstant: settings.smoothing))
             state.rssi.add(rssi, at: now)
             if let advertised { state.advertised = advertised }
-            var actions: [Action] = []
-            if connectedAt != nil, let value = state.rssi.value, due(state, value, at: now) {
-                state.publishedRSSI = value
-                state.publishedAt = now
-                let reference = Double(state.advertised ?? txPower[device] ?? settings.referencePower)
-                actions.append(
-                    .publish(
-                        device, rssi: value,
-                        distance: SmoothedRSSI.distance(
-                            rssi: value, reference: reference, exponent: settings.pathLossExponent)))
-            }
             heard[device] = state
-            return actions
+            return publishIfDue(device, at: now)
+        case .holding(let device, let up):
+            if up { held.insert(device) } else { held.remove(device) }
+            return []
         case .report(let gateway, let device, let report):
             var election = rooms[device] ?? RoomElection(rules: settings.rules)
             election.received(
@@ -160,19 +164,37 @@ public struct PresenceCoordinator: Sendable {
             }
             return []
         case .tick:
+            // A held device's presence, renewed with its last value (it does not advertise).
+            let renewed = held.sorted().flatMap { publishIfDue($0, at: now) }
             for device in rooms.keys { rooms[device]?.tick(at: now) }
             if !warm, let connectedAt, now - connectedAt >= settings.warmUp {
                 warm = true
                 announced = [:]
                 // The first announcement after the warm-up: every room known, changed or not.
-                return rooms.keys.sorted().compactMap { device in
-                    guard let choice = rooms[device]?.choice else { return nil }
-                    announced[device] = choice
-                    return .room(device, choice)
-                }
+                return renewed
+                    + rooms.keys.sorted().compactMap { device in
+                        guard let choice = rooms[device]?.choice else { return nil }
+                        announced[device] = choice
+                        return .room(device, choice)
+                    }
             }
-            return announce(rooms.keys.sorted(), at: now)
+            return renewed + announce(rooms.keys.sorted(), at: now)
         }
+    }
+
+    /// This gateway's presence for the device, when one is due (``due(_:_:at:)``).
+    private mutating func publishIfDue(_ device: String, at now: Instant) -> [Action] {
+        guard connectedAt != nil, var state = heard[device], let value = state.rssi.value, due(state, value, at: now)
+        else { return [] }
+        state.publishedRSSI = value
+        state.publishedAt = now
+        heard[device] = state
+        let reference = Double(state.advertised ?? txPower[device] ?? settings.referencePower)
+        return [
+            .publish(
+                device, rssi: value,
+                distance: SmoothedRSSI.distance(rssi: value, reference: reference, exponent: settings.pathLossExponent))
+        ]
     }
 
     private func due(_ state: Heard, _ value: Double, at now: Instant) -> Bool {

@@ -93,6 +93,7 @@ extension Gateway {
         updateStatus()
         await poolEvent(.connected(id))
         await ownershipLinked(id, true)
+        await presenceEvent(.holding(id, true))
         await publishAvailability(id)
         try? await publishDevices()
     }
@@ -120,6 +121,7 @@ extension Gateway {
         if wasConnected { updateStatus() }
         await poolEvent(.disconnected(id))
         await ownershipLinked(id, false)
+        await presenceEvent(.holding(id, false))
         await publishAvailability(id)
         if wasConnected { try? await publishDevices() }
     }
@@ -127,7 +129,10 @@ extension Gateway {
     func adapterPowered(_ powered: Bool) async {
         logger.notice(powered ? "adapter powered on" : "adapter not available", [])
         if !powered {
-            for id in devices.keys where devices[id]?.connected == true { devices[id]?.connected = false }
+            for id in devices.keys.sorted() where devices[id]?.connected == true {
+                devices[id]?.connected = false
+                await presenceEvent(.holding(id, false))
+            }
             updateStatus()
         }
         await poolEvent(.adapterPowered(powered))

@@ -22,7 +22,7 @@ enum DemoCommand: CLICommand {
 
         With --gateways N (2 to 5), runs N gateways in shared-broker mode on one mosquitto, each
         with its own simulated adapter that hears every device at its own signal strength
-        (docs/multi-gateway.md), and prints the table of device owners whenever it changes
+        (docs/multi-gateway.md), and prints the table of device owners and rooms whenever it changes
         (instead of the messages). A gateway that stops (--stop-after, or `kill -KILL <pid>`) is
         started again after --restart-after: its devices move to the next best gateway, then
         come back.

@@ -26,7 +26,7 @@ struct MultiGatewayDemo {
 
     /// Names and rooms of up to five gateways.
     static let names = ["gw-a", "gw-b", "gw-c", "gw-d", "gw-e"]
-    static let rooms = ["living room", "kitchen", "bedroom", "hall", "office"]
+    static let rooms = ["lounge", "kitchen", "bedroom", "hall", "office"]
 
     private enum Event: Sendable {
         case signal(Int32)
@@ -75,7 +75,7 @@ struct MultiGatewayDemo {
             let directory = workspace.appendingPathComponent(gateway.0).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = "\(directory)/config.json"
-            try Self.configuration(document, gatewayID: gateway.0).serialized.write(
+            try Self.configuration(document, gatewayID: gateway.0, room: gateway.1).serialized.write(
                 toFile: path, atomically: true, encoding: .utf8)
             arguments.append([
                 "run", "--config", path, "--bus", buses[index].address, "--broker", broker.url,
@@ -101,7 +101,7 @@ struct MultiGatewayDemo {
         let printer = try await DemoTablePrinter.start(
             url: broker.url,
             installation: DemoInstallation(
-                baseTopic: configuration.mqtt.baseTopic, gateways: gateways.map { (id: $0.0, room: "") },
+                baseTopic: configuration.mqtt.baseTopic, gateways: gateways.map { (id: $0.0, room: $0.1) },
                 devices: devices))
         StandardStreams.out(
             """
@@ -112,7 +112,7 @@ struct MultiGatewayDemo {
               watch:    mosquitto_sub -h 127.0.0.1 -p \(broker.port) -t '\(configuration.mqtt.baseTopic)/#' -v
               stop one: kill -KILL <pid>   (the demo starts it again after \(DurationParser.format(restartDelay)))
               logs:     \(workspace.path)/<gateway>/gateway.log
-            The table shows each device's owner and each gateway's RSSI (* holds the device).
+            The table shows each device's owner, each gateway's RSSI (* holds the device) and its room.
             Ctrl-C stops everything.
 
 
@@ -198,15 +198,19 @@ struct MultiGatewayDemo {
         return value
     }
 
-    /// One gateway's configuration: `gateway_id` set, `mqtt.shared_broker` on and `mqtt.client_id`
-    /// removed (it defaults to the gateway id; two gateways with one client id take turns on the broker).
-    static func configuration(_ document: JSONValue, gatewayID: String) -> JSONValue {
+    /// One gateway's configuration: `gateway_id` set, `mqtt.shared_broker` on, `mqtt.client_id`
+    /// removed (it defaults to the gateway id; two gateways with one client id take turns on the
+    /// broker) and `presence.room` set (room presence; the section's other keys are kept).
+    static func configuration(_ document: JSONValue, gatewayID: String, room: String) -> JSONValue {
         var members = document.objectMembers ?? []
         members.set("gateway_id", .string(gatewayID))
         var mqtt = members.first { $0.key == "mqtt" }?.value.objectMembers ?? []
         mqtt.removeAll { $0.key == "client_id" }
         mqtt.set("shared_broker", .bool(true))
         members.set("mqtt", .object(mqtt))
+        var presence = members.first { $0.key == "presence" }?.value.objectMembers ?? []
+        presence.set("room", .string(room))
+        members.set("presence", .object(presence))
         return .object(members)
     }
 }
