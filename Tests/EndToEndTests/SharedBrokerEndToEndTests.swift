@@ -16,14 +16,16 @@ import Testing
         /// `scenario`: the demo unless given; `edit` changes the configuration further.
         init(
             id: String, brokerURL: String, keepalive: String? = nil, scenario: Scenario? = nil,
-            edit: (inout [String: Any]) -> Void = { _ in }
+            healthInterval: String = "30s", edit: (inout [String: Any]) -> Void = { _ in }
         ) async throws {
             bus = try await DBusDaemonFixture()
             simulator = BlueZSimulator(
                 scenario: try scenario ?? Scenario.load("demo"),
                 options: BlueZSimulator.Options(disconnectDelay: .milliseconds(100)))
             try await simulator.start(busAddress: bus.address)
-            gateway = try GatewayProcess(brokerURL: brokerURL, busAddress: bus.address) { configuration in
+            gateway = try GatewayProcess(brokerURL: brokerURL, busAddress: bus.address, healthInterval: healthInterval)
+            {
+                configuration in
                 configuration["gateway_id"] = id
                 var mqtt = configuration["mqtt"] as? [String: Any] ?? [:]
                 mqtt["shared_broker"] = true
@@ -76,13 +78,15 @@ import Testing
     static func recordArrival(
         _ id: String, _ state: String, on recorder: MQTTRecorder, after: Date, timeout: Duration
     ) async -> Date? {
-        func match() -> Date? {
-            recorder.arrivals(on: records + id).first {
-                $0.arrival > after && recorder.json($0.message)?["state"] as? String == state
-            }?.arrival
-        }
-        await recorder.wait(timeout: timeout) { _ in match() != nil }
-        return match()
+        await recorder.wait(timeout: timeout) { _ in recordArrival(id, state, on: recorder, after: after) != nil }
+        return recordArrival(id, state, on: recorder, after: after)
+    }
+
+    /// The first record of `id` in `state` that has arrived after `after`, without waiting.
+    static func recordArrival(_ id: String, _ state: String, on recorder: MQTTRecorder, after: Date) -> Date? {
+        recorder.arrivals(on: records + id).first {
+            $0.arrival > after && recorder.json($0.message)?["state"] as? String == state
+        }?.arrival
     }
 
     @Test func twoGatewaysSeeEachOtherAndTheSurvivorSeesTheWillOfAKilledOne() async throws {
