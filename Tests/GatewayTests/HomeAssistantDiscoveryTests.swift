@@ -148,8 +148,9 @@ import Testing
                 }
             }
         }
-        // Victron Instant Readout: each record type, random records encrypted with the context's key.
-        for type in UInt8(1)...4 {
+        // Victron Instant Readout: each record type the decoder reads, random records encrypted with
+        // the context's key.
+        for type: UInt8 in [0x01, 0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0A, 0x0D, 0x0F] {
             for _ in 0..<250 {
                 let plain = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 if let frame = try? VictronDecoder.frame(
@@ -252,7 +253,8 @@ import Testing
             "energy_expended", "sensor_contact", "volume", "volume_storage", "tvoc", "conductivity", "gas",
             "sensor_error", "battery_low", "temperature_probe_6", "sensor_id", "impedance", "weight_removed",
             "button_left", "button_middle", "button_m", "button_heat", "dimmer", "dimmer_steps", "cube",
-            "button_press_code",
+            "button_press_code", "cell_voltage_8", "balancer_status_code", "output_current_3", "output_state_code",
+            "io_status", "meter_type_code", "input_current",
         ] {
             #expect(names.contains(name), "\(name) never produced")
         }
