@@ -227,7 +227,7 @@ import Testing
     /// connection (its local subscription is made then). docs/multi-gateway.md, "Bridged brokers".
     @Test func aGatewayThatStartedBeforeItsBridgeIsCountedOnTheFarSideOnceTheBridgeIsUp() async throws {
         let brokerA = try await MosquittoFixture()
-        let relay = try TCPRelay(to: brokerA.port)
+        let relay = try TCPProxy(upstreamPort: brokerA.port)
         relay.cut()
         let brokerB = try await MosquittoFixture(
             extraConfiguration: MosquittoFixture.bridgeConfiguration(to: relay.port, topics: ["blebridge/#"]))
@@ -282,7 +282,7 @@ import Testing
     /// the device, the same on both brokers. docs/multi-gateway.md, "Bridged brokers".
     @Test func aCutBridgeMakesEachSiteElectItsOwnOwnerAndTheHealedBridgeBringsOneBack() async throws {
         let brokerA = try await MosquittoFixture()
-        let relay = try TCPRelay(to: brokerA.port)
+        let relay = try TCPProxy(upstreamPort: brokerA.port)
         let brokerB = try await MosquittoFixture(
             extraConfiguration: MosquittoFixture.bridgeConfiguration(to: relay.port, topics: ["blebridge/#"]))
         let (recorderA, recorderB) = try await Self.recorders(brokerA, brokerB)

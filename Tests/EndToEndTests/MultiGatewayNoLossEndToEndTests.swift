@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct MultiGatewayNoLossEndToEndTests {
     @Test func readingsTheDeadOwnerHadBufferedAreDeliveredWhenItReturns() async throws {
         let broker = try await MosquittoFixture()
-        let proxy = try TCPPauseProxy(upstreamPort: broker.port)
+        let proxy = try TCPProxy(upstreamPort: broker.port)
         defer { proxy.stop() }
         let recorder = try await MQTTRecorder(url: broker.url)
         try await recorder.subscribe("blebridge/#")

@@ -1,11 +1,15 @@
 import Foundation
 
-/// A loopback TCP proxy in front of a server (a broker) that can stop passing what clients send
-/// while keeping their connections open: what a client sends meanwhile stays unread in its socket,
-/// as if the network had stalled, and is lost if the client dies. The server's side is passed on
-/// throughout. When either side of a connection ends, the proxy ends the other. A thread accepts
-/// and two threads per connection copy the bytes (blocking calls: never on the cooperative pool).
-public final class TCPPauseProxy: Sendable {
+/// A loopback TCP proxy in front of a server (a broker), for network faults between two programs
+/// that both keep running:
+/// - ``pause()`` stops passing what clients send while keeping their connections open: what a
+///   client sends meanwhile stays unread in its socket, as if the network had stalled, and is lost
+///   if the client dies (the server's side is passed on throughout); ``resume()``;
+/// - ``cut()`` shuts every connection down (both ends see it closed) and refuses new ones until
+///   ``heal()``: a partition (e.g. between the two ends of a mosquitto bridge).
+/// When either side of a connection ends, the proxy ends the other. A thread accepts and two
+/// threads per connection copy the bytes (blocking calls: never on the cooperative pool).
+public final class TCPProxy: Sendable {
     public let port: UInt16
     public let upstreamPort: UInt16
     private let listener: Int32
@@ -17,6 +21,7 @@ public final class TCPPauseProxy: Sendable {
     private final class Gate: @unchecked Sendable {
         let lock = NSLock()
         var paused = false
+        var refusing = false
         var stopped = false
         var sockets: Set<Int32> = []
         /// The write end of each connection's pipe: a byte wakes its paused copier.
@@ -81,6 +86,22 @@ public final class TCPPauseProxy: Sendable {
     /// Passes it on again, what waited first.
     public func resume() { gate.set(paused: false) }
 
+    /// Shuts every connection down and refuses new ones (a partition).
+    public func cut() {
+        gate.lock.lock()
+        defer { gate.lock.unlock() }
+        gate.refusing = true
+        for fd in gate.sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+        gate.wakeAll()
+    }
+
+    /// Accepts and passes on new connections again.
+    public func heal() {
+        gate.lock.lock()
+        gate.refusing = false
+        gate.lock.unlock()
+    }
+
     /// Closes the listener and every connection.
     public func stop() {
         gate.lock.lock()
@@ -107,6 +128,13 @@ public final class TCPPauseProxy: Sendable {
             guard client >= 0 else {
                 if errno == EINTR { continue }
                 return
+            }
+            gate.lock.lock()
+            let refusing = gate.refusing && !gate.stopped
+            gate.lock.unlock()
+            if refusing {
+                close(client)
+                continue
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = loopback(port: upstream)
