@@ -2,6 +2,7 @@ import BlueZSimulator
 import DBus
 import Foundation
 import MQTT
+import Outbox
 import TestSupport
 import Testing
 
@@ -127,6 +128,44 @@ import Testing
         #expect(await Self.bluetoothHealth(recorder) { $0["available"] as? Bool == true } != nil)
 
         await Self.shutdown(gateway, recorder, simulator, bus, broker)
+    }
+
+    /// Bluetooth's changes must not wait for the outbox thread. ``BLELink`` handles them one at a
+    /// time, and each awaited a health message whose outbox figures were read anew on the outbox
+    /// thread, behind the appends queued there: with another process holding the outbox's lock,
+    /// SQLite's busy handler holds that thread 5 s per append, so "adapter powered off" waited for
+    /// the first refusal and "adapter missing" came after it (issue 20: no `adapter_missing` health
+    /// within 20 s in a loaded full run; a slow disk holds appends the same way). The health
+    /// message now carries the last tick's figures, and the adapter's removal is reported before
+    /// the outbox's first refusal (which comes at least 5 s after the first append waited).
+    @Test func aBlockedOutboxDoesNotHoldUpTheAdaptersRemoval() async throws {
+        let world = try await SimulatedWorld(
+            healthInterval: "1s",
+            edit: { configuration in
+                var outbox = configuration["outbox"] as? [String: Any] ?? [:]
+                outbox["mode"] = "durable"
+                configuration["outbox"] = outbox
+            })
+        #expect(try await FaultTests.resumes(world, 1401), "never subscribed; log: \(world.gateway.log.suffix(3000))")
+        let other = try SQLiteConnection(path: world.gateway.outboxPath)
+        try other.execute("BEGIN IMMEDIATE")
+        // Readings to append: the first waits in the busy handler, the others queue behind it.
+        _ = try await FaultTests.beats(world, from: 1402, count: 4, every: .milliseconds(250))
+        try await world.simulator.removeAdapter()
+        let missing = "Bluetooth unavailable: bluetoothd has no adapter"
+        let reported = await waitUntil(timeout: .seconds(30)) { world.gateway.log.contains(missing) }
+        let refused = await waitUntil(timeout: .seconds(30)) { world.gateway.log.contains("code=locked") }
+        try other.execute("COMMIT")
+        let log = world.gateway.log
+        #expect(reported && refused, "log: \(log.suffix(4000))")
+        if let reportedAt = log.range(of: missing), let refusedAt = log.range(of: "code=locked") {
+            #expect(
+                reportedAt.lowerBound < refusedAt.lowerBound,
+                "the adapter's removal was reported after the outbox's refusal; log: \(log.suffix(4000))")
+        }
+        let health = await Self.bluetoothHealth(world.recorder) { $0["problem"] as? String == "adapter_missing" }
+        #expect(health != nil, "log: \(log.suffix(3000))")
+        await world.shutdown()
     }
 
     /// The controller unplugged and plugged in again while bluetoothd keeps running: the gateway says

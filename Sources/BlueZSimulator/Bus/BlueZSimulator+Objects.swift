@@ -441,6 +441,11 @@ extension BlueZSimulator {
     /// Removes the device's objects, GATT objects first (InterfacesRemoved for each, as bluetoothd does).
     func unexportDevice(_ key: String) async {
         guard let bluez, let device = devices[key] else { return }
+        unexporting[key, default: 0] += 1
+        defer {
+            unexporting[key]! -= 1
+            if unexporting[key] == 0 { unexporting[key] = nil }
+        }
         for service in device.gatt.services.reversed() { await unexportService(service, of: device.path) }
         try? await bluez.unexport(path: try DBusObjectPath(device.path))
         for socketKey in sockets.keys where socketKey.characteristic.address == key {

@@ -88,7 +88,8 @@ extension BlueZSimulator {
         let discovering = adapter.discovering && discoveryAnnounced
         if discovering || (adapter.powered && monitors.isMonitoring) {
             for key in deviceOrder {
-                guard let device = devices[key], device.inRange,
+                // Not while its objects are being removed (``unexporting``): that advertisement is missed.
+                guard let device = devices[key], device.inRange, unexporting[key] == nil,
                     device.link == .disconnected || device.spec.advertisesWhileConnected
                 else { continue }
                 let spec = device.spec

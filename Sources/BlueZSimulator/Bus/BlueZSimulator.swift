@@ -78,6 +78,11 @@ public actor BlueZSimulator {
     var pendingConnects: [String: [PendingConnect]] = [:]
     var pendingDisconnects: [String: [PendingDisconnect]] = [:]
     var disconnectTimers: Set<String> = []
+    /// Devices whose objects ``unexportDevice(_:)`` is taking off the bus (a count per device: the
+    /// removal suspends at each object). No advertisement is taken for them meanwhile: bluetoothd
+    /// removes a device in one step, and one taken in between exported the device again only for the
+    /// rest of the removal to take the new object away (issue 20).
+    var unexporting: [String: Int] = [:]
     var sockets: [SocketKey: AcquiredSocket] = [:]
     /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:)``).
     var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]

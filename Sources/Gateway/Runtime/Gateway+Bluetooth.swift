@@ -6,6 +6,11 @@ extension Gateway {
     /// (or how it changed), update systemd's `STATUS=` (``ServiceStatus``), and publish the health
     /// at once so Home Assistant's "Bluetooth" problem sensor follows without waiting for the next
     /// interval.
+    ///
+    /// The health message carries the outbox figures of the last tick: reading them anew waits for
+    /// the outbox thread (behind appends, which a slow disk or SQLite's busy handler can hold for
+    /// seconds), and ``BLELink`` handles Bluetooth's changes one at a time, awaiting this, so the
+    /// next change (the adapter gone after its power went off) waited too (issue 20).
     func bluetoothHealthChanged(_ health: BluetoothHealth) async {
         let previous = bluetooth
         bluetooth = health
@@ -23,6 +28,6 @@ extension Gateway {
             }
         }
         updateStatus { $0.bluetooth = health }
-        if health.problem != previous.problem { await healthTick() }
+        if health.problem != previous.problem { await publishHealth(lastPublisherStats) }
     }
 }

@@ -39,6 +39,7 @@ extension Gateway {
     func healthTick() async {
         let stats = try? await publisher.stats()
         if let stats {
+            lastPublisherStats = stats
             updateStatus(outbox: stats)
             sampleLoad(published: stats.published)
         }

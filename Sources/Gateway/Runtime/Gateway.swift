@@ -114,6 +114,9 @@ public actor Gateway {
     var droppedAnswerLog = LogThrottle()
     /// What `systemctl status` should show (see `Gateway+Status.swift`); the last one yielded.
     var serviceStatus = ServiceStatus()
+    /// The outbox figures the last health tick read (on the outbox thread), for a health message
+    /// that must not wait for that thread (``bluetoothHealthChanged(_:)``).
+    var lastPublisherStats: PublisherStats?
     let statusContinuation: AsyncStream<ServiceStatus>.Continuation
     /// Every change of ``ServiceStatus``, newest only (a slow reader skips to the latest); ends at `stop`.
     public nonisolated let statusUpdates: AsyncStream<ServiceStatus>
