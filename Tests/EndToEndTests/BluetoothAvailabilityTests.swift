@@ -139,13 +139,7 @@ import Testing
     /// message now carries the last tick's figures, and the adapter's removal is reported before
     /// the outbox's first refusal (which comes at least 5 s after the first append waited).
     @Test func aBlockedOutboxDoesNotHoldUpTheAdaptersRemoval() async throws {
-        let world = try await SimulatedWorld(
-            healthInterval: "1s",
-            edit: { configuration in
-                var outbox = configuration["outbox"] as? [String: Any] ?? [:]
-                outbox["mode"] = "durable"
-                configuration["outbox"] = outbox
-            })
+        let world = try await FaultTests.durableWorld()
         #expect(try await FaultTests.resumes(world, 1401), "never subscribed; log: \(world.gateway.log.suffix(3000))")
         let other = try SQLiteConnection(path: world.gateway.outboxPath)
         try other.execute("BEGIN IMMEDIATE")

@@ -211,18 +211,24 @@ import Testing
         await world.shutdown()
     }
 
-    /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
-    /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
-    /// delivered, in order, once the lock is gone; the health topic says why meanwhile.
-    /// Durable mode: in memory-first mode readings acknowledged promptly never meet the lock.
-    @Test func anOutboxLockedByAnotherProcessPastItsBusyTimeoutLosesNothing() async throws {
-        let world = try await SimulatedWorld(
+    /// A gateway on the simulator whose outbox commits every reading before it is published
+    /// (`outbox.mode` durable: readings meet the outbox's lock at once) and whose health comes every second.
+    static func durableWorld() async throws -> SimulatedWorld {
+        try await SimulatedWorld(
             healthInterval: "1s",
             edit: { configuration in
                 var outbox = configuration["outbox"] as? [String: Any] ?? [:]
                 outbox["mode"] = "durable"
                 configuration["outbox"] = outbox
             })
+    }
+
+    /// Another process (a backup, `sqlite3` by hand) holds the outbox's write lock for longer
+    /// than the busy timeout (5 s): the readings offered meanwhile are held in memory and
+    /// delivered, in order, once the lock is gone; the health topic says why meanwhile.
+    /// Durable mode: in memory-first mode readings acknowledged promptly never meet the lock.
+    @Test func anOutboxLockedByAnotherProcessPastItsBusyTimeoutLosesNothing() async throws {
+        let world = try await Self.durableWorld()
         #expect(try await Self.resumes(world, 1250), "log: \(world.gateway.log.suffix(3000))")
         let other = try SQLiteConnection(path: world.gateway.outboxPath)
         try other.execute("BEGIN IMMEDIATE")
