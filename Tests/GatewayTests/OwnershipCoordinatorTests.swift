@@ -214,6 +214,62 @@ import Testing
         #expect(home.actions.contains { $0.0 == "gw-a" && $0.1 == .withdraw("strap") })
     }
 
+    /// A steady strap (service UUIDs and a name, an RSSI that never moves) is reported once by
+    /// bluetoothd, which keeps its object while it advertises: a standby keeps its candidacy as
+    /// long, and takes the strap when the owner dies long after (here 90 s).
+    @Test func aStandbyReportedOnceKeepsItsCandidacyWhileBlueZKeepsTheDeviceAndTakesItLater() {
+        var home = Installation(["gw-a", "gw-b"])
+        let before = home.actions.count
+        home.hear(["gw-a": -50, "gw-b": -62])
+        home.run(until: 90)
+        #expect(home.linked["strap"] == ["gw-a"])
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") != nil)
+        #expect(!home.actions.dropFirst(before).contains { $0.0 == "gw-b" && $0.1 == .withdraw("strap") })
+        home.kill("gw-a")
+        #expect(home.linked["strap"] == ["gw-b"])
+        #expect(home.owners() == ["gw-b"])
+    }
+
+    /// A device truly gone: bluetoothd removes its object (30 s after its last advertisement), and
+    /// the standby's candidacy ends; the owner's death then leaves nobody to take it.
+    @Test func aStandbyWhoseDeviceObjectBlueZRemovedWithdraws() {
+        var home = Installation(["gw-a", "gw-b"])
+        home.hear(["gw-a": -50, "gw-b": -62])
+        home.run(until: 40)
+        home.send("gw-b", .vanished("strap"))
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") == nil)
+        #expect(home.actions.contains { $0.0 == "gw-b" && $0.1 == .withdraw("strap") })
+        // Heard within the window, the object's removal ends nothing yet (a `RemoveDevice` of a
+        // device still advertising is followed by its next report).
+        home.hear(["gw-b": -62])
+        home.send("gw-b", .vanished("strap"))
+        home.run(until: 42)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") != nil)
+        home.run(until: 71)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") == nil)
+        home.kill("gw-a")
+        #expect(home.owners() == [nil])
+    }
+
+    /// bluetoothd keeps the object of a device this gateway linked for good: its presence says
+    /// nothing, and a former holder's candidacy ends with its window as before.
+    @Test func theObjectOfADeviceOnceLinkedHereDoesNotKeepTheCandidacy() {
+        var home = Installation(["gw-a", "gw-b"])
+        home.hear(["gw-b": -62])
+        home.run(until: 1)
+        #expect(home.linked["strap"] == ["gw-b"])
+        // gw-a hears it 12 dB better for 15 s: after the switch delay gw-b releases it to gw-a.
+        var second = 1.0
+        while second < 16 {
+            home.hear(["gw-a": -50])
+            second += 1
+            home.run(until: second)
+        }
+        #expect(home.linked["strap"] == ["gw-a"])
+        home.run(until: 45)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") == nil)
+    }
+
     @Test func candidaciesAreRateBoundAndRenewedOnTheClock() {
         var home = Installation(["gw-a"])
         // 100 advertisements in one second, RSSI swinging by 10 dB.

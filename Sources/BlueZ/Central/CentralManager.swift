@@ -79,6 +79,7 @@ public actor CentralManager {
     private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
     private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
     nonisolated let monitorManagerBroadcaster = Broadcaster<Bool>(replaysLatest: false)
+    private nonisolated let removalBroadcaster = Broadcaster<BluetoothAddress>(replaysLatest: false)
 
     private var tracker = AdapterStateTracker()
     private var arbiter = DiscoveryArbiter<Int>()
@@ -168,6 +169,7 @@ public actor CentralManager {
         stateBroadcaster.finish()
         disconnectBroadcaster.finish()
         monitorManagerBroadcaster.finish()
+        removalBroadcaster.finish()
     }
 
     // MARK: State
@@ -184,6 +186,14 @@ public actor CentralManager {
 
     /// Every peripheral disconnect, with its reason.
     public nonisolated var disconnections: AsyncStream<DisconnectEvent> { disconnectBroadcaster.subscribe() }
+
+    /// The address of every device object of this adapter that BlueZ removed (`InterfacesRemoved`):
+    /// bluetoothd removes an object it made for an advertiser (temporary: never connected, paired or
+    /// trusted) once the device has not advertised for its `TemporaryTimeout` (30 s by default; each
+    /// advertising report restarts it), and any object on `RemoveDevice` (this manager's cache sweep
+    /// included). While the object stays, a device reported once is still advertising, even when
+    /// nothing it sends changes (no signal then).
+    public nonisolated var deviceRemovals: AsyncStream<BluetoothAddress> { removalBroadcaster.subscribe() }
 
     /// Waits until the state is `poweredOn`, or throws the state's error after `timeout`.
     public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws {
@@ -576,6 +586,9 @@ public actor CentralManager {
     }
 
     private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) async {
+        let removedDevice =
+            interfaces.contains(BlueZNames.device) && isOurDevice(path)
+            ? objects.properties(path, BlueZNames.device).flatMap(DeviceProperties.address) : nil
         objects.remove(path, interfaces)
         if path == adapterPath { monitorManagerChanged() }
         if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
@@ -585,6 +598,7 @@ public actor CentralManager {
             return
         }
         if interfaces.contains(BlueZNames.device) {
+            if let removedDevice { removalBroadcaster.yield(removedDevice) }
             lastSeen[path] = nil
             for id in scanners.keys { scanners[id]?.reported[path] = nil }
             if let peripheral = peripherals[path] {

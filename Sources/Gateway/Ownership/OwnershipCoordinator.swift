@@ -4,8 +4,10 @@
 /// gateway records from the broker) and performs the actions it returns.
 ///
 /// - This gateway's **candidacy** for a device (``OwnershipCandidacy``) exists while it heard the
-///   device within ``Settings/window`` or holds its link, and not after the silence watchdog
-///   found the device lost (until it is heard again). It is published retained when it changes
+///   device within ``Settings/window``, or BlueZ still keeps the device object it made when the
+///   device advertised (``Event/vanished(_:)``: bluetoothd removes it once the device has not
+///   advertised for its `TemporaryTimeout`), or it holds its link; and not after the silence
+///   watchdog found the device lost (until it is heard again). It is published retained when it changes
 ///   (RSSI by ``Settings/rssiStep``, free slots, holding), at most once per
 ///   ``Settings/minimumInterval`` per device, renewed every ``Settings/renewal``, and withdrawn
 ///   (an empty retained payload) when it ends. At each broker connection every device's
@@ -47,8 +49,13 @@ public struct OwnershipCoordinator: Sendable {
     }
 
     public enum Event: Sendable, Hashable {
-        /// This gateway heard the device advertise.
+        /// This gateway heard the device advertise (so BlueZ has an object for it).
         case heard(String, rssi: Int)
+        /// BlueZ removed the device's object: bluetoothd removes one it made for an advertiser
+        /// (temporary) once the device has not advertised for its `TemporaryTimeout` (30 s by
+        /// default). Until then a device BlueZ reports once (a steady signal and an advertisement
+        /// that never changes: bluetoothd signals nothing new) is still heard.
+        case vanished(String)
         /// The device's link on this gateway went up (true) or down.
         case linked(String, Bool)
         /// The silence watchdog gave up on the device (no readings past `silence_timeout`):
@@ -102,6 +109,13 @@ public struct OwnershipCoordinator: Sendable {
         var releasing = false
         /// The watchdog gave up on it: no candidacy until it is heard again.
         var lost = false
+        /// BlueZ keeps the object it made for the device's advertisements (from the first report
+        /// to ``Event/vanished(_:)``).
+        var present = false
+        /// The object outlives the device's silence: bluetoothd makes a device it connected
+        /// persistent (not temporary), so while it stays its presence says nothing. Set by a link,
+        /// cleared when the object goes.
+        var lasting = false
         var published: OwnershipCandidacy?
         var publishedAt: Instant?
     }
@@ -179,7 +193,7 @@ public struct OwnershipCoordinator: Sendable {
         }
         for state in devices.values {
             consider(state.election.nextCheck)
-            if !state.linked { consider(state.heard.nextExpiry) }
+            if !state.linked, !state.present || state.lasting { consider(state.heard.nextExpiry) }
             if brokerUp { consider(due(state)) }
         }
         return deadline
@@ -194,10 +208,17 @@ public struct OwnershipCoordinator: Sendable {
             guard devices[id] != nil else { break }
             devices[id]?.heard.add(rssi, at: now)
             devices[id]?.lost = false
+            devices[id]?.present = true
+            actions += refresh(id, at: now)
+        case .vanished(let id):
+            guard devices[id] != nil else { break }
+            devices[id]?.present = false
+            devices[id]?.lasting = false
             actions += refresh(id, at: now)
         case .linked(let id, let up):
             guard devices[id] != nil else { break }
             devices[id]?.linked = up
+            if up { devices[id]?.lasting = true }
             if !up { devices[id]?.releasing = false }
             actions += refresh(id, at: now)
         case .lost(let id):
@@ -278,7 +299,7 @@ public struct OwnershipCoordinator: Sendable {
 
     /// This gateway's candidacy as it is now; nil when it has none.
     private func desired(_ state: Device) -> OwnershipCandidacy? {
-        guard !state.lost, state.linked || state.heard.hearing else { return nil }
+        guard !state.lost, state.linked || state.heard.hearing || (state.present && !state.lasting) else { return nil }
         // A device linked before it was ever heard (restored by BlueZ) is put at the weakest signal.
         // A link this gateway did not take (one BlueZ kept from an earlier run) is not holding: the
         // pool lets it go unless the election gives it the device.

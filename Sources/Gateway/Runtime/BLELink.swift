@@ -130,6 +130,12 @@ extension BLELink {
                 Task { [weak self] in
                     for await event in disconnections { await self?.disconnected(event) }
                 })
+            // Shared-broker mode: a device object BlueZ removed is a device no longer heard.
+            let removals = central.deviceRemovals
+            centralTasks.append(
+                Task { [weak self] in
+                    for await address in removals { await self?.deviceObjectRemoved(address) }
+                })
             // Before start returns: the gateway reads commands next, and a command the broker
             // queued while it was down must find its device.
             await restoreKnownPeripherals()
@@ -506,6 +512,14 @@ extension BLELink {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
                 fromConnection: false)
+        }
+    }
+
+    /// BlueZ removed the object of the device at `address` (``CentralManager/deviceRemovals``):
+    /// the configured devices it was are no longer heard (their candidacies may end).
+    private func deviceObjectRemoved(_ address: BluetoothAddress) async {
+        for id in peripherals.keys.sorted() where peripherals[id]?.identifier == address {
+            await gateway?.deviceVanished(id)
         }
     }
 

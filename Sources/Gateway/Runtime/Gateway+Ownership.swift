@@ -93,6 +93,12 @@ extension Gateway {
         await ownershipEvent(.freeSlots(currentRecord().freeSlots ?? 0))
     }
 
+    /// BlueZ removed the device's object (bluetoothd's `TemporaryTimeout` after its last
+    /// advertisement, or a `RemoveDevice`): until then a device reported once is still heard.
+    func deviceVanished(_ id: String) async {
+        await ownershipEvent(.vanished(id))
+    }
+
     /// Whether this gateway speaks for the device (its commands, its availability): always
     /// without the mode; in it, when it owns the device, or nobody does and it is the speaker.
     func speaksFor(_ id: String) -> Bool {

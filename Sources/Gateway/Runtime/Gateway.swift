@@ -146,6 +146,10 @@ public actor Gateway {
     var candidaciesElsewhere: [String: Set<String>] = [:]
     /// The timer at ``ownership``'s next deadline.
     var ownershipWakeUp = WakeUp()
+    /// Shared-broker mode with Home Assistant: the configs of owned devices that name another
+    /// gateway's bridge, announced again (`Gateway+SharedDiscovery.swift`), and its timer.
+    var viaRepair: ViaDeviceRepair?
+    var viaRepairWakeUp = WakeUp()
     /// Room presence (`Gateway+Presence.swift`), nil without `presence.room`, and its timer.
     var presence: PresenceCoordinator?
     var presenceWakeUp = WakeUp()
@@ -282,6 +286,7 @@ public actor Gateway {
         await subscribeCommands()
         await followGateways()
         await followCandidacies()
+        await followDiscoveryConfigs()
         await followPresence()
         // A SIGTERM may have stopped the gateway while the state was read or the streams made: the
         // stop has disconnected the client, and a start going on would connect it again.
@@ -384,6 +389,7 @@ public actor Gateway {
         recordTimer?.cancel()
         ownershipWakeUp.cancel()
         presenceWakeUp.cancel()
+        viaRepairWakeUp.cancel()
         await drainOutgoing(until: deadline)
         // Commands keep arriving until DISCONNECT; their answers now go out directly.
         await publishLateResponses(until: max(deadline, .now + .seconds(1)))
