@@ -108,6 +108,70 @@ import Testing
         await broker.stop()
     }
 
+    /// An owner frozen with SIGSTOP (as a power cut or a lost network: no FIN) with the default
+    /// 30 s keepalive: its will would come 45 s after its last packet, but its candidacy, no longer
+    /// renewed every 10 s, goes stale 30 s after it was last received, and the standby takes the
+    /// strap then. At SIGCONT the two holders meet and one keeps it.
+    @Test func aFrozenOwnerLosesTheStrapWhenItsCandidacyGoesStaleBeforeItsWill() async throws {
+        let broker = try await MosquittoFixture()
+        let recorder = try await MQTTRecorder(url: broker.url)
+        try await recorder.subscribe("blebridge/#")
+        var members: [String: Member] = [:]
+        members["gw-a"] = try await Member(
+            id: "gw-a", brokerURL: broker.url, keepalive: "30s", scenario: try Self.scenario("gw-a"),
+            edit: Self.configure)
+        let held = await recorder.wait(timeout: .seconds(40)) { _ in
+            Self.candidacy("gw-a", recorder)??["holding"] as? Bool == true
+        }
+        #expect(held, "gw-a never held the strap\n\(members["gw-a"]!.gateway.log.suffix(3000))")
+        members["gw-b"] = try await Member(
+            id: "gw-b", brokerURL: broker.url, keepalive: "30s", scenario: try Self.scenario("gw-b"),
+            edit: Self.configure)
+        func logs() -> String {
+            members.keys.sorted().map { "\($0): \(members[$0]!.gateway.log.suffix(2000))" }.joined(separator: "\n")
+        }
+        let standby = await recorder.wait(timeout: .seconds(40)) { _ in
+            Self.candidacy("gw-b", recorder)??["holding"] as? Bool == false
+        }
+        #expect(standby, "\(logs())")
+        let frozen = Date()
+        members["gw-a"]!.gateway.process.signal(SIGSTOP)
+        let lastRenewal = recorder.arrivals(on: Self.gateways + "gw-a/candidacy/hr_strap").last?.arrival ?? frozen
+        let tookOver = await recorder.wait(timeout: .seconds(45)) { _ in
+            Self.candidacy("gw-b", recorder)??["holding"] as? Bool == true
+                && recorder.arrivals(on: "blebridge/hr_strap").contains { $0.arrival > frozen }
+        }
+        let takenAt = recorder.arrivals(on: Self.gateways + "gw-b/candidacy/hr_strap").first {
+            $0.arrival > frozen && recorder.json($0.message)?["holding"] as? Bool == true
+        }?.arrival
+        let will = recorder.arrivals(on: Self.gateways + "gw-a").first {
+            $0.arrival > frozen && recorder.json($0.message)?["state"] as? String == "offline"
+        }?.arrival
+        #expect(tookOver, "\(logs())")
+        // Taken by the candidacy's lifetime, before any will.
+        #expect(will == nil || (takenAt ?? .distantFuture) < will!, "will \(String(describing: will))")
+        #expect((takenAt?.timeIntervalSince(lastRenewal) ?? .infinity) < 35)
+        // SIGCONT: gw-a still holds its link and says so; of the two holders one keeps the strap.
+        let resumed = Date()
+        members["gw-a"]!.gateway.process.signal(SIGCONT)
+        let one = await recorder.wait(timeout: .seconds(30)) { _ in
+            let holders = ["gw-a", "gw-b"].filter { Self.candidacy($0, recorder)??["holding"] as? Bool == true }
+            return holders.count == 1
+                && recorder.arrivals(on: Self.gateways + "gw-a/candidacy/hr_strap").contains { $0.arrival > resumed }
+        }
+        #expect(one, "\(logs())")
+        func ms(_ date: Date?, since: Date) -> String {
+            date.map { "\(Int($0.timeIntervalSince(since) * 1000)) ms" } ?? "never"
+        }
+        print(
+            "multi-gateway frozen owner: SIGSTOP -> gw-b holds \(ms(takenAt, since: frozen)) (\(ms(takenAt, since: lastRenewal)) "
+                + "after gw-a's last candidacy), will \(ms(will, since: frozen)); load \(MultiGatewayEndToEndTests.loadAverage())"
+        )
+        for member in members.values { await member.stop() }
+        await recorder.close()
+        await broker.stop()
+    }
+
     /// A retained config of the owner's device that names another gateway's bridge (what a
     /// former owner's late announcement leaves) is announced again by the owner, naming its
     /// own bridge. Before the fix it stayed until the next announcement.
