@@ -270,6 +270,24 @@ import Testing
         #expect(home.nodes["gw-b"]!.lastPublished("strap") == nil)
     }
 
+    /// A device BlueZ restored from an earlier run (or paired, or trusted) keeps its object for
+    /// good: heard once, its candidacy ends with the window.
+    @Test func theObjectOfARestoredOrPairedDeviceDoesNotKeepTheCandidacy() {
+        var home = Installation(["gw-a", "gw-b"])
+        home.hear(["gw-a": -50])
+        home.send("gw-b", .persistent("strap"))
+        home.hear(["gw-b": -62])
+        home.run(until: 2)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") != nil)
+        home.run(until: 45)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") == nil)
+        // Its object removed and made again by an advertisement: temporary, it counts again.
+        home.send("gw-b", .vanished("strap"))
+        home.hear(["gw-b": -62])
+        home.run(until: 90)
+        #expect(home.nodes["gw-b"]!.lastPublished("strap") != nil)
+    }
+
     @Test func candidaciesAreRateBoundAndRenewedOnTheClock() {
         var home = Installation(["gw-a"])
         // 100 advertisements in one second, RSSI swinging by 10 dB.

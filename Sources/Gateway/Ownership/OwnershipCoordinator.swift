@@ -56,6 +56,9 @@ public struct OwnershipCoordinator: Sendable {
         /// default). Until then a device BlueZ reports once (a steady signal and an advertisement
         /// that never changes: bluetoothd signals nothing new) is still heard.
         case vanished(String)
+        /// BlueZ keeps the device's object for good (connected in an earlier run, or paired or
+        /// trusted): its presence says nothing until it goes (``vanished(_:)``).
+        case persistent(String)
         /// The device's link on this gateway went up (true) or down.
         case linked(String, Bool)
         /// The silence watchdog gave up on the device (no readings past `silence_timeout`):
@@ -113,8 +116,8 @@ public struct OwnershipCoordinator: Sendable {
         /// to ``Event/vanished(_:)``).
         var present = false
         /// The object outlives the device's silence: bluetoothd makes a device it connected
-        /// persistent (not temporary), so while it stays its presence says nothing. Set by a link,
-        /// cleared when the object goes.
+        /// persistent (not temporary), so while it stays its presence says nothing. Set by a link
+        /// or ``Event/persistent(_:)``, cleared when the object goes.
         var lasting = false
         var published: OwnershipCandidacy?
         var publishedAt: Instant?
@@ -214,6 +217,10 @@ public struct OwnershipCoordinator: Sendable {
             guard devices[id] != nil else { break }
             devices[id]?.present = false
             devices[id]?.lasting = false
+            actions += refresh(id, at: now)
+        case .persistent(let id):
+            guard devices[id] != nil, devices[id]?.lasting == false else { break }
+            devices[id]?.lasting = true
             actions += refresh(id, at: now)
         case .linked(let id, let up):
             guard devices[id] != nil else { break }

@@ -478,7 +478,13 @@ extension BLELink {
         rediscoveryWaiters[id]?.yield(discovery.peripheral)
         // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
         // still learns every advertisement, so taking over never repeats one the owner published.
-        guard let publishes = await gateway?.deviceSeen(id, address: address, rssi: discovery.rssi) else { return }
+        let peripheral = discovery.peripheral
+        let paired = await peripheral.isPaired
+        let trusted = await peripheral.isTrusted
+        guard
+            let publishes = await gateway?.deviceSeen(
+                id, address: address, rssi: discovery.rssi, persistent: paired || trusted)
+        else { return }
         guard let device = configuration.device(id: id), let settings = device.advertisement else {
             // Room presence hears every device, decoded or not.
             await gateway?.presenceHeard(id, rssi: discovery.rssi, readings: [])

@@ -54,7 +54,7 @@ extension Gateway {
     /// A configured device advertised (or was restored, `rssi` nil). Returns whether this gateway
     /// publishes its advertisement readings (shared-broker mode: only the passive device's owner).
     @discardableResult
-    func deviceSeen(_ id: String, address: String, rssi: Int?) async -> Bool {
+    func deviceSeen(_ id: String, address: String, rssi: Int?, persistent: Bool = false) async -> Bool {
         guard devices[id] != nil else { return publishesReadings(of: id) }
         let first = devices[id]?.lastSeen == nil
         devices[id]?.address = address
@@ -62,6 +62,9 @@ extension Gateway {
         devices[id]?.lastSeen = now
         autoDevices.seen(id, at: now)
         instances.seen(id, at: now)
+        // Restored (BlueZ kept the object from an earlier connection), paired or trusted: the
+        // object stays when the device goes, so it does not keep a candidacy.
+        if rssi == nil || persistent { await ownershipEvent(.persistent(id)) }
         if let rssi {
             devices[id]?.rssi = rssi
             await ownershipEvent(.heard(id, rssi: rssi))
