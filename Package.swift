@@ -45,8 +45,8 @@ let package = Package(
         .target(name: "Bluetooth", dependencies: ["Timekeeping"]),
         .target(name: "HomeAssistantTables"),  // Home Assistant's device/state classes and units, pinned to a release
         // The user-defined layout description, shared by Configuration and Decoders.
-        .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables"]),
-        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "Timekeeping"]),
+        .target(name: "ByteLayouts", dependencies: ["HomeAssistantTables", "JSON"]),
+        .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "JSON", "Timekeeping"]),
         // sd_notify: READY, WATCHDOG, STOPPING for Type=notify.
         .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
         // The injected clock, durations, deadlines and timestamps.

@@ -1,9 +1,11 @@
+import JSON
+
 // Strict JSON decoding: unknown keys are errors (a typo must not silently drop a field).
 
 extension ByteLayout {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try decoder.rejectUnknownKeys(accepting: CodingKeys.allCases.map(\.rawValue))
         name = try container.decodeIfPresent(String.self, forKey: .name) ?? "layout"
         fields = try container.decode([Field].self, forKey: .fields)
     }
@@ -12,7 +14,7 @@ extension ByteLayout {
 extension ByteLayout.Field {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try decoder.rejectUnknownKeys(accepting: CodingKeys.allCases.map(\.rawValue))
         name = try container.decodeIfPresent(String.self, forKey: .name)
         type = try container.decode(ByteLayout.FieldType.self, forKey: .type)
         length = try container.decodeIfPresent(Int.self, forKey: .length)
@@ -29,7 +31,7 @@ extension ByteLayout.Field {
 extension ByteLayout.BitField {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try decoder.rejectUnknownKeys(accepting: CodingKeys.allCases.map(\.rawValue))
         name = try container.decode(String.self, forKey: .name)
         shift = try container.decode(Int.self, forKey: .shift)
         width = try container.decodeIfPresent(Int.self, forKey: .width) ?? 1
@@ -40,26 +42,6 @@ extension ByteLayout.BitField {
         signBit = try container.decodeIfPresent(Int.self, forKey: .signBit)
         scale = try container.decodeIfPresent(Double.self, forKey: .scale)
         offset = try container.decodeIfPresent(Double.self, forKey: .offset)
-    }
-}
-
-/// Rejects keys a type does not know, with the coding path in the error.
-enum StrictKeys {
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    static func check(_ decoder: any Decoder, known: [String]) throws {
-        let container = try decoder.container(keyedBy: AnyKey.self)
-        for key in container.allKeys where !known.contains(key.stringValue) {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath + [key],
-                    debugDescription: "unknown key '\(key.stringValue)'; accepted: \(known.joined(separator: ", "))"))
-        }
     }
 }
 

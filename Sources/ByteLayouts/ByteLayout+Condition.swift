@@ -1,3 +1,5 @@
+import JSON
+
 extension ByteLayout {
     /// When a field is in the value at all (`present_if`): decided by the raw value of an earlier
     /// field, as Heart Rate Measurement's flags decide which fields follow. `field` names an earlier
@@ -35,7 +37,7 @@ extension ByteLayout {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue))
+            try decoder.rejectUnknownKeys(accepting: CodingKeys.allCases.map(\.rawValue))
             field = try container.decode(String.self, forKey: .field)
             mask = try container.decodeIfPresent(Int64.self, forKey: .mask)
             if let flag = try? container.decodeIfPresent(Bool.self, forKey: .equals) {

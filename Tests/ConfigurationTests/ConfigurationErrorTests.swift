@@ -246,7 +246,7 @@ import Testing
         ("{\"a\": 'x'}", 1, 7, "double quotes"),
         ("{\"a\": 1 // note\n}", 1, 9, "expected ',' or '}'"),
         ("{\"a\": \"unterminated\n\"}", 1, 20, "unterminated string"),
-        ("{\"a\": 1", 1, 8, "end of file"),
+        ("{\"a\": 1", 1, 8, "end of input"),
         ("{\"é\": x}", 1, 7, "unexpected 'x'"),
         ("", 1, 1, "empty"),
         ("{} {}", 1, 4, "after the end"),

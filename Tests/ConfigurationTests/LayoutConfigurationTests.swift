@@ -99,7 +99,8 @@ import Testing
             mentions: "unknown type \"uint12\"; accepted: uint8, int8"),
         Case(
             json: subscription(#"{"fields": [{"name": "a", "type": "uint8", "scael": 2}]}"#), code: .unknownKey,
-            keyPath: "devices[1].subscribe[0].layout.fields[0].scael", mentions: "unknown key 'scael'"),
+            keyPath: "devices[1].subscribe[0].layout.fields[0].scael",
+            mentions: #"unknown key "scael" (did you mean "scale"?)"#),
         Case(
             json: subscription(#"{"fields": [{"name": "a", "type": "bytes"}, {"name": "b", "type": "uint8"}]}"#),
             code: .invalidValue, keyPath: "devices[1].subscribe[0].layout.fields[0].length",
@@ -142,7 +143,7 @@ import Testing
             json: subscription(
                 #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "bit": 1}}]}"#
             ), code: .unknownKey, keyPath: "devices[1].subscribe[0].layout.fields[1].present_if.bit",
-            mentions: "unknown key 'bit'"),
+            mentions: #"unknown key "bit"; accepted keys here: field, mask, equals"#),
         Case(
             json: subscription(
                 #"{"fields": [{"name": "f", "type": "uint8"}, {"name": "a", "type": "uint8", "present_if": {"field": "f", "equals": 0}}, {"name": "a", "type": "uint16_le", "present_if": {"field": "f", "mask": 1}}]}"#

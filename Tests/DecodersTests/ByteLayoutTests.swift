@@ -1,6 +1,7 @@
 import ByteLayouts
 import Decoders
 import Foundation
+import JSON
 import Testing
 
 @Suite struct ByteLayoutTests {
@@ -119,7 +120,8 @@ import Testing
             _ = try JSONDecoder().decode(ByteLayout.self, from: Data(typo.utf8))
         } catch DecodingError.dataCorrupted(let context) {
             #expect(context.codingPath.map(\.stringValue).suffix(1) == ["scael"])
-            #expect(context.debugDescription.contains("unknown key 'scael'"))
+            #expect((context.underlyingError as? JSONUnknownKey)?.key == "scael")
+            #expect(context.debugDescription.contains(#"unknown key "scael" (did you mean "scale"?)"#))
         } catch {
             Issue.record("unexpected error \(error)")
         }

@@ -101,7 +101,7 @@ import Testing
         ),
         (
             "{\n  \"mqtt\": {\n    \"qos\": 1\n  \n}\n",
-            "bad.json:6:1: invalid JSON: unexpected end of file; expected ',' or '}'"
+            "bad.json:6:1: invalid JSON: unexpected end of input; expected ',' or '}'"
         ),
     ])
     func checkConfigRejectsWithTheKeyPathOnOneLine(_ json: String, _ expected: String) async throws {

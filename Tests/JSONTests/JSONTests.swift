@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 
@@ -48,7 +49,9 @@ import Testing
             Issue.record("1e400 was accepted")
         } catch {
             #expect(error.offset == 5)
-            #expect(error.reason == "number out of range")
+            #expect(error.kind == .numberOutOfRange)
+            #expect(error.reason == "1e400 is out of range; expected a finite number")
+            #expect(error.path == [JSONKey("a")])
         }
         #expect(try parser.parse("1e308") == .double(1e308))
         #expect(try parser.parse("123456789012345678901234567890") == .double(123_456_789_012_345_678_901_234_567_890))
@@ -77,6 +80,107 @@ import Testing
             Issue.record("parsed invalid JSON")
         } catch {
             #expect(error.location(in: sameLine) == (line: 1, column: 8))
+        }
+    }
+
+    /// The strict toolkit the configuration, layouts and scenarios share (issue 20): a failure
+    /// names the key path of the value where it happened, by kind.
+    @Test func aFailureCarriesItsKindAndKeyPath() {
+        let cases: [(String, JSONParser.Failure.Kind, String, Int)] = [
+            (#"{"devices": [{"name": "a"}, {"name": tru}]}"#, .syntax, "devices[1].name", 37),
+            (#"{"a": {"b": 1, "b": 2}}"#, .duplicateKey, "a.b", 15),
+            (#"[[], [1, 2,]]"#, .syntax, "[1]", 11),
+            (#"{"a": 1 // note"#, .syntax, "", 8),
+        ]
+        for (text, kind, path, offset) in cases {
+            do {
+                _ = try parser.parse(text)
+                Issue.record("parsed \(text)")
+            } catch {
+                #expect(error.kind == kind, "\(text)")
+                #expect(JSONKey.path(error.path) == path, "\(text): \(error.reason)")
+                #expect(error.offset == offset, "\(text): \(error.reason)")
+            }
+        }
+    }
+
+    /// Messages say what was found and what was expected, for a person editing a file.
+    @Test(arguments: [
+        ("{\"a\": 1,}", "trailing comma before '}'"),
+        ("[1,]", "trailing comma before ']'"),
+        ("{'a': 1}", "expected a key in double quotes"),
+        ("{\"a\": 'x'}", "strings must use double quotes"),
+        ("{\"a\": 1 \"b\": 2}", "is a comma missing?"),
+        ("{\"a\" 1}", "expected ':' after the key \"a\""),
+        ("{\"a\": True}", "unexpected 'T'; expected a value"),
+        ("{\"a\": tru}", "did you mean true?"),
+        ("{\"a\": 01}", "numbers must not start with 0"),
+        ("{\"a\": \"x\ny\"}", "a line break inside a string must be written \\n"),
+        ("{\"a\": \"\\q\"}", "invalid escape \\q in a string"),
+        ("{} x", "unexpected 'x' after the end of the JSON value"),
+        ("", "unexpected end of input; expected a value"),
+    ])
+    func failuresSayWhatWasExpected(_ text: String, _ mentions: String) {
+        do {
+            _ = try parser.parse(text)
+            Issue.record("parsed \(text)")
+        } catch {
+            #expect(error.reason.contains(mentions), "\(text): \(error.reason)")
+        }
+    }
+
+    /// Files decoded into Swift integers refuse an integer beyond Int64, where JSONDecoder would
+    /// fail without saying where; payloads take it as a Double.
+    @Test func largeIntegersAreRefusedWhenAsked() throws {
+        let text = #"{"n": 9223372036854775808}"#
+        #expect(try parser.parse(text)["n"] == .double(9_223_372_036_854_775_808))
+        #expect(try JSONParser(largeIntegers: .refused).parse(#"{"n": 9223372036854775807}"#)["n"] == .int(.max))
+        do {
+            _ = try JSONParser(largeIntegers: .refused).parse(text)
+            Issue.record("accepted an integer beyond Int64")
+        } catch {
+            #expect(error.kind == .numberOutOfRange)
+            #expect(error.offset == 6)
+            #expect(error.path == [JSONKey("n")])
+        }
+    }
+
+    /// `maximumDepth` counts the objects and lists open at once.
+    @Test func theDepthLimitCountsOpenContainers() {
+        let parser = JSONParser(maximumDepth: 3)
+        #expect((try? parser.parse("[[[1]]]")) != nil)
+        do {
+            _ = try parser.parse("[[[[1]]]]")
+            Issue.record("parsed four levels with a limit of three")
+        } catch {
+            #expect(error.kind == .tooDeep)
+            #expect(error.reason == "nested more than 3 levels deep")
+        }
+    }
+
+    /// An unknown key is thrown as a `DecodingError` whose underlying error says which, with a
+    /// suggestion, so callers need not read the message.
+    @Test func unknownKeysAreRejectedWithASuggestion() throws {
+        struct Point: Decodable {
+            enum CodingKeys: String, CodingKey, CaseIterable { case x, y }
+            var x: Int
+            init(from decoder: any Decoder) throws {
+                try decoder.rejectUnknownKeys(CodingKeys.self)
+                x = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .x)
+            }
+        }
+        #expect(try JSONDecoder().decode(Point.self, from: Data(#"{"x": 1, "y": 2}"#.utf8)).x == 1)
+        do {
+            _ = try JSONDecoder().decode([Point].self, from: Data(#"[{"x": 1}, {"x": 1, "Y ": 2}]"#.utf8))
+            Issue.record("accepted an unknown key")
+        } catch DecodingError.dataCorrupted(let context) {
+            let unknown = context.underlyingError as? JSONUnknownKey
+            #expect(unknown == JSONUnknownKey(key: "Y ", accepted: ["x", "y"]))
+            #expect(unknown?.suggestion == "y")
+            #expect(JSONKey.path(context.codingPath) == "[1].Y ")
+            #expect(context.debugDescription == #"unknown key "Y " (did you mean "y"?); accepted keys here: x, y"#)
+        } catch {
+            Issue.record("unexpected \(error)")
         }
     }
 }

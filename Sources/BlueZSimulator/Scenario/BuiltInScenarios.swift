@@ -37,14 +37,33 @@ extension Scenario {
         return try decode(data, source: nameOrPath)
     }
 
+    /// How many objects and lists a scenario file may nest (a device's descriptors are 5 deep).
+    static let maximumDepth = 64
+
     /// Decodes scenario JSON, turning decoding failures into errors with the JSON key path.
     public static func decode(_ data: Data, source: String = "") throws(ScenarioError) -> Scenario {
+        let bytes = [UInt8](data)
+        do {
+            // The project's strict parser first: it says where the syntax breaks, and refuses
+            // duplicate keys and integers no Swift integer holds, which JSONDecoder would let
+            // pass or could not place.
+            _ = try JSONParser(maximumDepth: maximumDepth, largeIntegers: .refused).parse(bytes)
+        } catch {
+            let (line, column) = error.location(in: bytes)
+            let code: ScenarioError.Code =
+                switch error.kind {
+                case .syntax, .tooDeep: .invalidJSON
+                case .duplicateKey: .duplicateKey
+                case .numberOutOfRange: .invalidValue
+                }
+            throw ScenarioError(
+                code, source: source, keyPath: JSONKey.path(error.path),
+                message: (code == .invalidJSON ? "invalid JSON: " : "")
+                    + "\(error.reason) at line \(line), column \(column)")
+        }
         do {
             return try JSONDecoder().decode(Scenario.self, from: data)
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                throw ScenarioError(.invalidJSON, source: source, message: "invalid JSON: " + syntaxErrorLocation(data))
-            }
             throw ScenarioError(decoding: error, source: source)
         } catch {
             throw ScenarioError(.invalidJSON, source: source, message: "\(error)")
@@ -57,24 +76,24 @@ extension ScenarioError {
         switch error {
         case .keyNotFound(let key, let context):
             self.init(
-                .missingKey, source: source, keyPath: keyPathString(context.codingPath + [key]),
+                .missingKey, source: source, keyPath: JSONKey.path(context.codingPath + [key]),
                 message: "missing required key \"\(key.stringValue)\"")
         case .typeMismatch(let type, let context):
             self.init(
-                .typeMismatch, source: source, keyPath: keyPathString(context.codingPath),
+                .typeMismatch, source: source, keyPath: JSONKey.path(context.codingPath),
                 message: "wrong type; expected \(Self.jsonTypeName(type))")
         case .valueNotFound(let type, let context):
             self.init(
-                .typeMismatch, source: source, keyPath: keyPathString(context.codingPath),
+                .typeMismatch, source: source, keyPath: JSONKey.path(context.codingPath),
                 message: "null where \(Self.jsonTypeName(type)) is expected")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 let underlying = context.underlyingError.map { "\($0)" } ?? context.debugDescription
                 self.init(.invalidJSON, source: source, message: "invalid JSON: \(underlying)")
             } else {
-                let unknown = context.debugDescription.hasPrefix("unknown key")
+                let unknown = context.underlyingError is JSONUnknownKey
                 self.init(
-                    unknown ? .unknownKey : .invalidValue, source: source, keyPath: keyPathString(context.codingPath),
+                    unknown ? .unknownKey : .invalidValue, source: source, keyPath: JSONKey.path(context.codingPath),
                     message: context.debugDescription)
             }
         @unknown default:
@@ -93,19 +112,5 @@ extension ScenarioError {
         default:
             String(describing: type).hasPrefix("Array") ? "a list" : "an object"
         }
-    }
-}
-
-/// Where JSON syntax breaks, as `<reason> at line L, column C`, from the project's strict parser
-/// (called once Foundation's decoder refused the text as JSON).
-func syntaxErrorLocation(_ data: Data) -> String {
-    let bytes = [UInt8](data)
-    do {
-        // Deep enough for any scenario; the depth limit guards command payloads, not files.
-        _ = try JSONParser(maximumDepth: 1_000).parse(bytes)
-        return "not a JSON document"
-    } catch {
-        let (line, column) = error.location(in: bytes)
-        return "\(error.reason) at line \(line), column \(column)"
     }
 }

@@ -1,5 +1,6 @@
 import Bluetooth
 import Foundation
+import JSON
 
 /// A simulated world: one adapter, the peripherals around it, timing, and optional load mode.
 ///
@@ -58,7 +59,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
                 throw DecodingError.dataCorrupted(
                     .init(
                         codingPath: [
-                            CodingKeys.devices, AnyCodingKey(intValue: index), AnyCodingKey(stringValue: "address"),
+                            CodingKeys.devices, JSONKey(intValue: index), JSONKey("address"),
                         ],
                         debugDescription: "duplicate address \(device.address); every device needs its own"))
             }

@@ -1,4 +1,5 @@
 import Bluetooth
+import JSON
 
 /// What a device puts in its advertisements: service UUIDs, manufacturer and service data.
 public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {

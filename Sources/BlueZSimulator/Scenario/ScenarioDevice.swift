@@ -1,4 +1,5 @@
 import Bluetooth
+import JSON
 
 /// One virtual peripheral: how it advertises, its GATT tree, pairing and faults.
 public struct ScenarioDevice: Sendable, Equatable, Decodable {

@@ -6,6 +6,8 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
         case fileNotFound
         case unreadableFile
         case invalidJSON
+        /// An object holds the same key twice.
+        case duplicateKey
         case unknownKey
         case missingKey
         case typeMismatch

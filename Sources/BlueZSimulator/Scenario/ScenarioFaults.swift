@@ -1,3 +1,5 @@
+import JSON
+
 /// Faults a device carries from the start of a scenario.
 public struct ScenarioFaults: Sendable, Equatable, Decodable {
     /// The next `count` connect attempts fail with this error.

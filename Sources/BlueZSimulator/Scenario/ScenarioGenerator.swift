@@ -1,4 +1,5 @@
 import Bluetooth
+import JSON
 
 /// Which value generator produces a characteristic's value or advertised data, and its parameters.
 ///

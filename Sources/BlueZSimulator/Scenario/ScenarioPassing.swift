@@ -1,3 +1,5 @@
+import JSON
+
 /// Passing devices: `total` advertisers with random private addresses (phones, trackers walking by),
 /// `rate` new ones a second from `start` on, each advertising for `lifetime` and then gone, its
 /// device object removed as bluetoothd removes a temporary device. For memory benchmarks of a

@@ -1,4 +1,5 @@
 import Bluetooth
+import JSON
 
 /// A primary or secondary GATT service of a virtual device.
 public struct ScenarioService: Sendable, Equatable, Decodable {

@@ -1,33 +1,12 @@
-/// A JSON object key or array index while decoding, and the rendering of a coding path as the
-/// key path users see: `devices[2].subscribe[0].interval`.
-struct ConfigurationKey: CodingKey, Hashable {
-    var stringValue: String
-    var intValue: Int?
+import JSON
 
-    init(_ string: String) {
-        self.stringValue = string
-        self.intValue = nil
-    }
+/// The configuration's coding key: the JSON module's, for any object key or list index.
+typealias ConfigurationKey = JSONKey
 
-    init?(stringValue: String) {
-        self.init(stringValue)
-    }
-
-    init(intValue: Int) {
-        self.stringValue = "\(intValue)"
-        self.intValue = intValue
-    }
-
+extension JSONKey {
     /// `devices[2].subscribe[0].interval`; `(top level)` for the empty path.
-    static func render(_ path: [any CodingKey]) -> String {
-        var text = ""
-        for key in path {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
+    static func render(_ keys: [any CodingKey]) -> String {
+        let text = path(keys)
         return text.isEmpty ? "(top level)" : text
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Loads `config.json` into a ``BridgeConfiguration`` with `JSONDecoder`.
 ///
@@ -76,7 +77,7 @@ public struct ConfigurationLoader: Sendable {
                 line: line, column: column)
         }
         do {
-            try JSONSyntaxChecker.check(bytes)
+            try Self.checkSyntax(bytes)
             let decoder = JSONDecoder()
             if let knownDecoders { decoder.userInfo[.knownDecoders] = knownDecoders }
             return try decoder.decode(BridgeConfiguration.self, from: Data(bytes))
@@ -89,6 +90,38 @@ public struct ConfigurationLoader: Sendable {
             throw translated
         } catch {
             throw ConfigurationError(code: .invalidValue, file: file, message: "\(error)")
+        }
+    }
+}
+
+extension ConfigurationLoader {
+    /// The configuration's file is at most this deep (objects and lists open at once).
+    static let maximumDepth = 64
+
+    /// Checks that `bytes` are one JSON value through the JSON module's strict parser, which says
+    /// where when not (Foundation's `JSONDecoder` on Linux says only "not valid JSON") and refuses
+    /// duplicate keys (which `JSONDecoder` resolves silently to one of the values) and integers no
+    /// Swift integer holds.
+    static func checkSyntax(_ bytes: [UInt8]) throws(ConfigurationError) {
+        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            throw ConfigurationError(
+                code: .invalidJSON, message: "invalid JSON: the file is empty; expected a JSON object ({ … })", line: 1,
+                column: 1)
+        }
+        do {
+            _ = try JSONParser(maximumDepth: maximumDepth, largeIntegers: .refused).parse(bytes)
+        } catch {
+            let (line, column) = error.location(in: bytes)
+            let code: ConfigurationError.Code =
+                switch error.kind {
+                case .syntax, .tooDeep: .invalidJSON
+                case .duplicateKey: .duplicate
+                case .numberOutOfRange: .invalidValue
+                }
+            throw ConfigurationError(
+                code: code, keyPath: error.path.isEmpty ? "" : ConfigurationKey.render(error.path),
+                message: code == .invalidJSON ? "invalid JSON: \(error.reason)" : error.reason, line: line,
+                column: column)
         }
     }
 }

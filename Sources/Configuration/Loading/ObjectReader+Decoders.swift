@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension CodingUserInfoKey {
     /// `Set<String>` of decoder names the loader checks `decoder` keys against (absent: any name).
@@ -28,7 +29,7 @@ extension ObjectReader {
     private func unknownDecoder(_ name: String) -> String? {
         guard let known = userInfo[.knownDecoders] as? Set<String>, !known.contains(name) else { return nil }
         var message = "unknown decoder \"\(name)\""
-        if let suggestion = Self.closest(to: name, in: known.sorted()) {
+        if let suggestion = JSONUnknownKey.closest(to: name, in: known.sorted()) {
             message += " (did you mean \"\(suggestion)\"?)"
         }
         return message + "; known decoders: \(known.sorted().joined(separator: ", "))"

@@ -1,5 +1,6 @@
 import ByteLayouts
 import Foundation
+import JSON
 
 extension ObjectReader {
     /// A user-defined byte layout at `key` (nil when absent): decoded with the layout's own strict
@@ -27,7 +28,7 @@ extension ObjectReader {
     private static func translateLayout(_ error: DecodingError) -> ConfigurationError {
         switch error {
         case .dataCorrupted(let context):
-            let unknownKey = context.debugDescription.hasPrefix("unknown key")
+            let unknownKey = context.underlyingError is JSONUnknownKey
             return ConfigurationError(
                 code: unknownKey ? .unknownKey : .invalidValue, keyPath: ConfigurationKey.render(context.codingPath),
                 message: context.debugDescription)

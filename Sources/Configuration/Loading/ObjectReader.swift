@@ -1,5 +1,6 @@
 import Bluetooth
 import Foundation
+import JSON
 import Timekeeping
 
 /// An enum spelled in the configuration by its raw value (`"keep_connected"`, `"notify"`, …).
@@ -35,13 +36,9 @@ struct ObjectReader {
         }
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
         where !keys.contains(key.stringValue) {
-            var message = "unknown key \"\(key.stringValue)\""
-            if let suggestion = Self.closest(to: key.stringValue, in: keys) {
-                message += " (did you mean \"\(suggestion)\"?)"
-            }
-            message += "; accepted keys here: \(keys.joined(separator: ", "))"
             throw ConfigurationError(
-                code: .unknownKey, keyPath: ConfigurationKey.render(path + [key]), message: message)
+                code: .unknownKey, keyPath: ConfigurationKey.render(path + [key]),
+                message: JSONUnknownKey(key: key.stringValue, accepted: keys).description)
         }
     }
 
@@ -288,27 +285,5 @@ struct ObjectReader {
 
     static func format(_ number: Double) -> String {
         number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
-    }
-
-    /// The accepted key closest to a typo (edit distance at most 2), if any.
-    static func closest(to key: String, in keys: [String]) -> String? {
-        let candidates = keys.map { ($0, editDistance(key.lowercased(), $0)) }.filter { $0.1 <= 2 }
-        return candidates.min { $0.1 < $1.1 }?.0
-    }
-
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -2,6 +2,7 @@ import Bluetooth
 import ByteLayouts
 import Decoders
 import Foundation
+import JSON
 
 /// `blebridge decode`: decodes a characteristic value or advertisement payload given in hex and
 /// prints the fields as JSON (for users debugging a device).
@@ -158,6 +159,14 @@ struct DecodeCommand: CLICommand {
     private static func loadLayout(_ path: String) throws -> ByteLayout {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandLineError.failure("cannot read layout file \(path)", status: .noInput)
+        }
+        let bytes = [UInt8](data)
+        do {
+            _ = try JSONParser(maximumDepth: 64, largeIntegers: .refused).parse(bytes)
+        } catch {
+            let (line, column) = error.location(in: bytes)
+            throw CommandLineError.failure(
+                "\(path):\(line):\(column): not a valid layout: \(error.reason)", status: .dataError)
         }
         do {
             let layout = try JSONDecoder().decode(ByteLayout.self, from: data)

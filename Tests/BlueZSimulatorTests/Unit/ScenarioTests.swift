@@ -157,8 +157,17 @@ import Testing
     @Test func invalidJSONReportsWhere() {
         let failure = error("{\n  \"name\": \"x\",\n  \"devices\": [,]\n}")
         #expect(failure?.code == .invalidJSON)
-        #expect(failure?.keyPath == "")
+        #expect(failure?.keyPath == "devices[0]")
         #expect(failure?.message.contains("line 3, column") == true, "\(String(describing: failure))")
+    }
+
+    /// The project's strict parser runs first (issue 20: one strict JSON toolkit): Foundation's
+    /// decoder would take one of the two values silently.
+    @Test func aDuplicateKeyIsRefusedWithItsPathAndPlace() {
+        let failure = error("{\n  \"name\": \"x\",\n  \"devices\": [],\n  \"name\": \"y\"\n}")
+        #expect(failure?.code == .duplicateKey)
+        #expect(failure?.keyPath == "name")
+        #expect(failure?.message.contains("line 4, column 3") == true, "\(String(describing: failure))")
     }
 
     @Test func loadingByNameOrPathReportsWhatIsMissing() throws {

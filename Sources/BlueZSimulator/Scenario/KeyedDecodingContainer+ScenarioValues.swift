@@ -1,31 +1,6 @@
 import Bluetooth
 import Foundation
-
-/// A coding key for any string or index, used to find keys a type does not know.
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        self.stringValue = "\(intValue)"
-        self.intValue = intValue
-    }
-}
-
-extension Decoder {
-    /// Throws when the object holds a key `Keys` does not list: typos in scenarios must not be ignored.
-    func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
-        let container = try container(keyedBy: AnyCodingKey.self)
-        let known = Set(Keys.allCases.map(\.stringValue))
-        for key in container.allKeys where !known.contains(key.stringValue) {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: codingPath + [key],
-                    debugDescription: "unknown key '\(key.stringValue)'; accepted keys: "
-                        + Keys.allCases.map(\.stringValue).sorted().joined(separator: ", ")))
-        }
-    }
-}
+import JSON
 
 extension KeyedDecodingContainer {
     /// Decodes a value that must satisfy `parse`, reporting `accepted` with the key path otherwise.
@@ -64,17 +39,4 @@ extension KeyedDecodingContainer {
     func invalid(_ key: Key, _ message: String) -> DecodingError {
         DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: message)
     }
-}
-
-/// Renders a coding path as `devices[2].services[0].uuid`.
-func keyPathString(_ path: [any CodingKey]) -> String {
-    var text = ""
-    for key in path {
-        if let index = key.intValue {
-            text += "[\(index)]"
-        } else {
-            text += text.isEmpty ? key.stringValue : "." + key.stringValue
-        }
-    }
-    return text
 }
