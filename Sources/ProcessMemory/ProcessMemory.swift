@@ -21,9 +21,12 @@ public enum ProcessMemory {
     /// One arena for all threads instead of one per thread (up to 8 per core): the gateway's
     /// threads each allocate and free millions of small, mostly short-lived blocks a day, and every
     /// arena of its own grew its own fragmented extent, so RSS crept up while the live heap stayed
-    /// flat (docs/testing.md, "Soak"). Fixed trim and mmap thresholds (glibc's defaults) keep
-    /// large blocks in `mmap` and let free memory at the top go back. Returns false where the C
-    /// library has no `mallopt` (nothing changed) or refused a setting.
+    /// flat (docs/testing.md, "Soak"). A fixed mmap threshold (glibc's default, 128 KiB) keeps
+    /// large blocks in `mmap`; a fixed trim threshold of 1 MiB keeps up to 1 MiB free at the heap's
+    /// top instead of giving it back with `brk(2)` under the arena's lock at every shrink (dozens
+    /// of times a minute at the default, while every thread's `malloc` waited: docs/testing.md,
+    /// "The ninth thread"); `releaseFreeMemory()` still gives all of it back. Returns false where
+    /// the C library has no `mallopt` (nothing changed) or refused a setting.
     @discardableResult
     public static func useCompactAllocator() -> Bool {
         blebridge_malloc_compact() != 0

@@ -57,7 +57,22 @@ def process_figures(pid):
             if key:
                 figures[key] = int(line.split()[1])
     figures["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    figures["pool_threads"] = pool_threads(pid)
     return figures
+
+
+def pool_threads(pid):
+    """The gateway's libdispatch workers for the default-priority root queue, which runs Swift's
+    global concurrent executor: comm `oot.default-qos` (the tail of `com.apple.root.default-qos`).
+    libdispatch alone decides how many there are (docs/testing.md, "The ninth thread")."""
+    count = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as comm:
+                count += comm.read().strip() == "oot.default-qos"
+        except OSError:
+            pass  # the thread ended between the listing and the read
+    return count
 
 
 class Subscriber:
