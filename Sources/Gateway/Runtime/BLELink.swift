@@ -158,14 +158,17 @@ extension BLELink {
         if let missing = support.missing {
             return PassiveScanUnavailable(code: .monitorUnsupported, detail: "\(adapter): \(missing)")
         }
+        let afterUUIDWarning: String?
+        switch PassiveScanVersionPolicy.verdict(version: await bluetoothdVersion()) {
+        case .refuse(let problem): return problem
+        case .proceed(let warning): afterUUIDWarning = warning
+        }
         let plan = PassivePatternPlan(configuration: configuration, decoders: DecoderRegistry.builtInAdvertisements)
         for item in plan.uncovered {
             logger.warning("not seen in passive scanning", [("what", item)])
         }
-        for item in plan.notSeenSince571 {
-            logger.warning(
-                "not seen in passive scanning by bluetoothd 5.71 and later (Debian 13, Raspberry Pi OS trixie)",
-                [("what", item)])
+        if let afterUUIDWarning {
+            for item in plan.notSeenSince571 { logger.warning(afterUUIDWarning, [("what", item)]) }
         }
         guard !plan.sets.isEmpty else {
             return PassiveScanUnavailable(
@@ -192,6 +195,21 @@ extension BLELink {
             }
         }
         return nil
+    }
+
+    /// bluetoothd's version (``BluetoothdVersionProbe``), logged with how it was found; nil when
+    /// it cannot be told.
+    private func bluetoothdVersion() async -> BluetoothdVersion? {
+        guard let bus else { return nil }
+        switch await bus.bluetoothdVersion() {
+        case .success(let found):
+            logger.info("bluetoothd version", [("version", "\(found.version)"), ("from", found.description)])
+            return found.version
+        case .failure(let error):
+            logger.info(
+                "bluetoothd version unknown", [("code", error.code.rawValue), ("error", error.detail)])
+            return nil
+        }
     }
 
     private func openBus() async throws -> BlueZBus {
