@@ -31,8 +31,9 @@ public enum BluetoothdVersionProbe {
     }
 
     /// How long `bluetoothd --version` may take (it prints and exits at once; real time, since a
-    /// child process does not follow an injected clock).
-    public static let timeout: Duration = .seconds(5)
+    /// child process does not follow an injected clock). 5 s was too short on the VM tier's
+    /// emulated guest at load 16–20 (killed); the gateway asks while its central starts.
+    public static let timeout: Duration = .seconds(10)
 
     /// Asks the bus, `/proc` and the executable, in that order.
     static func probe(

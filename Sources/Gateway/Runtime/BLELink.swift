@@ -50,6 +50,9 @@ actor BLELink {
     private var monitorTask: Task<Void, Never>?
     /// Passive mode: the monitors were activated once (renewed on a new central).
     private var passiveRunning = false
+    /// `scan.mode` `"passive"`: bluetoothd's version, asked as soon as the bus is open, so that the
+    /// probe (a process started on a slow machine) runs while the central starts.
+    private var versionProbe: Task<Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>, Never>?
     var discoveryPaused = false
     private var stopped = false
     private var powered = false
@@ -104,6 +107,9 @@ extension BLELink {
         } catch {
             await unavailable(.busUnavailable, error: error)
             return
+        }
+        if configuration.bluetooth.scan.mode == .passive {
+            versionProbe = Task { await bus.bluetoothdVersion() }
         }
         do {
             let central = try await CentralManager(
@@ -200,8 +206,15 @@ extension BLELink {
     /// bluetoothd's version (``BluetoothdVersionProbe``), logged with how it was found; nil when
     /// it cannot be told.
     private func bluetoothdVersion() async -> BluetoothdVersion? {
-        guard let bus else { return nil }
-        switch await bus.bluetoothdVersion() {
+        let result: Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>
+        if let versionProbe {
+            result = await versionProbe.value
+        } else if let bus {
+            result = await bus.bluetoothdVersion()
+        } else {
+            return nil
+        }
+        switch result {
         case .success(let found):
             logger.info("bluetoothd version", [("version", "\(found.version)"), ("from", found.description)])
             return found.version
