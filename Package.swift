@@ -134,7 +134,7 @@ let package = Package(
             // dependencies is not rebuilt when it changes (a stale GatewayTests built against the old
             // OutboxOptions layout crashed with a bad pointer in the outbox thread).
             dependencies: [
-                "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZSimulator", "TestSupport", "Outbox",
+                "Gateway", "JSON", "Configuration", "ByteLayouts", "BlueZ", "BlueZSimulator", "TestSupport", "Outbox",
                 "Publisher", "MQTT", "Decoders", "Bluetooth", "DBus", "HomeAssistantTables", "Timekeeping",
             ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),

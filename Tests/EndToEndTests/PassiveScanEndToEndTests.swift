@@ -72,6 +72,8 @@ import Testing
         #expect(bthome != nil, "\(log.suffix(3000))")
         #expect((pvvx?["temperature"] as? Double).map { abs($0 - 21.0) < 0.01 } == true, "\(String(describing: pvvx))")
         #expect(log.contains("scanning passively through advertisement monitors"), "\(log.suffix(3000))")
+        // The simulator runs in the test process: no argv[0] named bluetoothd, so no version.
+        #expect(log.contains("bluetoothd version unknown code=not_bluetoothd"), "\(log.suffix(3000))")
         #expect(await world.simulator.startDiscoveryCount == 0, "no discovery session: nothing scanned actively")
         let applications = await world.simulator.monitorApplications()
         #expect(applications.count == 1 && applications[0].monitors.count >= 2, "\(applications)")
@@ -115,5 +117,55 @@ import Testing
         #expect(await world.simulator.monitorApplications().count == 1)
         #expect(await world.simulator.startDiscoveryCount == 0)
         await world.shutdown()
+    }
+
+    /// bluetoothd 5.69 and 5.70 report nothing to advertisement monitors: on a bluetoothd whose
+    /// `--version` says 5.70 (the simulator `exec -a`'d as `…/bluetoothd`, offering the monitor
+    /// manager) the gateway stops at start with exit status 78, saying why and what to do, and
+    /// registers no monitor. With 5.66 it starts without the warning about what bluetoothd 5.71
+    /// and later do not report (here a `name_prefix` match), with 5.82 it starts with it.
+    @Test(arguments: ["5.70", "5.66", "5.82"])
+    func passiveModeFollowsBluetoothdsVersion(_ version: String) async throws {
+        let bus = try await DBusDaemonFixture()
+        let fake = try await FakeBluetoothd(
+            busAddress: bus.address, versionOutput: version,
+            scenario:
+                #"{"name": "bluetoothd-\#(version)", "adapter": {"advertisement_monitor": "software"}, "devices": []}"#)
+        let broker = try await MosquittoFixture()
+        let gateway = try GatewayProcess(
+            brokerURL: broker.url, busAddress: bus.address,
+            edit: { configuration in
+                Self.passive(&configuration)
+                var devices = configuration["devices"] as? [[String: Any]] ?? []
+                devices.append(["id": "named", "match": ["name_prefix": "Thermo"], "connection": "passive"])
+                configuration["devices"] = devices
+            })
+        if version == "5.70" {
+            let status = await gateway.process.waitForExit(timeout: .seconds(30))
+            let log = gateway.log
+            #expect(status == 78, "log: \(log.suffix(3000))")
+            #expect(
+                log.contains("bluetoothd version version=5.70 from=\"\(fake.path) --version"), "\(log.suffix(3000))")
+            #expect(log.contains("bluetoothd_unsupported"), "\(log.suffix(3000))")
+            #expect(log.contains("upgrade bluez to 5.71"), "\(log.suffix(3000))")
+            #expect(log.contains("set bluetooth.scan.mode to \"active\""), "\(log.suffix(3000))")
+            #expect(!log.contains("scanning passively through advertisement monitors"), "\(log.suffix(3000))")
+        } else {
+            let started = await waitUntil(timeout: .seconds(30)) {
+                gateway.log.contains("scanning passively through advertisement monitors")
+            }
+            let log = gateway.log
+            #expect(started, "log: \(log.suffix(3000))")
+            #expect(log.contains("bluetoothd version version=\(version)"), "\(log.suffix(3000))")
+            let warning =
+                "not seen in passive scanning by bluetoothd 5.71 and later (this one is 5.82) what=\"device named"
+            #expect(log.contains(warning) == (version == "5.82"), "\(log.suffix(3000))")
+            #expect(!log.contains("could not be determined"), "\(log.suffix(3000))")
+            gateway.process.signal(SIGTERM)
+            await gateway.process.waitForExit(timeout: .seconds(15))
+        }
+        await fake.stop()
+        await broker.stop()
+        await bus.stop()
     }
 }

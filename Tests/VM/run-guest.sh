@@ -18,9 +18,13 @@ if [[ $debian == 13 ]]; then
     vm="$root/.build/vm-trixie"
     guest_root="$vm/root"
     [[ -f "$vm/initramfs.gz" && -d "$guest_root" ]] || "$root/Tests/VM/prepare.sh"
-    bin_dir=$(readlink -f "${bin_dir:-$root/.build/swift-6.0.3/debug}")
+    # -m: the directory need not exist yet (-f gave "" for a missing .build/swift-6.0.3, and the
+    # script stopped there with status 1, saying nothing).
+    bin_dir=$(readlink -m "${bin_dir:-$root/.build/swift-6.0.3/debug}")
     # A scenario without the gateway (discover-connect) runs without it.
-    [[ -x "$bin_dir/blebridge" ]] || echo "vm: WARNING: no $bin_dir/blebridge built against trixie (deploy/toolchain/trixie-chroot.sh run swift build --scratch-path .build/swift-6.0.3)" >&2
+    [[ -x "$bin_dir/blebridge" ]] || echo "vm: WARNING: no $bin_dir/blebridge built against trixie; build it with" \
+        "deploy/toolchain/trixie-chroot.sh run swift build --scratch-path .build/swift-6.0.3" \
+        "(docs/testing.md, \"Debian 13\"), or set BLEBRIDGE_BIN_DIR; a scenario that runs the gateway fails without it" >&2
     [[ "$bin_dir" == "$root"/* ]] || { echo "vm: BLEBRIDGE_BIN_DIR must be inside the checkout ($root): only the checkout is shared" >&2; exit 1; }
     # The checkout appears in the guest at its own path (a mount point made in the cached root).
     mkdir -p "$guest_root$root"

@@ -268,6 +268,17 @@ public final class DBusConnection: Sendable {
         }
     }
 
+    /// The process id of the connection owning `name` (`GetConnectionUnixProcessID`), as the bus
+    /// daemon sees it (its PID namespace, which may not be the caller's). Throws when nobody owns
+    /// the name or the bus cannot tell.
+    public func connectionUnixProcessID(_ name: String) async throws -> UInt32 {
+        let reply = try await callBus("GetConnectionUnixProcessID", [.string(name)])
+        guard let pid = reply.first?.asUInt32 else {
+            throw DBusError(.inconsistentMessage, "unexpected GetConnectionUnixProcessID reply \(reply)")
+        }
+        return pid
+    }
+
     // MARK: Server side
 
     /// Exports `interfaces` at `path` (adding to interfaces already there). Object managers above

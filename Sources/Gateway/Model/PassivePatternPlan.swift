@@ -12,8 +12,9 @@ import Decoders
 /// a device without advertisement decoding, or formats read from manufacturer data of any company
 /// id) is listed in ``uncovered``.
 ///
-/// bluetoothd reads a service-data pattern in one of two ways, and the gateway cannot ask which
-/// (``AdvertisementPattern/Matching``): 5.66 and a controller filtering in hardware from the
+/// bluetoothd reads a service-data pattern in one of two ways, and BlueZ does not say which
+/// (``AdvertisementPattern/Matching``; ``PassiveScanVersionPolicy`` uses the version where the
+/// gateway can find it): 5.66 and a controller filtering in hardware from the
 /// UUID, 5.71 and later (filtering in software) from the byte after it. So a service-data format
 /// gets both: its UUID at offset 0, and its decoder's ``PayloadMarker``s (the address for a
 /// device configured by address whose format repeats it) at their offsets. Each pattern is

@@ -50,6 +50,9 @@ actor BLELink {
     private var monitorTask: Task<Void, Never>?
     /// Passive mode: the monitors were activated once (renewed on a new central).
     private var passiveRunning = false
+    /// `scan.mode` `"passive"`: bluetoothd's version, asked as soon as the bus is open, so that the
+    /// probe (a process started on a slow machine) runs while the central starts.
+    private var versionProbe: Task<Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>, Never>?
     var discoveryPaused = false
     private var stopped = false
     private var powered = false
@@ -104,6 +107,9 @@ extension BLELink {
         } catch {
             await unavailable(.busUnavailable, error: error)
             return
+        }
+        if configuration.bluetooth.scan.mode == .passive {
+            versionProbe = Task { await bus.bluetoothdVersion() }
         }
         do {
             let central = try await CentralManager(
@@ -164,14 +170,17 @@ extension BLELink {
         if let missing = support.missing {
             return PassiveScanUnavailable(code: .monitorUnsupported, detail: "\(adapter): \(missing)")
         }
+        let afterUUIDWarning: String?
+        switch PassiveScanVersionPolicy.verdict(version: await bluetoothdVersion()) {
+        case .refuse(let problem): return problem
+        case .proceed(let warning): afterUUIDWarning = warning
+        }
         let plan = PassivePatternPlan(configuration: configuration, decoders: DecoderRegistry.builtInAdvertisements)
         for item in plan.uncovered {
             logger.warning("not seen in passive scanning", [("what", item)])
         }
-        for item in plan.notSeenSince571 {
-            logger.warning(
-                "not seen in passive scanning by bluetoothd 5.71 and later (Debian 13, Raspberry Pi OS trixie)",
-                [("what", item)])
+        if let afterUUIDWarning {
+            for item in plan.notSeenSince571 { logger.warning(afterUUIDWarning, [("what", item)]) }
         }
         guard !plan.sets.isEmpty else {
             return PassiveScanUnavailable(
@@ -198,6 +207,28 @@ extension BLELink {
             }
         }
         return nil
+    }
+
+    /// bluetoothd's version (``BluetoothdVersionProbe``), logged with how it was found; nil when
+    /// it cannot be told.
+    private func bluetoothdVersion() async -> BluetoothdVersion? {
+        let result: Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>
+        if let versionProbe {
+            result = await versionProbe.value
+        } else if let bus {
+            result = await bus.bluetoothdVersion()
+        } else {
+            return nil
+        }
+        switch result {
+        case .success(let found):
+            logger.info("bluetoothd version", [("version", "\(found.version)"), ("from", found.description)])
+            return found.version
+        case .failure(let error):
+            logger.info(
+                "bluetoothd version unknown", [("code", error.code.rawValue), ("error", error.detail)])
+            return nil
+        }
     }
 
     private func openBus() async throws -> BlueZBus {

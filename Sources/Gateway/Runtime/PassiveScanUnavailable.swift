@@ -6,6 +6,9 @@ public struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringCo
         case adapterUnavailable = "adapter_unavailable"
         /// No `AdvertisementMonitorManager1`, or one without `or_patterns`.
         case monitorUnsupported = "monitor_unsupported"
+        /// bluetoothd 5.69 or 5.70, whose advertisement monitors report nothing the gateway
+        /// listens for (``PassiveScanVersionPolicy``).
+        case bluetoothdUnsupported = "bluetoothd_unsupported"
         /// Nothing configured advertises data an or-pattern can match.
         case noPatterns = "no_patterns"
         /// bluetoothd refused the registration, released a monitor before activating it, or did

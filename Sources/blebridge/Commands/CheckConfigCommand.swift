@@ -1,4 +1,5 @@
 import Configuration
+import Gateway
 
 /// `blebridge check-config [PATH]`: validates a configuration and prints a summary.
 enum CheckConfigCommand: CLICommand {
@@ -31,6 +32,10 @@ enum CheckConfigCommand: CLICommand {
         StandardStreams.out(configuration.summaryLines.map { "  \($0)\n" }.joined())
         for warning in configuration.warnings {
             StandardStreams.out("warning: \(warning)\n")
+        }
+        // Without a bus, bluetoothd's version is unknown here: what depends on it is a note.
+        for note in PassiveScanVersionPolicy.checkConfigNotes(configuration) {
+            StandardStreams.out("note: \(note)\n")
         }
         return .success
     }

@@ -165,6 +165,12 @@ wait_readings blebridge/thermo 6 60 || fail "configured: fewer than 6 distinct t
 grep -m1 'scanning passively' $O/gateway.log | cut -c1-300
 stop_gateway
 latencies blebridge/thermo configured
+# The version probe found the real bluetoothd: argv[0] of org.bluez's owner, run with --version.
+BLUEZ_VERSION=$(/usr/libexec/bluetooth/bluetoothd -v)
+probe=$(grep -m1 'bluetoothd version' $O/gateway.log | cut -c1-300)
+echo "guest: $probe" | tee -a $O/passive.txt
+echo "$probe" | grep -q "version=$BLUEZ_VERSION from=\"/usr/libexec/bluetooth/bluetoothd --version of org.bluez's owner, pid $BLUETOOTHD_PID\"" \
+    || fail "no probe line naming bluetoothd $BLUEZ_VERSION, pid $BLUETOOTHD_PID"
 
 # 3. auto_devices alone: one monitor per built-in decoder with a fixed data source.
 write_config true ""
@@ -175,6 +181,13 @@ wait_readings "$topic" 6 60 || fail "auto_devices: fewer than 6 distinct tempera
 grep 'scanning passively' $O/gateway.log | tail -1 | cut -c1-400
 stop_gateway
 latencies "$topic" auto
+# auto_devices has decoders without markers: warned about by 5.71 and later only (naming the version).
+after_uuid=$(grep -c "not seen in passive scanning by bluetoothd 5.71 and later (this one is $BLUEZ_VERSION)" $O/gateway.log)
+echo "warnings about bluetoothd 5.71 and later: $after_uuid (bluetoothd $BLUEZ_VERSION)" | tee -a $O/passive.txt
+case "$BLUEZ_VERSION" in
+5.6[0-8]) [ "$(grep -c '5.71 and later' $O/gateway.log)" = 0 ] || fail "a 5.71 warning on bluetoothd $BLUEZ_VERSION" ;;
+*) [ "$after_uuid" -ge 1 ] || fail "no 5.71 warning naming bluetoothd $BLUEZ_VERSION" ;;
+esac
 kill "$ADVERTISER_PID" 2>/dev/null; wait "$ADVERTISER_PID" 2>/dev/null
 btmgmt --index $ADV_INDEX rm-adv 1 >/dev/null 2>&1
 
