@@ -51,8 +51,8 @@ if [[ " ${SANITIZERS:-thread address} " == *" thread "* ]]; then
     fi
 fi
 results=$out/results.md
-echo "| sanitizer | build | tests passed | tests failed | reports |" >"$results"
-echo "|---|---|---|---|---|" >>"$results"
+echo "| sanitizer | build | suite | tests passed | tests failed | reports | load average (start → end of the suite) |" >"$results"
+echo "|---|---|---|---|---|---|---|" >>"$results"
 failed=0
 for sanitizer in ${SANITIZERS:-thread address}; do
     short=${sanitizer/thread/tsan}
@@ -66,13 +66,17 @@ for sanitizer in ${SANITIZERS:-thread address}; do
     built=$(($(date +%s) - start))
     echo "sanitize: running the suite under $sanitizer (log $log)" >&2
     status=0
+    start=$(date +%s)
+    loadStart=$(cut -d' ' -f1-3 /proc/loadavg)
     swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip "$skip" "$@" >"$log" 2>&1 \
         || status=$?
+    tested=$(($(date +%s) - start))
+    loadEnd=$(cut -d' ' -f1-3 /proc/loadavg)
     passed=$(grep -E '✔ Test .* passed' "$log" | grep -vc '✔ Test run with' || true)
     failures=$(grep -E '✘ Test .* failed' "$log" | grep -vc '✘ Test run with' || true)
     reports=$(cat "$out/$short-report".* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: AddressSanitizer)' || true)
     reports=$((reports + $(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log" || true)))
-    echo "| $sanitizer | ${built}s | $passed | $failures | $reports |" >>"$results"
+    echo "| $sanitizer | ${built}s | ${tested}s | $passed | $failures | $reports | $loadStart → $loadEnd |" >>"$results"
     if ((status != 0 || reports != 0)); then
         failed=1
         echo "sanitize: $sanitizer: exit $status, $reports report(s); reports in $out/$short-report.*" >&2

@@ -16,6 +16,22 @@ import Testing
         try await SimulatorOnBus.run(scenario, seed: 17) { simulator, bus in
             let client = try await DBusConnection(address: bus.address)
             defer { client.close() }
+            // The exports are seen by their InterfacesAdded signals (subscribed before discovery
+            // starts), not by polling GetManagedObjects: a device lives 300 ms, and on a slow machine
+            // every poll can fall outside all the lifetimes (under TSan at load 17 none saw one).
+            let added = try await client.signals(
+                matching: DBusMatchRule(interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"))
+            let exported = Task {
+                var paths: Set<String> = []
+                for await signal in added {
+                    guard let path = signal.arguments.first?.asObjectPath?.rawValue,
+                        path.hasPrefix("/org/bluez/hci0/dev_")
+                    else { continue }
+                    paths.insert(path)
+                    if paths.count == 30 { break }
+                }
+                return paths
+            }
             _ = try await client.call(
                 destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.Adapter1",
                 method: "StartDiscovery")
@@ -26,11 +42,17 @@ import Testing
                 return (objects.first?.asDictionaryEntries?.compactMap { $0.key.asObjectPath?.rawValue } ?? [])
                     .filter { $0.hasPrefix("/org/bluez/hci0/dev_") }
             }
-            var seen: Set<String> = []
-            let allGone = try await waitUntil(timeout: .seconds(10)) {
-                seen.formUnion(try await devicePaths())
-                return await simulator.passingStatistics().gone == 30
+            let allGone = await waitUntil(timeout: .seconds(10)) {
+                await simulator.passingStatistics().gone == 30
             }
+            // The stream is read by another task: it stops at 30 paths, or 5 s after the last
+            // device went (time for signals still queued to be read) when fewer were exported.
+            let stopReading = Task {
+                await sleepRunnable(for: .seconds(5))
+                exported.cancel()
+            }
+            let seen = await exported.value
+            stopReading.cancel()
             let statistics = await simulator.passingStatistics()
             #expect(allGone, "\(statistics)")
             #expect(statistics.appeared == 30)
