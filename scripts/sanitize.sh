@@ -12,7 +12,7 @@
 #   in its RSS: 79,900 KiB under TSan, 86,336 KiB under ASan, with no report. The bound stays; the
 #   normal suite checks it.
 #   The VM tier (Tests/VM, QEMU guests) is not a Swift test; BLEBRIDGE_BENCH benchmarks stay off.
-# Suppressions: Tests/Sanitizers/tsan.supp (each entry with its reason). Exits non-zero when a
+# Suppressions: Tests/Sanitizers/tsan.supp and asan.supp (each entry with its reason). Exits non-zero when a
 # sanitizer reported anything or a test failed. Not part of scripts/test.sh (CI budget).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +23,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 # Child processes the tests start (blebridge, outbox-probe) are built with the same sanitizer
 # and write their reports next to the test process's.
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$root/Tests/Sanitizers/tsan.supp log_path=$out/tsan-report"
-export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 log_path=$out/asan-report"
+export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 suppressions=$root/Tests/Sanitizers/asan.supp log_path=$out/asan-report"
 skip=${SANITIZE_SKIP:-DBusLeakTests|aHugePublishDoesNotRaiseTheGatewaysMemory}
 # First: does this toolchain's TSan see Synchronization.Mutex? (Tests/Sanitizers/tsan.supp
 # exists because it does not; see Tests/Sanitizers/MutexVisibilityProbe.swift.)
