@@ -24,6 +24,10 @@ public struct JSONParser: Sendable {
         self.largeIntegers = largeIntegers
     }
 
+    /// For files a person writes and Swift types decode (the configuration, scenarios, layouts):
+    /// 64 levels deep, integers beyond `Int64` refused.
+    public static let files = JSONParser(maximumDepth: 64, largeIntegers: .refused)
+
     public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var cursor = Cursor(bytes: bytes, maximumDepth: maximumDepth, largeIntegers: largeIntegers)
         cursor.skipWhitespace()

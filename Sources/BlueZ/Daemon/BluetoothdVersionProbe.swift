@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Timekeeping
 
 #if canImport(Glibc)
     import Glibc
@@ -131,10 +132,8 @@ public enum BluetoothdVersionProbe {
             return .failure(
                 BluetoothdVersionError(.versionFailed, "\(executable) --version cannot be started: \(error)"))
         }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         // Real time: a bound on a child process, which no injected clock drives.
-        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+        guard exited.wait(timeout: .now() + .nanoseconds(Int(timeout.inNanoseconds))) == .success else {
             kill(process.processIdentifier, SIGKILL)
             _ = exited.wait(timeout: .now() + .seconds(1))
             return .failure(

@@ -37,9 +37,6 @@ extension Scenario {
         return try decode(data, source: nameOrPath)
     }
 
-    /// How many objects and lists a scenario file may nest (a device's descriptors are 5 deep).
-    static let maximumDepth = 64
-
     /// Decodes scenario JSON, turning decoding failures into errors with the JSON key path.
     public static func decode(_ data: Data, source: String = "") throws(ScenarioError) -> Scenario {
         let bytes = [UInt8](data)
@@ -47,7 +44,7 @@ extension Scenario {
             // The project's strict parser first: it says where the syntax breaks, and refuses
             // duplicate keys and integers no Swift integer holds, which JSONDecoder would let
             // pass or could not place.
-            _ = try JSONParser(maximumDepth: maximumDepth, largeIntegers: .refused).parse(bytes)
+            _ = try JSONParser.files.parse(bytes)
         } catch {
             let (line, column) = error.location(in: bytes)
             let code: ScenarioError.Code =

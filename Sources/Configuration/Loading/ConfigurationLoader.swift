@@ -95,9 +95,6 @@ public struct ConfigurationLoader: Sendable {
 }
 
 extension ConfigurationLoader {
-    /// The configuration's file is at most this deep (objects and lists open at once).
-    static let maximumDepth = 64
-
     /// Checks that `bytes` are one JSON value through the JSON module's strict parser, which says
     /// where when not (Foundation's `JSONDecoder` on Linux says only "not valid JSON") and refuses
     /// duplicate keys (which `JSONDecoder` resolves silently to one of the values) and integers no
@@ -109,7 +106,7 @@ extension ConfigurationLoader {
                 column: 1)
         }
         do {
-            _ = try JSONParser(maximumDepth: maximumDepth, largeIntegers: .refused).parse(bytes)
+            _ = try JSONParser.files.parse(bytes)
         } catch {
             let (line, column) = error.location(in: bytes)
             let code: ConfigurationError.Code =

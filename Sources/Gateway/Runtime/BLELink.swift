@@ -509,12 +509,17 @@ extension BLELink {
         rediscoveryWaiters[id]?.yield(discovery.peripheral)
         // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
         // still learns every advertisement, so taking over never repeats one the owner published.
-        let peripheral = discovery.peripheral
-        let paired = await peripheral.isPaired
-        let trusted = await peripheral.isTrusted
+        // Paired or trusted objects outlive the device (only shared-broker mode's candidacies ask):
+        // two actor hops per advertisement, so not taken when the mode is off.
+        var persistent = false
+        if configuration.mqtt.sharedBroker {
+            let peripheral = discovery.peripheral
+            persistent = await peripheral.isPaired
+            if !persistent { persistent = await peripheral.isTrusted }
+        }
         guard
             let publishes = await gateway?.deviceSeen(
-                id, address: address, rssi: discovery.rssi, persistent: paired || trusted)
+                id, address: address, rssi: discovery.rssi, persistent: persistent)
         else { return }
         guard let device = configuration.device(id: id), let settings = device.advertisement else {
             // Room presence hears every device, decoded or not.

@@ -162,7 +162,7 @@ struct DecodeCommand: CLICommand {
         }
         let bytes = [UInt8](data)
         do {
-            _ = try JSONParser(maximumDepth: 64, largeIntegers: .refused).parse(bytes)
+            _ = try JSONParser.files.parse(bytes)
         } catch {
             let (line, column) = error.location(in: bytes)
             throw CommandLineError.failure(
