@@ -2,6 +2,44 @@ import Foundation
 import MQTT
 
 extension Gateway {
+    /// What ``BLELink`` is given instead of the gateway (``BLELink/Host``): its events go to
+    /// ``linkEvent(_:)``, its questions to the gateway's methods, the known peripherals to the state
+    /// database. The gateway holds the link, so each closure holds the gateway weakly.
+    func linkHost() -> BLELink.Host {
+        let state = self.state
+        return BLELink.Host(
+            report: { [weak self] event in await self?.linkEvent(event) },
+            seen: { [weak self] id, address, rssi, persistent in
+                await self?.deviceSeen(id, address: address, rssi: rssi, persistent: persistent)
+            },
+            assignMatch: { [weak self] address, template in
+                guard let self else { return template }
+                return await self.assignMatch(address, template: template)
+            },
+            addAutoDevice: { [weak self] address, decoder, name in
+                await self?.addAutoDevice(address, decoder: decoder, name: name)
+            },
+            knownPeripherals: { try await state.knownPeripherals() },
+            remember: { try await state.remember($0) })
+    }
+
+    /// Every event ``BLELink`` reports, handled here (one hop onto the actor, as a method call was).
+    func linkEvent(_ event: BLELink.Event) async {
+        switch event {
+        case .health(let health): await bluetoothHealthChanged(health)
+        case .adapterPowered(let powered): await adapterPowered(powered)
+        case .heard(let id, let rssi, let readings): await presenceHeard(id, rssi: rssi, readings: readings)
+        case .vanished(let id): await deviceVanished(id)
+        case .connected(let id, let services): await deviceConnected(id, services: services)
+        case .connectFailed(let id, let error): await deviceConnectFailed(id, error: error)
+        case .unseen(let id): await deviceUnseen(id)
+        case .disconnected(let id, let expected): await deviceDisconnected(id, expected: expected)
+        case .described(let id, let manufacturer, let model, let firmware):
+            await deviceDescribed(id, manufacturer: manufacturer, model: model, firmware: firmware)
+        case .pollFinished(let id): await poolEvent(.pollFinished(id))
+        }
+    }
+
     /// ``BLELink`` learnt something new about Bluetooth: log what to fix when it became unusable
     /// (or how it changed), update systemd's `STATUS=` (``ServiceStatus``), and publish the health
     /// at once so Home Assistant's "Bluetooth" problem sensor follows without waiting for the next

@@ -341,7 +341,7 @@ public actor Gateway {
                 }
             })
         let link = BLELink(
-            gateway: self, configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
+            host: linkHost(), configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
             clock: clock)
         ble = link
         await link.start()
