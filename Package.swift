@@ -56,7 +56,7 @@ let package = Package(
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
