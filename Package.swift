@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CEpoll", "Logging", "Timekeeping"]),
 
         // Wrappers of C libraries.
-        .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
+        .target(name: "DBus", dependencies: ["CDBus", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "Timekeeping"]),
