@@ -55,8 +55,8 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CEpoll", "Logging", "Timekeeping"]),
 
         // Wrappers of C libraries.
-        .target(name: "DBus", dependencies: ["CDBus", "Logging", "Timekeeping"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "Logging", "Timekeeping"]),
+        .target(name: "DBus", dependencies: ["CDBus", "EventLoop", "Logging", "Timekeeping"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "EventLoop", "Logging", "Timekeeping"]),
         .target(name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena

@@ -225,6 +225,28 @@ import Testing
                 || !client.connectionState.isConnected)
     }
 
+    /// A stop while the client waits between attempts ends the wait: the backoff is a timer on
+    /// the network loop, cancelled by the stop (a wait of 1 to 2 minutes here).
+    @Test func aStopBetweenAttemptsEndsTheWaitAtOnce() async throws {
+        let port = try FreePort.loopback()  // nothing listens here
+        let client = MQTTClient(
+            configuration: try MQTTConfiguration(
+                url: "mqtt://127.0.0.1:\(port)", clientID: "waiting", minimumReconnectDelay: .seconds(120),
+                maximumReconnectDelay: .seconds(120)))
+        let failed = client.connectionStates
+        try await client.start()
+        let firstFailure = await withDeadline(.seconds(30)) {
+            for await state in failed {
+                if case .disconnected(let reason?) = state, reason.code == .unreachable { return true }
+            }
+            return false
+        }
+        #expect(firstFailure == true)
+        let stopped = await withDeadline(.seconds(30)) { await client.disconnect() }
+        #expect(stopped != nil, "the stop waited for the backoff's delay")
+        #expect(!client.connectionState.isConnected)
+    }
+
     @Test func unresolvableHostIsReportedAsDNSFailure() async throws {
         let client = MQTTClient(
             configuration: try MQTTConfiguration(url: "mqtt://broker.blebridge.invalid:1883", clientID: "x"))

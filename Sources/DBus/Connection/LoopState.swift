@@ -1,4 +1,5 @@
 internal import CDBus
+import EventLoop
 
 #if canImport(Glibc)
     import Glibc
@@ -7,16 +8,20 @@ internal import CDBus
 /// Everything the connection thread owns: the libdbus connection, its watches and timeouts,
 /// pending calls, signal subscriptions and exported objects.
 ///
-/// Confined to the connection thread: only `ConnectionLoop`'s thread creates it and calls it
-/// (directly, from libdbus callbacks, or through submitted commands).
+/// Confined to the connection thread: only `ConnectionLoop`'s event loop creates it and calls it
+/// (from commands, watch handlers and timers, and from the libdbus callbacks those run).
 final class LoopState {
     let loop: ConnectionLoop
     var connection: OpaquePointer?
     var uniqueName = ""
     private(set) var finished = false
 
-    var watches: [OpaquePointer] = []
-    var timeouts: [TimeoutEntry] = []
+    /// libdbus's watches by descriptor, and each watch's descriptor.
+    var watches: [Int32: DescriptorWatches] = [:]
+    var watchDescriptors: [OpaquePointer: Int32] = [:]
+    /// libdbus's timeouts, and the loop's timer of each enabled one.
+    var knownTimeouts: Set<OpaquePointer> = []
+    var timers: [OpaquePointer: EventLoopTimer] = [:]
     var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     var subscriptions: [Subscription] = []
     var nextSubscriptionID: UInt64 = 1
@@ -28,11 +33,6 @@ final class LoopState {
     let recentStrings = RecentStrings()
     var roundSubscriptions: [Subscription] = []
     var signalOrder = SignalOrder()
-
-    struct TimeoutEntry {
-        let timeout: OpaquePointer
-        var deadline: Int64?  // monotonic milliseconds
-    }
 
     init(loop: ConnectionLoop) {
         self.loop = loop
@@ -59,65 +59,19 @@ final class LoopState {
         self.connection = connection
         uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         let me = Unmanaged.passUnretained(self).toOpaque()
-        dbus_connection_set_watch_functions(connection, addWatch, removeWatch, toggleWatch, me, nil)
-        dbus_connection_set_timeout_functions(connection, addTimeout, removeTimeout, toggleTimeout, me, nil)
+        dbus_connection_set_watch_functions(
+            connection, addWatchCallback, removeWatchCallback, toggleWatchCallback, me, nil)
+        dbus_connection_set_timeout_functions(
+            connection, addTimeoutCallback, removeTimeoutCallback, toggleTimeoutCallback, me, nil)
         // No wake-up function: libdbus calls it for every received message, but only this
-        // thread calls libdbus, and the loop dispatches and rebuilds its poll set after every
-        // command and every watch it handles, so there is nothing to wake.
+        // thread calls libdbus, and the loop dispatches after every command batch, watch and
+        // timeout it handles, so there is nothing to wake.
         dbus_connection_add_filter(connection, filterMessage, me, nil)
         return uniqueName
     }
 
-    /// The poll loop; returns after `shutDown`.
-    func run() {
-        var descriptors: [pollfd] = []
-        var polledWatches: [OpaquePointer] = []
-        while !finished {
-            runCommands()
-            dispatchAll()
-            if finished { break }
-
-            descriptors.removeAll(keepingCapacity: true)
-            polledWatches.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: loop.wakeFD, events: Int16(POLLIN), revents: 0))
-            for watch in watches where dbus_watch_get_enabled(watch) != 0 {
-                let flags = dbus_watch_get_flags(watch)
-                var events: Int16 = 0
-                if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-                if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
-                polledWatches.append(watch)
-            }
-            let result = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
-            if result < 0 {
-                if errno == EINTR { continue }
-                shutDown(reason: DBusError(.ioError, "poll failed: errno \(errno)"))
-                break
-            }
-            if descriptors[0].revents != 0 {
-                var value: UInt64 = 0
-                _ = read(loop.wakeFD, &value, 8)
-            }
-            for (index, watch) in polledWatches.enumerated() {
-                let revents = descriptors[index + 1].revents
-                guard revents != 0, watches.contains(watch) else { continue }
-                var flags: UInt32 = 0
-                if revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-                if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-                if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
-                if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-                _ = dbus_watch_handle(watch, flags)
-            }
-            handleExpiredTimeouts()
-        }
-    }
-
-    private func runCommands() {
-        let commands = loop.takeCommands()
-        for command in commands { command(self) }
-    }
-
-    private func dispatchAll() {
+    /// Dispatches what libdbus has read (after every command batch, watch and timeout).
+    func dispatchAll() {
         guard let connection else { return }
         while !finished, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
             _ = dbus_connection_dispatch(connection)
@@ -125,39 +79,100 @@ final class LoopState {
         flushDeliveries()
     }
 
+    // MARK: Watches
+
+    /// libdbus's watches on one descriptor, served by one watch of the loop (epoll takes a
+    /// descriptor once; libdbus keeps a reading and a writing watch on its socket).
+    struct DescriptorWatches {
+        var watches: [OpaquePointer] = []
+        var loopWatch: FDWatch?
+        var interest: Readiness = []
+    }
+
+    func addWatch(_ watch: OpaquePointer) {
+        let fd = dbus_watch_get_unix_fd(watch)
+        watchDescriptors[watch] = fd
+        watches[fd, default: DescriptorWatches()].watches.append(watch)
+        refreshWatches(on: fd)
+    }
+
+    func removeWatch(_ watch: OpaquePointer) {
+        guard let fd = watchDescriptors.removeValue(forKey: watch) else { return }
+        watches[fd]?.watches.removeAll { $0 == watch }
+        refreshWatches(on: fd)
+    }
+
+    func toggleWatch(_ watch: OpaquePointer) {
+        guard let fd = watchDescriptors[watch] else { return }
+        refreshWatches(on: fd)
+    }
+
+    /// Makes the loop's watch of `fd` ask for what the enabled libdbus watches on it want.
+    private func refreshWatches(on fd: Int32) {
+        guard var entry = watches[fd] else { return }
+        var interest: Readiness = []
+        for watch in entry.watches where dbus_watch_get_enabled(watch) != 0 {
+            let flags = dbus_watch_get_flags(watch)
+            if flags & DBUS_WATCH_READABLE.rawValue != 0 { interest.insert(.readable) }
+            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { interest.insert(.writable) }
+        }
+        if interest.isEmpty {
+            entry.loopWatch?.cancel()
+            entry.loopWatch = nil
+        } else if let loopWatch = entry.loopWatch {
+            if interest != entry.interest { loopWatch.setInterest(interest) }
+        } else {
+            entry.loopWatch = loop.eventLoop.watch(fd: fd, interest: interest) { [weak loop] readiness in
+                loop?.handleWatch(fd: fd, readiness)
+            }
+        }
+        entry.interest = interest
+        watches[fd] = entry.watches.isEmpty ? nil : entry
+    }
+
+    /// The descriptor is ready: each enabled libdbus watch on it handles what it asked for (and
+    /// a hang-up or an error).
+    func handleWatch(fd: Int32, _ readiness: Readiness) {
+        guard let entry = watches[fd] else { return }
+        var ready: UInt32 = 0
+        if readiness.contains(.readable) { ready |= DBUS_WATCH_READABLE.rawValue }
+        if readiness.contains(.writable) { ready |= DBUS_WATCH_WRITABLE.rawValue }
+        if readiness.contains(.hangUp) { ready |= DBUS_WATCH_HANGUP.rawValue }
+        if readiness.contains(.error) { ready |= DBUS_WATCH_ERROR.rawValue }
+        for watch in entry.watches {
+            // A watch handled before this one may have removed or disabled it.
+            guard watchDescriptors[watch] != nil, dbus_watch_get_enabled(watch) != 0 else { continue }
+            let wanted = dbus_watch_get_flags(watch) | DBUS_WATCH_HANGUP.rawValue | DBUS_WATCH_ERROR.rawValue
+            if ready & wanted != 0 { _ = dbus_watch_handle(watch, ready & wanted) }
+        }
+    }
+
     // MARK: Timeouts
 
-    static func now() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    func addTimeout(_ timeout: OpaquePointer) {
+        knownTimeouts.insert(timeout)
+        arm(timeout)
     }
 
-    func rearm(_ timeout: OpaquePointer) {
-        guard let index = timeouts.firstIndex(where: { $0.timeout == timeout }) else { return }
-        timeouts[index].deadline =
-            dbus_timeout_get_enabled(timeout) != 0 ? Self.now() + Int64(dbus_timeout_get_interval(timeout)) : nil
+    func removeTimeout(_ timeout: OpaquePointer) {
+        knownTimeouts.remove(timeout)
+        timers.removeValue(forKey: timeout)?.cancel()
     }
 
-    private func pollTimeout() -> Int32 {
-        var earliest: Int64?
-        for entry in timeouts {
-            if let deadline = entry.deadline { earliest = min(earliest ?? deadline, deadline) }
+    /// (Re)starts the timeout's timer from now when it is enabled (libdbus's timeouts repeat).
+    func arm(_ timeout: OpaquePointer) {
+        timers.removeValue(forKey: timeout)?.cancel()
+        guard knownTimeouts.contains(timeout), dbus_timeout_get_enabled(timeout) != 0 else { return }
+        let key = Int(bitPattern: timeout)
+        timers[timeout] = loop.eventLoop.schedule(after: .milliseconds(Int(dbus_timeout_get_interval(timeout)))) {
+            [weak loop] in loop?.fireTimeout(key)
         }
-        guard let earliest else { return -1 }
-        return Int32(clamping: max(0, earliest - Self.now()))
     }
 
-    private func handleExpiredTimeouts() {
-        guard !timeouts.isEmpty else { return }
-        let now = Self.now()
-        guard timeouts.contains(where: { ($0.deadline ?? .max) <= now }) else { return }
-        let expired = timeouts.filter { ($0.deadline ?? .max) <= now }.map(\.timeout)
-        for timeout in expired {
-            guard timeouts.contains(where: { $0.timeout == timeout }) else { continue }
-            rearm(timeout)
-            _ = dbus_timeout_handle(timeout)
-        }
+    func fireTimeout(_ timeout: OpaquePointer) {
+        guard knownTimeouts.contains(timeout) else { return }
+        arm(timeout)
+        _ = dbus_timeout_handle(timeout)
     }
 
     // MARK: Sending
@@ -190,14 +205,20 @@ final class LoopState {
         trackedNames.removeAll()
         objects.removeAll()
         objectManagers.removeAll()
+        // The loop's watches go before libdbus closes the socket (a watch is cancelled before
+        // its descriptor is closed); libdbus's own remove callbacks then find nothing.
+        for entry in watches.values { entry.loopWatch?.cancel() }
+        for timer in timers.values { timer.cancel() }
+        watches.removeAll()
+        watchDescriptors.removeAll()
+        knownTimeouts.removeAll()
+        timers.removeAll()
         if let connection {
             dbus_connection_remove_filter(connection, filterMessage, Unmanaged.passUnretained(self).toOpaque())
             dbus_connection_close(connection)
             dbus_connection_unref(connection)
         }
         connection = nil
-        watches.removeAll()
-        timeouts.removeAll()
     }
 }
 
@@ -207,32 +228,30 @@ private func state(_ data: UnsafeMutableRawPointer?) -> LoopState {
     Unmanaged<LoopState>.fromOpaque(data!).takeUnretainedValue()
 }
 
-private let addWatch: DBusAddWatchFunction = { watch, data in
-    state(data).watches.append(watch!)
+private let addWatchCallback: DBusAddWatchFunction = { watch, data in
+    state(data).addWatch(watch!)
     return 1
 }
 
-private let removeWatch: DBusRemoveWatchFunction = { watch, data in
-    state(data).watches.removeAll { $0 == watch }
+private let removeWatchCallback: DBusRemoveWatchFunction = { watch, data in
+    state(data).removeWatch(watch!)
 }
 
-private let toggleWatch: DBusWatchToggledFunction = { _, _ in
-    // The watch list is rebuilt from the enabled flags before every poll.
+private let toggleWatchCallback: DBusWatchToggledFunction = { watch, data in
+    state(data).toggleWatch(watch!)
 }
 
-private let addTimeout: DBusAddTimeoutFunction = { timeout, data in
-    let loop = state(data)
-    loop.timeouts.append(LoopState.TimeoutEntry(timeout: timeout!, deadline: nil))
-    loop.rearm(timeout!)
+private let addTimeoutCallback: DBusAddTimeoutFunction = { timeout, data in
+    state(data).addTimeout(timeout!)
     return 1
 }
 
-private let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
-    state(data).timeouts.removeAll { $0.timeout == timeout }
+private let removeTimeoutCallback: DBusRemoveTimeoutFunction = { timeout, data in
+    state(data).removeTimeout(timeout!)
 }
 
-private let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
-    state(data).rearm(timeout!)
+private let toggleTimeoutCallback: DBusTimeoutToggledFunction = { timeout, data in
+    state(data).arm(timeout!)
 }
 
 private let filterMessage: DBusHandleMessageFunction = { _, message, data in
