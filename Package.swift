@@ -110,6 +110,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "TaskPoolTests", dependencies: ["TaskPool", "TestSupport", "Timekeeping"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(
             name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "Bluetooth", "TestSupport"]),
