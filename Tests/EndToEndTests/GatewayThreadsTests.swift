@@ -6,26 +6,13 @@ import Testing
 /// libdispatch's default-priority pool, which adds a worker whenever one sleeps at its
 /// once-a-second look while work is queued (docs/testing.md, "The ninth thread").
 @Suite struct GatewayThreadsTests {
-    /// The gateway's threads by name (`/proc/<pid>/task/*/comm`).
-    static func threadNames(_ pid: Int32) -> [String: Int] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var names: [String: Int] = [:]
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8) else {
-                continue
-            }
-            names[comm.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += 1
-        }
-        return names
-    }
-
     @Test func theGatewaysTasksRunOnItsOwnPoolNotOnLibdispatchs() async throws {
         let world = try await SimulatedWorld()
         let pid = world.gateway.process.processIdentifier
         // Devices connected and publishing: tasks and timers (Task.sleep, Clock.sleep) have run.
         await world.waitOnline("thermometer")
         #expect(await world.state("thermometer") != nil, "log: \(world.gateway.log.suffix(3000))")
-        let names = Self.threadNames(pid)
+        let names = ThreadNames.of("\(pid)")
         let cores = max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         #expect(names["blebridge.pool"] == cores, "\(names)")
         #expect(names["blebridge.timer"] == 1, "\(names)")

@@ -7,19 +7,6 @@ import Timekeeping
 /// `TaskPool` as the gateway uses it: installed in a process of its own (the pool replaces the
 /// whole process's global executor), so each test re-runs itself in a child of this test binary.
 @Suite struct TaskPoolTests {
-    /// The threads of this process by name.
-    static func threadNames() -> [String: Int] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        var names: [String: Int] = [:]
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8) else {
-                continue
-            }
-            names[comm.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += 1
-        }
-        return names
-    }
-
     static func currentThreadName() -> String {
         let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
         return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -43,7 +30,7 @@ import Timekeeping
         guard try await Self.inOwnProcess("everyWorkerWaitingAddsNoThread()") else { return }
         // Let libdispatch's workers of the test runner's start go idle and settle.
         try await SystemClock().sleep(for: .seconds(1))
-        let before = Self.threadNames()
+        let before = ThreadNames.of()
         // More sleepers than there are workers of either pool, so that all of them wait at once.
         let sleepers = max(4, before["oot.default-qos", default: 0] + 2)
         // Every worker blocked (deliberately: `usleep` stands in for lock waits), while another
@@ -62,7 +49,7 @@ import Timekeeping
                 group.addTask { usleep(3_000_000) }
             }
         }
-        let after = Self.threadNames()
+        let after = ThreadNames.of()
         #expect(after["blebridge.pool"] == 2, "\(after)")
         #expect(
             after["oot.default-qos", default: 0] <= before["oot.default-qos", default: 0],
