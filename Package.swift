@@ -49,8 +49,11 @@ let package = Package(
         .target(name: "Configuration", dependencies: ["Bluetooth", "ByteLayouts", "JSON", "Timekeeping"]),
         // sd_notify: READY, WATCHDOG, STOPPING for Type=notify.
         .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
+        // C: Swift's global executor on fixed threads (the runtime's hooks); imported by TaskPool only.
+        .target(name: "CTaskPool"),
+        .target(name: "TaskPool", dependencies: ["CTaskPool"]),  // installed first thing in blebridge's main
         // The injected clock, durations, deadlines and timestamps.
-        .target(name: "Timekeeping"),
+        .target(name: "Timekeeping", dependencies: ["TaskPool"]),
         // One thread with epoll, an eventfd wake-up, timers on an injected clock; a SerialExecutor.
         .target(name: "EventLoop", dependencies: ["CEpoll", "Logging", "Timekeeping"]),
 
@@ -80,7 +83,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
-                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "ProcessMemory", "Timekeeping",
+                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "ProcessMemory", "TaskPool", "Timekeeping",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.
@@ -107,6 +110,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "TaskPoolTests", dependencies: ["TaskPool", "TestSupport", "Timekeeping"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(
             name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "Bluetooth", "TestSupport"]),

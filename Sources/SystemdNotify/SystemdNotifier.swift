@@ -1,3 +1,5 @@
+import Timekeeping
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -96,7 +98,7 @@ public final class SystemdNotifier: Sendable {
                     try? notify(.watchdog)
                 }
                 // Real delay: the watchdog's ping interval (half of WatchdogSec).
-                try? await Task.sleep(for: interval)
+                try? await SystemClock().sleep(for: interval)
             }
         }
     }

@@ -1,7 +1,9 @@
 import Foundation
+import TaskPool
 
 /// The real time: `ContinuousClock` (which keeps counting while the system is suspended) and
-/// `Date()`.
+/// `Date()`. Sleeps on `TaskPool`'s timer thread when the pool is installed (the `blebridge`
+/// executable), so that the task resumes on the pool's threads, not libdispatch's.
 public struct SystemClock: BridgeClock {
     public init() {}
 
@@ -10,6 +12,10 @@ public struct SystemClock: BridgeClock {
     public var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
     public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
-        try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
+        if TaskPool.isInstalled {
+            try await TaskPool.sleep(until: deadline)
+        } else {
+            try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
+        }
     }
 }

@@ -7,7 +7,8 @@ same amount each time (a slope in kB per event); a high-water mark grows on the 
 then stops. Prints one table row per kind (first, last, least-squares slope over the second half)
 and the threads that appeared.
 
-    eventmem.py BINARY [KIND …]   kinds: idle, link, broker, bluetoothd, power, commands
+    eventmem.py BINARY [KIND …]   kinds: idle, link, broker, bluetoothd, power, commands,
+    cluster (a broker SIGTERM, a broker SIGKILL and a bluetoothd restart, as at the soak's minute 10)
 """
 
 import os
@@ -116,6 +117,13 @@ def main():
                 world.start_broker()
                 time.sleep(3)
             elif kind == "bluetoothd":
+                world.simulator_call("RestartBluez")
+                time.sleep(2)
+            elif kind == "cluster":  # the soak's minute-10 marks: broker SIGTERM, SIGKILL, bluetoothd restart
+                for stop in (signal.SIGTERM, signal.SIGKILL):
+                    world.kill_broker(stop)
+                    time.sleep(2)
+                    world.start_broker()
                 world.simulator_call("RestartBluez")
                 time.sleep(2)
             elif kind == "power":

@@ -62,14 +62,16 @@ def process_figures(pid):
 
 
 def pool_threads(pid):
-    """The gateway's libdispatch workers for the default-priority root queue, which runs Swift's
-    global concurrent executor: comm `oot.default-qos` (the tail of `com.apple.root.default-qos`).
-    libdispatch alone decides how many there are (docs/testing.md, "The ninth thread")."""
+    """The threads of Swift's global concurrent executor: the gateway's own fixed pool
+    (`blebridge.pool`, TaskPool), and libdispatch's workers for the default-priority root queue
+    (comm `oot.default-qos`, the tail of `com.apple.root.default-qos`), which ran it before and
+    now run only a signal source's handler; libdispatch alone decides how many of those there are
+    (docs/testing.md, "The ninth thread")."""
     count = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{task}/comm") as comm:
-                count += comm.read().strip() == "oot.default-qos"
+                count += comm.read().strip() in ("oot.default-qos", "blebridge.pool")
         except OSError:
             pass  # the thread ended between the listing and the read
     return count

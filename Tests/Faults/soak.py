@@ -276,7 +276,7 @@ set title "RSS (MiB)"; plot "{samples}" using 1:($2/1024) with linespoints
 set title "RSS, anonymous: heap and stacks (MiB)"; plot "{samples}" using 1:($3/1024) with linespoints
 set title "RSS, file-backed: code and libraries (MiB)"; plot "{samples}" using 1:($4/1024) with linespoints
 set title "open fds"; plot "{samples}" using 1:5 with linespoints
-set title "threads (squares: libdispatch default-qos workers)"; plot "{samples}" using 1:6 with linespoints, "" using 1:9 with linespoints pt 4
+set title "threads (squares: global executor workers, blebridge.pool or default-qos)"; plot "{samples}" using 1:6 with linespoints, "" using 1:9 with linespoints pt 4
 set title "outbox depth (rows)"; plot "{samples}" using 1:7 with linespoints
 set title "outbox size (KiB, db + WAL)"; plot "{samples}" using 1:($8/1024) with linespoints
 unset multiplot

@@ -1,5 +1,6 @@
 import Bluetooth
 import DBus
+import Timekeeping
 
 extension PeripheralManager {
     /// The registered advertisement and the task that refreshes it.
@@ -53,7 +54,7 @@ extension PeripheralManager {
     func refresh(every interval: Duration) async {
         while !Task.isCancelled {
             // Real delay: the advertisement's refresh period.
-            try? await Task.sleep(for: interval)
+            try? await SystemClock().sleep(for: interval)
             guard let state = advertising, !Task.isCancelled else { return }
             if await hasConnectedDevice() { continue }
             _ = try? await connection.call(
