@@ -242,7 +242,10 @@ import Testing
             return false
         }
         #expect(firstFailure == true)
-        let stopped = await withDeadline(.seconds(30)) { await client.disconnect() }
+        let stopped: Bool? = await withDeadline(.seconds(30)) {
+            await client.disconnect()
+            return true
+        }
         #expect(stopped != nil, "the stop waited for the backoff's delay")
         #expect(!client.connectionState.isConnected)
     }
