@@ -54,21 +54,24 @@ import Testing
                 MQTTMessage(topic: "e2e/late/\(index % 10)", text: "\(index)", qos: .atLeastOnce))
         }
         #expect(await gateway.lateResponses.count == count)
-        let slowing = Task {
-            while !Task.isCancelled {
+        // On a thread of its own: a task's 5 ms sleep in a busy cooperative pool (this process under
+        // ThreadSanitizer) overslept into seconds, a frozen broker rather than a slow one.
+        let slowing = Thread {
+            while !Thread.current.isCancelled {
                 broker.pause()
-                try? await Task.sleep(for: .milliseconds(45))
+                usleep(45_000)
                 broker.resume()
-                try? await Task.sleep(for: .milliseconds(5))
+                usleep(5_000)
             }
             broker.resume()
         }
+        slowing.start()
         let clock = ContinuousClock()
         let start = clock.now
         await gateway.answerOverASecondConnection()
         let took = clock.now - start
         slowing.cancel()
-        await slowing.value
+        #expect(await waitUntil(timeout: .seconds(5)) { slowing.isFinished })
         let all = await recorder.wait(timeout: .seconds(20)) { $0.count >= count }
         let received = Set(recorder.all.map(\.text)).count
         print("\(count) late answers over a slow broker: published in \(took), \(received) distinct received")
