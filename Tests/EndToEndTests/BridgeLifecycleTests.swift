@@ -65,8 +65,16 @@ import Testing
         #expect(await gateway.process.waitForExit(timeout: .seconds(15)) == 0)
         for _ in 0..<20 { try await command() }
         let restarted = try GatewayProcess(restarting: gateway)
+        // Each answer's JSON is read once: parsing them all on every 50 ms poll grows with the
+        // square of their number (thousands under ThreadSanitizer) and held the poll for minutes.
+        var seen = Set<Int>()
+        var read = 0
         func unanswered() -> [Int] {
-            let seen = Set(recorder.on(answers).compactMap { recorder.json($0)?["transaction"] as? Int })
+            let replies = recorder.on(answers)
+            for reply in replies.dropFirst(read) {
+                if let transaction = recorder.json(reply)?["transaction"] as? Int { seen.insert(transaction) }
+            }
+            read = replies.count
             return (0..<sent).filter { !seen.contains($0) }
         }
         let complete = await recorder.wait(timeout: .seconds(30)) { _ in unanswered().isEmpty }

@@ -37,13 +37,21 @@ extension Gateway {
     /// decided (the broker keeps the order of one connection's QoS 1 publishes), up to
     /// ``AnswerLane/window`` of them awaiting their PUBACK at once, so answers are not limited to
     /// one per round trip. A failure (broker gone, refused) is logged at warning with the topic.
-    /// Ends when the lane is finished and every publish resolved, or when cancelled.
+    /// Ends when the lane is finished and every publish resolved, or when cancelled (the stop's
+    /// deadline); returns the messages not handed to the client by then, which the stop publishes
+    /// with the late answers instead of dropping them.
     static func publishOutgoing(
         _ messages: AsyncStream<MQTTMessage>, lane: AnswerLane, client: MQTTClient, logger: Logger
-    ) async {
+    ) async -> [MQTTMessage] {
         let slots = PublishSlots(AnswerLane.window)
-        for await message in messages {
-            guard await slots.acquire() else { return }
+        var iterator = messages.makeAsyncIterator()
+        while let message = await iterator.next() {
+            guard await slots.acquire() else {
+                // Cancelled: the stream still yields what it buffered (it ends once that is read).
+                var left = [message]
+                while let queued = await iterator.next() { left.append(queued) }
+                return left
+            }
             do {
                 try client.publish(message) { outcome in
                     slots.release()
@@ -57,6 +65,7 @@ extension Gateway {
             }
         }
         await slots.drain()
+        return []
     }
 
     /// After every (re)connection: state online, info, devices, availability, discovery.

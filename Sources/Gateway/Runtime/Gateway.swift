@@ -103,7 +103,7 @@ public actor Gateway {
     /// them never holds up a bridge request's answer.
     let outgoing: [AnswerLane: AsyncStream<MQTTMessage>.Continuation]
     private let outgoingMessages: [AnswerLane: AsyncStream<MQTTMessage>]
-    private var outgoingTasks: [Task<Void, Never>] = []
+    private var outgoingTasks: [Task<[MQTTMessage], Never>] = []
     /// Readings that brought new fields, for the one task that records and announces them
     /// (``announce(_:)``), so the readings loop never waits for the broker or the outbox.
     let newFields: AsyncStream<ReadingPipeline.Event>.Continuation
@@ -425,9 +425,13 @@ public actor Gateway {
     }
 
     /// Lets the queued responses go out (until `deadline`) before the connection closes.
+    /// What is still queued at the deadline (a slow broker or gateway) waits in `lateResponses`.
     private func drainOutgoing(until deadline: ContinuousClock.Instant) async {
         for continuation in outgoing.values { continuation.finish() }
-        await Deadline.all(outgoingTasks, cancellingAt: max(deadline, .now + .milliseconds(500)))
+        let limit = max(deadline, .now + .milliseconds(500))
+        var left: [MQTTMessage] = []
+        for task in outgoingTasks { left += await Deadline.value(of: task, cancellingAt: limit) }
+        lateResponses = left + lateResponses
     }
 
     /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;
