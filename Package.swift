@@ -118,7 +118,8 @@ let package = Package(
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "Timekeeping"]),
-        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping"]),
+        .testTarget(
+            name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),
         .testTarget(
             name: "PublisherTests",
             dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),

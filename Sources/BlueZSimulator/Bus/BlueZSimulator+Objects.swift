@@ -195,6 +195,7 @@ extension BlueZSimulator {
             try? await connection.unexport(path: path)
             return
         }
+        devicesOnBus.insert(key)
         if devices[key]!.gattExported { try await exportGatt(key, on: connection) }
     }
 
@@ -441,6 +442,7 @@ extension BlueZSimulator {
     /// Removes the device's objects, GATT objects first (InterfacesRemoved for each, as bluetoothd does).
     func unexportDevice(_ key: String) async {
         guard let bluez, let device = devices[key] else { return }
+        devicesOnBus.remove(key)
         unexporting[key, default: 0] += 1
         defer {
             unexporting[key]! -= 1

@@ -83,6 +83,11 @@ public actor BlueZSimulator {
     /// removes a device in one step, and one taken in between exported the device again only for the
     /// rest of the removal to take the new object away (issue 20).
     var unexporting: [String: Int] = [:]
+    /// Devices whose `Device1` object is on the bus now: the model marks a device exported before
+    /// the export (which suspends this actor) has put the object there, so a control-channel
+    /// snapshot that said "present" from the model alone let a client call `Connect` on an object
+    /// that did not exist yet (`UnknownObject`, seen under ThreadSanitizer at load 20).
+    var devicesOnBus: Set<String> = []
     var sockets: [SocketKey: AcquiredSocket] = [:]
     /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:)``).
     var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
@@ -239,6 +244,7 @@ public actor BlueZSimulator {
         bluez?.close()
         control?.close()
         bluez = nil
+        devicesOnBus = []
         control = nil
         busAddress = nil
     }
@@ -297,6 +303,7 @@ public actor BlueZSimulator {
         sockets = [:]
         bluez?.close()
         bluez = nil
+        devicesOnBus = []
         agents = AgentRegistry()
         profiles = ProfileRegistry()
         monitors = MonitorRegistry()

@@ -7,7 +7,8 @@ extension BlueZSimulator {
     public struct DeviceSnapshot: Sendable, Equatable {
         public var address: String
         public var name: String?
-        /// The `Device1` object exists (discovery saw it, or it is known).
+        /// The `Device1` object exists on the bus (discovery saw it, or it is known), so a client
+        /// can call it now.
         public var present: Bool
         public var inRange: Bool
         public var connected: Bool
@@ -128,9 +129,11 @@ extension BlueZSimulator {
     }
 
     public func snapshot(address: String) throws(SimulatorError) -> DeviceSnapshot {
-        let device = devices[try self.device(address)]!
+        let key = try self.device(address)
+        let device = devices[key]!
         return DeviceSnapshot(
-            address: device.address.string, name: device.spec.name, present: device.exported, inRange: device.inRange,
+            address: device.address.string, name: device.spec.name,
+            present: device.exported && devicesOnBus.contains(key), inRange: device.inRange,
             connected: device.connected, servicesResolved: device.servicesResolved, paired: device.paired,
             trusted: device.trusted,
             notifying: device.characteristics.values.filter { $0.notifying || $0.notifyAcquired }.map(
