@@ -99,12 +99,13 @@ extension Gateway {
         _ messages: [MQTTMessage], with client: MQTTClient, until deadline: ContinuousClock.Instant
     ) async -> [MQTTMessage] {
         let (events, report) = AsyncStream.makeStream(of: LateAnswerEvent.self)
-        var timer = Deadline.after(max(.zero, deadline - .now)) { report.yield(.timeUp) }
+        let start = ContinuousClock.now
+        var timer = Deadline.after(max(.zero, deadline - start)) { report.yield(.timeUp(due: max(deadline, start))) }
         defer { timer.cancel() }
         var unacknowledged = Set(messages.indices)
         var next = messages.startIndex
         var awaiting = 0
-        var lastAcknowledged = ContinuousClock.now
+        var patience = LateAnswerPatience(patience: lateAnswerPatience, start: start)
         var iterator = events.makeAsyncIterator()
         publishing: while next < messages.endIndex || awaiting > 0 {
             while awaiting < AnswerLane.window, next < messages.endIndex {
@@ -125,15 +126,24 @@ extension Gateway {
                 awaiting -= 1
                 if acknowledged {
                     unacknowledged.remove(index)
-                    lastAcknowledged = .now
+                    patience.acknowledged(at: .now)
                 }
-            case .timeUp:
-                let patience = lastAcknowledged + lateAnswerPatience
-                guard patience > .now else { break publishing }
-                timer = Deadline.after(patience - .now) { report.yield(.timeUp) }
+            case .timeUp(let due):
+                let now = ContinuousClock.now
+                guard case .wait(let until) = patience.timerFired(due: due, at: now) else { break publishing }
+                timer = Deadline.after(until - now) { report.yield(.timeUp(due: until)) }
             }
         }
         report.finish()
+        if !unacknowledged.isEmpty {
+            // Says whether this process was itself stalled (timers late) when it gave up.
+            Logger(label: "gateway").info(
+                "stopped waiting for the broker to acknowledge answers",
+                [
+                    ("unacknowledged", "\(unacknowledged.count)"), ("stalls", "\(patience.stalls)"),
+                    ("largest_timer_delay", "\(patience.largestLateness)"),
+                ])
+        }
         return unacknowledged.sorted().map { messages[$0] }
     }
 
@@ -141,6 +151,7 @@ extension Gateway {
     /// thread), or its deadline.
     enum LateAnswerEvent: Sendable {
         case outcome(Int, acknowledged: Bool)
-        case timeUp
+        /// The timer due at `due` fired.
+        case timeUp(due: ContinuousClock.Instant)
     }
 }
