@@ -39,6 +39,8 @@ case "$what" in
         ;;
     soak)
         export SOAK_OUTPUT=${SOAK_OUTPUT:-$root/.build/soak}
+        # The depth and size judgement's own checks first (it must fail what it must fail).
+        (cd Tests/Faults && "$venv/bin/python" -m unittest -q test_soak_judge)
         status=0
         "$venv/bin/python" Tests/Faults/soak.py "$binary" || status=$?
         [[ ! -f "$SOAK_OUTPUT/soak.png" ]] || cp "$SOAK_OUTPUT/soak.png" docs/soak.png
