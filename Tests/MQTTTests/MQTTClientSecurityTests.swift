@@ -86,6 +86,10 @@ import Testing
                 ["has expired", "renew the broker's certificate"]
             ),
             (
+                try await authority.issueNotYetValid("not-yet-valid", subjectAltName: "IP:127.0.0.1"), .notYetValid,
+                ["is not yet valid", "check this machine's clock"]
+            ),
+            (
                 try await stranger.issue("foreign", subjectAltName: "IP:127.0.0.1"), .untrustedIssuer,
                 ["unknown issuer", "mqtt.tls.ca_file"]
             ),

@@ -67,7 +67,8 @@ struct PublisherDiskFullTests {
         #expect(linesWhileFull <= 6, "\(linesWhileFull) log lines in 3 s of a full disk")
         let depthWhileFull = try await store.stats().depth
 
-        // Space comes back: every reading offered from here on must be delivered.
+        // Space comes back: every reading offered from here on must be delivered, and none dropped.
+        let atFree = try await publisher.stats()
         try FileManager.default.removeItem(at: filler)
         let freed = ContinuousClock.now
         let firstAfterFree = seq
@@ -94,6 +95,12 @@ struct PublisherDiskFullTests {
         #expect(try await PublisherTestSupport.wait(timeout: .seconds(60)) { try await store.stats().depth == 0 })
         let stats = try await publisher.stats()
         #expect(stats.storeError == nil)
+        // Nothing dropped once space was free: the hold's drops (and all others: caps, broker
+        // refusals) are where they were at the free.
+        #expect(
+            stats.heldDropped == atFree.heldDropped && stats.dropped == atFree.dropped,
+            "dropped after the free: held \(atFree.heldDropped) → \(stats.heldDropped), all \(atFree.dropped) → \(stats.dropped)"
+        )
         let failures = capture.captured.filter { $0.level >= .error }.map(\.message)
         #expect(failures.count <= 10, "\(failures.count) error lines: \(failures.prefix(12))")
         await publisher.stop()

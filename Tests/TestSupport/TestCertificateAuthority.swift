@@ -33,9 +33,23 @@ public struct TestCertificateAuthority: Sendable {
         return (certificate, key)
     }
 
-    /// Like ``issue(_:subjectAltName:)``, but valid only on 1 January 2020: expired. `openssl x509`
-    /// (OpenSSL 3.0) cannot set past dates, so this signs with `openssl ca` and a minimal configuration.
+    /// Like ``issue(_:subjectAltName:)``, but valid only on 1 January 2020: expired.
     public func issueExpired(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String)
+    {
+        try await issue(leaf, subjectAltName: subjectAltName, from: "20200101000000Z", until: "20200102000000Z")
+    }
+
+    /// Like ``issue(_:subjectAltName:)``, but valid only from 1 January 2099: not yet valid.
+    public func issueNotYetValid(_ leaf: String, subjectAltName: String) async throws -> (
+        certificate: String, key: String
+    ) {
+        try await issue(leaf, subjectAltName: subjectAltName, from: "20990101000000Z", until: "20990102000000Z")
+    }
+
+    /// A certificate valid from `start` to `end` (`YYYYMMDDHHMMSSZ`). `openssl x509` (OpenSSL 3.0)
+    /// cannot set either date, so this signs with `openssl ca` and a minimal configuration.
+    private func issue(_ leaf: String, subjectAltName: String, from start: String, until end: String) async throws
+        -> (certificate: String, key: String)
     {
         let (request, key, extensions) = try await makeRequest(leaf, subjectAltName: subjectAltName)
         let certificate = directory.file("\(leaf).crt").path
@@ -59,7 +73,7 @@ public struct TestCertificateAuthority: Sendable {
         ).path
         try await Self.openssl([
             "ca", "-batch", "-notext", "-config", configuration, "-in", request, "-out", certificate, "-cert",
-            certificateFile, "-keyfile", keyFile, "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+            certificateFile, "-keyfile", keyFile, "-startdate", start, "-enddate", end,
             "-extfile", extensions,
         ])
         return (certificate, key)

@@ -129,16 +129,21 @@ extension Gateway {
         transaction.stringValue ?? transaction.serialized
     }
 
-    /// The fields of a "command refused" line: topic and reason cut to ``logValueLimit`` characters
-    /// (a refusal quotes the offending value, which a client chooses).
+    /// The fields of a "command refused" line: topic and reason cut to ``logValueLimit`` Unicode
+    /// scalars (a refusal quotes the offending value, which a client chooses).
     static func refusalMetadata(topic: String, code: String, reason: String) -> [(String, String)] {
         [("topic", truncated(topic)), ("code", code), ("reason", truncated(reason))]
     }
 
     static let logValueLimit = 200
 
+    /// `text` cut to ``logValueLimit`` Unicode scalars, saying its full size. Scalars, not
+    /// characters: one character may hold any number of them (a letter with thousands of combining
+    /// accents fits in one 16 KiB command), and each control scalar is escaped in the log line.
     static func truncated(_ text: String) -> String {
-        text.count <= logValueLimit ? text : text.prefix(logValueLimit) + "…(\(text.utf8.count) bytes)"
+        let scalars = text.unicodeScalars
+        guard scalars.count > logValueLimit else { return text }
+        return String(Substring(scalars.prefix(logValueLimit))) + "…(\(text.utf8.count) bytes)"
     }
 
     /// Where to answer `message`, and the refusal when its MQTT 5 response topic is not allowed

@@ -10,11 +10,13 @@ final class GatewayProcess: Sendable {
     let arguments: [String]
     let process: ChildProcess
 
-    /// `edit` may change the parsed configuration object before it is written.
+    /// `edit` may change the parsed configuration object before it is written. With `umask` (octal
+    /// digits, e.g. "022") the gateway starts under that file mode mask, through `/bin/sh`'s
+    /// `umask` and `exec` (same process), whatever this process's mask is.
     init(
         brokerURL: String, busAddress: String? = nil, directory: TemporaryDirectory? = nil,
         healthInterval: String = "30s", environment: [String: String] = [:], outboxDirectory: String? = nil,
-        edit: (inout [String: Any]) -> Void = { _ in }
+        umask: String? = nil, edit: (inout [String: Any]) -> Void = { _ in }
     ) throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "gateway-e2e")
         var configuration = try Self.repositoryConfiguration()
@@ -35,8 +37,12 @@ final class GatewayProcess: Sendable {
         ]
         if let busAddress { arguments += ["--bus", busAddress] }
         self.arguments = arguments
+        let binary = try BinaryLocator.blebridge()
+        let command: (String, [String]) =
+            umask.map { ("/bin/sh", ["-c", #"umask \#($0) && exec "$0" "$@""#, binary] + arguments) }
+            ?? (binary, arguments)
         self.process = try ChildProcess(
-            try BinaryLocator.blebridge(), arguments,
+            command.0, command.1,
             environment: environment.merging(["BLEBRIDGE_LOG": Self.logLevel]) { given, _ in given })
     }
 
