@@ -8,7 +8,7 @@ import Testing
 /// costs at most 5 "command refused" lines a second, each with topic and reason cut to 200
 /// characters, with control characters escaped.
 @Suite(.serialized) struct RefusalLogFloodTests {
-    static let floodSize = 2_000
+    static let floodSize = 600
     /// The gateway's limit: 5 lines within a second (counted from the first of them).
     static let burst = 5
     /// Topic and reason are cut to 200 Unicode scalars; the escape of one is at most 8 bytes
