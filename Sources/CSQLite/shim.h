@@ -9,4 +9,11 @@ static inline int blebridge_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int 
 static inline int blebridge_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, const void *blob, int length) {
     return sqlite3_bind_blob(stmt, index, blob, length, SQLITE_TRANSIENT);
 }
+/* sqlite3_config is variadic, which Swift cannot call. SQLITE_CONFIG_PAGECACHE with no buffer sets
+ * the page cache's initial bulk to 0 pages: each cache then takes its pages one by one instead of
+ * one block of 20 pages (87 kB at 4 KiB pages) at its first page (docs/testing.md, "Soak").
+ * Only before SQLite is initialised (the first open); SQLITE_MISUSE after. */
+static inline int blebridge_sqlite3_config_page_cache_without_bulk(void) {
+    return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+}
 #endif

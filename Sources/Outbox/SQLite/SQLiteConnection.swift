@@ -18,6 +18,7 @@ public final class SQLiteConnection {
 
     /// Opens (creating when `mode` is `.readWrite`) the database at `path`.
     public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        _ = Self.pagesOneByOne  // before SQLite initialises itself in its first open
         var pointer: OpaquePointer?
         let flags: Int32 =
             switch mode {
