@@ -36,7 +36,7 @@ for target in $targets; do
     artifacts=$scratch/artifacts/$target
     log=$scratch/logs/$target.log
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
-    touch "$log.start"
+    touch "$log.start" "$log.begin"
     cp -n Fuzz/Seeds/"$target"/* "$corpus"/ 2>/dev/null || true
     echo "fuzz: $target for ${seconds}s (log $log)" >&2
     # libFuzzer's -timeout is wall-clock time. On a loaded machine a scheduling stall can pass
@@ -87,7 +87,8 @@ for target in $targets; do
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     entries=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$last")
-    crashes=$(find "$artifacts" -type f | wc -l)
+    # This run's artifacts only: the directory keeps those of earlier runs.
+    crashes=$(find "$artifacts" -type f -newer "$log.begin" | wc -l)
     if ((status != 0)) && ((crashes == 0)); then crashes="exit $status"; fi
     if ((status != 0)); then
         failed=1
