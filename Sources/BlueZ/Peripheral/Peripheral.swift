@@ -758,10 +758,13 @@ public actor Peripheral {
         gatt.removeAll()
     }
 
-    /// The adapter went away (power off, removal, BlueZ restart).
+    /// The adapter went away (power off, removal, BlueZ restart). A powered-off adapter keeps its
+    /// devices and their GATT objects on the bus (bluetoothd 5.66; it says `InterfacesRemoved` for any
+    /// it drops), and on power-on it sends no `InterfacesAdded` for them: so the tree stays here then.
+    /// It is the cache that arms the stalled-resolve limit of the first connect after power-on.
     func adapterLost(_ reason: DisconnectReason) {
         handle(.adapterLost(reason))
-        gatt.removeAll()
+        if reason != .adapterPoweredOff { gatt.removeAll() }
     }
 
     /// Whether the device is connected, connecting or bonded in BlueZ, so it must not be dropped from the cache.

@@ -119,6 +119,30 @@ import Timekeeping
         }
     }
 
+    /// The GATT tree bluetoothd keeps across a power cycle is the cache that arms the stalled-resolve
+    /// limit: when the first link after power-on never resolves its services (the VM tier's bonded
+    /// power cycle: bluetoothd's MTU request unanswered for ATT's 30 s), the attempt reconnects after
+    /// `cachedResolveTimeout`, not after its deadline. With the tree forgotten at power-off this timed
+    /// out (connectionTimeout after 20 s).
+    @Test func aStalledResolveAfterAPowerCycleReconnectsWithinTheAttempt() async throws {
+        var options = CentralManager.Options()
+        options.connection.cachedResolveTimeout = .milliseconds(300)
+        try await SimulatedBlueZ.run(options: options) { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            _ = try await Self.powerCycle(
+                bluez,
+                whileOff: {
+                    try await bluez.simulator.injectConnectFailure(
+                        address: SimulatedBlueZ.strap.string, .resolveStall, count: 1)
+                },
+                reconnect: {
+                    try await bluez.manager.connect(strap, timeout: .seconds(20))
+                })
+            #expect(await strap.state == .connected)
+            #expect(try await bluez.simulator.snapshot(address: SimulatedBlueZ.strap.string).connected)
+        }
+    }
+
     /// An unbonded device kept at power-off goes after the temporary timeout without an
     /// advertisement (nobody scans here); a bonded one stays.
     @Test func keptUnbondedDeviceGoesAfterTheTemporaryTimeout() async throws {

@@ -12,6 +12,12 @@ power_cycle() {
     count=$(readings)
     power_on "$GW" "$label"
     wait_for_reading_after "$count" "$BACK" "$label"
+    # The gateway kept the GATT tree bluetoothd kept: the connect after power-on started from that
+    # cache, which arms the 5 s stalled-resolve limit. (Forgotten at power-off, a stalled MTU
+    # exchange on the bonded link cost the whole 30 s connect timeout: CI at e6b7f19.)
+    grep 'event="connectSucceeded' $O/gateway.log | tail -1 | grep -q 'servicesCached: true' || {
+        echo "guest: FAIL $label: the connect after power-on did not start from the GATT cache"
+        grep 'event="connectSucceeded' $O/gateway.log | tail -3; exit 1; }
 }
 
 power_cycle power-cycle-unbonded
