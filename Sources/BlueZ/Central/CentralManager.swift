@@ -93,6 +93,9 @@ public actor CentralManager {
     private var loading = true
     private var buffered: [DBusSignal] = []
     private var tasks: [Task<Void, Never>] = []
+    /// One `GetManagedObjects` shared by the connects that end at about the same time (`CentralManager+Snapshot`).
+    var snapshots = SnapshotCoalescer()
+    var snapshotWaiters: [UInt64: [CheckedContinuation<SnapshotWake, Never>]] = [:]
     var closed = false
     /// The ``DBusSignal/sequence`` of the last bluetoothd signal handled, and the method calls
     /// (`DeviceFound`) waiting for one (``waitForSignals(through:)``).
@@ -380,12 +383,7 @@ public actor CentralManager {
     private func resynchroniseGATT(
         of peripheral: Peripheral, exportedBefore: [DBusObjectPath: Set<String>]
     ) async {
-        guard
-            let reply = try? await connection.call(
-                destination: BlueZNames.service, path: "/", interface: BlueZNames.objectManager,
-                method: "GetManagedObjects", timeout: options.callTimeout),
-            let all = reply.first?.asObjectPathDictionary
-        else {
+        guard let all = await managedObjectsSnapshot() else {
             await peripheral.replaceGATT(nil, cacheReused: false)
             return
         }
