@@ -43,23 +43,10 @@ import Testing
         try await recorder.subscribe("blebridge/#")
         let directory = try TemporaryDirectory(prefix: "power-off-drain")
         var object = try GatewayProcess.repositoryConfiguration()
-        object["devices"] = (0..<Self.devices).map { index in
-            [
-                "id": String(format: "load%02d", index),
-                "match": ["address": String(format: "C0:FF:EE:10:00:%02X", index)],
-                "connection": "keep_connected",
-                "subscribe": [["characteristic": ShutdownDrainTests.characteristic, "mode": "notify"]],
-            ] as [String: Any]
-        }
+        ShutdownDrainTests.streamLoad(Self.devices, in: &object)
         if var bluetooth = object["bluetooth"] as? [String: Any] {
             bluetooth["max_connections"] = Self.devices
             object["bluetooth"] = bluetooth
-        }
-        object["homeassistant"] = ["enabled": false]
-        object["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()]]
-        if var mqtt = object["mqtt"] as? [String: Any] {
-            mqtt["state_window"] = "0ms"
-            object["mqtt"] = mqtt
         }
         let configuration = try ConfigurationLoader().decode(JSONSerialization.data(withJSONObject: object))
         let gateway = try await Gateway(
