@@ -20,12 +20,12 @@ import Testing
 /// socket's last values still reach them; the power-off cancelled every listener left at once, so
 /// what the notify thread read after that went nowhere. Here the notify thread
 /// (`NotifySocketPoller.shared`: the gateway runs in this process) is held while the devices send
-/// and the adapter goes off, until `BLELink` has handled the power-off. Before the fix 10 of 10
-/// runs with 16 or 20 devices lost values (10–16 devices 2–3 values each, those whose link drop
+/// and the adapter goes off, until `BLELink` has handled the power-off. Before the fix 15 of 15
+/// runs with 16 or 20 devices lost values (10–19 devices 2–3 values each, those whose link drop
 /// `BLELink` had not handled before the power-off; with 4 devices only 3 runs of 8).
 /// Everything else is real: the private bus with the simulator, mosquitto, the outbox. Other tests
 /// of this process that read notify sockets wait while the thread is held (the whole test took
-/// 2.8–3.5 s at load 8–10).
+/// 2.8–3.8 s at load 6–10).
 @Suite struct PowerOffDrainTests {
     static let devices = 20
 
