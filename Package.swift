@@ -149,7 +149,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TestSupport", "MQTT", "BlueZSimulator", "Gateway", "Outbox", "Configuration", "DBus", "Timekeeping",
-                "Bluetooth",
+                "Bluetooth", "BlueZ", "EventLoop",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,22 +25,7 @@ import Testing
     static let characteristic = "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
     @Test func aSIGTERMPublishesEveryValueTheDevicesSentBeforeTheirLinksWentDown() async throws {
-        let world = try await SimulatedWorld(scenario: "load") { configuration in
-            configuration["devices"] = (0..<Self.devices).map { index in
-                [
-                    "id": String(format: "load%02d", index),
-                    "match": ["address": String(format: "C0:FF:EE:10:00:%02X", index)],
-                    "connection": "keep_connected",
-                    "subscribe": [["characteristic": Self.characteristic, "mode": "notify"]],
-                ] as [String: Any]
-            }
-            configuration["homeassistant"] = ["enabled": false]
-            configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()]]
-            if var mqtt = configuration["mqtt"] as? [String: Any] {
-                mqtt["state_window"] = "0ms"
-                configuration["mqtt"] = mqtt
-            }
-        }
+        let world = try await SimulatedWorld(scenario: "load") { Self.streamLoad(Self.devices, in: &$0) }
         try await world.simulator.setLoad(devices: Self.devices, rate: 1000)
         let streaming = await world.recorder.wait(timeout: .seconds(60)) { messages in
             let topics = Set(messages.map(\.topic))
@@ -91,6 +76,26 @@ import Testing
             "ShutdownDrainTests: values kept in the outbox at exit, by device: \((0..<Self.devices).map { inOutbox[$0]?.count ?? 0 }); dropped at a full notify socket: \((0..<Self.devices).map { dropped[$0]?.count ?? 0 }), of them after the SIGTERM: \((0..<Self.devices).map { device in dropped[device]?.filter { $0 > (atSignal.indices.contains(device) ? atSignal[device] : 0) }.count ?? 0 }); load \(Self.loadAverage())"
         )
         await world.shutdown()
+    }
+
+    /// Configures `count` load devices (`load00`, …), each kept connected with its load characteristic
+    /// subscribed, and every value published as its own state (no state window), without Home
+    /// Assistant discovery or raw GATT commands.
+    static func streamLoad(_ count: Int, in configuration: inout [String: Any]) {
+        configuration["devices"] = (0..<count).map { index in
+            [
+                "id": String(format: "load%02d", index),
+                "match": ["address": String(format: "C0:FF:EE:10:00:%02X", index)],
+                "connection": "keep_connected",
+                "subscribe": [["characteristic": Self.characteristic, "mode": "notify"]],
+            ] as [String: Any]
+        }
+        configuration["homeassistant"] = ["enabled": false]
+        configuration["commands"] = ["raw_gatt": ["enabled": false, "allow": [Any]()]]
+        if var mqtt = configuration["mqtt"] as? [String: Any] {
+            mqtt["state_window"] = "0ms"
+            configuration["mqtt"] = mqtt
+        }
     }
 
     static func loadAverage() -> String {

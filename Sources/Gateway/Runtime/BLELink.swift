@@ -424,7 +424,12 @@ extension BLELink {
         } else {
             scanTask?.cancel()
             scanTask = nil
-            for id in Set(notifyTasks.keys).union(listeners.keys) { cancelSubscriptions(id) }
+            // The links are down: the central ended every peripheral's notifications before it said
+            // so, each once its notify socket is read to the end, on the notify thread. Cancelling
+            // the listeners here (often before that read, when the notify thread is behind the bus)
+            // dropped the values the devices sent just before the power-off (issue 19: 1–2 values of
+            // each of 20 devices in a soak), so they are only let go of, as on a link drop.
+            for id in Set(notifyTasks.keys).union(listeners.keys) { forgetSubscriptions(id) }
             peripherals.removeAll()
             restored = false
         }
