@@ -67,7 +67,7 @@ extension JSONParser {
                 index += 1
                 return .object(members)
             }
-            var seen: Set<String> = []
+            var seen: Set<KeyBytes> = []
             while true {
                 skipWhitespace()
                 guard isByte("\"") else {
@@ -76,7 +76,7 @@ extension JSONParser {
                 }
                 let keyStart = index
                 let key = try string()
-                guard seen.insert(key).inserted else {
+                guard seen.insert(KeyBytes(key: key)).inserted else {
                     path.append(JSONKey(key))
                     throw failure(
                         "duplicate key \"\(key)\"; each key may appear once in an object", .duplicateKey, at: keyStart)
@@ -143,18 +143,21 @@ extension JSONParser {
             return value
         }
 
-        /// Reads a string from its opening quote and returns its (unescaped) contents.
+        /// Reads a string from its opening quote and returns its (unescaped) contents. Built as
+        /// UTF-8 bytes, each run between escapes validated once: appending scalar by scalar to a
+        /// `String` cost ~0.2 µs a scalar (a 14 KB key 2.7 ms, issue 19).
         private mutating func string() throws(Failure) -> String {
             index += 1
-            var scalars = String.UnicodeScalarView()
-            var raw: [UInt8] = []
+            var text: [UInt8] = []
+            var run = index
+            /// Appends the raw bytes since `run`, which must be valid UTF-8 (checked where the run ends).
             func flush(_ cursor: Cursor) throws(Failure) {
-                guard !raw.isEmpty else { return }
-                guard let text = String(validating: raw, as: UTF8.self) else {
+                guard run < cursor.index else { return }
+                let raw = cursor.bytes[run..<cursor.index]
+                guard String(validating: raw, as: UTF8.self) != nil else {
                     throw cursor.failure("invalid UTF-8 in a string; save the text as UTF-8")
                 }
-                scalars.append(contentsOf: text.unicodeScalars)
-                raw.removeAll(keepingCapacity: true)
+                text.append(contentsOf: raw)
             }
             while index < bytes.count {
                 let byte = bytes[index]
@@ -162,31 +165,34 @@ extension JSONParser {
                 case UInt8(ascii: "\""):
                     try flush(self)
                     index += 1
-                    return String(scalars)
+                    return String(decoding: text, as: UTF8.self)
                 case UInt8(ascii: "\\"):
                     try flush(self)
+                    defer { run = index }
                     guard index + 1 < bytes.count else {
                         index += 1
                         break
                     }
                     let escape = bytes[index + 1]
+                    let scalar: Unicode.Scalar
                     switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "\""): scalar = "\""
+                    case UInt8(ascii: "\\"): scalar = "\\"
+                    case UInt8(ascii: "/"): scalar = "/"
+                    case UInt8(ascii: "b"): scalar = "\u{08}"
+                    case UInt8(ascii: "f"): scalar = "\u{0C}"
+                    case UInt8(ascii: "n"): scalar = "\n"
+                    case UInt8(ascii: "r"): scalar = "\r"
+                    case UInt8(ascii: "t"): scalar = "\t"
                     case UInt8(ascii: "u"):
                         index += 2
-                        scalars.append(try unicodeEscape())
+                        UTF8.encode(try unicodeEscape()) { text.append($0) }
                         continue
                     default:
                         index += 1
                         throw failure("invalid escape \\\(Character(Unicode.Scalar(escape))) in a string")
                     }
+                    UTF8.encode(scalar) { text.append($0) }
                     index += 2
                 case 0x00..<0x20:
                     throw failure(
@@ -194,7 +200,6 @@ extension JSONParser {
                             ? "unterminated string (a line break inside a string must be written \\n)"
                             : "control character in a string; write it as an escape such as \\t")
                 default:
-                    raw.append(byte)
                     index += 1
                 }
             }
@@ -286,6 +291,19 @@ extension JSONParser {
             let start = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             return index - start
+        }
+
+        /// An object key as the duplicate check compares it: byte for byte (``Swift/String/utf8Equals(_:)``),
+        /// hashed as bytes (a `Set<String>` normalizes every non-ASCII key to hash it).
+        struct KeyBytes: Hashable {
+            let key: String
+
+            static func == (lhs: KeyBytes, rhs: KeyBytes) -> Bool { lhs.key.utf8Equals(rhs.key) }
+
+            func hash(into hasher: inout Hasher) {
+                var key = key
+                key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            }
         }
     }
 }

@@ -12,10 +12,11 @@ public indirect enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([JSONMember])
 
-    /// The member named `key` of an object, nil otherwise.
+    /// The member named `key` of an object, nil otherwise. Keys are compared byte for byte
+    /// (``Swift/String/utf8Equals(_:)``), as the parser's duplicate check does.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first(where: { $0.key == key })?.value
+        return members.first(where: { $0.key.utf8Equals(key) })?.value
     }
 
     public var stringValue: String? {

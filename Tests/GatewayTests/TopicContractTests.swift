@@ -47,6 +47,25 @@ import Testing
         #expect(topics.bridgeEvent == "blebridge/bridge/event")
     }
 
+    /// Issue 19: levels are split at every `/` byte and compared byte for byte, as the broker
+    /// matched the topic. By characters, `/` and a combining accent after it are one character, so
+    /// `blebridge/<U+0301>/set` did not start with `blebridge/` and went unanswered.
+    @Test func levelsAreSplitAtEverySlashByteAndComparedByBytes() {
+        #expect(topics.classify("blebridge/\u{301}/set") == .device("\u{301}", .set))
+        #expect(topics.classify("blebridge/lamp/\u{301}set") == nil)
+        #expect(topics.classify("blebridge/bridge/request/devices\u{301}") == .unknownRequest("devices\u{301}"))
+        let cluster = "a" + String(repeating: "\u{301}", count: 7_000)
+        #expect(topics.classify("blebridge/\(cluster)/set") == .device(cluster, .set))
+        #expect(topics.classify("blebridge/lamp/set/\(cluster)") == .deviceAttribute("lamp", .set, cluster))
+        #expect(topics.response(unknownRequest: "\u{301}/x") == "blebridge/bridge/response/invalid_request")
+        // The Kelvin sign is canonically equivalent to `K` (`==` says equal); the bytes differ.
+        guard case .device(let id, .set) = topics.classify("blebridge/\u{212A}/set") else {
+            Issue.record("not classified as a device command")
+            return
+        }
+        #expect(Array(id.utf8) == [0xE2, 0x84, 0xAA])
+    }
+
     @Test func defaultAnswerTopicsStayShortWhateverTheRequestTopic() {
         #expect(topics.response(device: "lamp", .set) == "blebridge/bridge/response/lamp/set")
         #expect(topics.response(device: "bridge", .set) == "blebridge/bridge/response/set")

@@ -57,6 +57,24 @@ import Testing
         #expect(try parser.parse("123456789012345678901234567890") == .double(123_456_789_012_345_678_901_234_567_890))
     }
 
+    /// Issue 19: keys are compared byte for byte, with no Unicode normalization: `é` and `e` with a
+    /// combining accent are two keys (Swift's `==` calls them equal). A key of one letter and 7,000
+    /// accents parses, is found, and serializes back unchanged.
+    @Test func keysAreComparedByTheirBytes() throws {
+        let value = try parser.parse("{\"\u{E9}\":1,\"e\u{301}\":2}")
+        #expect(value.objectMembers?.count == 2)
+        #expect(value["\u{E9}"] == .int(1))
+        #expect(value["e\u{301}"] == .int(2))
+        #expect(throws: JSONParser.Failure.self) { try parser.parse("{\"e\u{301}\":1,\"e\u{301}\":2}") }
+        let cluster = "a" + String(repeating: "\u{301}", count: 7_000)
+        let text = #"{"\#(cluster)":"\#(cluster)\n","transaction":2}"#
+        let big = try parser.parse(text)
+        #expect(big["transaction"] == .int(2))
+        #expect(big[cluster] == .string(cluster + "\n"))
+        #expect(big.serialized == text)
+        #expect(big.bytes == Array(text.utf8))
+    }
+
     @Test func serializesControlCharactersAndNonFiniteNumbers() {
         #expect(JSONValue.string("a\u{01}b\tc").serialized == #""a\u0001b\tc""#)
         #expect(JSONValue.double(.nan).serialized == "null")

@@ -79,7 +79,7 @@ public struct CommandGate: Sendable {
         case .device(let device, let operation), .deviceAttribute(let device, let operation, _):
             result = deviceCommand(
                 topic: topic, device: device, operation: operation,
-                members: members.filter { $0.key != "transaction" }, transaction: transaction)
+                members: members.filter { !$0.key.utf8Equals("transaction") }, transaction: transaction)
         case .request(let request):
             result = bridgeRequest(topic: topic, kind: request, document: document, transaction: transaction)
         case .unknownRequest(let name):
@@ -93,7 +93,7 @@ public struct CommandGate: Sendable {
             return .failure(failure)
         case .success(let command):
             let key = command.device ?? Self.bridgeBucket
-            let rate = command.device.flatMap { policy.devices[$0]?.rate } ?? policy.defaultRate
+            let rate = command.device.flatMap { policy.devices.value(exactly: $0)?.rate } ?? policy.defaultRate
             var bucket = buckets[key] ?? TokenBucket(rate: rate)
             let admitted = bucket.take(at: now)
             buckets[key] = bucket
@@ -111,7 +111,7 @@ public struct CommandGate: Sendable {
     private func deviceCommand(
         topic: String, device: String, operation: DeviceOperation, members: [JSONMember], transaction: JSONValue?
     ) -> Result<ValidatedCommand, CommandFailure> {
-        guard let rules = policy.devices[device] else {
+        guard let rules = policy.devices.value(exactly: device) else {
             return .failure(CommandFailure(.unknownDevice, "no device '\(device)' in the configuration"))
         }
         guard !members.isEmpty else {
@@ -146,7 +146,7 @@ public struct CommandGate: Sendable {
                         .read(
                             device: device, characteristic: command.characteristic, name: command.name,
                             service: command.service))
-                } else if let target = rules.readTargets[member.key] {
+                } else if let target = rules.readTargets.value(exactly: member.key) {
                     steps.append(
                         .read(
                             device: device, characteristic: target.characteristic, name: member.key,
@@ -162,7 +162,7 @@ public struct CommandGate: Sendable {
     private func bridgeRequest(
         topic: String, kind: BridgeRequestKind, document: JSONValue, transaction: JSONValue?
     ) -> Result<ValidatedCommand, CommandFailure> {
-        let allowedKeys: Set<String>
+        let allowedKeys: [String]
         switch kind {
         case .gattRead: allowedKeys = ["transaction", "device", "characteristic", "service"]
         case .gattWrite: allowedKeys = ["transaction", "device", "characteristic", "service", "value", "response"]
@@ -172,7 +172,9 @@ public struct CommandGate: Sendable {
         case .devices, .configReload, .restart: allowedKeys = ["transaction"]
         case .adopt: allowedKeys = ["transaction", "device", "id", "name", "bind_key"]
         }
-        if let unknown = document.objectMembers?.first(where: { !allowedKeys.contains($0.key) }) {
+        if let unknown = document.objectMembers?.first(where: { member in
+            !allowedKeys.contains { $0.utf8Equals(member.key) }
+        }) {
             return .failure(CommandFailure(.invalidRequest, "unknown key '\(unknown.key)' for \(kind.rawValue)"))
         }
         func single(_ step: GatewayCommand, device: String?) -> Result<ValidatedCommand, CommandFailure> {
@@ -239,7 +241,8 @@ public struct CommandGate: Sendable {
                     CommandFailure(.invalidRequest, "'service' must be a UUID string, got \(other.typeName)"))
             }
             let operation: GATTOperation = kind == .gattRead ? .read : kind == .gattWrite ? .write : .notify
-            let allowed = policy.devices[device]?.rawTarget(characteristic, service: requested, operation: operation)
+            let allowed = policy.devices.value(exactly: device)?.rawTarget(
+                characteristic, service: requested, operation: operation)
             let service: BluetoothUUID?
             switch allowed {
             case .success(let target): service = target
@@ -340,7 +343,7 @@ public struct CommandGate: Sendable {
         guard let device = value.stringValue else {
             return .failure(CommandFailure(.invalidRequest, "'device' must be a string, got \(value.typeName)"))
         }
-        guard policy.devices[device] != nil else {
+        guard policy.devices.value(exactly: device) != nil else {
             return .failure(CommandFailure(.unknownDevice, "no device '\(device)' in the configuration"))
         }
         return .success(device)

@@ -1,5 +1,6 @@
 public import Bluetooth
 public import Configuration
+import JSON
 
 /// What commands the configuration allows: per device, named commands and readable
 /// characteristics; raw GATT requests only when enabled and allowlisted. Nothing else is
@@ -50,8 +51,10 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
         self.rate = rate
     }
 
+    /// The command named `name`, byte for byte (a field name from a client is compared by its bytes,
+    /// ``Swift/String/utf8Equals(_:)``).
     public func command(named name: String) -> NamedCommand? {
-        commands.first(where: { $0.name == name })
+        commands.first(where: { $0.name.utf8Equals(name) })
     }
 
     /// The service a raw GATT `operation` on `characteristic` is executed in, when the allowlist

@@ -1,3 +1,5 @@
+import JSON
+
 /// Which MQTT 5 response topics a request may name (docs/mqtt.md, "Response topics").
 ///
 /// Allowed: topics under `<base>/` and under the configured `mqtt.response_topic_prefixes`, at
@@ -29,29 +31,33 @@ public struct ResponseTopicPolicy: Sendable {
         if topic.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
             return "the response topic contains a wildcard or NUL"
         }
-        if Self.isUnder(topics.discoveryPrefix, topic) || topic == topics.homeAssistantStatus {
+        if Self.isUnder(topics.discoveryPrefix, topic) || topic.utf8Equals(topics.homeAssistantStatus) {
             return "the response topic is Home Assistant's; answers may not go there"
         }
-        if topic.hasPrefix(topics.base + "/") { return ownedUnderBase(topic) }
+        if let levels = TopicContract.levels(of: topic, after: topics.base + "/") { return ownedUnderBase(levels) }
         if extraPrefixes.contains(where: { Self.isUnder($0, topic) }) { return nil }
         return "the response topic is outside \(topics.base)/ and mqtt.response_topic_prefixes"
     }
 
-    private func ownedUnderBase(_ topic: String) -> String? {
-        let levels = topic.dropFirst(topics.base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+    /// Levels compared byte for byte, as the broker compares them (``TopicContract/levels(of:after:)``).
+    private func ownedUnderBase(_ levels: [String]) -> String? {
         let gatewayOwned = "the response topic is one the gateway publishes or reads itself"
-        let first = levels.first.map(String.init) ?? ""
-        if first == "bridge" {
-            return levels.count > 2 && levels[1] == "response" ? nil : gatewayOwned
+        let first = levels.first ?? ""
+        if first.utf8Equals("bridge") {
+            return levels.count > 2 && levels[1].utf8Equals("response") ? nil : gatewayOwned
         }
-        if deviceIDs.contains(first) { return gatewayOwned }
-        if levels.count == 2 || levels.count == 3, levels[1] == "set" || levels[1] == "get" { return gatewayOwned }
+        if deviceIDs.contains(where: { $0.utf8Equals(first) }) { return gatewayOwned }
+        if levels.count == 2 || levels.count == 3, levels[1].utf8Equals("set") || levels[1].utf8Equals("get") {
+            return gatewayOwned
+        }
         return nil
     }
 
     /// Whether `topic` is `prefix` itself or below it (a prefix ending in `/` matches below only).
     static func isUnder(_ prefix: String, _ topic: String) -> Bool {
-        if prefix.hasSuffix("/") { return topic.hasPrefix(prefix) && topic.utf8.count > prefix.utf8.count }
-        return topic == prefix || topic.hasPrefix(prefix + "/")
+        if prefix.utf8.last == UInt8(ascii: "/") {
+            return topic.utf8HasPrefix(prefix) && topic.utf8.count > prefix.utf8.count
+        }
+        return topic.utf8Equals(prefix) || topic.utf8HasPrefix(prefix + "/")
     }
 }

@@ -155,10 +155,10 @@ public struct OwnershipCoordinator: Sendable {
     // MARK: Queries
 
     /// Whether the device is under ownership (a configured connected device in this mode).
-    public func governs(_ device: String) -> Bool { devices[device] != nil }
+    public func governs(_ device: String) -> Bool { devices.value(exactly: device) != nil }
 
     /// The device's owner as this gateway computes it; nil when nobody can own it.
-    public func owner(of device: String) -> String? { devices[device]?.election.owner }
+    public func owner(of device: String) -> String? { devices.value(exactly: device)?.election.owner }
 
     /// This gateway's candidacy for the device as last published; nil when withdrawn or never published.
     public func lastPublished(_ device: String) -> OwnershipCandidacy? { devices[device]?.published }
@@ -180,7 +180,7 @@ public struct OwnershipCoordinator: Sendable {
     }
 
     public func duty(for device: String) -> Duty {
-        guard let state = devices[device] else { return .owner }
+        guard let state = devices.value(exactly: device) else { return .owner }
         if let owner = state.election.owner { return owner == me ? .owner : .silent(owner: owner) }
         let speaker = online.union([me]).min() ?? me
         return speaker == me ? .speaker : .silent(owner: nil)

@@ -68,7 +68,7 @@ extension Gateway {
 
     /// Whether an online gateway other than this one has a candidacy for `device` up.
     func isKnownElsewhere(_ device: String) -> Bool {
-        guard let ownership, let gateways = candidaciesElsewhere[device] else { return false }
+        guard let ownership, let gateways = candidaciesElsewhere.value(exactly: device) else { return false }
         return !gateways.isDisjoint(with: ownership.online)
     }
 

@@ -1,3 +1,5 @@
+import JSON
+
 /// Every MQTT topic the gateway publishes or subscribes to, built from the base topic.
 ///
 /// The contract is documented in docs/mqtt.md; this type is its single source in code.
@@ -41,10 +43,10 @@ public struct TopicContract: Sendable, Hashable {
 
     /// The gateway id of a record topic (`<base>/bridge/gateways/<id>`), nil for any other topic.
     public func gatewayID(ofRecord topic: String) -> String? {
-        let prefix = "\(base)/bridge/gateways/"
-        guard topic.hasPrefix(prefix) else { return nil }
-        let id = String(topic.dropFirst(prefix.count))
-        return id.isEmpty || id.contains("/") ? nil : id
+        guard let levels = Self.levels(of: topic, after: "\(base)/bridge/gateways/"), levels.count == 1,
+            !levels[0].isEmpty
+        else { return nil }
+        return levels[0]
     }
 
     /// Shared-broker mode: this gateway's candidacy for a connected device,
@@ -57,11 +59,10 @@ public struct TopicContract: Sendable, Hashable {
 
     /// The gateway and the device of a candidacy topic, nil for any other topic.
     public func candidacy(ofTopic topic: String) -> (gateway: String, device: String)? {
-        let prefix = "\(base)/bridge/gateways/"
-        guard topic.hasPrefix(prefix) else { return nil }
-        let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3, levels[1] == "candidacy", !levels[0].isEmpty, !levels[2].isEmpty else { return nil }
-        return (String(levels[0]), String(levels[2]))
+        guard let levels = Self.levels(of: topic, after: "\(base)/bridge/gateways/"), levels.count == 3,
+            levels[1].utf8Equals("candidacy"), !levels[0].isEmpty, !levels[2].isEmpty
+        else { return nil }
+        return (levels[0], levels[2])
     }
 
     /// `<base>/bridge/<name>`, or `<base>/bridge/gateways/<gateway_id>/<name>` in shared-broker mode.
@@ -74,11 +75,22 @@ public struct TopicContract: Sendable, Hashable {
 
     /// The device and the gateway of a presence topic, nil for any other topic.
     public func presence(ofTopic topic: String) -> (device: String, gateway: String)? {
-        guard topic.hasPrefix(base + "/") else { return nil }
-        let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3, levels[1] == "presence", Self.canBeDeviceID(String(levels[0])), !levels[2].isEmpty
+        guard let levels = Self.levels(of: topic, after: base + "/"), levels.count == 3,
+            levels[1].utf8Equals("presence"), Self.canBeDeviceID(levels[0]), !levels[2].isEmpty
         else { return nil }
-        return (String(levels[0]), String(levels[2]))
+        return (levels[0], levels[2])
+    }
+
+    /// The levels of `topic` after `prefix`, split at every `/` byte as the broker splits them;
+    /// nil when `topic` does not start with `prefix` (byte for byte). Bytes, not characters: a
+    /// character may hold any number of scalars (`/` and a combining accent are one), and
+    /// walking characters costs grapheme breaking on every scalar (issue 19).
+    static func levels(of topic: String, after prefix: String) -> [String]? {
+        guard topic.utf8HasPrefix(prefix) else { return nil }
+        return topic.utf8.dropFirst(prefix.utf8.count).split(
+            separator: UInt8(ascii: "/"), omittingEmptySubsequences: false
+        )
+        .map { String(decoding: $0, as: UTF8.self) }
     }
 
     private func perGateway(_ name: String) -> String {
@@ -116,7 +128,7 @@ public struct TopicContract: Sendable, Hashable {
     /// Responses to an unknown request under `bridge/request/`: `<base>/bridge/response/<first
     /// level>`, or `<base>/bridge/response/invalid_request` when that level is not a short plain name.
     public func response(unknownRequest name: String) -> String {
-        let first = name.split(separator: "/", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let first = Self.levels(of: name, after: "")?.first ?? ""
         guard Self.canBeDeviceID(first) else { return "\(base)/bridge/response/invalid_request" }
         return "\(base)/bridge/response/\(first)"
     }
@@ -141,7 +153,7 @@ public struct TopicContract: Sendable, Hashable {
 
     /// Whether `topic` is under ``gatewayRequestPrefix``.
     public func isGatewayRequest(_ topic: String) -> Bool {
-        gatewayRequestPrefix.map { topic.hasPrefix($0) } ?? false
+        gatewayRequestPrefix.map { topic.utf8HasPrefix($0) } ?? false
     }
 
     /// The answer to a request on this gateway's own topic: `<base>/bridge/gateways/<id>/response/<kind>`.
@@ -162,30 +174,30 @@ public struct TopicContract: Sendable, Hashable {
             + (gatewayRequestPrefix.map { [$0 + "#"] } ?? [])
     }
 
-    /// Classifies an incoming topic.
+    /// Classifies an incoming topic. Topics and their levels are compared byte for byte, split at
+    /// every `/` byte, as the broker matched them (``levels(of:after:)``).
     public func classify(_ topic: String) -> InboundTopic? {
-        if topic == homeAssistantStatus { return .homeAssistantStatus }
-        if let requests = gatewayRequestPrefix, topic.hasPrefix(requests) {
-            let kind = String(topic.dropFirst(requests.count))
-            guard let request = BridgeRequestKind(rawValue: kind) else { return .unknownRequest(kind) }
+        if topic.utf8Equals(homeAssistantStatus) { return .homeAssistantStatus }
+        if let requests = gatewayRequestPrefix, topic.utf8HasPrefix(requests) {
+            let kind = String(decoding: topic.utf8.dropFirst(requests.utf8.count), as: UTF8.self)
+            guard let request = BridgeRequestKind(exactly: kind) else { return .unknownRequest(kind) }
             return .request(request)
         }
-        let prefix = base + "/"
-        guard topic.hasPrefix(prefix) else { return nil }
-        let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
-            String.init)
-        if parts.count >= 3, parts[0] == "bridge", parts[1] == "request" {
+        guard let parts = Self.levels(of: topic, after: base + "/") else { return nil }
+        if parts.count >= 3, parts[0].utf8Equals("bridge"), parts[1].utf8Equals("request") {
             let kind = parts[2...].joined(separator: "/")
-            guard let request = BridgeRequestKind(rawValue: kind) else { return .unknownRequest(kind) }
+            guard let request = BridgeRequestKind(exactly: kind) else { return .unknownRequest(kind) }
             return .request(request)
         }
         // `bridge/set`, `/set` and over-long levels are classified too: they are answered `unknown_device`.
         if parts.count == 2 || parts.count == 3 {
             let operation: DeviceOperation
-            switch parts[1] {
-            case "set": operation = .set
-            case "get": operation = .get
-            default: return nil
+            if parts[1].utf8Equals("set") {
+                operation = .set
+            } else if parts[1].utf8Equals("get") {
+                operation = .get
+            } else {
+                return nil
             }
             return parts.count == 2 ? .device(parts[0], operation) : .deviceAttribute(parts[0], operation, parts[2])
         }
@@ -215,6 +227,12 @@ public enum BridgeRequestKind: String, Sendable, Hashable, CaseIterable {
     case adopt = "device/adopt"
     /// Removes an adopted or automatic device (not a configured one).
     case remove = "device/remove"
+
+    /// The request whose raw value is `name` byte for byte (`init(rawValue:)` compares canonically).
+    init?(exactly name: String) {
+        guard let kind = Self.allCases.first(where: { $0.rawValue.utf8Equals(name) }) else { return nil }
+        self = kind
+    }
 }
 
 /// What an incoming message is, by its topic.
