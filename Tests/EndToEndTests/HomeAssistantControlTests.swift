@@ -73,28 +73,43 @@ import Testing
         await world.shutdown()
     }
 
-    /// The demo thermometer notifies four characteristics in the same millisecond every second
-    /// (and indicates a fifth every 5 s): one state message per burst, at most one a second.
-    @Test func theThermometerPublishesAtMostOneStateMessageASecond() async throws {
-        let world = try await SimulatedWorld(healthInterval: "2s")
+    /// The demo thermometer notifies several characteristics at the same instants (one every
+    /// second, three more every 2 s, an indication every 5 s): readings that reach the gateway
+    /// within `mqtt.state_window` (50 ms) share one state message, so it publishes far fewer
+    /// state messages than readings (about 10 for 27 in 10 s). Raw topics carry every reading
+    /// and count them.
+    ///
+    /// The bound is on readings, not on seconds: the simulator's characteristics run on timers of
+    /// their own, and under load a late timer's reading lands outside the window and is published
+    /// on its own, as documented, so "one a second" is not a promise the contract makes (it failed
+    /// under load when it was the bound). One state message per reading, which the bound refuses,
+    /// would take every burst split by more than 50 ms. The exact merging is proved on a manual
+    /// clock in `ReadingPipelineTests` and `StateCoalescerTests`.
+    @Test func theThermometerPublishesFarFewerStateMessagesThanReadings() async throws {
+        let world = try await SimulatedWorld(healthInterval: "2s") { configuration in
+            var mqtt = configuration["mqtt"] as? [String: Any] ?? [:]
+            mqtt["raw_topics"] = true
+            configuration["mqtt"] = mqtt
+        }
         // Connected and streaming: the room temperature (2 s) and the intermediate one (1 s).
         let streaming = await world.state("thermometer", timeout: .seconds(30)) {
             $0["intermediate_temperature"] != nil && $0["humidity"] != nil
         }
         #expect(streaming != nil, "thermometer never streamed; log: \(world.gateway.log.suffix(3000))")
-        let start = world.recorder.on("blebridge/thermometer").count
+        let readings = { world.recorder.all.filter { $0.topic.hasPrefix("blebridge/thermometer/raw/") }.count }
+        let start = (states: world.recorder.on("blebridge/thermometer").count, readings: readings())
         let clock = ContinuousClock()
         let began = clock.now
-        // The window: from the count above to the first bridge/health (every 2 s) 10 s later.
+        // The window: from the counts above to the first bridge/health (every 2 s) 10 s later.
         let health = await world.recorder.first(on: "blebridge/bridge/health", timeout: .seconds(45)) { _ in
             clock.now - began >= .seconds(10)
         }
         #expect(health != nil)
-        let seconds = Double((clock.now - began).components.seconds)
-        let count = world.recorder.on("blebridge/thermometer").count - start
-        print("thermometer: \(count) state messages in \(seconds) s")
-        #expect(Double(count) <= seconds + 1, "\(count) state messages in \(seconds) s")
-        #expect(count >= 1)
+        let count = world.recorder.on("blebridge/thermometer").count - start.states
+        let read = readings() - start.readings
+        print("thermometer: \(count) state messages for \(read) readings in \(clock.now - began)")
+        #expect(read >= 20, "\(read) readings in \(clock.now - began)")
+        #expect(count >= 1 && count * 4 <= read * 3, "\(count) state messages for \(read) readings")
         // bridge/devices (retained) carries only fields that change with a device's connection,
         // and is published only when they did.
         let devices = world.recorder.on("blebridge/bridge/devices").map(\.text)

@@ -320,7 +320,9 @@ import Testing
         #expect(
             unknown.count == 1 && (unknown.first?["error"] as? [String: Any])?["code"] as? String == "unknown_device",
             "\(unknown)")
-        #expect(requestAnswers("blebridge/bridge/gateways/gw-c/response/devices", "c-1").count == 1)
+        // Not seen once in a full run under load (load 6-11, no log kept): the answers and gw-c's log say why next time.
+        let ownTopic = requestAnswers("blebridge/bridge/gateways/gw-c/response/devices", "c-1")
+        #expect(ownTopic.count == 1, "\(ownTopic)\ngw-c: \(members["gw-c"]!.gateway.log.suffix(4000))")
         #expect(Date().timeIntervalSince(commandsSent) > 8)
         print(
             "multi-gateway: SIGKILL -> will \(will.map { "\(Int($0.timeIntervalSince(killed) * 1000)) ms" } ?? "never"), "
