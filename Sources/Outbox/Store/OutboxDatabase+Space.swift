@@ -69,15 +69,6 @@ extension OutboxDatabase {
         }
     }
 
-    /// Creates a missing database file readable by its owner only (0600): SQLite would create it
-    /// with 0644 less the umask, and its WAL and shared-memory files take the database's mode. The
-    /// readings (and the state kept with them) are nobody else's business; under systemd
-    /// `UMask=0077` did this already, outside it the file was world-readable (issue 19, D13).
-    static func createPrivately(_ path: String) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { close(descriptor) }
-    }
-
     /// Creates (or completes) the file at `path` with `bytes` really allocated; false when the
     /// space is not there (a partial file is removed).
     static func allocate(_ path: String, bytes: Int) -> Bool {

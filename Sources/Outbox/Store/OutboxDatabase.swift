@@ -19,6 +19,8 @@ final class OutboxDatabase {
     let reservePath: String
     /// `PRAGMA max_page_count` as it was at open (restored when the database is unpinned).
     let unpinnedPageLimit: Int64
+    /// The files whose access by every user was taken away at open (``withdrawOthersAccess(_:)``).
+    let tightened: [(file: String, from: String, to: String)]
 
     private let insert: SQLiteStatement
     private let selectAfter: SQLiteStatement
@@ -32,6 +34,7 @@ final class OutboxDatabase {
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
         Self.createPrivately(path)
+        tightened = Self.withdrawOthersAccess(path)
         let connection = try SQLiteConnection(path: path, busyTimeout: options.busyTimeout)
         // An outbox this process cannot write would hold every reading in memory until it is lost
         // at the stop (seen in `make faults`, issue 19): refuse it at open, saying what to fix.

@@ -69,6 +69,11 @@ public actor OutboxStore {
             try recover(from: error.description)
         }
         if let database {
+            for file in database.tightened {
+                logger.notice(
+                    "outbox file was readable by every user; that access is taken away",
+                    [("file", file.file), ("mode", file.from), ("now", file.to)])
+            }
             logger.info(
                 "outbox open",
                 [("path", path), ("depth", "\(database.depth)"), ("synchronous", options.synchronous.rawValue)])
