@@ -132,17 +132,38 @@ extension BLELink {
         }
     }
 
+    /// How long a listener let go at a disconnect the gateway decided may wait for its link to end:
+    /// BlueZ takes a link down in well under a second (a few on the emulated VM tier); one still up
+    /// after this was not taken down, and its listener must not deliver beside the next connection's.
+    static let disconnectDrainLimit: Duration = .seconds(10)
+
+    /// A disconnect the gateway decided (the pool's idle, silent, released and removed devices, the
+    /// `disconnect` command). The listeners are let go, not cancelled, as at a link drop: the
+    /// peripheral ends each once its notify socket was read to the end, so the values the device
+    /// sent before its link went down still reach the pipeline (cancelling first dropped what the
+    /// notify thread had not read yet). A listener whose link is still up `disconnectDrainLimit`
+    /// later (BlueZ did not take it down) is cancelled then, so it cannot outlive a reconnect.
     func disconnect(_ id: String) {
-        cancelSubscriptions(id)
         expectedDisconnects.insert(id)
         guard let central, let peripheral = peripherals[id] else {
+            cancelSubscriptions(id)
             let host = self.host
             Task { await host.report(.disconnected(id, expected: true)) }
             return
         }
+        let draining = Array(listeners[id]?.values ?? [:].values)
+        forgetSubscriptions(id)
+        let clock = self.clock
         Task {
             await central.cancelConnection(peripheral)
             await self.disconnectedDevice(id)
+            guard !draining.isEmpty else { return }
+            await Deadline.run(until: clock.now.advanced(by: Self.disconnectDrainLimit), clock: clock) {
+                for held in draining {
+                    for await _ in held.ended {}
+                }
+            }
+            for held in draining { held.listener.cancel() }
         }
     }
 
