@@ -575,7 +575,7 @@ public actor CentralManager {
         }
         if let device = interfaces[BlueZNames.device] {
             guard isOurDevice(path) else { return }
-            lastSeen[path] = .now
+            lastSeen[path] = options.clock.now
             if let peripheral = peripherals[path] { await peripheral.deviceAdded(device) }
             reportDiscovery(path, changed: Set(device.keys))
             return
@@ -629,7 +629,7 @@ public actor CentralManager {
             if isOurDevice(path),
                 !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) })
             {
-                lastSeen[path] = .now
+                lastSeen[path] = options.clock.now
                 reportDiscovery(path, changed: Set(changed.keys))
             }
         default:

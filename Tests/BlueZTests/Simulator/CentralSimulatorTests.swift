@@ -390,6 +390,11 @@ import Timekeeping
 
     @Test func retrievePeripheralsAndBoundedCache() async throws {
         let clock = ManualClock()
+        // An hour ahead of the real clock: every sighting must be stamped on the injected clock. A
+        // device stamped with the real time looked an hour old to the first sweep below; with less
+        // than an hour (the real time a loaded connect took) the sweeps at the end needed more
+        // rounds than their 5 s allowed (failed once in `make stress`, load 8).
+        clock.advance(by: .seconds(3600))
         let options = CentralManager.Options(
             deviceTimeToLive: .milliseconds(200), cacheSweepInterval: .seconds(3600), clock: clock)
         try await SimulatedBlueZ.run(options: options) { bluez in
@@ -433,9 +438,12 @@ import Timekeeping
         do { try await body() } catch let error as BluetoothError { throw error.code }
     }
 
-    func waitFor(timeout: Duration = .seconds(5), _ condition: @escaping @Sendable () async -> Bool) async throws {
+    func waitFor(
+        timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable () async -> Bool
+    ) async throws {
         if !(await waitUntil(timeout: timeout, interval: .milliseconds(20), condition)) {
-            Issue.record("condition not met within \(timeout)")
+            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
         }
     }
 }
