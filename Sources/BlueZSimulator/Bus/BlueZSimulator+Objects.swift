@@ -157,6 +157,12 @@ extension BlueZSimulator {
     ]
 
     func exportDevice(_ key: String, on connection: DBusConnection) async throws {
+        exporting[key, default: 0] += 1
+        defer {
+            exporting[key]! -= 1
+            if exporting[key] == 0 { exporting[key] = nil }
+            busChangeEnded(key)
+        }
         let interface = DBusInterface(
             name: Self.deviceInterface,
             methods: [
@@ -447,6 +453,7 @@ extension BlueZSimulator {
         defer {
             unexporting[key]! -= 1
             if unexporting[key] == 0 { unexporting[key] = nil }
+            busChangeEnded(key)
         }
         for service in device.gatt.services.reversed() { await unexportService(service, of: device.path) }
         try? await bluez.unexport(path: try DBusObjectPath(device.path))
@@ -476,4 +483,22 @@ extension BlueZSimulator {
 
 extension String {
     var dbusString: DBusValue { .string(self) }
+}
+
+extension BlueZSimulator {
+    /// One export or removal of `key`'s objects ended: the snapshots waiting for the device's bus
+    /// changes to end go on once none is left.
+    func busChangeEnded(_ key: String) {
+        guard exporting[key] == nil, unexporting[key] == nil else { return }
+        for waiter in busChangeWaiters.removeValue(forKey: key) ?? [] { waiter.resume() }
+    }
+
+    /// Returns once no export or removal of `key`'s objects is in flight: the model and the bus
+    /// then agree about the device (an advertisement of the simulator's own timer may be exporting
+    /// it while a client asks).
+    func settleBusChanges(of key: String) async {
+        while exporting[key] != nil || unexporting[key] != nil {
+            await withCheckedContinuation { busChangeWaiters[key, default: []].append($0) }
+        }
+    }
 }

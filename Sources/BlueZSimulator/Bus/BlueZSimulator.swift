@@ -88,6 +88,12 @@ public actor BlueZSimulator {
     /// snapshot that said "present" from the model alone let a client call `Connect` on an object
     /// that did not exist yet (`UnknownObject`, seen under ThreadSanitizer at load 20).
     var devicesOnBus: Set<String> = []
+    /// Devices whose `Device1` object ``exportDevice(_:on:)`` is putting on the bus (a count per
+    /// device: the export suspends this actor until the connection's thread has done it).
+    var exporting: [String: Int] = [:]
+    /// Snapshots waiting for a device's exports and removals in flight to end
+    /// (``settleBusChanges(of:)``).
+    var busChangeWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var sockets: [SocketKey: AcquiredSocket] = [:]
     /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:)``).
     var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]

@@ -128,8 +128,11 @@ extension BlueZSimulator {
         startLoad(devices: count, rate: rate)
     }
 
-    public func snapshot(address: String) throws(SimulatorError) -> DeviceSnapshot {
+    /// The device's state once the changes of its objects in flight are on the bus (so `present`
+    /// says what `GetManagedObjects` answers).
+    public func snapshot(address: String) async throws(SimulatorError) -> DeviceSnapshot {
         let key = try self.device(address)
+        await settleBusChanges(of: key)
         let device = devices[key]!
         return DeviceSnapshot(
             address: device.address.string, name: device.spec.name,
