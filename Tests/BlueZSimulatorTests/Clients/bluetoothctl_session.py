@@ -54,6 +54,20 @@ class Session:
             self.pump(0.1)
         raise AssertionError("bluetoothctl: timed out waiting for %r; transcript:\n%s" % (pattern, ANSI.sub("", self.raw)))
 
+    def expect_lines(self, pattern, count, timeout=30.0):
+        """Waits until `count` lines matching `pattern` (a whole line, after any prompts) appeared in
+        output not yet matched."""
+        regex = re.compile(r"^(?:\[[^\]]*\][#>] ?)*\s*(?:%s)\s*$" % pattern, re.M)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            matches = list(regex.finditer(ANSI.sub("", self.raw), self.seen))
+            if len(matches) >= count:
+                self.seen = matches[count - 1].end()
+                return
+            self.pump(0.1)
+        raise AssertionError("bluetoothctl: timed out waiting for %d lines %r; transcript:\n%s"
+                             % (count, pattern, ANSI.sub("", self.raw)))
+
     def send(self, line, settle=0.3):
         os.write(self.fd, (line + "\n").encode())
         self.pump(settle)
@@ -109,10 +123,17 @@ def run(out, address, read_uuid, notify_uuid, write_uuid, write_hex):
     s.send("select-attribute " + read_uuid)
     s.send("read")
     s.expect(r"Attempting to read")
-    s.pump(1)
+    # The value's [CHG] and its dump, then the reply's dump: all printed before the next command is
+    # typed (a second's pause was not always enough on a loaded machine, and a command typed while
+    # the read was outstanding changed what was printed; make stress, 2026-12-03).
+    s.expect(r"\[CHG\] Attribute \S+ Value:")
+    s.expect_lines(r"(?:[0-9a-f]{2} )+ +\S.*", 2)
+    s.pump(0.5)
     s.send("select-attribute " + notify_uuid)
     s.send("notify on")
     s.expect(r"Notify started|Failed to start notify")
+    # At least one notification (the peer sends one a second), however loaded the machine.
+    s.expect(r"\[CHG\] Attribute \S+ Value:")
     s.pump(2)
     s.send("notify off")
     s.expect(r"Notify stopped|Failed to stop notify")
