@@ -16,6 +16,12 @@ import Timekeeping
 /// but nobody needs are removed after `deviceTimeToLive`, so memory stays bounded among passing random-address
 /// devices. Its state follows BlueZ: `unsupported` without `org.bluez` or the adapter, `poweredOff`,
 /// `resetting` while bluetoothd restarts, `unauthorized` when D-Bus denies access.
+///
+/// Threads: the manager, its peripherals and its pairing agent are pinned to the D-Bus connection's
+/// thread (``DBusConnection/serialExecutor``). BlueZ's signals reach them there as they are
+/// dispatched, through a handler that enters the manager with `assumeIsolated` (no stream, no task,
+/// no hop), and the manager updates its peripherals with plain calls, in bus order. Nothing here
+/// blocks: BlueZ calls are awaited, and their replies come back on the same thread.
 public actor CentralManager {
     public struct Options: Sendable {
         /// The adapter (`hci0`).
@@ -74,6 +80,8 @@ public actor CentralManager {
     public nonisolated let connection: DBusConnection
     public nonisolated let options: Options
     nonisolated let adapterPath: DBusObjectPath
+    /// The D-Bus connection's thread (see the type's comment).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     /// The pairing agent (registered on the first `pair`, unregistered by `close`).
     public nonisolated let agent: PairingAgent
     private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
@@ -92,7 +100,11 @@ public actor CentralManager {
     private var peripherals: [DBusObjectPath: Peripheral] = [:]
     private var loading = true
     private var buffered: [DBusSignal] = []
+    /// The `GetManagedObjects` under way (`loading`), which `init` waits for.
+    private var loadTask: Task<Void, Never>?
     private var tasks: [Task<Void, Never>] = []
+    /// bluetoothd's signals and its name's owner changes, handled on the connection's thread.
+    private var signalHandlers: [DBusSignalHandler] = []
     /// One `GetManagedObjects` shared by the connects that end at about the same time (`CentralManager+Snapshot`).
     var snapshots = SnapshotCoalescer()
     var snapshotWaiters: [UInt64: [CheckedContinuation<SnapshotWake, Never>]] = [:]
@@ -119,25 +131,22 @@ public actor CentralManager {
         self.options = options
         self.agent = PairingAgent(connection: connection, path: options.agentPath, policy: options.pairing)
         self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
-        // Match rules first, then GetManagedObjects: nothing between the two is missed.
-        let signals = try await connection.signals(matching: DBusMatchRule(sender: BlueZNames.service))
-        let owners = try await connection.nameOwnerChanges(BlueZNames.service)
-        tasks.append(
-            Task { [weak self] in
-                for await signal in signals {
-                    guard let self else { return }
-                    await self.receive(signal)
+        // Match rules first, then GetManagedObjects: nothing between the two is missed. The
+        // handlers run on the connection's thread, this actor's executor: they enter it directly.
+        signalHandlers.append(
+            try await connection.signalHandler(matching: DBusMatchRule(sender: BlueZNames.service)) {
+                [weak self] signals in
+                self?.assumeIsolated { manager in
+                    for signal in signals { manager.receive(signal) }
                 }
             })
-        tasks.append(
-            Task { [weak self] in
-                for await change in owners {
-                    guard let self else { return }
-                    await self.bluezOwnerChanged(present: change.newOwner != nil)
-                }
+        signalHandlers.append(
+            try await connection.nameOwnerChangeHandler(BlueZNames.service) { [weak self] change in
+                self?.assumeIsolated { $0.bluezOwnerChanged(present: change.newOwner != nil) }
             })
         let present = (try? await connection.nameOwner(BlueZNames.service)) != nil
-        await bluezOwnerChanged(present: present)
+        bluezOwnerChanged(present: present)
+        await loadTask?.value
         let sweepInterval = options.cacheSweepInterval
         let clock = options.clock
         tasks.append(
@@ -165,6 +174,8 @@ public actor CentralManager {
         await agent.unregister()
         closed = true
         signalHandled(.max)
+        for handler in signalHandlers { handler.cancel() }
+        signalHandlers.removeAll()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         for scanner in scanners.values { scanner.continuation.finish() }
@@ -430,47 +441,49 @@ public actor CentralManager {
         peripherals[path] = peripheral
         let device = objects.properties(path, BlueZNames.device) ?? [:]
         let tree = objects.descendants(of: path)
-        Task {
-            await peripheral.deviceAdded(device)
-            for (gattPath, interfaces) in tree { await peripheral.gattAdded(gattPath, interfaces) }
+        update(peripheral) { peripheral in
+            peripheral.deviceAdded(device)
+            for (gattPath, interfaces) in tree { peripheral.gattAdded(gattPath, interfaces) }
         }
         return peripheral
     }
 
     // MARK: BlueZ presence and objects
 
-    private func bluezOwnerChanged(present: Bool) async {
+    private func bluezOwnerChanged(present: Bool) {
         if !present {
-            await agent.bluezVanished()
+            agent.assumeIsolated { $0.bluezVanished() }
             objects.removeAll()
             lastSeen.removeAll()
             monitorManagerChanged()
-            for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
+            for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.bluezRestarted) } }
             runDiscovery(arbiter.handle(.adapterAvailable(false)))
         }
-        for action in tracker.handle(.bluezPresent(present)) { await perform(action) }
+        track(.bluezPresent(present))
     }
 
-    /// bluetoothd (re)exported `AgentManager1`: the agent registers again, off this actor (it calls BlueZ).
+    /// bluetoothd (re)exported `AgentManager1`: the agent registers again, in a task (it awaits BlueZ).
     private func agentManagerAppeared() {
         let agent = self.agent
         Task { await agent.agentManagerAppeared() }
     }
 
-    private func perform(_ action: AdapterStateTracker.Action) async {
+    private func perform(_ action: AdapterStateTracker.Action) {
         switch action {
         case .stateChanged(let state): stateBroadcaster.yield(state)
-        case .loadObjects: await loadObjects()
+        case .loadObjects:
+            // From here until the reply is applied, signals wait in `buffered` (replayed in order).
+            loading = true
+            buffered.removeAll()
+            loadTask = Task { await self.loadObjects() }
         }
     }
 
-    private func track(_ event: AdapterStateTracker.Event) async {
-        for action in tracker.handle(event) { await perform(action) }
+    private func track(_ event: AdapterStateTracker.Event) {
+        for action in tracker.handle(event) { perform(action) }
     }
 
     private func loadObjects() async {
-        loading = true
-        buffered.removeAll()
         do {
             let reply = try await connection.call(
                 destination: BlueZNames.service, path: .root, interface: BlueZNames.objectManager,
@@ -479,11 +492,11 @@ public actor CentralManager {
         } catch let error as DBusError where error.name == .accessDenied {
             loading = false
             accessDeniedError = error
-            await track(.accessDenied)
+            track(.accessDenied)
             return
         } catch {
             loading = false
-            if (try? await connection.nameOwner(BlueZNames.service)) == nil { await track(.bluezPresent(false)) }
+            if (try? await connection.nameOwner(BlueZNames.service)) == nil { track(.bluezPresent(false)) }
             return
         }
         let now = options.clock.now
@@ -496,13 +509,14 @@ public actor CentralManager {
                 // stored: connected or paired before); it sent no InterfacesRemoved for it, so it is
                 // forgotten here as that signal would: else every address present at a restart (a
                 // crowd of passing phones) would stay in these tables for good.
-                await peripheral.deviceRemoved()
+                update(peripheral) { $0.deviceRemoved() }
                 peripherals[path] = nil
                 continue
             }
-            await peripheral.deviceAdded(device)
-            for (gattPath, interfaces) in objects.descendants(of: path) {
-                await peripheral.gattAdded(gattPath, interfaces)
+            let tree = objects.descendants(of: path)
+            update(peripheral) { peripheral in
+                peripheral.deviceAdded(device)
+                for (gattPath, interfaces) in tree { peripheral.gattAdded(gattPath, interfaces) }
             }
         }
         for (id, scanner) in scanners {
@@ -512,13 +526,13 @@ public actor CentralManager {
         if objects.properties(PairingAgent.managerPath, BlueZNames.agentManager) != nil { agentManagerAppeared() }
         let adapter = objects.properties(adapterPath, BlueZNames.adapter)
         let powered = adapter?["Powered"]?.asBool ?? false
-        await track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
+        track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
         runDiscovery(arbiter.handle(.adapterAvailable(adapter != nil && powered)))
         monitorManagerChanged()
         loading = false
         let replay = buffered
         buffered.removeAll()
-        for signal in replay { await dispatch(signal) }
+        for signal in replay { dispatch(signal) }
     }
 
     /// What the adapter offers for listen-only scanning through advertisement monitors, from
@@ -529,39 +543,39 @@ public actor CentralManager {
             manager: objects.properties(adapterPath, BlueZNames.advertisementMonitorManager))
     }
 
-    private func receive(_ signal: DBusSignal) async {
+    private func receive(_ signal: DBusSignal) {
         if loading {
             buffered.append(signal)
             return
         }
-        await dispatch(signal)
+        dispatch(signal)
     }
 
-    private func dispatch(_ signal: DBusSignal) async {
+    private func dispatch(_ signal: DBusSignal) {
         defer { signalHandled(signal.sequence) }
         switch (signal.interface, signal.member) {
         case (BlueZNames.objectManager, "InterfacesAdded"):
             guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
-            await interfacesAdded(path, ManagedObjects.interfaces(signal.arguments[1]))
+            interfacesAdded(path, ManagedObjects.interfaces(signal.arguments[1]))
         case (BlueZNames.objectManager, "InterfacesRemoved"):
             guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
-            await interfacesRemoved(path, signal.arguments[1].asStrings ?? [])
+            interfacesRemoved(path, signal.arguments[1].asStrings ?? [])
         case (BlueZNames.properties, "PropertiesChanged"):
             guard signal.arguments.count > 1, let interface = signal.arguments[0].asString else { return }
             let changed = signal.arguments[1].asDictionary ?? [:]
             let invalidated = signal.arguments.count > 2 ? (signal.arguments[2].asStrings ?? []) : []
-            await propertiesChanged(signal.path, interface, changed, invalidated)
+            propertiesChanged(signal.path, interface, changed, invalidated)
         case (BlueZNames.device, "Disconnected"):
             guard let reason = signal.arguments.first?.asString, let peripheral = peripherals[signal.path] else {
                 return
             }
-            await peripheral.handle(.disconnectReasonReported(DisconnectReason(bluezReason: reason)))
+            update(peripheral) { $0.handle(.disconnectReasonReported(DisconnectReason(bluezReason: reason))) }
         default:
             break
         }
     }
 
-    private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) async {
+    private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) {
         objects.add(path, interfaces)
         if path == adapterPath { monitorManagerChanged() }
         if path == PairingAgent.managerPath, interfaces[BlueZNames.agentManager] != nil {
@@ -569,30 +583,30 @@ public actor CentralManager {
         }
         if path == adapterPath, let adapter = interfaces[BlueZNames.adapter] {
             let powered = adapter["Powered"]?.asBool ?? false
-            await track(.adapterAdded(powered: powered))
+            track(.adapterAdded(powered: powered))
             runDiscovery(arbiter.handle(.adapterAvailable(powered)))
             return
         }
         if let device = interfaces[BlueZNames.device] {
             guard isOurDevice(path) else { return }
             lastSeen[path] = options.clock.now
-            if let peripheral = peripherals[path] { await peripheral.deviceAdded(device) }
+            if let peripheral = peripherals[path] { update(peripheral) { $0.deviceAdded(device) } }
             reportDiscovery(path, changed: Set(device.keys))
             return
         }
-        if let owner = owningPeripheral(path) { await owner.gattAdded(path, interfaces) }
+        if let owner = owningPeripheral(path) { update(owner) { $0.gattAdded(path, interfaces) } }
     }
 
-    private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) async {
+    private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {
         let removedDevice =
             interfaces.contains(BlueZNames.device) && isOurDevice(path)
             ? objects.properties(path, BlueZNames.device).flatMap(DeviceProperties.address) : nil
         objects.remove(path, interfaces)
         if path == adapterPath { monitorManagerChanged() }
         if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
-            for peripheral in peripherals.values { await peripheral.adapterLost(.bluezRestarted) }
+            for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.bluezRestarted) } }
             runDiscovery(arbiter.handle(.adapterAvailable(false)))
-            await track(.adapterRemoved)
+            track(.adapterRemoved)
             return
         }
         if interfaces.contains(BlueZNames.device) {
@@ -600,32 +614,34 @@ public actor CentralManager {
             lastSeen[path] = nil
             for id in scanners.keys { scanners[id]?.reported[path] = nil }
             if let peripheral = peripherals[path] {
-                await peripheral.deviceRemoved()
+                update(peripheral) { $0.deviceRemoved() }
                 peripherals[path] = nil
             }
             return
         }
-        if let owner = owningPeripheral(path) { await owner.gattRemoved(path, interfaces) }
+        if let owner = owningPeripheral(path) { update(owner) { $0.gattRemoved(path, interfaces) } }
     }
 
     private func propertiesChanged(
         _ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]
-    ) async {
+    ) {
         objects.change(path, interface, changed, invalidated: invalidated)
         switch interface {
         case BlueZNames.adapter where path == adapterPath:
             if let powered = changed["Powered"]?.asBool {
                 if !powered {
-                    for peripheral in peripherals.values { await peripheral.adapterLost(.adapterPoweredOff) }
+                    for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.adapterPoweredOff) } }
                 }
-                await track(.poweredChanged(powered))
+                track(.poweredChanged(powered))
                 runDiscovery(arbiter.handle(.adapterAvailable(powered)))
             }
             if let discovering = changed["Discovering"]?.asBool {
                 runDiscovery(arbiter.handle(.discoveringChanged(discovering)))
             }
         case BlueZNames.device:
-            if let peripheral = peripherals[path] { await peripheral.deviceChanged(changed, invalidated: invalidated) }
+            if let peripheral = peripherals[path] {
+                update(peripheral) { $0.deviceChanged(changed, invalidated: invalidated) }
+            }
             if isOurDevice(path),
                 !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) })
             {
@@ -633,8 +649,13 @@ public actor CentralManager {
                 reportDiscovery(path, changed: Set(changed.keys))
             }
         default:
-            if let owner = owningPeripheral(path) { await owner.gattChanged(path, interface, changed) }
+            if let owner = owningPeripheral(path) { update(owner) { $0.gattChanged(path, interface, changed) } }
         }
+    }
+
+    /// Runs `body` on `peripheral`, which shares this manager's thread: a plain call, in bus order.
+    private func update(_ peripheral: Peripheral, _ body: (isolated Peripheral) -> Void) {
+        peripheral.assumeIsolated(body)
     }
 
     /// The peripheral whose device path is a prefix of `path` (a GATT object).

@@ -13,6 +13,8 @@ import Logging
 public actor PairingAgent {
     public nonisolated let path: DBusObjectPath
     nonisolated let connection: DBusConnection
+    /// The D-Bus connection's thread, shared with the ``CentralManager`` (see its comment).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     private let logger = Logger(label: "pairing")
     private var defaultPolicy: PairingPolicy
     private var sessions: [DBusObjectPath: Session] = [:]

@@ -13,11 +13,16 @@ import Timekeeping
 ///
 /// Obtain peripherals from `CentralManager.scan(…)` or `retrievePeripherals(withIdentifiers:)`; connect with
 /// `CentralManager.connect(_:timeout:)`.
+///
+/// Pinned, with its manager, to the D-Bus connection's thread: the manager hands it BlueZ's changes
+/// with plain calls as the signals are dispatched (see ``CentralManager``).
 public actor Peripheral {
     /// The peripheral's address (BlueZ identifies LE devices by address).
     public nonisolated let identifier: BluetoothAddress
     nonisolated let path: DBusObjectPath
     nonisolated let connection: DBusConnection
+    /// The D-Bus connection's thread, shared with the ``CentralManager`` (see its comment).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     private let onDisconnect: @Sendable (DisconnectEvent) -> Void
     private let callTimeout: Duration
     /// The manager's injected clock: connect timeouts, retry delays, `waitForCharacteristic`'s timeout.
@@ -284,8 +289,8 @@ public actor Peripheral {
     }
 
     /// Delivers the characteristic's values to `onValue` on the thread that receives them (the
-    /// `AcquireNotify` socket thread, or the D-Bus thread for `PropertiesChanged`), in order, with no
-    /// task, stream or actor hop: for hot paths that do little and hand the value on. `onEnd` runs once
+    /// `AcquireNotify` socket thread, or the D-Bus thread, as the `PropertiesChanged` signal is
+    /// dispatched, for `StartNotify`: indications), in order, with no task, stream or actor hop: for hot paths that do little and hand the value on. `onEnd` runs once
     /// when the notifications end by themselves (the peripheral disconnected; the error says why),
     /// never after ``NotificationListener/cancel()``. Both must return quickly: they hold up every
     /// other notification of the process. Enabling works, fails and is shared exactly as for

@@ -10,9 +10,10 @@ import Timekeeping
 /// Every libdbus call on the connection happens on the loop's thread. Other threads hand it work
 /// as commands (`submit`), run in order; libdbus's watches are descriptor watches of the loop and
 /// its timeouts are the loop's timers (``LoopState``). Incoming messages are dispatched on this
-/// thread after every command batch, watch and timeout: signals are decoded once and yielded
-/// straight into the subscribers' `AsyncStream` continuations; replies resume the waiting
-/// callers' continuations; method calls start a task running the exported handler.
+/// thread after every command batch, watch and timeout: signals are decoded once and handed to
+/// the subscribers (a handler called here, or an `AsyncStream` continuation); replies resume the
+/// waiting callers' continuations; method calls start a task running the exported handler.
+/// Actors pinned to the connection (``DBusConnection/serialExecutor``) run on the same thread.
 final class ConnectionLoop: Sendable {
     typealias Command = @Sendable (LoopState) -> Void
 
@@ -133,6 +134,8 @@ final class ConnectionLoop: Sendable {
         }
         guard let leftovers else { return }
         for command in leftovers { command(state) }
-        eventLoop.shutdown { [self] in self.state = nil }
+        // The thread stays until the loop is released (with the connection): actors pinned to it
+        // (``DBusConnection/serialExecutor``) still run there after the connection ended.
+        self.state = nil
     }
 }

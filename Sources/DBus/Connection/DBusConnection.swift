@@ -176,24 +176,52 @@ public final class DBusConnection: Sendable {
     ) async throws -> AsyncStream<DBusNameOwnerChange> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: DBusNameOwnerChange.self, bufferingPolicy: bufferingPolicy)
-        let rule = DBusMatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
-            path: "/org/freedesktop/DBus", arg0: name)
         let id = try await subscribe(
-            rule,
+            Self.nameOwnerRule(name),
             deliver: { signals in
-                for signal in signals {
-                    guard signal.arguments.count == 3, let name = signal.arguments[0].asString,
-                        let old = signal.arguments[1].asString, let new = signal.arguments[2].asString
-                    else { continue }
-                    continuation.yield(
-                        DBusNameOwnerChange(
-                            name: name, oldOwner: old.isEmpty ? nil : old, newOwner: new.isEmpty ? nil : new))
-                }
+                for change in signals.compactMap(DBusNameOwnerChange.init(signal:)) { continuation.yield(change) }
             }, finish: { continuation.finish() })
         let loop = self.loop
         continuation.onTermination = { _ in loop.submit { $0.removeSubscription(id, finishStream: false) } }
         return stream
+    }
+
+    private static func nameOwnerRule(_ name: String?) -> DBusMatchRule {
+        DBusMatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+            path: "/org/freedesktop/DBus", arg0: name)
+    }
+
+    // MARK: On the connection's thread
+
+    /// The executor of the connection's thread, for an actor that pins itself to it
+    /// (`nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }`): its
+    /// code then runs on this thread, between the thread's own work, and the closures of
+    /// ``signalHandler(matching:_:)`` may enter it with `assumeIsolated`, with no hop. Such an
+    /// actor must keep the connection (which keeps the thread) and must never block: everything on
+    /// the connection waits while it runs, replies to its own calls included. The thread outlives
+    /// the connection's closing, until the connection is released.
+    public var serialExecutor: UnownedSerialExecutor { loop.eventLoop.asUnownedSerialExecutor() }
+
+    /// Calls `handler` on the connection's thread with the signals matching `rule` that arrived
+    /// together (one read from the bus), in order, as soon as they are dispatched: no task, stream
+    /// or hop. The match rule is active on the bus when this returns. `handler` holds up every
+    /// other message of the connection: keep it short, never block in it.
+    public func signalHandler(matching rule: DBusMatchRule, _ handler: @escaping @Sendable ([DBusSignal]) -> Void)
+        async throws -> DBusSignalHandler
+    {
+        let id = try await subscribe(rule, deliver: handler, finish: {})
+        return DBusSignalHandler(loop: loop, id: id)
+    }
+
+    /// ``nameOwnerChanges(_:bufferingPolicy:)`` as a handler on the connection's thread
+    /// (``signalHandler(matching:_:)``).
+    public func nameOwnerChangeHandler(
+        _ name: String? = nil, _ handler: @escaping @Sendable (DBusNameOwnerChange) -> Void
+    ) async throws -> DBusSignalHandler {
+        try await signalHandler(matching: Self.nameOwnerRule(name)) { signals in
+            for change in signals.compactMap(DBusNameOwnerChange.init(signal:)) { handler(change) }
+        }
     }
 
     /// Registers a subscription and installs its rule on the bus; the caller removes it by id.

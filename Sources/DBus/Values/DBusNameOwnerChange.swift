@@ -11,3 +11,13 @@ public struct DBusNameOwnerChange: Sendable, Hashable {
         self.newOwner = newOwner
     }
 }
+
+extension DBusNameOwnerChange {
+    /// The change a `NameOwnerChanged` signal (`sss`) reports; nil for another shape.
+    init?(signal: DBusSignal) {
+        guard signal.arguments.count == 3, let name = signal.arguments[0].asString,
+            let old = signal.arguments[1].asString, let new = signal.arguments[2].asString
+        else { return nil }
+        self.init(name: name, oldOwner: old.isEmpty ? nil : old, newOwner: new.isEmpty ? nil : new)
+    }
+}

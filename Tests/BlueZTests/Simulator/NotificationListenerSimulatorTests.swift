@@ -64,6 +64,32 @@ import Testing
         }
     }
 
+    /// An indication (no `AcquireNotify`: `StartNotify`, then `PropertiesChanged`) reaches the
+    /// handler on the D-Bus connection's thread while the signal is dispatched: the manager and its
+    /// peripherals are pinned to that thread, so the value takes no stream, task or actor hop (it
+    /// reached the handler on a pool thread, after two hops, before they were pinned).
+    @Test func indicationsReachTheHandlerOnTheDBusThread() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let address = BluetoothAddress("C0:FF:EE:00:00:02")!  // the demo's thermometer
+            let thermometer = try await bluez.connected(address)
+            let measurement = try await thermometer.characteristic(BluetoothUUID(UInt16(0x2A1C)))
+            #expect(measurement.properties.contains(.indicate) && !measurement.properties.contains(.notify))
+            let threads = Mutex<[String]>([])
+            let listener = try await thermometer.notifications(for: measurement) { _ in
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                threads.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            }
+            for value in 0..<5 {
+                try await bluez.simulator.setCharacteristicValue(
+                    address: address.description, uuid: measurement.uuid.uuidString, value: [UInt8(value), 0, 0, 0, 0],
+                    notify: true)
+            }
+            #expect(await waitUntil { threads.withLock { $0.count } >= 5 })
+            listener.cancel()
+            #expect(Set(threads.withLock { $0 }) == ["blebridge.dbus"])
+        }
+    }
+
     /// Load mode sends about ten values per millisecond tick back to back: a handler that hopped
     /// through tasks or threads would see them reordered.
     @Test func handlerGetsABurstInOrder() async throws {

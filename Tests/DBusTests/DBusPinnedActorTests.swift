@@ -1,0 +1,106 @@
+import DBus
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Actors pinned to a connection's thread (`DBusConnection.serialExecutor`), entered from signal
+/// handlers with `assumeIsolated`, as `CentralManager` and `Peripheral` are.
+@Suite(.timeLimit(.minutes(1))) struct DBusPinnedActorTests {
+    /// Records, on the connection's thread, the signals a handler hands it.
+    actor Recorder {
+        nonisolated let connection: DBusConnection
+        nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
+        var values: [Int] = []
+        var threads: Set<String> = []
+
+        init(connection: DBusConnection) { self.connection = connection }
+
+        func record(_ value: Int) {
+            values.append(value)
+            threads.insert(currentThreadName())
+        }
+
+        /// The thread a call from a task runs this actor on.
+        func threadName() -> String { currentThreadName() }
+    }
+
+    static func value(_ signal: DBusSignal) -> Int? {
+        signal.arguments.first?.asUInt32.map(Int.init)
+    }
+
+    @Test func aHandlerEntersThePinnedActorOnTheConnectionThreadInOrder() async throws {
+        try await withBus { bus in
+            let emitter = try await bus.connect()
+            let listener = try await bus.connect()
+            let recorder = Recorder(connection: listener)
+            let handler = try await listener.signalHandler(
+                matching: DBusMatchRule(sender: emitter.uniqueName, interface: "io.blebridge.Test1", member: "Tick")
+            ) { signals in
+                // Crashes (a failed precondition of the loop's checkIsolated) off the connection's thread.
+                recorder.assumeIsolated { recorder in
+                    for signal in signals { if let value = Self.value(signal) { recorder.record(value) } }
+                }
+            }
+            let count = 500
+            for index in 0..<count {
+                try emitter.emitSignal(
+                    path: "/a", interface: "io.blebridge.Test1", name: "Tick", arguments: [.uint32(UInt32(index))])
+            }
+            #expect(await waitUntil { await recorder.values.count >= count })
+            #expect(await recorder.values == Array(0..<count))
+            #expect(await recorder.threads == ["blebridge.dbus"])
+            #expect(await recorder.threadName() == "blebridge.dbus")
+            handler.cancel()
+        }
+    }
+
+    /// The thread stays while the connection is held, after it closed: an actor pinned to it is
+    /// still served (before, the loop stopped with the connection and its jobs were dropped, so
+    /// this call never returned).
+    @Test func aPinnedActorIsServedAfterTheConnectionClosed() async throws {
+        try await withBus { bus in
+            let connection = try await bus.connect()
+            let recorder = Recorder(connection: connection)
+            await recorder.record(1)
+            connection.close()
+            #expect(await waitUntil { !connection.isConnected })
+            await recorder.record(2)
+            #expect(await recorder.values == [1, 2])
+            #expect(await recorder.threadName() == "blebridge.dbus")
+        }
+    }
+
+    /// After `cancel()` the handler gets nothing more (a signal emitted later on the same
+    /// connection, after a marker seen by a second handler, does not reach it).
+    @Test func aCancelledHandlerGetsNothingMore() async throws {
+        try await withBus { bus in
+            let emitter = try await bus.connect()
+            let listener = try await bus.connect()
+            let rule = DBusMatchRule(sender: emitter.uniqueName, interface: "io.blebridge.Test1", member: "Tick")
+            let first = Mutex<[Int]>([])
+            let second = Mutex<[Int]>([])
+            let handler = try await listener.signalHandler(matching: rule) { signals in
+                first.withLock { $0.append(contentsOf: signals.compactMap(Self.value)) }
+            }
+            let other = try await listener.signalHandler(matching: rule) { signals in
+                second.withLock { $0.append(contentsOf: signals.compactMap(Self.value)) }
+            }
+            try emitter.emitSignal(path: "/a", interface: "io.blebridge.Test1", name: "Tick", arguments: [.uint32(1)])
+            #expect(await waitUntil { first.withLock { $0 } == [1] && second.withLock { $0 } == [1] })
+            handler.cancel()
+            // The cancel is queued on the connection's thread before this call's reply is read.
+            _ = try await listener.nameOwner("org.freedesktop.DBus")
+            try emitter.emitSignal(path: "/a", interface: "io.blebridge.Test1", name: "Tick", arguments: [.uint32(2)])
+            #expect(await waitUntil { second.withLock { $0 } == [1, 2] })
+            #expect(first.withLock { $0 } == [1])
+            other.cancel()
+        }
+    }
+}
+
+/// The kernel's name of the calling thread.
+func currentThreadName() -> String {
+    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+    return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+}
