@@ -7,6 +7,8 @@ extension JSONValue {
     /// scalar, issue 19).
     public var bytes: [UInt8] {
         var output: [UInt8] = []
+        // A reading's state payload is ~100 bytes: one allocation instead of growing from empty.
+        output.reserveCapacity(128)
         write(to: &output)
         return output
     }

@@ -14,7 +14,41 @@ public enum Timestamp {
     public static func iso8601(_ date: Date) -> String {
         let milliseconds = floorDivide(microseconds(date), 1000)
         let seconds = floorDivide(milliseconds, 1000)
-        return extended(seconds) + "." + pad(milliseconds - seconds * 1000, 3) + "Z"
+        let parts = CivilTime(seconds)
+        guard (0...9999).contains(parts.year) else {
+            return extended(seconds) + "." + pad(milliseconds - seconds * 1000, 3) + "Z"
+        }
+        // Every payload's `ts` comes through here on the notification thread: the 24 bytes are
+        // written into one buffer (joining padded strings cost ~6 µs a reading, issue 20).
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        appendDigits(parts.year, 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(parts.month, 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(parts.day, 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        appendDigits(parts.hour, 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(parts.minute, 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(parts.second, 2, to: &text)
+        text.append(UInt8(ascii: "."))
+        appendDigits(milliseconds - seconds * 1000, 3, to: &text)
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `value` (0 ≤ value < 10^width) as exactly `width` decimal digits.
+    private static func appendDigits(_ value: Int64, _ width: Int, to text: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Whole seconds since 1970-01-01 UTC: `2023-05-14T16:41:17Z`.

@@ -11,4 +11,15 @@ import Testing
         #expect(Hex.string([0x00, 0xAB]) == "00ab")
         #expect(Hex.string([0x16, 0x48], separator: " ") == "16 48")
     }
+
+    /// Contiguous bytes take a faster path than other sequences: both spell every byte alike.
+    @Test func contiguousAndOtherSequencesGiveTheSameText() {
+        let bytes = (0...255).map(UInt8.init) + [0x00, 0x0F, 0xF0]
+        let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(Hex.string(bytes) == expected)
+        #expect(Hex.string(bytes[...]) == expected)
+        #expect(Hex.string(bytes.lazy.map { $0 }) == expected)
+        #expect(Hex.string(Set([UInt8(0xAB)])) == "ab")
+        #expect(Hex.string([UInt8]()) == "")
+    }
 }

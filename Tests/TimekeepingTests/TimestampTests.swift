@@ -72,4 +72,22 @@ import Timekeeping
             #expect(Timestamp.iso8601(unixSeconds: seconds) == expected, "\(seconds)")
         }
     }
+
+    /// The millisecond form is written digit by digit into one buffer; its date and time agree with
+    /// the whole-second form (built from padded strings) and its milliseconds are rounded down,
+    /// across years 1 to 9999 and outside them (years of other widths take the string path).
+    @Test func theMillisecondFormAgreesWithTheWholeSecondForm() {
+        var generator = SystemRandomNumberGenerator()
+        let first: Int64 = -62_135_596_800  // 0001-01-01
+        let last: Int64 = 253_402_300_800  // 10000-01-01
+        var seconds = (0..<20_000).map { _ in Int64.random(in: first..<last, using: &generator) }
+        seconds += [first, last - 1, last, 0, -1, 951_782_400]
+        for second in seconds {
+            let milliseconds = Int64.random(in: 0..<1000, using: &generator)
+            let time = Date(timeIntervalSince1970: Double(second) + (Double(milliseconds) + 0.5) / 1000)
+            let fraction = String(milliseconds + 1000).dropFirst()
+            let expected = Timestamp.iso8601(unixSeconds: second).dropLast() + "." + fraction + "Z"
+            #expect(Timestamp.iso8601(time) == expected, "\(second).\(milliseconds)")
+        }
+    }
 }

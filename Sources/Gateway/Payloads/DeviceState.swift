@@ -47,6 +47,7 @@ public struct DeviceState: Sendable, Hashable {
     /// The payload for `<base>/<device>`.
     public var json: JSONValue {
         var members = fields
+        members.reserveCapacity(fields.count + 2)
         if let rssi { members.append(JSONMember("rssi", .int(Int64(rssi)))) }
         if let sampleTime { members.append(JSONMember("ts", .string(Timestamp.iso8601(sampleTime)))) }
         return .object(members)

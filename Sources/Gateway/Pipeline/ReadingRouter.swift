@@ -95,34 +95,26 @@ public struct ReadingRouter: Sendable {
     public func state(of deviceID: String) -> DeviceState? { states[deviceID] }
 
     /// Whether `deviceID` is a configured device.
-    public func knows(_ deviceID: String) -> Bool { devices[deviceID] != nil }
+    public func knows(_ deviceID: String) -> Bool { devices.index(forKey: deviceID) != nil }
 
     /// Routes one reading of `deviceID` taken at `sampleTime`.
     public mutating func route(
         device deviceID: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])? = nil,
         rssi: Int? = nil, sampleTime: Date
     ) -> Output {
-        var state = states[deviceID] ?? DeviceState()
-        state.merge(fields, rssi: rssi, sampleTime: sampleTime)
-        states[deviceID] = state
-        var info = fieldInfo[deviceID] ?? [:]
+        // Both maps are changed in place: a copy taken out and stored back made every reading
+        // copy the device's fields and its field table (~3 µs a reading, issue 20).
+        states[deviceID, default: DeviceState()].merge(fields, rssi: rssi, sampleTime: sampleTime)
+        let state = states[deviceID]!
         var newFields: [String] = []
         // An advertisement that carries the firmware version (BTHome) names it for discovery.
         if case .string(let firmware)? = fields.first(where: { $0.name == "firmware_version" })?.value,
             devices[deviceID] != nil, devices[deviceID]?.firmware != firmware
         {
             devices[deviceID]?.firmware = firmware
-            newFields = info.keys.sorted()
+            newFields = (fieldInfo[deviceID] ?? [:]).keys.sorted()
         }
-        for field in fields where field.name != "ts" {
-            if info[field.name] == nil { newFields.append(field.name) }
-            info[field.name] = (JSONValue(field.value), field.unit, field.kind)
-        }
-        if let rssi {
-            if info["rssi"] == nil { newFields.append("rssi") }
-            info["rssi"] = (.int(Int64(rssi)), "dBm", nil)
-        }
-        fieldInfo[deviceID] = info
+        Self.note(fields, rssi: rssi, in: &fieldInfo[deviceID, default: [:]], newFields: &newFields)
         var entries = [
             OutboxEntry(
                 topic: topics.device(deviceID), payload: state.json.bytes, qos: qos, retain: false,
@@ -139,6 +131,22 @@ public struct ReadingRouter: Sendable {
                     retain: false, sampleTime: sampleTime, stream: deviceID))
         }
         return Output(entries: entries, discovery: discovery(deviceID: deviceID, fields: newFields))
+    }
+
+    /// Records the latest value, unit and kind of each field (and the RSSI) in a device's field
+    /// table; names seen for the first time are appended to `newFields`.
+    private static func note(
+        _ fields: [DecodedField], rssi: Int?,
+        in info: inout [String: (value: JSONValue, unit: String?, kind: FieldKind?)], newFields: inout [String]
+    ) {
+        for field in fields where field.name != "ts" {
+            if info[field.name] == nil { newFields.append(field.name) }
+            info[field.name] = (JSONValue(field.value), field.unit, field.kind)
+        }
+        if let rssi {
+            if info["rssi"] == nil { newFields.append("rssi") }
+            info["rssi"] = (.int(Int64(rssi)), "dBm", nil)
+        }
     }
 
     private func discovery(deviceID: String, fields: [String]) -> [DiscoveryMessage] {

@@ -15,6 +15,12 @@ public final class SQLiteConnection {
 
     let handle: OpaquePointer
     public let path: String
+    /// `BEGIN IMMEDIATE` and `COMMIT` of ``transaction(_:)``, compiled at their first use: run
+    /// through `sqlite3_exec`, both were parsed again for every transaction, one per reading on the
+    /// gateway's outbox thread (issue 20). Raw handles, not ``SQLiteStatement``s, which would keep
+    /// this connection alive; finalised before it closes.
+    private var begin: OpaquePointer?
+    private var commit: OpaquePointer?
 
     /// Opens (creating when `mode` is `.readWrite`) the database at `path`.
     public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
@@ -43,6 +49,8 @@ public final class SQLiteConnection {
     }
 
     deinit {
+        sqlite3_finalize(begin)
+        sqlite3_finalize(commit)
         sqlite3_close_v2(handle)
     }
 
@@ -88,15 +96,25 @@ public final class SQLiteConnection {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error thrown by `body` (or by the
     /// commit) rolls the transaction back and is rethrown unchanged.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try step(&begin, "BEGIN IMMEDIATE")
         do {
             let value = try body()
-            try execute("COMMIT")
+            try step(&commit, "COMMIT")
             return value
         } catch {
             if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
             throw error
         }
+    }
+
+    /// Runs a statement without parameters or rows, compiled into `statement` at its first use.
+    private func step(_ statement: inout OpaquePointer?, _ sql: String) throws(SQLiteError) {
+        if statement == nil {
+            try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql: sql)
+        }
+        // Reset after the error (if any) was read: the next transaction starts from a clean statement.
+        defer { sqlite3_reset(statement) }
+        try check(sqlite3_step(statement), sql: sql)
     }
 
     /// True while a transaction is open.
