@@ -1,8 +1,8 @@
 /// Hex text to and from bytes (`"0x16 48"`, `"16:48"`, `"1648"`).
-public enum Hex {
+package enum Hex {
     /// Lowercase hex digits, two per byte, `separator` between bytes. Built as UTF-8 bytes in one
     /// buffer: it runs for every raw reading on the notification thread.
-    public static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
+    package static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
         let separatorBytes = Array(separator.utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * (2 + separatorBytes.count))
@@ -18,7 +18,7 @@ public enum Hex {
 
     /// Parses hex digits, ignoring an optional `0x` prefix and the separators space, `:` and `-`.
     /// Returns nil for odd digit counts or non-hex characters.
-    public static func bytes(_ text: String) -> [UInt8]? {
+    package static func bytes(_ text: String) -> [UInt8]? {
         var body = Substring(text.trimmingWhitespace())
         if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
         var values: [UInt8] = []
