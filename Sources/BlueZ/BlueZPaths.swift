@@ -1,19 +1,19 @@
 import Bluetooth
 
 /// Object paths in BlueZ's tree (`/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF/service000c/char000d`).
-public enum BlueZPaths {
-    public static let root = "/org/bluez"
+package enum BlueZPaths {
+    package static let root = "/org/bluez"
 
     /// `/org/bluez/hci0` for adapter `hci0`.
-    public static func adapter(_ name: String) -> String { "\(root)/\(name)" }
+    package static func adapter(_ name: String) -> String { "\(root)/\(name)" }
 
     /// `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.
-    public static func device(_ address: BluetoothAddress, adapter: String) -> String {
+    package static func device(_ address: BluetoothAddress, adapter: String) -> String {
         "\(self.adapter(adapter))/\(address.bluezPathComponent)"
     }
 
     /// The address encoded in a device path, or nil when the path is not a device path.
-    public static func address(fromDevicePath path: String) -> BluetoothAddress? {
+    package static func address(fromDevicePath path: String) -> BluetoothAddress? {
         guard let component = path.split(separator: "/").last, component.hasPrefix("dev_") else { return nil }
         return BluetoothAddress(component.dropFirst(4).split(separator: "_").joined(separator: ":"))
     }

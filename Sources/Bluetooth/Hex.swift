@@ -1,8 +1,8 @@
 /// Hex text to and from bytes (`"0x16 48"`, `"16:48"`, `"1648"`).
-public enum Hex {
+package enum Hex {
     /// Lowercase hex digits, two per byte, `separator` between bytes. Built as UTF-8 bytes in one
     /// buffer: it runs for every raw reading on the notification thread.
-    public static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
+    package static func string(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
         // Called from other modules this generic function is not specialised: iterating the
         // sequence cost a witness call per byte (~5 µs for a 20-byte value, issue 20), so
         // contiguous bytes ([UInt8], Data) are read through one buffer pointer.
@@ -35,7 +35,7 @@ public enum Hex {
 
     /// Parses hex digits, ignoring an optional `0x` prefix and the separators space, `:` and `-`.
     /// Returns nil for odd digit counts or non-hex characters.
-    public static func bytes(_ text: String) -> [UInt8]? {
+    package static func bytes(_ text: String) -> [UInt8]? {
         var body = Substring(text.trimmingWhitespace())
         if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
         var values: [UInt8] = []

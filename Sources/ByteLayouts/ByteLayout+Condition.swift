@@ -8,11 +8,11 @@ extension ByteLayout {
     /// (`true` and `false` are 1 and 0). An absent field takes no bytes and is not published; a
     /// field whose condition names a field that was itself absent is absent too.
     public struct Condition: Sendable, Hashable, Codable {
-        public var field: String
-        public var mask: Int64?
-        public var equals: Int64?
+        package var field: String
+        package var mask: Int64?
+        package var equals: Int64?
 
-        public init(field: String, mask: Int64? = nil, equals: Int64? = nil) {
+        package init(field: String, mask: Int64? = nil, equals: Int64? = nil) {
             self.field = field
             self.mask = mask
             self.equals = equals

@@ -4,7 +4,7 @@ import Timekeeping
 
 extension BridgeConfiguration {
     /// A one-screen description of what the gateway will do, for `blebridge check-config` and logs.
-    public var summaryLines: [String] {
+    package var summaryLines: [String] {
         var lines: [String] = []
         func row(_ label: String, _ text: String) {
             lines.append(label.padding(toLength: 15, withPad: " ", startingAt: 0) + text)

@@ -2,19 +2,19 @@
 /// default; `docs/configuration.md` lists them.
 public struct BridgeConfiguration: Sendable, Equatable {
     /// Names this gateway in `bridge/info` and is the default MQTT client id.
-    public var gatewayID: String
-    public var bluetooth: BluetoothSettings
-    public var mqtt: MQTTSettings
-    public var outbox: OutboxSettings
-    public var homeAssistant: HomeAssistantSettings
-    public var commands: CommandSettings
+    package var gatewayID: String
+    package var bluetooth: BluetoothSettings
+    package var mqtt: MQTTSettings
+    package var outbox: OutboxSettings
+    package var homeAssistant: HomeAssistantSettings
+    package var commands: CommandSettings
     public var devices: [DeviceConfiguration]
     /// Zero-configuration devices (off by default).
-    public var autoDevices: AutoDeviceSettings
+    package var autoDevices: AutoDeviceSettings
     /// Room presence (off unless a room is set).
-    public var presence: PresenceSettings
+    package var presence: PresenceSettings
 
-    public init(
+    package init(
         gatewayID: String = "blebridge", bluetooth: BluetoothSettings = BluetoothSettings(),
         mqtt: MQTTSettings = MQTTSettings(), outbox: OutboxSettings = OutboxSettings(),
         homeAssistant: HomeAssistantSettings = HomeAssistantSettings(), commands: CommandSettings = CommandSettings(),
@@ -33,13 +33,13 @@ public struct BridgeConfiguration: Sendable, Equatable {
     }
 
     /// The device with `id`, if configured.
-    public func device(id: String) -> DeviceConfiguration? {
+    package func device(id: String) -> DeviceConfiguration? {
         devices.first { $0.id == id }
     }
 
     /// Things that are valid but probably not what the user wants (shown by `check-config` and
     /// logged at start-up).
-    public var warnings: [String] {
+    package var warnings: [String] {
         var warnings: [String] = []
         if bluetooth.maxConnections > 7 {
             warnings.append(

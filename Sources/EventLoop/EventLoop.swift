@@ -28,11 +28,11 @@ import Timekeeping
 ///
 /// Modelled on swift-nio's `SelectableEventLoop` (epoll, an eventfd, a deadline-ordered queue of
 /// scheduled tasks) and `EmbeddedEventLoop` (time that moves only when told).
-public final class EventLoop: SerialExecutor {
+package final class EventLoop: SerialExecutor {
     let core: EventLoopCore
 
     /// Starts the thread, named `name` (the kernel keeps 15 bytes: `ps -L`, `top -H`, `perf`).
-    public init(name: String, clock: any BridgeClock = SystemClock(), stackSize: Int = 512 * 1024)
+    package init(name: String, clock: any BridgeClock = SystemClock(), stackSize: Int = 512 * 1024)
         throws(EventLoopError)
     {
         let core = try EventLoopCore(name: name, clock: clock)
@@ -44,29 +44,29 @@ public final class EventLoop: SerialExecutor {
 
     deinit { core.shutdown(then: nil) }
 
-    public var name: String { core.name }
+    package var name: String { core.name }
     /// The clock the timers read.
-    public var clock: any BridgeClock { core.clock }
+    package var clock: any BridgeClock { core.clock }
 
     /// True on the loop's thread.
-    public var isCurrentThread: Bool { core.isCurrentThread }
+    package var isCurrentThread: Bool { core.isCurrentThread }
 
     // MARK: Work
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         _ = core.enqueue(.job(UnownedJob(job)))
     }
 
     /// Runs `body` on the loop's thread after the work already queued; false (and `body`
     /// dropped) once the loop has stopped.
     @discardableResult
-    public func execute(_ body: @escaping @Sendable () -> Void) -> Bool {
+    package func execute(_ body: @escaping @Sendable () -> Void) -> Bool {
         core.enqueue(.closure(body))
     }
 
     /// Lets `assumeIsolated` accept closures run by ``execute(_:)``, timers and handlers: they run
     /// on the loop's thread, where only this loop's work runs, one item at a time.
-    public func checkIsolated() {
+    package func checkIsolated() {
         precondition(isCurrentThread, "expected to run on the \(name) event loop's thread")
     }
 
@@ -75,7 +75,7 @@ public final class EventLoop: SerialExecutor {
     /// Runs `body` on the loop's thread once the loop's clock reaches `deadline`. A loop that
     /// is stopping runs no new timer.
     @discardableResult
-    public func schedule(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void)
+    package func schedule(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void)
         -> EventLoopTimer
     {
         core.schedule(at: deadline, body)
@@ -83,13 +83,13 @@ public final class EventLoop: SerialExecutor {
 
     /// Runs `body` on the loop's thread once `delay` has passed on the loop's clock.
     @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> EventLoopTimer {
+    package func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> EventLoopTimer {
         core.schedule(at: core.clock.now + delay, body)
     }
 
     /// The earliest deadline among the timers set, if any (tests wait for a timer to be armed
     /// before they move a manual clock).
-    public var nextDeadline: ContinuousClock.Instant? { core.nextDeadline }
+    package var nextDeadline: ContinuousClock.Instant? { core.nextDeadline }
 
     // MARK: Descriptors
 
@@ -100,7 +100,7 @@ public final class EventLoop: SerialExecutor {
     /// On the loop's thread the watch starts at once, and the answer is nil when the kernel
     /// refuses the descriptor. From another thread it starts behind the work already queued, and
     /// a refused descriptor gets one `.error` call. Nil once the loop has stopped.
-    public func watch(fd: Int32, interest: Readiness, _ handler: @escaping @Sendable (Readiness) -> Void)
+    package func watch(fd: Int32, interest: Readiness, _ handler: @escaping @Sendable (Readiness) -> Void)
         -> FDWatch?
     {
         core.watch(fd: fd, interest: interest, handler)
@@ -110,7 +110,7 @@ public final class EventLoop: SerialExecutor {
 
     /// Stops the thread after the work already queued (and what that queues); `then` runs on the
     /// thread as its last act (at once when it has stopped already). Later work is refused.
-    public func shutdown(then: (@Sendable () -> Void)? = nil) {
+    package func shutdown(then: (@Sendable () -> Void)? = nil) {
         core.shutdown(then: then)
     }
 }

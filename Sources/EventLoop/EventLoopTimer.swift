@@ -1,10 +1,10 @@
 /// A timer set on an ``EventLoop`` (``EventLoop/schedule(at:_:)``).
-public struct EventLoopTimer: Sendable {
+package struct EventLoopTimer: Sendable {
     let id: UInt64
     let core: EventLoopCore?
 
     /// Stops the timer if it has not fired yet; true when it had not (its body will not run).
     /// On the loop's thread the answer is exact; from another thread the body may be running now.
     @discardableResult
-    public func cancel() -> Bool { core?.cancelTimer(id) ?? false }
+    package func cancel() -> Bool { core?.cancelTimer(id) ?? false }
 }

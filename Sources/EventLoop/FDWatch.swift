@@ -1,6 +1,6 @@
 /// A descriptor watched by an ``EventLoop`` (``EventLoop/watch(fd:interest:_:)``). The descriptor
 /// stays the caller's: cancel the watch before closing it.
-public struct FDWatch: Sendable {
+package struct FDWatch: Sendable {
     let token: UInt64
     let core: EventLoopCore?
 
@@ -8,8 +8,8 @@ public struct FDWatch: Sendable {
     /// (not even for an event already reported in the same wake-up), so the descriptor may be
     /// closed right after; from another thread the removal is queued behind the work already
     /// queued.
-    public func cancel() { core?.unwatch(token) }
+    package func cancel() { core?.unwatch(token) }
 
     /// Changes what the handler is told about (for example `.writable` only while output waits).
-    public func setInterest(_ interest: Readiness) { core?.setInterest(token, interest) }
+    package func setInterest(_ interest: Readiness) { core?.setInterest(token, interest) }
 }

@@ -1,16 +1,16 @@
 /// What a watched descriptor is ready for (``EventLoop/watch(fd:interest:_:)``), or what a watch
 /// asks to be told about.
-public struct Readiness: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct Readiness: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Data (or an end of file) can be read without blocking.
-    public static let readable = Readiness(rawValue: 1 << 0)
+    package static let readable = Readiness(rawValue: 1 << 0)
     /// Data can be written without blocking.
-    public static let writable = Readiness(rawValue: 1 << 1)
+    package static let writable = Readiness(rawValue: 1 << 1)
     /// The peer hung up (reported whether asked for or not).
-    public static let hangUp = Readiness(rawValue: 1 << 2)
+    package static let hangUp = Readiness(rawValue: 1 << 2)
     /// The descriptor has an error pending, or could not be watched at all (a closed or
     /// unsupported descriptor): reported whether asked for or not.
-    public static let error = Readiness(rawValue: 1 << 3)
+    package static let error = Readiness(rawValue: 1 << 3)
 }

@@ -1,4 +1,4 @@
 /// The product's version, printed by `blebridge --version` and published in `bridge/info`.
-public enum BLEBridgeVersion {
-    public static let string = "0.1.0"
+package enum BLEBridgeVersion {
+    package static let string = "0.1.0"
 }

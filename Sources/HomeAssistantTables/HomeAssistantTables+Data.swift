@@ -4,11 +4,11 @@
 // components/binary_sensor/const.py BinarySensorDeviceClass). Raise `version` with the tables.
 extension HomeAssistantTables {
     /// The Home Assistant release these tables come from.
-    public static let version = "2026.11.0"
+    package static let version = "2026.11.0"
 
     /// Every sensor device class, with the units Home Assistant accepts for it (`nil`: no unit);
     /// nil for classes that take any unit or none (`date`, `enum`, `monetary`, `timestamp`, `uptime`).
-    public static let sensorUnits: [String: [String?]?] = [
+    package static let sensorUnits: [String: [String?]?] = [
         "absolute_humidity": ["g/m³", "mg/m³"],
         "apparent_power": ["VA", "kVA", "mVA"],
         "aqi": [nil],
@@ -87,7 +87,7 @@ extension HomeAssistantTables {
     ]
 
     /// The state classes Home Assistant allows per sensor device class (empty: none).
-    public static let sensorStateClasses: [String: [String]] = [
+    package static let sensorStateClasses: [String: [String]] = [
         "absolute_humidity": ["measurement"],
         "apparent_power": ["measurement"],
         "aqi": ["measurement"],
@@ -153,13 +153,13 @@ extension HomeAssistantTables {
     ]
 
     /// State classes that accept only some units, whatever the device class.
-    public static let stateClassUnits: [String: [String?]] = [
+    package static let stateClassUnits: [String: [String?]] = [
         "measurement_angle": ["°"]
     ]
 
-    public static let stateClasses: [String] = ["measurement", "measurement_angle", "total", "total_increasing"]
+    package static let stateClasses: [String] = ["measurement", "measurement_angle", "total", "total_increasing"]
 
-    public static let binarySensorDeviceClasses: Set<String> = [
+    package static let binarySensorDeviceClasses: Set<String> = [
         "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas",
         "glass_break", "heat", "light", "lock", "moisture", "motion", "moving", "occupancy", "opening", "plug",
         "power", "presence", "problem", "running", "safety", "smoke", "sound", "tamper", "update", "vibration",
@@ -167,5 +167,5 @@ extension HomeAssistantTables {
     ]
 
     /// `EventDeviceClass` (homeassistant/components/event/const.py).
-    public static let eventDeviceClasses: Set<String> = ["button", "doorbell", "motion"]
+    package static let eventDeviceClasses: Set<String> = ["button", "doorbell", "motion"]
 }

@@ -4,10 +4,10 @@
 /// outside these tables (a `temp` device class, a temperature in `%`, a `volume` that is a
 /// `measurement`); the gateway checks every entity it announces, and `check-config` every field a
 /// layout declares, against them.
-public enum HomeAssistantTables {
+package enum HomeAssistantTables {
     /// The problem Home Assistant has with a sensor of this device class, unit and state class,
     /// or nil when it accepts it. `deviceClass` nil: any unit and state class goes.
-    public static func sensorProblem(deviceClass: String?, unit: String?, stateClass: String?) -> String? {
+    package static func sensorProblem(deviceClass: String?, unit: String?, stateClass: String?) -> String? {
         if let stateClass {
             guard stateClasses.contains(stateClass) else {
                 return "state class '\(stateClass)' is not one of \(stateClasses.joined(separator: ", "))"
@@ -33,14 +33,14 @@ public enum HomeAssistantTables {
     }
 
     /// The problem Home Assistant has with a binary sensor of this device class, or nil.
-    public static func binarySensorProblem(deviceClass: String?) -> String? {
+    package static func binarySensorProblem(deviceClass: String?) -> String? {
         guard let deviceClass, !binarySensorDeviceClasses.contains(deviceClass) else { return nil }
         return "unknown binary sensor device class '\(deviceClass)'"
     }
 
     /// The problem Home Assistant has with an event entity of this device class and these event
     /// types (it needs at least one), or nil.
-    public static func eventProblem(deviceClass: String?, eventTypes: [String]) -> String? {
+    package static func eventProblem(deviceClass: String?, eventTypes: [String]) -> String? {
         if eventTypes.isEmpty { return "an event entity without event types" }
         guard let deviceClass, !eventDeviceClasses.contains(deviceClass) else { return nil }
         return "unknown event device class '\(deviceClass)'"
@@ -48,7 +48,7 @@ public enum HomeAssistantTables {
 
     /// The state class a sensor of `deviceClass` gets when its source does not say: `measurement`
     /// where Home Assistant allows it, else the counter class it allows, else none.
-    public static func defaultStateClass(deviceClass: String?) -> String? {
+    package static func defaultStateClass(deviceClass: String?) -> String? {
         guard let deviceClass else { return "measurement" }
         let allowed = sensorStateClasses[deviceClass] ?? []
         return ["measurement", "total_increasing", "total"].first { allowed.contains($0) }
@@ -56,7 +56,7 @@ public enum HomeAssistantTables {
 
     /// Home Assistant's spelling of a unit written another common way (`C`, `celsius` → `°C`,
     /// `lux` → `lx`; `µ`, the micro sign, is `μ`, the Greek letter, in Home Assistant's tables).
-    public static func canonicalUnit(_ unit: String) -> String {
+    package static func canonicalUnit(_ unit: String) -> String {
         switch unit.lowercased() {
         case "c", "celsius", "degc", "°c": "°C"
         case "f", "fahrenheit", "degf", "°f": "°F"

@@ -5,7 +5,7 @@ public struct JSONKey: CodingKey, Hashable, Sendable {
     public var intValue: Int?
 
     /// An object key.
-    public init(_ key: String) {
+    package init(_ key: String) {
         stringValue = key
         intValue = nil
     }
@@ -21,7 +21,7 @@ public struct JSONKey: CodingKey, Hashable, Sendable {
     }
 
     /// `devices[2].services[0].uuid`; empty for the document itself.
-    public static func path(_ keys: [any CodingKey]) -> String {
+    package static func path(_ keys: [any CodingKey]) -> String {
         var text = ""
         for key in keys {
             if let index = key.intValue {

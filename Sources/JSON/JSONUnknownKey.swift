@@ -1,28 +1,28 @@
 /// An object key the decoding type does not accept. ``Swift/Decoder/rejectUnknownKeys(accepting:)``
 /// throws it as the underlying error of a `DecodingError.dataCorrupted` whose coding path ends
 /// with the key, so callers tell a typo from any other invalid value by type, not by message.
-public struct JSONUnknownKey: Error, Sendable, Equatable, CustomStringConvertible {
-    public var key: String
+package struct JSONUnknownKey: Error, Sendable, Equatable, CustomStringConvertible {
+    package var key: String
     /// The keys accepted in that object, in the order the type lists them.
-    public var accepted: [String]
+    package var accepted: [String]
 
-    public init(key: String, accepted: [String]) {
+    package init(key: String, accepted: [String]) {
         self.key = key
         self.accepted = accepted
     }
 
     /// The accepted key within two edits of `key` (case ignored), if one is.
-    public var suggestion: String? { Self.closest(to: key, in: accepted) }
+    package var suggestion: String? { Self.closest(to: key, in: accepted) }
 
     /// `unknown key "nmae" (did you mean "name"?); accepted keys here: name, address`.
-    public var description: String {
+    package var description: String {
         var text = "unknown key \"\(key)\""
         if let suggestion { text += " (did you mean \"\(suggestion)\"?)" }
         return text + "; accepted keys here: " + accepted.joined(separator: ", ")
     }
 
     /// The candidate within two edits of `word` (case ignored), the nearest first.
-    public static func closest(to word: String, in candidates: [String]) -> String? {
+    package static func closest(to word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word.lowercased(), $0)) }.filter { $0.1 <= 2 }
         return scored.min { $0.1 < $1.1 }?.0
     }
@@ -49,7 +49,7 @@ extension Decoder {
     /// not be ignored. The error is `DecodingError.dataCorrupted` with the key's full coding path,
     /// the message of ``JSONUnknownKey`` and the ``JSONUnknownKey`` as its underlying error. Keys
     /// are checked in sorted order, so the same file always names the same key first.
-    public func rejectUnknownKeys(accepting accepted: [String]) throws {
+    package func rejectUnknownKeys(accepting accepted: [String]) throws {
         let container = try container(keyedBy: JSONKey.self)
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
         where !accepted.contains(key.stringValue) {
@@ -63,7 +63,7 @@ extension Decoder {
 
 extension Decoder {
     /// ``rejectUnknownKeys(accepting:)`` with the keys of a `CodingKeys` enum.
-    public func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+    package func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
         try rejectUnknownKeys(accepting: keys.allCases.map(\.stringValue))
     }
 }

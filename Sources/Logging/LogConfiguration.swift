@@ -7,16 +7,16 @@ import Synchronization
 #endif
 
 /// Where log lines go: standard error by default, or a closure (tests).
-public struct LogSink: Sendable {
-    public let write: @Sendable (LogRecord) -> Void
+package struct LogSink: Sendable {
+    package let write: @Sendable (LogRecord) -> Void
 
-    public init(write: @escaping @Sendable (LogRecord) -> Void) {
+    package init(write: @escaping @Sendable (LogRecord) -> Void) {
         self.write = write
     }
 
     /// Standard error, one `write(2)` per line so lines from many threads never interleave; each
     /// line starts with the local time (``LogTimestamp``), since nothing else records it there.
-    public static func standardError(colour: Bool) -> LogSink {
+    package static func standardError(colour: Bool) -> LogSink {
         LogSink { record in
             writeLine(LogTimestamp.now() + " " + record.formatted(colour: colour))
         }
@@ -25,14 +25,14 @@ public struct LogSink: Sendable {
     /// Standard error connected to journald (a systemd service): each line starts with the
     /// syslog priority, `<4>WARNING [mqtt] …`, which journald strips and records, so
     /// `journalctl -p warning` and the journal's highlighting work.
-    public static let journal = LogSink { record in
+    package static let journal = LogSink { record in
         writeLine(record.journalLine)
     }
 
     /// The sink for this process: journald when standard error is the journal stream (no
     /// timestamp: the journal has its own), else standard error with timestamps, and colours when
     /// it is a terminal.
-    public static var automatic: LogSink {
+    package static var automatic: LogSink {
         standardErrorIsJournal ? journal : standardError(colour: standardErrorWantsColour)
     }
 
@@ -45,7 +45,7 @@ public struct LogSink: Sendable {
 
     /// True when systemd connected standard error to the journal: `JOURNAL_STREAM` holds the
     /// `device:inode` of that stream and it is still file descriptor 2.
-    public static var standardErrorIsJournal: Bool {
+    package static var standardErrorIsJournal: Bool {
         guard let raw = getenv("JOURNAL_STREAM") else { return false }
         var status = stat()
         guard fstat(2, &status) == 0 else { return false }
@@ -53,14 +53,14 @@ public struct LogSink: Sendable {
     }
 
     /// True when standard error is a terminal and `NO_COLOR` is not set.
-    public static var standardErrorWantsColour: Bool {
+    package static var standardErrorWantsColour: Bool {
         isatty(2) == 1 && getenv("NO_COLOR") == nil
     }
 }
 
 /// The process-wide threshold and sink, set once at start-up by the executable.
-public final class LogConfiguration: Sendable {
-    public static let shared = LogConfiguration()
+package final class LogConfiguration: Sendable {
+    package static let shared = LogConfiguration()
 
     private struct State: Sendable {
         var threshold: LogLevel
@@ -79,19 +79,19 @@ public final class LogConfiguration: Sendable {
         state = Mutex(State(threshold: level, sink: .automatic))
     }
 
-    public var threshold: LogLevel {
+    package var threshold: LogLevel {
         get { state.withLock { $0.threshold } }
         set { state.withLock { $0.threshold = newValue } }
     }
 
-    public var sink: LogSink {
+    package var sink: LogSink {
         get { state.withLock { $0.sink } }
         set { state.withLock { $0.sink = newValue } }
     }
 
     /// Also hands every record at or above `minimum` (and the threshold) to `sink`, after the
     /// main sink; returns the id for ``removeTap(_:)``. A tap must not log itself.
-    public func addTap(minimum: LogLevel, _ sink: LogSink) -> Int {
+    package func addTap(minimum: LogLevel, _ sink: LogSink) -> Int {
         state.withLock { state in
             state.nextTap += 1
             state.taps[state.nextTap] = (minimum, sink)
@@ -99,7 +99,7 @@ public final class LogConfiguration: Sendable {
         }
     }
 
-    public func removeTap(_ id: Int) {
+    package func removeTap(_ id: Int) {
         _ = state.withLock { $0.taps.removeValue(forKey: id) }
     }
 

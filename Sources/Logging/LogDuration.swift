@@ -1,8 +1,8 @@
 /// Durations as people read them in log lines: `20ms`, `0.3s`, `2.5s`, `12s`, `4m05s`.
-public enum LogDuration {
+package enum LogDuration {
     /// Whole milliseconds below 0.1 s, tenths of a second below 10 s, whole seconds up to a
     /// minute, then minutes and seconds.
-    public static func rounded(_ duration: Duration) -> String {
+    package static func rounded(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         if seconds == 0, attoseconds < 95_000_000_000_000_000 {
             return "\((attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000)ms"

@@ -1,11 +1,11 @@
 /// Severity of a log line, lowest first.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+package enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     case trace, debug, info, notice, warning, error
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// Parses `trace`, `debug`, `info`, `notice`, `warning` (or `warn`), `error`, case-insensitively.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "trace": self = .trace
         case "debug": self = .debug
@@ -17,7 +17,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .trace: "trace"
         case .debug: "debug"
@@ -29,7 +29,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
     }
 
     /// The syslog priority journald records for this level (`journalctl -p`): debug 7 … err 3.
-    public var syslogPriority: Int {
+    package var syslogPriority: Int {
         switch self {
         case .trace, .debug: 7
         case .info: 6
@@ -40,5 +40,5 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
     }
 
     /// The accepted names, for error messages.
-    public static let acceptedNames = "trace, debug, info, notice, warning, error"
+    package static let acceptedNames = "trace, debug, info, notice, warning, error"
 }

@@ -1,11 +1,11 @@
 /// One log line before formatting.
-public struct LogRecord: Sendable {
-    public var level: LogLevel
-    public var label: String
-    public var message: String
-    public var metadata: [(String, String)]
+package struct LogRecord: Sendable {
+    package var level: LogLevel
+    package var label: String
+    package var message: String
+    package var metadata: [(String, String)]
 
-    public init(level: LogLevel, label: String, message: String, metadata: [(String, String)] = []) {
+    package init(level: LogLevel, label: String, message: String, metadata: [(String, String)] = []) {
         self.level = level
         self.label = label
         self.message = message
@@ -13,7 +13,7 @@ public struct LogRecord: Sendable {
     }
 
     /// `LEVEL [label] message key=value`; values with spaces or quotes are quoted.
-    public func formatted(colour: Bool) -> String {
+    package func formatted(colour: Bool) -> String {
         var line = ""
         let name = level.description.uppercased()
         if colour {
@@ -33,7 +33,7 @@ public struct LogRecord: Sendable {
     }
 
     /// The message and its `key=value` pairs, without level or label.
-    public var text: String {
+    package var text: String {
         var line = Self.escapingControls(message)
         for (key, value) in metadata {
             line += " \(Self.escapingControls(key))=\(Self.quoteIfNeeded(value))"
@@ -42,7 +42,7 @@ public struct LogRecord: Sendable {
     }
 
     /// The line for journald: `<priority>` then the plain line.
-    public var journalLine: String {
+    package var journalLine: String {
         "<\(level.syslogPriority)>" + formatted(colour: false)
     }
 

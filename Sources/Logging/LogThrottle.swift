@@ -1,20 +1,20 @@
 /// Lets `burst` log lines through per ``interval`` and counts the ones held back in between, so a
 /// flood of the same refusal costs `burst` lines an interval (pure; the caller passes the time).
-public struct LogThrottle: Sendable {
-    public let interval: Duration
+package struct LogThrottle: Sendable {
+    package let interval: Duration
     /// Lines let through within one interval (counted from the first of them).
-    public let burst: Int
+    package let burst: Int
     private var windowStart: ContinuousClock.Instant?
     private var inWindow = 0
     private var held = 0
 
-    public init(interval: Duration = .seconds(60), burst: Int = 1) {
+    package init(interval: Duration = .seconds(60), burst: Int = 1) {
         self.interval = interval
         self.burst = max(1, burst)
     }
 
     /// nil: do not log now (counted). Otherwise log now; the value is how many were held back since the last line.
-    public mutating func admit(at now: ContinuousClock.Instant) -> Int? {
+    package mutating func admit(at now: ContinuousClock.Instant) -> Int? {
         if let windowStart, now - windowStart < interval {
             guard inWindow < burst else {
                 held += 1

@@ -6,16 +6,16 @@
 
 /// The local time at the start of a log line written outside journald (which stamps lines itself):
 /// `2026-12-01 18:05:24.123`.
-public enum LogTimestamp {
+package enum LogTimestamp {
     /// Now, from the real-time clock, in the local time zone.
-    public static func now() -> String {
+    package static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return format(seconds: spec.tv_sec, milliseconds: Int(spec.tv_nsec / 1_000_000), utc: false)
     }
 
     /// `seconds` since 1970 as `YYYY-MM-DD HH:MM:SS.mmm`, in UTC or local time.
-    public static func format(seconds: Int, milliseconds: Int, utc: Bool) -> String {
+    package static func format(seconds: Int, milliseconds: Int, utc: Bool) -> String {
         var time = time_t(seconds)
         var parts = tm()
         if utc { gmtime_r(&time, &parts) } else { localtime_r(&time, &parts) }

@@ -13,19 +13,19 @@ import Synchronization
 /// Colours are used only when standard error is a TTY and `NO_COLOR` is unset.
 /// The threshold comes from `--log-level` (set through ``LogConfiguration``) or the
 /// `BLEBRIDGE_LOG` environment variable.
-public struct Logger: Sendable {
-    public let label: String
+package struct Logger: Sendable {
+    package let label: String
 
-    public init(label: String) {
+    package init(label: String) {
         self.label = label
     }
 
     @inlinable
-    public func isEnabled(_ level: LogLevel) -> Bool {
+    package func isEnabled(_ level: LogLevel) -> Bool {
         level >= LogConfiguration.shared.threshold
     }
 
-    public func log(
+    package func log(
         _ level: LogLevel, _ message: @autoclosure () -> String,
         metadata: @autoclosure () -> [(String, String)] = []
     ) {
@@ -33,22 +33,22 @@ public struct Logger: Sendable {
         LogConfiguration.shared.write(LogRecord(level: level, label: label, message: message(), metadata: metadata()))
     }
 
-    public func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.trace, message(), metadata: metadata())
     }
-    public func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.debug, message(), metadata: metadata())
     }
-    public func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.info, message(), metadata: metadata())
     }
-    public func notice(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func notice(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.notice, message(), metadata: metadata())
     }
-    public func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.warning, message(), metadata: metadata())
     }
-    public func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
+    package func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [(String, String)] = []) {
         log(.error, message(), metadata: metadata())
     }
 }

@@ -8,8 +8,8 @@ import Foundation
 /// the gateway's dedicated threads (notify sockets, outbox, MQTT network loop, D-Bus) are told
 /// apart in diagnostics and benchmark reports. Foundation's `Thread.name` does not reach the
 /// kernel on Linux; the kernel keeps the first 15 bytes.
-public enum ThreadName {
-    public static func setCurrent(_ name: String) {
+package enum ThreadName {
+    package static func setCurrent(_ name: String) {
         Thread.current.name = name
         let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return }

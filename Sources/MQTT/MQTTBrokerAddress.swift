@@ -4,20 +4,20 @@
 /// (`mqtt://[::1]:1883`). Paths, queries and user information are rejected: credentials
 /// belong in ``MQTTConfiguration/username`` and ``MQTTConfiguration/password``, never in a URL
 /// that may be logged.
-public struct MQTTBrokerAddress: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
+package struct MQTTBrokerAddress: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: UInt16
     /// True for `mqtts://`.
-    public var usesTLS: Bool
+    package var usesTLS: Bool
 
-    public init(host: String, port: UInt16, usesTLS: Bool) {
+    package init(host: String, port: UInt16, usesTLS: Bool) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
     }
 
     /// Parses `url`; throws ``MQTTError/Code/invalidConfiguration`` naming what is accepted.
-    public init(url: String) throws(MQTTError) {
+    package init(url: String) throws(MQTTError) {
         func invalid(_ why: String) -> MQTTError {
             MQTTError(
                 .invalidConfiguration,
@@ -65,7 +65,7 @@ public struct MQTTBrokerAddress: Sendable, Hashable, CustomStringConvertible {
         self.init(host: String(host), port: port, usesTLS: usesTLS)
     }
 
-    public var description: String {
+    package var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)"
     }

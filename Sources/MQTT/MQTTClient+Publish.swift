@@ -9,7 +9,7 @@ internal import CMosquitto
 extension MQTTClient {
     /// QoS 1 and 2 publishes of the current connection waiting for their acknowledgement (0
     /// without a connection): registered once `publish` has handed the message to libmosquitto.
-    public nonisolated var publishesAwaitingAcknowledgement: Int {
+    package nonisolated var publishesAwaitingAcknowledgement: Int {
         activeConnection.withLock { $0 }?.handle.context.inFlight.withLock { $0.waitingCount } ?? 0
     }
 
@@ -22,7 +22,7 @@ extension MQTTClient {
     ///
     /// Runs on the caller's executor, not the client's: `isolation` (SE-0420, the caller's actor by
     /// default) does what `nonisolated(nonsending)` does from Swift 6.2 on, and builds with 6.0.
-    public func publish(
+    package func publish(
         _ message: MQTTMessage, isolation: isolated (any Actor)? = #isolation
     ) async throws {
         let (context, messageID) = try hand(message)
@@ -52,7 +52,7 @@ extension MQTTClient {
     /// when the client stops. For QoS 0 it runs at once, on the calling thread. Keep it short: it
     /// holds up the network thread. Failures known at once are thrown instead (as by
     /// ``publish(_:)``), and `onOutcome` is then not called.
-    public nonisolated func publish(
+    package nonisolated func publish(
         _ message: MQTTMessage, onOutcome: @escaping @Sendable (Result<Void, MQTTError>) -> Void
     ) throws(MQTTError) {
         let (context, messageID) = try hand(message)

@@ -39,7 +39,7 @@ extension MQTTClient {
     /// `retainedAtSubscribe` false asks an MQTT 5 broker not to send the filter's retained
     /// messages when the subscription is made (Retain Handling 2, also on resubscription). MQTT
     /// 3.1.1 has no such option: there the broker still sends them, flagged ``MQTTMessage/retain``.
-    public func subscribe(
+    package func subscribe(
         _ filter: String, qos: MQTTQoS = .atLeastOnce, retainedAtSubscribe: Bool = true
     ) async throws -> AsyncStream<MQTTMessage> {
         try MQTTTopic.validateFilter(filter)

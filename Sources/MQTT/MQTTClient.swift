@@ -55,8 +55,8 @@ import Synchronization
 /// remembered and sent again after every reconnect on which the broker did not resume the
 /// session. A stream ends when ``disconnect()`` is called; ending a stream unsubscribes its filter
 /// when it was the filter's last stream.
-public actor MQTTClient {
-    public nonisolated let configuration: MQTTConfiguration
+package actor MQTTClient {
+    package nonisolated let configuration: MQTTConfiguration
 
     let logger = Logger(label: "mqtt")
     let states = MQTTStateBroadcaster()
@@ -71,15 +71,15 @@ public actor MQTTClient {
     var pendingSubscribes: [Int32: MQTTPendingSubscribe] = [:]
     var nextStreamID = 0
 
-    public init(configuration: MQTTConfiguration) {
+    package init(configuration: MQTTConfiguration) {
         self.configuration = configuration
     }
 
     /// The current connection state.
-    public nonisolated var connectionState: MQTTConnectionState { states.current }
+    package nonisolated var connectionState: MQTTConnectionState { states.current }
 
     /// A new stream of connection states, starting with the current one.
-    public nonisolated var connectionStates: AsyncStream<MQTTConnectionState> { states.stream() }
+    package nonisolated var connectionStates: AsyncStream<MQTTConnectionState> { states.stream() }
 
     /// Starts the network thread and returns when the broker accepted the connection.
     ///
@@ -87,7 +87,7 @@ public actor MQTTClient {
     /// ``MQTTError/Code/tlsFailure``, ``MQTTError/Code/badCredentials``, ``MQTTError/Code/timeout``, …)
     /// and then the client is stopped. Already connected: returns at once; already starting:
     /// waits for that outcome.
-    public func connect() async throws {
+    package func connect() async throws {
         if lifecycle.phase == .stopping { await waitUntilStopped() }
         if lifecycle.phase == .connected { return }
         if lifecycle.phase == .idle { try begin(failFast: true) }
@@ -96,7 +96,7 @@ public actor MQTTClient {
 
     /// Starts the network thread and returns at once; the client connects and reconnects in the
     /// background, forever, until ``disconnect()``. Throws only for an invalid configuration.
-    public func start() async throws {
+    package func start() async throws {
         if lifecycle.phase == .stopping { await waitUntilStopped() }
         if lifecycle.phase == .idle { try begin(failFast: false) }
     }
@@ -104,7 +104,7 @@ public actor MQTTClient {
     /// Sends DISCONNECT (so the broker discards the will), stops the network thread, fails
     /// publishes still waiting for an acknowledgement (``MQTTError/Code/connectionLost``) and ends
     /// every subscription stream. The client can be started again afterwards.
-    public func disconnect() async {
+    package func disconnect() async {
         perform(lifecycle.handle(.stop))
         await waitUntilStopped()
     }

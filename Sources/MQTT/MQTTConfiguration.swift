@@ -1,40 +1,40 @@
 import Timekeeping
 
 /// Everything ``MQTTClient`` needs to reach a broker.
-public struct MQTTConfiguration: Sendable {
+package struct MQTTConfiguration: Sendable {
     /// The broker, from `mqtt://host:port` or `mqtts://host:port`.
-    public var broker: MQTTBrokerAddress
+    package var broker: MQTTBrokerAddress
     /// The client identifier; required for persistent sessions (``cleanSession`` false).
-    public var clientID: String
-    public var protocolVersion: MQTTProtocolVersion
-    public var username: String?
-    public var password: MQTTSecret?
+    package var clientID: String
+    package var protocolVersion: MQTTProtocolVersion
+    package var username: String?
+    package var password: MQTTSecret?
     /// Keep-alive interval (whole seconds, at least 5 s).
-    public var keepAlive: Duration
+    package var keepAlive: Duration
     /// True: the broker forgets subscriptions and queued messages at disconnect. False: a
     /// persistent session (MQTT 5: session expiry ``sessionExpiry``).
-    public var cleanSession: Bool
+    package var cleanSession: Bool
     /// MQTT 5 session expiry used when ``cleanSession`` is false (default: never expires).
-    public var sessionExpiry: UInt32
+    package var sessionExpiry: UInt32
     /// TLS settings; required to be non-nil or defaulted for `mqtts://` (system CAs).
-    public var tls: MQTTTLSConfiguration?
+    package var tls: MQTTTLSConfiguration?
     /// The last will, published by the broker when the connection drops without DISCONNECT.
-    public var will: MQTTMessage?
+    package var will: MQTTMessage?
     /// Delay before the first reconnect attempt; doubles per failure up to ``maximumReconnectDelay``.
-    public var minimumReconnectDelay: Duration
-    public var maximumReconnectDelay: Duration
+    package var minimumReconnectDelay: Duration
+    package var maximumReconnectDelay: Duration
     /// How long a connection attempt may take from TCP connect to CONNACK.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// MQTT 5: the Maximum Packet Size sent on CONNECT (bytes, whole packet); the broker then
     /// never sends this client a larger packet (it drops it instead), so an oversized publish is
     /// never read into memory. nil: no limit announced. MQTT 3.1.1 has no such property: the
     /// broker's own limit (mosquitto's `max_packet_size`) is the only cap there.
-    public var maximumPacketSize: UInt32?
+    package var maximumPacketSize: UInt32?
     /// The wall clock that stamps received messages (``MQTTMessage/receivedAt``).
-    public var clock: any BridgeClock
+    package var clock: any BridgeClock
 
     /// - Parameter url: `mqtt://host[:port]` or `mqtts://host[:port]`.
-    public init(
+    package init(
         url: String, clientID: String, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
         password: MQTTSecret? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = true,
         sessionExpiry: UInt32 = UInt32.max, tls: MQTTTLSConfiguration? = nil, will: MQTTMessage? = nil,

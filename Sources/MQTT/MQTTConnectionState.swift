@@ -1,5 +1,5 @@
 /// Where the client's connection stands; delivered by ``MQTTClient/connectionStates``.
-public enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
+package enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
     /// A connection attempt (TCP, TLS, CONNECT) is under way.
     case connecting
     /// CONNACK accepted. `sessionPresent` is true when the broker resumed a persistent session.
@@ -8,12 +8,12 @@ public enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
     /// start; otherwise it says why (and the client is retrying unless it was stopped).
     case disconnected(reason: MQTTError?)
 
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         if case .connected = self { return true }
         return false
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connecting: "connecting"
         case .connected(let sessionPresent): sessionPresent ? "connected (session resumed)" : "connected"

@@ -7,9 +7,9 @@
 ///
 /// Every libmosquitto result (`MOSQ_ERR_*`), CONNACK refusal and MQTT 5 reason code reaches
 /// callers through one funnel (`MosquittoResult`), so the same failure always has the same code.
-public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, coarse enough to decide what to do about it.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// The broker answered CONNACK with a refusal that is not about credentials
         /// (server unavailable, client identifier rejected, banned, quota, …).
         case connectionRefused
@@ -50,20 +50,20 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknown
     }
 
-    public let code: Code
+    package let code: Code
     /// A sentence for logs and users; never contains a password.
-    public let message: String
+    package let message: String
     /// The libmosquitto result (`MOSQ_ERR_*`) or MQTT reason code behind the error, when there is one.
-    public let underlyingCode: Int32?
+    package let underlyingCode: Int32?
     /// For a ``Code/tlsFailure`` that refused the broker's certificate: which check failed.
-    public let tlsCheck: MQTTTLSCheck?
+    package let tlsCheck: MQTTTLSCheck?
 
-    public init(_ code: Code, _ message: String, underlyingCode: Int32? = nil, tlsCheck: MQTTTLSCheck? = nil) {
+    package init(_ code: Code, _ message: String, underlyingCode: Int32? = nil, tlsCheck: MQTTTLSCheck? = nil) {
         self.code = code
         self.message = message
         self.underlyingCode = underlyingCode
         self.tlsCheck = tlsCheck
     }
 
-    public var description: String { "MQTT \(code.rawValue): \(message)" }
+    package var description: String { "MQTT \(code.rawValue): \(message)" }
 }

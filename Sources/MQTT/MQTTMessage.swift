@@ -4,19 +4,19 @@ import Foundation
 ///
 /// Two messages are equal when topic, payload, QoS, retain flag and properties are: ``receivedAt``
 /// is not part of equality or hashing.
-public struct MQTTMessage: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: MQTTQoS
-    public var retain: Bool
+package struct MQTTMessage: Sendable, Hashable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: MQTTQoS
+    package var retain: Bool
     /// MQTT 5 properties (empty for 3.1.1).
-    public var properties: MQTTProperties
+    package var properties: MQTTProperties
     /// For a message a subscription delivers: when the client's network thread read it from the
     /// socket, before it reached the stream (an actor hop and the reader's task, both on the
     /// cooperative pool, which a busy process can hold for seconds). Nil for a message built here.
-    public internal(set) var receivedAt: Date?
+    package internal(set) var receivedAt: Date?
 
-    public init(
+    package init(
         topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTProperties = MQTTProperties()
     ) {
@@ -28,7 +28,7 @@ public struct MQTTMessage: Sendable, Hashable {
     }
 
     /// A message whose payload is the UTF-8 bytes of `text`.
-    public init(
+    package init(
         topic: String, text: String, qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTProperties = MQTTProperties()
     ) {
@@ -36,14 +36,14 @@ public struct MQTTMessage: Sendable, Hashable {
     }
 
     /// The payload decoded as UTF-8 (invalid sequences replaced).
-    public var text: String { String(decoding: payload, as: UTF8.self) }
+    package var text: String { String(decoding: payload, as: UTF8.self) }
 
-    public static func == (lhs: MQTTMessage, rhs: MQTTMessage) -> Bool {
+    package static func == (lhs: MQTTMessage, rhs: MQTTMessage) -> Bool {
         lhs.topic == rhs.topic && lhs.payload == rhs.payload && lhs.qos == rhs.qos && lhs.retain == rhs.retain
             && lhs.properties == rhs.properties
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(topic)
         hasher.combine(payload)
         hasher.combine(qos)

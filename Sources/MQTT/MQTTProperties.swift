@@ -2,19 +2,19 @@
 ///
 /// Ignored (must be empty) with MQTT 3.1.1: publishing a message that carries properties over
 /// 3.1.1 throws ``MQTTError/Code/unsupported``.
-public struct MQTTProperties: Sendable, Hashable {
+package struct MQTTProperties: Sendable, Hashable {
     /// Message expiry interval in seconds (the broker drops the message when it is older).
-    public var messageExpiry: UInt32?
+    package var messageExpiry: UInt32?
     /// Where a request's response should be published.
-    public var responseTopic: String?
+    package var responseTopic: String?
     /// Opaque bytes that tie a response to its request.
-    public var correlationData: [UInt8]?
+    package var correlationData: [UInt8]?
     /// User properties in order; a name may repeat.
-    public var userProperties: [MQTTUserProperty]
+    package var userProperties: [MQTTUserProperty]
     /// The payload's MIME type, e.g. `application/json`.
-    public var contentType: String?
+    package var contentType: String?
 
-    public init(
+    package init(
         messageExpiry: UInt32? = nil, responseTopic: String? = nil, correlationData: [UInt8]? = nil,
         userProperties: [MQTTUserProperty] = [], contentType: String? = nil
     ) {
@@ -26,18 +26,18 @@ public struct MQTTProperties: Sendable, Hashable {
     }
 
     /// True when no property is set.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         messageExpiry == nil && responseTopic == nil && correlationData == nil && userProperties.isEmpty
             && contentType == nil
     }
 }
 
 /// One MQTT 5 user property (a name/value pair; names may repeat within a message).
-public struct MQTTUserProperty: Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct MQTTUserProperty: Sendable, Hashable {
+    package var name: String
+    package var value: String
 
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }

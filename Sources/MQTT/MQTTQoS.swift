@@ -1,5 +1,5 @@
 /// MQTT quality of service.
-public enum MQTTQoS: Int32, Sendable, Hashable, CaseIterable, Codable {
+package enum MQTTQoS: Int32, Sendable, Hashable, CaseIterable, Codable {
     /// At most once: fire and forget.
     case atMostOnce = 0
     /// At least once: acknowledged by PUBACK.

@@ -9,14 +9,14 @@
 /// File and environment sources are read on the client's network thread before every
 /// connection attempt, so a rotated password is picked up on the next reconnect. A file's
 /// trailing newline is removed.
-public enum MQTTSecret: Sendable, Hashable, CustomStringConvertible {
+package enum MQTTSecret: Sendable, Hashable, CustomStringConvertible {
     case value(String)
     /// A file holding the password (config `password_file`).
     case file(String)
     /// An environment variable holding the password (config `password_env`).
     case environment(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .value: "<password>"
         case .file(let path): "<password from file \(path)>"

@@ -4,7 +4,7 @@
 /// ```swift
 /// catch let error as MQTTError where error.tlsCheck == .expired { /* renew the broker's certificate */ }
 /// ```
-public enum MQTTTLSCheck: String, Sendable, Hashable, CaseIterable {
+package enum MQTTTLSCheck: String, Sendable, Hashable, CaseIterable {
     /// The certificate does not name the host in the broker URL (subjectAltName / common name).
     case hostName
     /// The certificate was issued by a CA that is not trusted (not in `tls.ca_file` / the system store).
@@ -19,7 +19,7 @@ public enum MQTTTLSCheck: String, Sendable, Hashable, CaseIterable {
     case other
 
     /// What failed, for people.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .hostName: "the host name in mqtt.url is not one the broker's certificate names (host name mismatch)"
         case .untrustedIssuer:
@@ -32,7 +32,7 @@ public enum MQTTTLSCheck: String, Sendable, Hashable, CaseIterable {
     }
 
     /// What to change to fix it.
-    public var advice: String {
+    package var advice: String {
         switch self {
         case .hostName:
             "connect to a name the certificate lists (its subjectAltName entries) in mqtt.url, "

@@ -2,10 +2,10 @@
 ///
 /// Pure Swift so that the routing of received messages to subscription streams is unit-tested
 /// without a broker.
-public enum MQTTTopic {
+package enum MQTTTopic {
     /// Checks a topic name for publishing: non-empty, at most 65,535 UTF-8 bytes, no NUL, no
     /// wildcards. Throws ``MQTTError/Code/invalidTopic``.
-    public static func validateName(_ topic: String) throws(MQTTError) {
+    package static func validateName(_ topic: String) throws(MQTTError) {
         if topic.isEmpty { throw MQTTError(.invalidTopic, "empty topic") }
         var hasWildcard = false
         var hasNUL = false
@@ -22,7 +22,7 @@ public enum MQTTTopic {
 
     /// Checks a topic filter for subscribing: `+` only as a whole level, `#` only as the whole last
     /// level; `$share/<group>/<filter>` accepted. Throws ``MQTTError/Code/invalidTopic``.
-    public static func validateFilter(_ filter: String) throws(MQTTError) {
+    package static func validateFilter(_ filter: String) throws(MQTTError) {
         try validateCommon(filter, kind: "topic filter")
         let levels = matchedPart(of: filter).split(separator: "/", omittingEmptySubsequences: false)
         if filter.hasPrefix("$share/") {
@@ -45,7 +45,7 @@ public enum MQTTTopic {
 
     /// True when `topic` (a name, no wildcards) matches `filter`. Filters starting with a wildcard
     /// do not match topics starting with `$` (e.g. `$SYS/…`). `$share/<group>/` is ignored.
-    public static func matches(filter: String, topic: String) -> Bool {
+    package static func matches(filter: String, topic: String) -> Bool {
         let filterLevels = matchedPart(of: filter).utf8.split(
             separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         let topicLevels = topic.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)

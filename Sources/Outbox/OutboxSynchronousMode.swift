@@ -2,7 +2,7 @@
 ///
 /// `normal` (the default) is durable across a process crash in WAL mode; `full` also
 /// survives power loss at a large cost in write throughput.
-public enum OutboxSynchronousMode: String, Sendable, Hashable, CaseIterable, Codable {
+package enum OutboxSynchronousMode: String, Sendable, Hashable, CaseIterable, Codable {
     case normal
     case full
 

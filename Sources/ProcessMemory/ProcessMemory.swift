@@ -7,11 +7,11 @@ internal import CMalloc
 /// `malloc_trim(0)` returns the free pages of every arena. It walks the arenas (a few milliseconds
 /// for tens of megabytes) and takes no lock another thread waits on for long, so it is called
 /// rarely, after a table shrank a lot, never per advertisement.
-public enum ProcessMemory {
+package enum ProcessMemory {
     /// Returns free heap memory to the system; true when some was released (false where the C
     /// library has no `malloc_trim`).
     @discardableResult
-    public static func releaseFreeMemory() -> Bool {
+    package static func releaseFreeMemory() -> Bool {
         blebridge_malloc_trim() != 0
     }
 
@@ -28,7 +28,7 @@ public enum ProcessMemory {
     /// "The ninth thread"); `releaseFreeMemory()` still gives all of it back. Returns false where
     /// the C library has no `mallopt` (nothing changed) or refused a setting.
     @discardableResult
-    public static func useCompactAllocator() -> Bool {
+    package static func useCompactAllocator() -> Bool {
         blebridge_malloc_compact() != 0
     }
 }

@@ -36,11 +36,11 @@ import Timekeeping
 ///
 /// The flow control itself is ``PublishWindow``, a pure state machine; this actor only performs
 /// its actions.
-public actor Publisher {
-    public nonisolated let store: OutboxStore
-    public nonisolated let client: MQTTClient
-    public nonisolated let options: PublisherOptions
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
+package actor Publisher {
+    package nonisolated let store: OutboxStore
+    package nonisolated let client: MQTTClient
+    package nonisolated let options: PublisherOptions
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
     nonisolated let inbox: PublisherInbox
     let logger: Logger
     var window: PublishWindow
@@ -77,7 +77,7 @@ public actor Publisher {
     let clock: any BridgeClock
     private let sampleTimeProperty: String?
 
-    public init(
+    package init(
         store: OutboxStore, client: MQTTClient, options: PublisherOptions = PublisherOptions(),
         logger: Logger = Logger(label: "publisher")
     ) {
@@ -104,7 +104,7 @@ public actor Publisher {
 
     /// Starts following the client's connection state and publishing whenever it is connected.
     /// Start (or connect) the client separately.
-    public func start() {
+    package func start() {
         guard watcher == nil else { return }
         let states = client.connectionStates
         // Weak: a publisher nobody holds any more stops by itself.
@@ -118,7 +118,7 @@ public actor Publisher {
 
     /// Stops publishing new rows and waits (up to `drainTimeout`) for those in flight to be
     /// acknowledged and deleted. Whatever is not acknowledged stays in the outbox.
-    public func stop(drainTimeout: Duration = .seconds(5)) async {
+    package func stop(drainTimeout: Duration = .seconds(5)) async {
         watcher?.cancel()
         watcher = nil
         stopping = true
@@ -140,7 +140,7 @@ public actor Publisher {
 
     /// Waits (at most `timeout`) until everything committed has been published and deleted, or
     /// until the connection is down: what a stopping gateway lets go out while the broker is there.
-    public func waitUntilDrained(timeout: Duration) async {
+    package func waitUntilDrained(timeout: Duration) async {
         drain()  // readings offered before this call are committed first
         await wait(until: .drained, timeout: timeout)
     }
@@ -179,7 +179,7 @@ public actor Publisher {
     }
 
     /// Commits `entry` to the outbox, then lets the publisher send it when it can.
-    public nonisolated func submit(_ entry: OutboxEntry) async throws(OutboxError) {
+    package nonisolated func submit(_ entry: OutboxEntry) async throws(OutboxError) {
         try await submit([entry])
     }
 
@@ -189,7 +189,7 @@ public actor Publisher {
     /// next transaction (group commit), so many devices submitting at once cost one transaction
     /// per round, not one each. A failing group is retried submit by submit, so one bad entry fails
     /// only its own submit.
-    public nonisolated func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
+    package nonisolated func submit(_ entries: [OutboxEntry]) async throws(OutboxError) {
         let result = await withCheckedContinuation { continuation in
             hand(PublisherInbox.Submission(entries: entries, continuation: continuation))
         }
@@ -205,12 +205,12 @@ public actor Publisher {
     /// beyond that the oldest are dropped and counted. ``stats()`` shows the refusal as `storeError`.
     /// Readings refused for good (``OutboxError/Code/entryTooLarge``, a closed store) are logged
     /// and lost.
-    public nonisolated func offer(_ entries: [OutboxEntry]) {
+    package nonisolated func offer(_ entries: [OutboxEntry]) {
         guard !entries.isEmpty else { return }
         hand(PublisherInbox.Submission(entries: entries, continuation: nil))
     }
 
-    public func stats() throws(OutboxError) -> PublisherStats {
+    package func stats() throws(OutboxError) -> PublisherStats {
         drain()
         return PublisherStats(
             outbox: try withStore { try $0.stats() }, published: published, inFlight: window.inFlight.count,

@@ -1,7 +1,7 @@
 /// How the publisher drives the broker.
-public struct PublisherOptions: Sendable, Hashable {
+package struct PublisherOptions: Sendable, Hashable {
     /// When readings are written to the outbox (`outbox.mode`).
-    public enum Mode: Sendable, Hashable {
+    package enum Mode: Sendable, Hashable {
         /// Every reading is committed to the outbox before it is published (survives a SIGKILL
         /// or, with `synchronous: full`, a power cut).
         case durable
@@ -14,33 +14,33 @@ public struct PublisherOptions: Sendable, Hashable {
 
     /// When readings are written to the outbox. ``Publisher/offer(_:)`` follows it;
     /// ``Publisher/submit(_:)-([OutboxEntry])`` always commits.
-    public var mode: Mode
+    package var mode: Mode
     /// Memory-first mode: at most this many readings await acknowledgement in memory; beyond it all
     /// of them are spilled to the outbox.
-    public var memoryLimit: Int
+    package var memoryLimit: Int
     /// At most this many publishes await their acknowledgement at once (`outbox.inflight`).
-    public var window: Int
+    package var window: Int
     /// When set, every publish carries the entry's sample time (ISO 8601, UTC, milliseconds) in an
     /// MQTT 5 user property of this name, e.g. `"sample_time"`. Ignored (with a warning) when the
     /// client speaks MQTT 3.1.1, which has no properties.
-    public var sampleTimeProperty: String?
+    package var sampleTimeProperty: String?
     /// Pause after a transient failure (publish while the connection was dropping, outbox busy).
-    public var retryDelay: Duration
+    package var retryDelay: Duration
     /// While connected, publishes without any acknowledgement for this long are sent again from
     /// the oldest unacknowledged reading (guards against a lost acknowledgement).
-    public var stallTimeout: Duration
+    package var stallTimeout: Duration
     /// How long an acknowledgement may wait to be handled when nothing else wakes the publisher
     /// (new readings, a full window and a stop handle them at once). Batching them saves a thread
     /// wake-up per reading at low rates.
-    public var acknowledgementDelay: Duration
+    package var acknowledgementDelay: Duration
     /// How long acknowledged rows may wait to be deleted together (a quarter window is deleted at
     /// once; at most this long, a crash re-sends them once: at-least-once).
-    public var removalDelay: Duration
+    package var removalDelay: Duration
     /// At most this many offered readings are held in memory while the outbox refuses writes
     /// (locked, disk full, …); beyond it the oldest are dropped and counted.
-    public var heldLimit: Int
+    package var heldLimit: Int
 
-    public init(
+    package init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
         stallTimeout: Duration = .seconds(30), acknowledgementDelay: Duration = .milliseconds(20),
         removalDelay: Duration = .milliseconds(50), heldLimit: Int = 10_000, mode: Mode = .durable,

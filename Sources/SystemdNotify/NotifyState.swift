@@ -1,7 +1,7 @@
 import Timekeeping
 
 /// One line of the `sd_notify(3)` protocol.
-public enum NotifyState: Sendable, Hashable {
+package enum NotifyState: Sendable, Hashable {
     /// `READY=1`: start-up finished (with `Type=notify`, systemd considers the unit started).
     case ready
     /// `RELOADING=1`: reloading the configuration; send `.ready` when done.
@@ -20,7 +20,7 @@ public enum NotifyState: Sendable, Hashable {
     case extendTimeout(Duration)
 
     /// The `KEY=value` line (newlines in a status are replaced by spaces).
-    public var line: String {
+    package var line: String {
         switch self {
         case .ready: "READY=1"
         case .reloading: "RELOADING=1"

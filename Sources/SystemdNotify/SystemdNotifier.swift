@@ -20,16 +20,16 @@ import Timekeeping
 /// try notifier?.notify(.stopping)
 /// watchdog?.cancel()
 /// ```
-public final class SystemdNotifier: Sendable {
+package final class SystemdNotifier: Sendable {
     /// The socket address as given (`/run/systemd/notify` or `@abstract`).
-    public let socketAddress: String
+    package let socketAddress: String
     /// How often to send `WATCHDOG=1`: half of `WATCHDOG_USEC`, as systemd recommends; nil when
     /// the watchdog is off or meant for another process (`WATCHDOG_PID`).
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
     private let descriptor: Int32
 
     /// Opens a datagram socket for `socketAddress`.
-    public init(socketAddress: String, watchdogInterval: Duration? = nil) throws(SystemdNotifyError) {
+    package init(socketAddress: String, watchdogInterval: Duration? = nil) throws(SystemdNotifyError) {
         guard Self.makeAddress(socketAddress) != nil else {
             throw SystemdNotifyError(
                 code: .invalidSocketAddress,
@@ -54,7 +54,7 @@ public final class SystemdNotifier: Sendable {
 
     /// A notifier for `NOTIFY_SOCKET`, or nil when it is unset. The watchdog interval comes from
     /// `WATCHDOG_USEC` (and `WATCHDOG_PID`, which must name this process when set).
-    public static func fromEnvironment(_ environment: [String: String]? = nil) throws(SystemdNotifyError)
+    package static func fromEnvironment(_ environment: [String: String]? = nil) throws(SystemdNotifyError)
         -> SystemdNotifier?
     {
         func value(_ name: String) -> String? {
@@ -76,11 +76,11 @@ public final class SystemdNotifier: Sendable {
     }
 
     /// Sends the states as one datagram.
-    public func notify(_ states: NotifyState...) throws(SystemdNotifyError) {
+    package func notify(_ states: NotifyState...) throws(SystemdNotifyError) {
         try notify(states)
     }
 
-    public func notify(_ states: [NotifyState]) throws(SystemdNotifyError) {
+    package func notify(_ states: [NotifyState]) throws(SystemdNotifyError) {
         guard !states.isEmpty else { return }
         try send(states.map(\.line).joined(separator: "\n") + "\n")
     }
@@ -90,7 +90,7 @@ public final class SystemdNotifier: Sendable {
     /// `isHealthy` should ask the component that can hang (e.g. an `await` on the gateway actor):
     /// when it does not return, no ping is sent and systemd restarts the service after `WatchdogSec`.
     /// Returns nil when the watchdog is off. Cancel the task to stop.
-    public func startWatchdog(isHealthy: @escaping @Sendable () async -> Bool) -> Task<Void, Never>? {
+    package func startWatchdog(isHealthy: @escaping @Sendable () async -> Bool) -> Task<Void, Never>? {
         guard let interval = watchdogInterval else { return nil }
         return Task { [self] in
             while !Task.isCancelled {

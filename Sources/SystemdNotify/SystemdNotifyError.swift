@@ -1,6 +1,6 @@
 /// Why a notification could not be sent.
-public struct SystemdNotifyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: Sendable, Hashable {
+package struct SystemdNotifyError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: Sendable, Hashable {
         /// `NOTIFY_SOCKET` is not an absolute path or `@abstract` name, or is too long.
         case invalidSocketAddress
         /// `socket(2)` failed.
@@ -9,16 +9,16 @@ public struct SystemdNotifyError: Error, Sendable, Equatable, CustomStringConver
         case sendFailed
     }
 
-    public var code: Code
+    package var code: Code
     /// `errno` when a system call failed, else 0.
-    public var errno: Int32
-    public var message: String
+    package var errno: Int32
+    package var message: String
 
-    public init(code: Code, errno: Int32 = 0, message: String) {
+    package init(code: Code, errno: Int32 = 0, message: String) {
         self.code = code
         self.errno = errno
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -22,14 +22,14 @@ internal import CTaskPool
 /// The price is libdispatch's escape hatch: a job that blocks its thread holds one of a fixed
 /// few. The gateway already never blocks the cooperative pool (docs/architecture.md: blocking C
 /// calls run on dedicated threads), and every wait on the pool is a short lock.
-public enum TaskPool {
+package enum TaskPool {
     /// The workers' thread name (`/proc/<pid>/task/<tid>/comm`).
-    public static let threadName = "blebridge.pool"
+    package static let threadName = "blebridge.pool"
     /// The timer thread's name.
-    public static let timerThreadName = "blebridge.timer"
+    package static let timerThreadName = "blebridge.timer"
 
     /// One worker per online core, at least two (libdispatch's pool starts at one per core too).
-    public static var defaultThreadCount: Int {
+    package static var defaultThreadCount: Int {
         max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
@@ -37,19 +37,19 @@ public enum TaskPool {
     /// task is enqueued on the global executor (one enqueued before runs on libdispatch). False
     /// when no thread could be started: the runtime's own executor stays.
     @discardableResult
-    public static func install(threads: Int = defaultThreadCount) -> Bool {
+    package static func install(threads: Int = defaultThreadCount) -> Bool {
         blebridge_task_pool_install(Int32(clamping: threads)) == 0
     }
 
     /// True once ``install(threads:)`` succeeded.
-    public static var isInstalled: Bool { blebridge_task_pool_installed() != 0 }
+    package static var isInstalled: Bool { blebridge_task_pool_installed() != 0 }
 
     /// Suspends the task until `deadline`, on the pool's timer thread; throws `CancellationError`
     /// when the task is cancelled first. Swift 6.2 and later schedule `Clock.sleep` and
     /// `Task.sleep` on their own global executor's timer (libdispatch), past the runtime's hooks:
     /// the gateway's clock (`SystemClock`) sleeps here when the pool is installed, else on
     /// `ContinuousClock`.
-    public static func sleep(until deadline: ContinuousClock.Instant) async throws {
+    package static func sleep(until deadline: ContinuousClock.Instant) async throws {
         guard isInstalled else { return try await ContinuousClock().sleep(until: deadline, tolerance: nil) }
         let left = ContinuousClock.now.duration(to: deadline)
         let (seconds, attoseconds) = left.components
@@ -65,9 +65,9 @@ public enum TaskPool {
     }
 
     /// Jobs the pool's workers ran since the install.
-    public static var jobsRun: UInt64 { UInt64(blebridge_task_pool_jobs_run()) }
+    package static var jobsRun: UInt64 { UInt64(blebridge_task_pool_jobs_run()) }
 
     /// Timed jobs (`Task.sleep`, `Clock.sleep`) the timer thread queued at their deadline since
     /// the install.
-    public static var timersFired: UInt64 { UInt64(blebridge_task_pool_timers_fired()) }
+    package static var timersFired: UInt64 { UInt64(blebridge_task_pool_timers_fired()) }
 }

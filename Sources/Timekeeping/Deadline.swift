@@ -1,12 +1,12 @@
 /// Bounds waits on real events by a deadline: the one "timer that cancels work after a deadline".
 /// The timer is a deadline, not synchronisation; the wait itself is on the work's end.
-public enum Deadline {
+package enum Deadline {
     /// The timeout of a wait that something else ends: calls `fire` once `duration` has passed on
     /// `clock`, unless the returned task is cancelled first (the wait ended by its event). For
     /// waits held as continuations (a GATT object appearing, a connect attempt, bluetoothd
     /// activating advertisement monitors), where `run(until:)` has no work to await.
     @discardableResult
-    public static func after(
+    package static func after(
         _ duration: Duration, clock: any BridgeClock = SystemClock(), _ fire: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
         Task {
@@ -22,7 +22,7 @@ public enum Deadline {
     /// task): a task group awaits all of its children before it returns, so work that ignores
     /// cancellation (awaiting another task's `value`, a D-Bus call) held the caller past the
     /// deadline.
-    public static func run<C: BridgeClock>(
+    package static func run<C: BridgeClock>(
         until deadline: ContinuousClock.Instant, clock: C = SystemClock(),
         _ work: @escaping @Sendable () async -> Void
     ) async {
@@ -48,7 +48,7 @@ public enum Deadline {
     /// Awaits `task`'s value, cancelling it once `deadline` passes (its value then is whatever it
     /// makes of the cancellation).
     @discardableResult
-    public static func value<T: Sendable, C: BridgeClock>(
+    package static func value<T: Sendable, C: BridgeClock>(
         of task: Task<T, Never>, cancellingAt deadline: ContinuousClock.Instant, clock: C = SystemClock()
     ) async -> T {
         let timer = Task {
@@ -62,7 +62,7 @@ public enum Deadline {
     }
 
     /// Awaits every task in `tasks`, cancelling those still running once `deadline` passes.
-    public static func all<C: BridgeClock>(
+    package static func all<C: BridgeClock>(
         _ tasks: [Task<Void, Never>], cancellingAt deadline: ContinuousClock.Instant, clock: C = SystemClock()
     ) async {
         let timer = Task {

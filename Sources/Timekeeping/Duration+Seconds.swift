@@ -2,19 +2,19 @@
 extension Duration {
     /// The duration in seconds, with its fraction (for rates, ages in seconds and `Date`
     /// arithmetic).
-    public var inSeconds: Double {
+    package var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
     /// The duration in whole milliseconds, rounded towards zero (for C APIs that take them).
-    public var inMilliseconds: Int64 { whole(1_000) }
+    package var inMilliseconds: Int64 { whole(1_000) }
 
     /// The duration in whole microseconds, rounded towards zero (sd_notify's `…_USEC` values,
     /// the outbox's stored times).
-    public var inMicroseconds: Int64 { whole(1_000_000) }
+    package var inMicroseconds: Int64 { whole(1_000_000) }
 
     /// The duration in whole nanoseconds, rounded towards zero (`DispatchTime` deadlines).
-    public var inNanoseconds: Int64 { whole(1_000_000_000) }
+    package var inNanoseconds: Int64 { whole(1_000_000_000) }
 
     /// Whole `1 / perSecond` units, rounded towards zero; clamped to `Int64`'s range (a duration
     /// of more than 292 years in nanoseconds).

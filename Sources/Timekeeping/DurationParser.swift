@@ -2,11 +2,11 @@ import Foundation
 
 /// Parses the human durations used throughout the configuration: `"250ms"`, `"30s"`, `"10m"`,
 /// `"2h"`, `"7d"`, and combinations such as `"1h30m"`.
-public enum DurationParser {
+package enum DurationParser {
     /// What the configuration accepts, for error messages.
-    public static let acceptedForms = "a number followed by ms, s, m, h or d, e.g. \"500ms\", \"30s\", \"10m\", \"7d\""
+    package static let acceptedForms = "a number followed by ms, s, m, h or d, e.g. \"500ms\", \"30s\", \"10m\", \"7d\""
 
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         var total: Duration = .zero
         var digits = ""
         var sawPart = false
@@ -45,7 +45,7 @@ public enum DurationParser {
     }
 
     /// Formats a duration back in the shortest unit that is exact: `30s`, `10m`, `250ms`.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         if attoseconds != 0 || seconds == 0 {
             return "\(duration.inMilliseconds)ms"

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A clock that moves only when told (``advance(by:)``), for tests of timing: sleepers wake when
 /// the time passes their deadline, in deadline order. Starts at the real time it was made at.
-public final class ManualClock: BridgeClock {
+package final class ManualClock: BridgeClock {
     private struct Sleeper {
         let id: UInt64
         let deadline: ContinuousClock.Instant
@@ -24,25 +24,25 @@ public final class ManualClock: BridgeClock {
     private let originDate: Date
     private let state = Mutex(State())
 
-    public init() {
+    package init() {
         origin = .now
         originDate = SystemClock().date
     }
 
-    public var now: ContinuousClock.Instant { origin + state.withLock { $0.offset } }
-    public var date: Date { originDate + Self.timeInterval(state.withLock { $0.offset }) }
-    public var minimumResolution: Duration { .nanoseconds(1) }
+    package var now: ContinuousClock.Instant { origin + state.withLock { $0.offset } }
+    package var date: Date { originDate + Self.timeInterval(state.withLock { $0.offset }) }
+    package var minimumResolution: Duration { .nanoseconds(1) }
 
-    public var followsRealTime: Bool { false }
+    package var followsRealTime: Bool { false }
 
-    public func whenMoved(_ body: @escaping @Sendable () -> Void) {
+    package func whenMoved(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.movedObservers.append(body) }
     }
 
     /// How many tasks sleep on this clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -71,7 +71,7 @@ public final class ManualClock: BridgeClock {
     }
 
     /// Moves the time on by `duration` and wakes the sleepers whose deadline it passed.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let (due, observers) = state.withLock { state -> ([Sleeper], [@Sendable () -> Void]) in
             state.offset += duration
             let now = origin + state.offset
@@ -86,7 +86,7 @@ public final class ManualClock: BridgeClock {
     /// Returns once at least `count` tasks sleep on this clock (or the caller is cancelled): a
     /// test advances the time after the timers it means to fire are armed, not after a guess at
     /// how long arming takes.
-    public func sleeping(atLeast count: Int) async {
+    package func sleeping(atLeast count: Int) async {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID

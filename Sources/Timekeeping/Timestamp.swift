@@ -10,8 +10,8 @@ import Foundation
 /// the microsecond first makes a time and the same time read back from the outbox show the same
 /// millisecond: a `Double` holds a 2026 date only to about 0.24 µs, so `x.123` may come back as
 /// `x.122999…`. Calendar arithmetic is done here (proleptic Gregorian), not by the C library.
-public enum Timestamp {
-    public static func iso8601(_ date: Date) -> String {
+package enum Timestamp {
+    package static func iso8601(_ date: Date) -> String {
         let milliseconds = floorDivide(microseconds(date), 1000)
         let seconds = floorDivide(milliseconds, 1000)
         let parts = CivilTime(seconds)
@@ -52,12 +52,12 @@ public enum Timestamp {
     }
 
     /// Whole seconds since 1970-01-01 UTC: `2023-05-14T16:41:17Z`.
-    public static func iso8601(unixSeconds seconds: Int64) -> String {
+    package static func iso8601(unixSeconds seconds: Int64) -> String {
         extended(seconds) + "Z"
     }
 
     /// The basic format, for names of files: `20261130T014443Z` (the second the time falls in).
-    public static func compact(_ date: Date) -> String {
+    package static func compact(_ date: Date) -> String {
         let parts = CivilTime(floorDivide(microseconds(date), 1_000_000))
         return pad(parts.year, 4) + pad(parts.month, 2) + pad(parts.day, 2) + "T" + pad(parts.hour, 2)
             + pad(parts.minute, 2) + pad(parts.second, 2) + "Z"

@@ -1,17 +1,17 @@
 /// A pure state machine's next deadline (`nextDeadline`) as one timer: armed at that instant,
 /// re-armed only when the instant moves, so a caller can re-arm after every event at no cost.
 /// Owned by an actor (a value type: the actor's isolation guards it).
-public struct WakeUp: Sendable {
+package struct WakeUp: Sendable {
     /// The instant the timer is armed for; nil when none is.
-    public private(set) var deadline: ContinuousClock.Instant?
+    package private(set) var deadline: ContinuousClock.Instant?
     private var task: Task<Void, Never>?
 
-    public init() {}
+    package init() {}
 
     /// Arms the timer for `deadline` (nil: disarms it), unless it is armed for that instant
     /// already; `fire` runs once `deadline` has passed on `clock`, unless re-armed or cancelled
     /// first. `fire` should call ``fired()`` first.
-    public mutating func arm(
+    package mutating func arm(
         at deadline: ContinuousClock.Instant?, clock: any BridgeClock, _ fire: @escaping @Sendable () async -> Void
     ) {
         guard deadline != self.deadline else { return }
@@ -29,13 +29,13 @@ public struct WakeUp: Sendable {
 
     /// The timer fired: it is armed for nothing (the next ``arm(at:clock:_:)`` arms it, even for
     /// the same instant).
-    public mutating func fired() {
+    package mutating func fired() {
         deadline = nil
         task = nil
     }
 
     /// Disarms the timer.
-    public mutating func cancel() {
+    package mutating func cancel() {
         task?.cancel()
         task = nil
         deadline = nil

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Finds built executables (products of this package) for end-to-end tests.
-public enum BinaryLocator {
+package enum BinaryLocator {
     /// `BLEBRIDGE_BINARY` when set, else the `blebridge` beside the running test bundle
     /// (SwiftPM puts products and test bundles in the same build directory).
-    public static func blebridge() throws -> String {
+    package static func blebridge() throws -> String {
         try product("blebridge", overriddenBy: "BLEBRIDGE_BINARY")
     }
 
     /// The environment variable `variable` when set, else the executable product `name` beside
     /// the running test bundle.
-    public static func product(_ name: String, overriddenBy variable: String? = nil) throws -> String {
+    package static func product(_ name: String, overriddenBy variable: String? = nil) throws -> String {
         if let variable, let path = ProcessInfo.processInfo.environment[variable] { return path }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {

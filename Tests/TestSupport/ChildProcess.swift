@@ -4,16 +4,16 @@ import Synchronization
 /// A subprocess with captured output, for fixtures and end-to-end tests.
 ///
 /// Output is collected on a background reader so the child never blocks on a full pipe.
-public final class ChildProcess: Sendable {
-    public let executable: String
-    public let arguments: [String]
+package final class ChildProcess: Sendable {
+    package let executable: String
+    package let arguments: [String]
     // Process is not Sendable; it is only touched under the lock.
     private let process: Mutex<Process>
     private let stdoutBuffer = OutputBuffer()
     private let stderrBuffer = OutputBuffer()
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
-    public init(
+    package init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         currentDirectory: String? = nil
     ) throws {
@@ -46,13 +46,13 @@ public final class ChildProcess: Sendable {
         stderrBuffer.collect(err, name: "child-stderr")
     }
 
-    public var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
-    public var isRunning: Bool { process.withLock { $0.isRunning } }
-    public var standardOutput: String { stdoutBuffer.text }
-    public var standardError: String { stderrBuffer.text }
+    package var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
+    package var isRunning: Bool { process.withLock { $0.isRunning } }
+    package var standardOutput: String { stdoutBuffer.text }
+    package var standardError: String { stderrBuffer.text }
 
     /// Sends a signal (SIGTERM by default).
-    public func signal(_ signal: Int32 = SIGTERM) {
+    package func signal(_ signal: Int32 = SIGTERM) {
         let pid = processIdentifier
         if isRunning { kill(pid, signal) }
     }
@@ -64,7 +64,7 @@ public final class ChildProcess: Sendable {
     /// cooperative pool held by other tests' synchronous work) gave up on a child that had long
     /// exited. `DecodeCommandTests` cases (0.25 s alone) failed that way under load.
     @discardableResult
-    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+    package func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         guard await waitUntil(timeout: timeout, { !isRunning }) else { return nil }
         // Let the readers reach end of file, so no output is lost; bounded, because a grandchild
         // (a daemon the child started) may keep the pipes open.
@@ -75,7 +75,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits until `predicate` holds for the collected standard output (or error), polling.
-    public func waitForOutput(
+    package func waitForOutput(
         timeout: Duration = .seconds(10), stream: KeyPath<ChildProcess, String> = \.standardOutput,
         _ predicate: (String) -> Bool
     ) async -> Bool {
@@ -83,7 +83,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Terminates (SIGTERM, then SIGKILL after `grace`) and waits.
-    public func stop(grace: Duration = .seconds(3)) async {
+    package func stop(grace: Duration = .seconds(3)) async {
         guard isRunning else { return }
         signal(SIGTERM)
         if await waitForExit(timeout: grace) == nil {
@@ -98,7 +98,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs to completion and returns (status, stdout, stderr).
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
@@ -111,7 +111,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Finds `name` in PATH (or returns it when it is already a path).
-    public static func resolve(_ name: String) throws -> String {
+    package static func resolve(_ name: String) throws -> String {
         if name.contains("/") { return name }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
         for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {

@@ -5,20 +5,20 @@ import Foundation
 ///
 /// Its policy allows everything (any name may be owned, any message sent), like a
 /// session bus, so the simulator can own `org.bluez` on it.
-public final class DBusDaemonFixture: Sendable {
-    public let directory: TemporaryDirectory
-    public let address: String
-    public let process: ChildProcess
+package final class DBusDaemonFixture: Sendable {
+    package let directory: TemporaryDirectory
+    package let address: String
+    package let process: ChildProcess
 
     /// The configuration file the daemon reads (rewrite it, then ``reloadConfiguration()``).
-    public let configurationPath: String
+    package let configurationPath: String
     /// The daemon's socket.
-    public let socketPath: String
+    package let socketPath: String
 
     /// A daemon listening on `socketPath` (default: a socket in its own temporary directory), with
     /// `configuration` (default: ``PrivateBusConfiguration``'s allow-everything policy) given the
     /// socket path.
-    public init(socketPath: String? = nil, configuration: ((String) -> String)? = nil) async throws {
+    package init(socketPath: String? = nil, configuration: ((String) -> String)? = nil) async throws {
         let directory = try TemporaryDirectory(prefix: "dbus")
         let socket = socketPath ?? directory.file("bus").path
         let config = configuration?(socket) ?? PrivateBusConfiguration.text(socketPath: socket)
@@ -39,16 +39,16 @@ public final class DBusDaemonFixture: Sendable {
 
     /// Environment that points libdbus clients (busctl, dbus-send, python-dbus, bleak)
     /// at this bus as both the system and the session bus.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         ["DBUS_SYSTEM_BUS_ADDRESS": address, "DBUS_SESSION_BUS_ADDRESS": address]
     }
 
     /// Makes the daemon read its configuration file again (SIGHUP), as `systemctl reload dbus` does.
-    public func reloadConfiguration() {
+    package func reloadConfiguration() {
         process.signal(SIGHUP)
     }
 
-    public func stop() async {
+    package func stop() async {
         await process.stop()
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// Runs `body` (its result is ignored) and returns the `E` it threw, or nil after recording an issue.
 @discardableResult
-public func expectThrows<E: Error, R>(
+package func expectThrows<E: Error, R>(
     _ type: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) -> E? {
     do {
@@ -23,7 +23,7 @@ public func expectThrows<E: Error, R>(
 
 /// Runs `body` (its result is ignored) and returns the `E` it threw, or nil after recording an issue.
 @discardableResult
-public func expectThrows<E: Error, R: Sendable>(
+package func expectThrows<E: Error, R: Sendable>(
     _ type: E.Type, isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> R
 ) async -> E? {
@@ -40,7 +40,7 @@ public func expectThrows<E: Error, R: Sendable>(
 }
 
 /// Runs `body` (its result is ignored) and returns the `E` it threw; otherwise records an issue and ends the test.
-public func requireThrows<E: Error, R>(
+package func requireThrows<E: Error, R>(
     _ type: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) throws -> E {
     let error = expectThrows(type, sourceLocation: sourceLocation, body)

@@ -4,15 +4,15 @@ import Foundation
 /// for the bluetoothd version probe: that path is a bash script which, given `--version`, prints
 /// `versionOutput` (after `versionDelay` seconds), and otherwise `exec -a`s itself into
 /// `blebridge simulate --bus` (the real simulator, keeping the script's path as its `argv[0]`).
-public final class FakeBluetoothd: Sendable {
-    public let directory: TemporaryDirectory
+package final class FakeBluetoothd: Sendable {
+    package let directory: TemporaryDirectory
     /// The script's path: the `argv[0]` the probe finds.
-    public let path: String
-    public let process: ChildProcess
+    package let path: String
+    package let process: ChildProcess
 
     /// Starts it on `busAddress` with `scenario` (a built-in scenario's name or a JSON text) and
     /// waits until the simulator owns `org.bluez`. `mode` is the script's file mode.
-    public init(
+    package init(
         busAddress: String, versionOutput: String = "5.70", versionDelay: Int = 0, mode: Int = 0o755,
         scenario: String = "demo"
     ) async throws {
@@ -48,7 +48,7 @@ public final class FakeBluetoothd: Sendable {
     }
 
     /// Interrupts the simulator (SIGINT: it releases `org.bluez` and exits).
-    public func stop() async {
+    package func stop() async {
         process.signal(SIGINT)
         if await process.waitForExit(timeout: .seconds(10)) == nil { await process.stop() }
     }

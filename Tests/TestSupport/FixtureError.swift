@@ -1,5 +1,5 @@
 /// Why a test fixture (daemon, broker, subprocess) could not be set up.
-public struct FixtureError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct FixtureError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Loopback TCP ports for test servers.
-public enum FreePort {
+package enum FreePort {
     /// Asks the kernel for a free port on 127.0.0.1 (bind to port 0, read it back, close).
-    public static func loopback() throws -> UInt16 {
+    package static func loopback() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket() failed: errno \(errno)") }
         defer { close(fd) }
@@ -25,7 +25,7 @@ public enum FreePort {
     }
 
     /// True when something accepts TCP connections on 127.0.0.1:`port`.
-    public static func isAccepting(_ port: UInt16) -> Bool {
+    package static func isAccepting(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

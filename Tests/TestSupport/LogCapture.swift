@@ -3,11 +3,11 @@ import Synchronization
 
 /// Collects the log records of one label (unique per test) while forwarding everything to
 /// the sink that was installed before.
-public final class LogCapture: Sendable {
-    public let label: String
+package final class LogCapture: Sendable {
+    package let label: String
     private let records = Mutex<[LogRecord]>([])
 
-    public init(label: String) {
+    package init(label: String) {
         self.label = label
         let previous = LogConfiguration.shared.sink
         LogConfiguration.shared.sink = LogSink { [self] record in
@@ -16,6 +16,6 @@ public final class LogCapture: Sendable {
         }
     }
 
-    public var logger: Logger { Logger(label: label) }
-    public var captured: [LogRecord] { records.withLock { $0 } }
+    package var logger: Logger { Logger(label: label) }
+    package var captured: [LogRecord] { records.withLock { $0 } }
 }

@@ -6,17 +6,17 @@ import Synchronization
 /// `max_queued_messages 0` (no limit) so a slow test subscriber never loses QoS 1 messages
 /// to the broker's queue limit. The broker can be killed and restarted on the same port
 /// (persistence on, in the fixture's directory) to test outages.
-public final class MosquittoFixture: Sendable {
-    public let port: UInt16
-    public let directory: TemporaryDirectory
-    public let configFile: URL
+package final class MosquittoFixture: Sendable {
+    package let port: UInt16
+    package let directory: TemporaryDirectory
+    package let configFile: URL
     private let current: Mutex<ChildProcess?>
 
     /// `extraConfiguration` is appended to the generated mosquitto.conf (e.g. TLS listeners,
     /// a password file). The default listener allows anonymous clients on 127.0.0.1.
     /// In `listener` and `extraConfiguration`, `{port}` stands for the fixture's port and `{dir}`
     /// for its directory (e.g. `listener {port} 127.0.0.1` plus `cafile {dir}/ca.crt`).
-    public init(extraConfiguration: String = "", listener: String? = nil) async throws {
+    package init(extraConfiguration: String = "", listener: String? = nil) async throws {
         let port = try FreePort.loopback()
         let directory = try TemporaryDirectory(prefix: "mosquitto")
         // Started as root, mosquitto drops to the `mosquitto` user: without this it cannot write
@@ -46,11 +46,11 @@ public final class MosquittoFixture: Sendable {
         try await start()
     }
 
-    public var url: String { "mqtt://127.0.0.1:\(port)" }
+    package var url: String { "mqtt://127.0.0.1:\(port)" }
 
     /// A broker whose bridge connects to `remote` (a mosquitto bridge, as between two sites):
     /// ``bridgeConfiguration(to:topics:cleanSession:name:)`` appended to the usual configuration.
-    public convenience init(
+    package convenience init(
         bridgingTo remote: MosquittoFixture, topics: [String], cleanSession: Bool = false, name: String = "site"
     ) async throws {
         try await self.init(
@@ -65,7 +65,7 @@ public final class MosquittoFixture: Sendable {
     /// `cleanSession` false (the default here, as docs/multi-gateway.md advises) keeps the bridge's
     /// sessions on both brokers across a cut, so what was published during it is delivered when
     /// the bridge is back.
-    public static func bridgeConfiguration(
+    package static func bridgeConfiguration(
         to port: UInt16, topics: [String], cleanSession: Bool = false, name: String = "site"
     ) -> String {
         (["connection \(name)", "address 127.0.0.1:\(port)", "remote_clientid bridge-\(name)-\(port)"]
@@ -75,7 +75,7 @@ public final class MosquittoFixture: Sendable {
     }
 
     /// Starts the broker (again) and waits until it accepts connections.
-    public func start() async throws {
+    package func start() async throws {
         let process = try ChildProcess("mosquitto", ["-c", configFile.path])
         current.withLock { $0 = process }
         let port = self.port
@@ -87,7 +87,7 @@ public final class MosquittoFixture: Sendable {
     }
 
     /// Stops the broker: gracefully (SIGTERM, persists its state) or with SIGKILL.
-    public func stop(kill: Bool = false) async {
+    package func stop(kill: Bool = false) async {
         guard let process = current.withLock({ $0 }) else { return }
         if kill {
             process.signal(SIGKILL)
@@ -99,14 +99,14 @@ public final class MosquittoFixture: Sendable {
     }
 
     /// Freezes the broker (SIGSTOP): connections stay open but nothing is answered.
-    public func pause() {
+    package func pause() {
         current.withLock { $0 }?.signal(SIGSTOP)
     }
 
     /// Lets a paused broker run again (SIGCONT).
-    public func resume() {
+    package func resume() {
         current.withLock { $0 }?.signal(SIGCONT)
     }
 
-    public var standardError: String { current.withLock { $0?.standardError ?? "" } }
+    package var standardError: String { current.withLock { $0?.standardError ?? "" } }
 }

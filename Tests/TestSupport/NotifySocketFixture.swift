@@ -8,13 +8,13 @@ import Timekeeping
 
 /// Plays systemd's side of `sd_notify`: a datagram socket at a temporary path that collects what
 /// a process sends to `NOTIFY_SOCKET`. Pass ``environment`` to the child.
-public final class NotifySocketFixture: Sendable {
-    public let path: String
+package final class NotifySocketFixture: Sendable {
+    package let path: String
     private let directory: TemporaryDirectory
     private let descriptor: Int32
     private let received = Mutex<[String]>([])
 
-    public init() throws {
+    package init() throws {
         directory = try TemporaryDirectory(prefix: "notify")
         path = directory.file("notify.sock").path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -49,7 +49,7 @@ public final class NotifySocketFixture: Sendable {
     }
 
     /// `NOTIFY_SOCKET` for a child; add `WATCHDOG_USEC` to turn its watchdog on.
-    public func environment(watchdog: Duration? = nil) -> [String: String] {
+    package func environment(watchdog: Duration? = nil) -> [String: String] {
         var environment = ["NOTIFY_SOCKET": path]
         if let watchdog {
             environment["WATCHDOG_USEC"] = "\(watchdog.inMicroseconds)"
@@ -58,13 +58,13 @@ public final class NotifySocketFixture: Sendable {
     }
 
     /// Every datagram received so far, oldest first.
-    public var messages: [String] {
+    package var messages: [String] {
         drain()
         return received.withLock { $0 }
     }
 
     /// Waits until some datagram satisfies `predicate`; false on time-out.
-    public func waitForMessage(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async -> Bool {
+    package func waitForMessage(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async -> Bool {
         await waitUntil(timeout: timeout, interval: .milliseconds(5)) { messages.contains(where: predicate) }
     }
 

@@ -17,15 +17,15 @@ import Foundation
 ///     // … the measurement, with nothing else in the process
 /// }
 /// ```
-public enum OwnProcess {
+package enum OwnProcess {
     static let variable = "BLEBRIDGE_TEST_OWN_PROCESS"
 
     /// True inside a process started by ``run(filter:timeout:)``.
-    public static var isChild: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
+    package static var isChild: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
 
     /// Runs the Swift Testing tests matching `filter` (a `--filter` pattern) in a new process of
     /// this test binary; returns its exit status (0: they passed) and output.
-    public static func run(
+    package static func run(
         filter: String, timeout: Duration
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path

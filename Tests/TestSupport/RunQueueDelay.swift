@@ -13,12 +13,12 @@ import Timekeeping
 /// await sleepRunnable(for: .seconds(2))
 /// if delay.starvation() >= 0.25 { … }   // some process waited ≥ 25 % of the window for a CPU
 /// ```
-public struct RunQueueDelay: Sendable {
-    public let processes: [Int32]
+package struct RunQueueDelay: Sendable {
+    package let processes: [Int32]
     private let start: ContinuousClock.Instant
     private let initial: [Int32: Int64]
 
-    public init(processes: [Int32]) {
+    package init(processes: [Int32]) {
         self.processes = processes
         start = .now
         var initial: [Int32: Int64] = [:]
@@ -28,7 +28,7 @@ public struct RunQueueDelay: Sendable {
 
     /// The largest share of the time since `init` that one of the processes' threads together
     /// spent waiting for a CPU (0 when not reported; may exceed 1 with several threads waiting).
-    public func starvation() -> Double {
+    package func starvation() -> Double {
         let seconds = (ContinuousClock.now - start).inSeconds
         guard seconds > 0 else { return 0 }
         var worst = 0.0

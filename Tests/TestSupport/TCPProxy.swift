@@ -9,9 +9,9 @@ import Foundation
 ///   ``heal()``: a partition (e.g. between the two ends of a mosquitto bridge).
 /// When either side of a connection ends, the proxy ends the other. A thread accepts and two
 /// threads per connection copy the bytes (blocking calls: never on the cooperative pool).
-public final class TCPProxy: Sendable {
-    public let port: UInt16
-    public let upstreamPort: UInt16
+package final class TCPProxy: Sendable {
+    package let port: UInt16
+    package let upstreamPort: UInt16
     private let listener: Int32
     private let gate: Gate
 
@@ -48,7 +48,7 @@ public final class TCPProxy: Sendable {
     }
 
     /// Listens on a free loopback port and forwards each connection to 127.0.0.1:`upstreamPort`.
-    public init(upstreamPort: UInt16) throws {
+    package init(upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket() failed: errno \(errno)") }
@@ -78,16 +78,16 @@ public final class TCPProxy: Sendable {
     deinit { stop() }
 
     /// The URL a client uses instead of the server's.
-    public var url: String { "mqtt://127.0.0.1:\(port)" }
+    package var url: String { "mqtt://127.0.0.1:\(port)" }
 
     /// Stops passing on what clients send (their connections stay open).
-    public func pause() { gate.set(paused: true) }
+    package func pause() { gate.set(paused: true) }
 
     /// Passes it on again, what waited first.
-    public func resume() { gate.set(paused: false) }
+    package func resume() { gate.set(paused: false) }
 
     /// Shuts every connection down and refuses new ones (a partition).
-    public func cut() {
+    package func cut() {
         gate.lock.lock()
         defer { gate.lock.unlock() }
         gate.refusing = true
@@ -96,14 +96,14 @@ public final class TCPProxy: Sendable {
     }
 
     /// Accepts and passes on new connections again.
-    public func heal() {
+    package func heal() {
         gate.lock.lock()
         gate.refusing = false
         gate.lock.unlock()
     }
 
     /// Closes the listener and every connection.
-    public func stop() {
+    package func stop() {
         gate.lock.lock()
         defer { gate.lock.unlock() }
         guard !gate.stopped else { return }

@@ -4,14 +4,14 @@ import Foundation
 ///
 /// EC P-256 keys (fast to generate); certificates valid for two days; files in `directory`,
 /// readable by everyone so a broker that drops root privileges can still read them.
-public struct TestCertificateAuthority: Sendable {
-    public let directory: TemporaryDirectory
-    public let name: String
-    public var certificateFile: String { directory.file("\(name).crt").path }
-    public var keyFile: String { directory.file("\(name).key").path }
+package struct TestCertificateAuthority: Sendable {
+    package let directory: TemporaryDirectory
+    package let name: String
+    package var certificateFile: String { directory.file("\(name).crt").path }
+    package var keyFile: String { directory.file("\(name).key").path }
 
     /// Creates a self-signed CA called `name`.
-    public init(name: String = "ca", directory: TemporaryDirectory? = nil) async throws {
+    package init(name: String = "ca", directory: TemporaryDirectory? = nil) async throws {
         self.directory = try directory ?? TemporaryDirectory(prefix: "test-ca")
         self.name = name
         try await Self.openssl([
@@ -23,7 +23,7 @@ public struct TestCertificateAuthority: Sendable {
 
     /// Issues a certificate signed by this CA; `subjectAltName` like `IP:127.0.0.1` or
     /// `DNS:localhost`. Returns the certificate and key file paths.
-    public func issue(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String) {
+    package func issue(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String) {
         let (request, key, extensions) = try await makeRequest(leaf, subjectAltName: subjectAltName)
         let certificate = directory.file("\(leaf).crt").path
         try await Self.openssl([
@@ -34,13 +34,13 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// Like ``issue(_:subjectAltName:)``, but valid only on 1 January 2020: expired.
-    public func issueExpired(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String)
+    package func issueExpired(_ leaf: String, subjectAltName: String) async throws -> (certificate: String, key: String)
     {
         try await issue(leaf, subjectAltName: subjectAltName, from: "20200101000000Z", until: "20200102000000Z")
     }
 
     /// Like ``issue(_:subjectAltName:)``, but valid only from 1 January 2099: not yet valid.
-    public func issueNotYetValid(_ leaf: String, subjectAltName: String) async throws -> (
+    package func issueNotYetValid(_ leaf: String, subjectAltName: String) async throws -> (
         certificate: String, key: String
     ) {
         try await issue(leaf, subjectAltName: subjectAltName, from: "20990101000000Z", until: "20990102000000Z")

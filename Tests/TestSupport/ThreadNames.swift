@@ -2,9 +2,9 @@ import Foundation
 
 /// A process's threads counted by name (`/proc/<pid>/task/*/comm`, at most 15 bytes each): which
 /// pool runs a process's tasks, and whether one grew (docs/testing.md, "The ninth thread").
-public enum ThreadNames {
+package enum ThreadNames {
     /// `process` is a process id, or "self".
-    public static func of(_ process: String = "self") -> [String: Int] {
+    package static func of(_ process: String = "self") -> [String: Int] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
         var names: [String: Int] = [:]
         for task in tasks {

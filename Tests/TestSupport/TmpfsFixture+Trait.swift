@@ -4,7 +4,7 @@ extension TmpfsFixture {
     /// The reason a suite of full-disk tests is skipped, for `.enabled(if:_:)`. Built here rather
     /// than interpolated in the trait itself: Swift 6.0.3's type checker crashes (an assertion in
     /// `visitTapExpr`) on string interpolation inside a `@Suite` attribute.
-    public static var skipReason: Comment {
+    package static var skipReason: Comment {
         Comment(rawValue: "cannot mount a tmpfs: \(mountError ?? "")")
     }
 }

@@ -10,7 +10,7 @@
 /// pool was starved; it counts as 5 × `interval`, so a starved test does not blame the system
 /// under test (which still fails after `timeout`). Without this, two synchronous 11 s tests in the
 /// same process made an E2E wait miss a reply the gateway had sent (2 runs in 4).
-public func waitUntil(
+package func waitUntil(
     timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let clock = ContinuousClock()
@@ -26,13 +26,13 @@ public func waitUntil(
 
 /// Sleeps for `duration` of the time this process could run (as `waitUntil` counts it): a nap
 /// that took more than 5 × `interval` counts as 5 × `interval`. Returns early when cancelled.
-public func sleepRunnable(for duration: Duration, interval: Duration = .milliseconds(10)) async {
+package func sleepRunnable(for duration: Duration, interval: Duration = .milliseconds(10)) async {
     _ = await waitUntil(timeout: duration, interval: interval) { Task.isCancelled }
 }
 
 /// Runs `body`, giving up with nil after `timeout` (`body` is then cancelled); its errors are rethrown.
 /// `timeout` counts only time this process could run (see `waitUntil`).
-public func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ timeout: Duration, _ body: @escaping @Sendable () async throws -> T?
 ) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -50,7 +50,7 @@ public func withDeadline<T: Sendable>(
 
 /// Runs `body`, giving up with nil after `timeout` (`body` is then cancelled).
 /// `timeout` counts only time this process could run (see `waitUntil`).
-public func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T?) async -> T? {
+package func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T?) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {

@@ -18,8 +18,8 @@
 /// device only starts following it: its advertisement is reported by the property changes that
 /// follow, or by its next `DeviceFound`. With the controller filtering (`controller-patterns`: one `DeviceFound` per
 /// device) the first one is reported, since no second comes.
-public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendable {
-    public enum Phase: Sendable, Equatable {
+package struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendable {
+    package enum Phase: Sendable, Equatable {
         /// Not registered: no manager on the adapter (yet), or bluetoothd went away.
         case waitingForManager
         /// `RegisterMonitor` is on its way.
@@ -32,7 +32,7 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
         case stopped
     }
 
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// The adapter shows (true) or no longer shows (false) `AdvertisementMonitorManager1`.
         case managerAvailable(Bool)
         case registerSucceeded
@@ -45,7 +45,7 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
         case stop
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Call `RegisterMonitor(root)`.
         case register
         /// Call `UnregisterMonitor(root)`.
@@ -61,22 +61,22 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
     }
 
     /// The monitor object paths this process exports.
-    public let monitors: Set<String>
-    public private(set) var phase: Phase = .waitingForManager
-    public private(set) var active: Set<String> = []
+    package let monitors: Set<String>
+    package private(set) var phase: Phase = .waitingForManager
+    package private(set) var active: Set<String> = []
     /// Devices a monitor found and did not lose since.
-    public private(set) var found: Set<Device> = []
+    package private(set) var found: Set<Device> = []
     /// All monitors were active once.
-    public private(set) var wasReady = false
+    package private(set) var wasReady = false
     /// The controller filters (one `DeviceFound` per device): the first `DeviceFound` is reported.
-    public let controllerFiltering: Bool
+    package let controllerFiltering: Bool
 
-    public init(monitors: Set<String>, controllerFiltering: Bool = false) {
+    package init(monitors: Set<String>, controllerFiltering: Bool = false) {
         self.monitors = monitors
         self.controllerFiltering = controllerFiltering
     }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         guard phase != .stopped else { return [] }
         switch event {
         case .managerAvailable(true):
@@ -131,7 +131,7 @@ public struct AdvertisementMonitorLifecycle<Device: Hashable & Sendable>: Sendab
     }
 
     /// Whether `device`'s advertisements are reported now.
-    public func follows(_ device: Device) -> Bool {
+    package func follows(_ device: Device) -> Bool {
         found.contains(device) && !active.isEmpty
     }
 

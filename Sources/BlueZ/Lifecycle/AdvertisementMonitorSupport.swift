@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 /// What an adapter's `org.bluez.AdvertisementMonitorManager1` offers: BlueZ exposes the interface
 /// only when bluetoothd runs with experimental features (`-E`, or `Experimental = true` in
@@ -14,7 +14,7 @@ public enum AdvertisementMonitorSupport: Sendable, Equatable {
     case orPatterns(features: [String])
 
     /// From the manager's properties (nil when the adapter has no such interface).
-    public init(manager properties: [String: DBusValue]?) {
+    package init(manager properties: [String: DBusValue]?) {
         guard let properties else {
             self = .noManager
             return

@@ -11,8 +11,8 @@
 ///   sent before its services resolved), which is issued when the one in flight ends, and is shared by
 ///   every request that arrived meanwhile.
 /// So at most one call is in flight and one is promised, whatever the number of devices.
-public struct SnapshotCoalescer: Sendable, Hashable {
-    public enum Decision: Sendable, Hashable {
+package struct SnapshotCoalescer: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Issue call `number` now; its result answers this request.
         case issue(UInt64)
         /// Wait for the result of call `number`, which is issued when the call in flight ends.
@@ -20,15 +20,15 @@ public struct SnapshotCoalescer: Sendable, Hashable {
     }
 
     /// The call in flight, if any.
-    public private(set) var inFlight: UInt64?
+    package private(set) var inFlight: UInt64?
     /// Whether a request waits for the call after the one in flight.
-    public private(set) var nextPromised = false
+    package private(set) var nextPromised = false
     private var lastIssued: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// A peripheral wants a snapshot taken from now on.
-    public mutating func request() -> Decision {
+    package mutating func request() -> Decision {
         guard let current = inFlight else {
             lastIssued += 1
             inFlight = lastIssued
@@ -40,7 +40,7 @@ public struct SnapshotCoalescer: Sendable, Hashable {
 
     /// Call `number` returned (successfully or not) and its waiters have their result. Returns the number of the
     /// call to issue now for the requests that arrived while it was in flight, if any.
-    public mutating func finished(_ number: UInt64) -> UInt64? {
+    package mutating func finished(_ number: UInt64) -> UInt64? {
         guard number == inFlight else { return nil }
         inFlight = nil
         guard nextPromised else { return nil }

@@ -2,8 +2,8 @@ import DBus
 
 /// An ATT error a local characteristic's handler answers with. BlueZ turns each D-Bus error
 /// name below into the ATT error code that reaches the remote central.
-public struct ATTError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+package struct ATTError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable {
         case failed = "org.bluez.Error.Failed"
         case inProgress = "org.bluez.Error.InProgress"
         case notPermitted = "org.bluez.Error.NotPermitted"
@@ -13,15 +13,15 @@ public struct ATTError: Error, Sendable, Hashable, CustomStringConvertible {
         case notSupported = "org.bluez.Error.NotSupported"
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String = "") {
+    package init(_ code: Code, _ message: String = "") {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 
     var dbusError: DBusError { DBusError(name: DBusErrorName(code.rawValue), message: message) }
 }

@@ -1,17 +1,17 @@
 import Bluetooth
 
 /// What ``PeripheralManager`` advertises through `org.bluez.LEAdvertisingManager1`.
-public struct LocalAdvertisement: Sendable, Equatable {
-    public var localName: String?
-    public var serviceUUIDs: [BluetoothUUID]
+package struct LocalAdvertisement: Sendable, Equatable {
+    package var localName: String?
+    package var serviceUUIDs: [BluetoothUUID]
     /// Manufacturer-specific data by company identifier.
-    public var manufacturerData: [UInt16: [UInt8]]
-    public var serviceData: [BluetoothUUID: [UInt8]]
-    public var includeTxPower: Bool
+    package var manufacturerData: [UInt16: [UInt8]]
+    package var serviceData: [BluetoothUUID: [UInt8]]
+    package var includeTxPower: Bool
     /// `peripheral` (connectable) or `broadcast` (not connectable).
-    public var connectable: Bool
+    package var connectable: Bool
 
-    public init(
+    package init(
         localName: String? = nil, serviceUUIDs: [BluetoothUUID] = [], manufacturerData: [UInt16: [UInt8]] = [:],
         serviceData: [BluetoothUUID: [UInt8]] = [:], includeTxPower: Bool = false, connectable: Bool = true
     ) {

@@ -1,12 +1,12 @@
 import Bluetooth
 
 /// A GATT service this machine serves to remote centrals, published by ``PeripheralManager``.
-public struct LocalService: Sendable {
-    public var uuid: BluetoothUUID
-    public var isPrimary: Bool
-    public var characteristics: [LocalCharacteristic]
+package struct LocalService: Sendable {
+    package var uuid: BluetoothUUID
+    package var isPrimary: Bool
+    package var characteristics: [LocalCharacteristic]
 
-    public init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [LocalCharacteristic]) {
+    package init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [LocalCharacteristic]) {
         self.uuid = uuid
         self.isPrimary = isPrimary
         self.characteristics = characteristics
@@ -15,19 +15,19 @@ public struct LocalService: Sendable {
 
 /// A characteristic of a ``LocalService``: its properties and the async handlers that answer
 /// remote reads and writes.
-public struct LocalCharacteristic: Sendable {
-    public typealias ReadHandler = @Sendable (LocalReadRequest) async throws(ATTError) -> [UInt8]
-    public typealias WriteHandler = @Sendable (LocalWriteRequest) async throws(ATTError) -> Void
+package struct LocalCharacteristic: Sendable {
+    package typealias ReadHandler = @Sendable (LocalReadRequest) async throws(ATTError) -> [UInt8]
+    package typealias WriteHandler = @Sendable (LocalWriteRequest) async throws(ATTError) -> Void
 
-    public var uuid: BluetoothUUID
-    public var properties: CharacteristicProperties
-    public var descriptors: [LocalDescriptor]
+    package var uuid: BluetoothUUID
+    package var properties: CharacteristicProperties
+    package var descriptors: [LocalDescriptor]
     /// Answers reads; nil serves the last value set with ``PeripheralManager/updateValue(_:for:)``.
-    public var onRead: ReadHandler?
+    package var onRead: ReadHandler?
     /// Receives writes (with and without response); nil accepts them and stores the value.
-    public var onWrite: WriteHandler?
+    package var onWrite: WriteHandler?
 
-    public init(
+    package init(
         uuid: BluetoothUUID, properties: CharacteristicProperties, descriptors: [LocalDescriptor] = [],
         onRead: ReadHandler? = nil, onWrite: WriteHandler? = nil
     ) {
@@ -40,12 +40,12 @@ public struct LocalCharacteristic: Sendable {
 }
 
 /// A descriptor with a fixed value (e.g. Characteristic User Description 0x2901).
-public struct LocalDescriptor: Sendable {
-    public var uuid: BluetoothUUID
-    public var value: [UInt8]
-    public var writable: Bool
+package struct LocalDescriptor: Sendable {
+    package var uuid: BluetoothUUID
+    package var value: [UInt8]
+    package var writable: Bool
 
-    public init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false) {
+    package init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false) {
         self.uuid = uuid
         self.value = value
         self.writable = writable
@@ -53,23 +53,23 @@ public struct LocalDescriptor: Sendable {
 }
 
 /// A remote central's read of a local characteristic.
-public struct LocalReadRequest: Sendable {
+package struct LocalReadRequest: Sendable {
     /// BlueZ's object path of the remote device (`/org/bluez/hci1/dev_…`), when given.
-    public var device: String?
-    public var offset: Int
-    public var mtu: Int?
+    package var device: String?
+    package var offset: Int
+    package var mtu: Int?
 }
 
 /// A remote central's write to a local characteristic.
-public struct LocalWriteRequest: Sendable {
-    public var device: String?
-    public var value: [UInt8]
-    public var offset: Int
-    public var type: WriteKind
-    public var mtu: Int?
+package struct LocalWriteRequest: Sendable {
+    package var device: String?
+    package var value: [UInt8]
+    package var offset: Int
+    package var type: WriteKind
+    package var mtu: Int?
 
     /// How the central wrote: with response (`request`), without (`command`), or `reliable`.
-    public enum WriteKind: String, Sendable {
+    package enum WriteKind: String, Sendable {
         case request, command, reliable
     }
 }

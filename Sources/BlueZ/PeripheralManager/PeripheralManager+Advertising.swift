@@ -19,7 +19,7 @@ extension PeripheralManager {
     ///   advertising is switched on, so tests on them set about 1 s. Refreshing after a
     ///   disconnect too keeps a reconnect from depending on when the kernel switches
     ///   advertising back on.
-    public func startAdvertising(_ advertisement: LocalAdvertisement, refreshEvery: Duration? = nil) async throws {
+    package func startAdvertising(_ advertisement: LocalAdvertisement, refreshEvery: Duration? = nil) async throws {
         await stopAdvertising()
         let path = try applicationPath.appending("advertisement0")
         try await connection.export(path: path, interfaces: [Self.advertisementInterface(advertisement)])
@@ -33,7 +33,7 @@ extension PeripheralManager {
     }
 
     /// Stops advertising (and refreshing).
-    public func stopAdvertising() async {
+    package func stopAdvertising() async {
         guard let state = advertising else { return }
         advertising = nil
         state.refresher?.cancel()

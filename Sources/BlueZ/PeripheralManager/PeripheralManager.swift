@@ -16,15 +16,15 @@ import Logging
 /// Remote reads and writes reach the characteristics' async handlers; subscriptions
 /// (`StartNotify`/`StopNotify`, which BlueZ calls when a central writes the CCCD) come out of
 /// ``events``.
-public actor PeripheralManager {
-    public enum Event: Sendable, Equatable {
+package actor PeripheralManager {
+    package enum Event: Sendable, Equatable {
         case subscribed(BluetoothUUID)
         case unsubscribed(BluetoothUUID)
         case read(BluetoothUUID)
         case wrote(BluetoothUUID, [UInt8], LocalWriteRequest.WriteKind)
     }
 
-    public let adapter: String
+    package let adapter: String
     let connection: DBusConnection
     let applicationPath: DBusObjectPath
     let logger = Logger(label: "peripheral")
@@ -41,12 +41,12 @@ public actor PeripheralManager {
     var registered = false
     var advertising: AdvertisingState?
 
-    public nonisolated let events: AsyncStream<Event>
+    package nonisolated let events: AsyncStream<Event>
     let eventContinuation: AsyncStream<Event>.Continuation
 
     /// - Parameter applicationPath: where the GATT application's object tree is exported; each
     ///   manager on one connection needs its own.
-    public init(
+    package init(
         connection: DBusConnection, adapter: String = "hci0",
         applicationPath: DBusObjectPath = "/io/blebridge/peripheral"
     ) {
@@ -59,7 +59,7 @@ public actor PeripheralManager {
     var adapterPath: DBusObjectPath { DBusObjectPath(stringLiteral: BlueZPaths.adapter(adapter)) }
 
     /// Exports the services and registers them with BlueZ. Call once; ``unpublish()`` to remove.
-    public func publish(_ services: [LocalService]) async throws {
+    package func publish(_ services: [LocalService]) async throws {
         guard !registered else { throw DBusError(name: .failed, message: "GATT application already published") }
         try await connection.addObjectManager(at: applicationPath)
         for (serviceIndex, service) in services.enumerated() {
@@ -95,7 +95,7 @@ public actor PeripheralManager {
     }
 
     /// Unregisters the application and removes its objects.
-    public func unpublish() async {
+    package func unpublish() async {
         if registered {
             _ = try? await connection.call(
                 destination: "org.bluez", path: adapterPath, interface: "org.bluez.GattManager1",
@@ -110,7 +110,7 @@ public actor PeripheralManager {
     /// Sets a characteristic's value. When a central is subscribed, the value is sent to it
     /// (notification or indication, as the characteristic declares); returns whether it was.
     @discardableResult
-    public func updateValue(_ value: [UInt8], for uuid: BluetoothUUID) throws -> Bool {
+    package func updateValue(_ value: [UInt8], for uuid: BluetoothUUID) throws -> Bool {
         guard var state = characteristics[uuid] else {
             throw DBusError(name: .invalidArgs, message: "No local characteristic \(uuid)")
         }
@@ -123,7 +123,7 @@ public actor PeripheralManager {
     }
 
     /// True while a central is subscribed to the characteristic.
-    public func isNotifying(_ uuid: BluetoothUUID) -> Bool { characteristics[uuid]?.notifying ?? false }
+    package func isNotifying(_ uuid: BluetoothUUID) -> Bool { characteristics[uuid]?.notifying ?? false }
 
     // MARK: - D-Bus objects
 

@@ -223,7 +223,7 @@ extension BlueZSimulator {
     }
 
     /// Powers the adapter off or on (`Powered` property, or `SetPowered` on the control channel).
-    public func setPowered(_ on: Bool) async {
+    package func setPowered(_ on: Bool) async {
         await apply(adapter.setPowered(on))
     }
 

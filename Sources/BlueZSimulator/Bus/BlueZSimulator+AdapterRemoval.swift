@@ -12,7 +12,7 @@ import DBus
 /// again, and is then powered on (`AutoEnable=true`, Debian's default). Other devices are forgotten.
 extension BlueZSimulator {
     /// Removes the adapter (see above); a no-op when it is already gone.
-    public func removeAdapter() async throws {
+    package func removeAdapter() async throws {
         guard let bluez else { throw SimulatorError(.notRunning, "the simulator is not running") }
         guard !adapterRemoved else { return }
         // The kernel closes the controller first: bluetoothd reports `Powered` false (links drop,
@@ -31,7 +31,7 @@ extension BlueZSimulator {
     }
 
     /// Brings the adapter back, powered, with the devices bluetoothd stored; a no-op when it is there.
-    public func addAdapter() async throws {
+    package func addAdapter() async throws {
         guard let bluez else { throw SimulatorError(.notRunning, "the simulator is not running") }
         guard adapterRemoved else { return }
         adapterRemoved = false
@@ -47,5 +47,5 @@ extension BlueZSimulator {
     }
 
     /// Whether the adapter object is exported (false between ``removeAdapter()`` and ``addAdapter()``).
-    public var adapterPresent: Bool { !adapterRemoved }
+    package var adapterPresent: Bool { !adapterRemoved }
 }

@@ -130,13 +130,13 @@ extension BlueZSimulator {
     /// bluetoothd sent just before it (the gateway's signal stream and its exported methods take
     /// different paths; in the VM tier a first report was a copy 20 s old). bluetoothd itself
     /// sends the signals first.
-    public func setDeviceFoundFirst(_ first: Bool) { deviceFoundFirst = first }
+    package func setDeviceFoundFirst(_ first: Bool) { deviceFoundFirst = first }
 
     /// How many times `StartDiscovery` succeeded since the start (a passive scan calls it never).
-    public var startDiscoveryCount: Int { discoveryStarts }
+    package var startDiscoveryCount: Int { discoveryStarts }
 
     /// The registered monitor applications: owner, root, and each monitor's path.
-    public func monitorApplications() -> [(owner: String, root: String, monitors: [String])] {
+    package func monitorApplications() -> [(owner: String, root: String, monitors: [String])] {
         monitors.applications.map { ($0.owner, $0.root, $0.monitors.keys.sorted()) }
     }
 }

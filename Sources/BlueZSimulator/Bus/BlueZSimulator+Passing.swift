@@ -78,5 +78,5 @@ extension BlueZSimulator {
     }
 
     /// How many passing devices appeared and are gone so far.
-    public func passingStatistics() -> PassingStatistics { passing }
+    package func passingStatistics() -> PassingStatistics { passing }
 }

@@ -125,14 +125,14 @@ extension BlueZSimulator {
     // MARK: The remote central
 
     /// The GATT applications registered now.
-    public func localApplications() -> [LocalGattApplication] { peripheralRole.applications }
+    package func localApplications() -> [LocalGattApplication] { peripheralRole.applications }
 
     /// The advertisements registered now.
-    public func registeredAdvertisements() -> [RegisteredAdvertisement] { peripheralRole.advertisements }
+    package func registeredAdvertisements() -> [RegisteredAdvertisement] { peripheralRole.advertisements }
 
     /// A simulated remote central reads a local characteristic: bluetoothd calls the application's
     /// `ReadValue` (with the options it passes: `device`, `link`, `mtu`) and returns its answer.
-    public func remoteRead(_ uuid: BluetoothUUID) async throws -> [UInt8] {
+    package func remoteRead(_ uuid: BluetoothUUID) async throws -> [UInt8] {
         let (owner, path) = try localCharacteristic(uuid)
         let reply = try await callApplication(
             owner, path, "ReadValue", [.properties(remoteOptions(["offset": .uint16(0)]))])
@@ -140,7 +140,7 @@ extension BlueZSimulator {
     }
 
     /// A simulated remote central writes a local characteristic (a write request).
-    public func remoteWrite(_ uuid: BluetoothUUID, _ value: [UInt8]) async throws {
+    package func remoteWrite(_ uuid: BluetoothUUID, _ value: [UInt8]) async throws {
         let (owner, path) = try localCharacteristic(uuid)
         _ = try await callApplication(
             owner, path, "WriteValue",
@@ -150,7 +150,7 @@ extension BlueZSimulator {
     /// A simulated remote central writes the CCCD: bluetoothd calls `StartNotify` (or `StopNotify`)
     /// and, while subscribed, sends each `Value` the application signals (`PropertiesChanged`) to
     /// the central; ``remoteNotifications(_:)`` lists them.
-    public func remoteSubscribe(_ uuid: BluetoothUUID, _ on: Bool = true) async throws {
+    package func remoteSubscribe(_ uuid: BluetoothUUID, _ on: Bool = true) async throws {
         let (owner, path) = try localCharacteristic(uuid)
         remoteListeners.removeValue(forKey: uuid)?.cancel()
         if on, let bluez {
@@ -171,7 +171,7 @@ extension BlueZSimulator {
     }
 
     /// The values the simulated remote central received from a local characteristic.
-    public func remoteNotifications(_ uuid: BluetoothUUID) -> [[UInt8]] { remoteNotificationLog[uuid] ?? [] }
+    package func remoteNotifications(_ uuid: BluetoothUUID) -> [[UInt8]] { remoteNotificationLog[uuid] ?? [] }
 
     private func recordRemoteNotification(_ uuid: BluetoothUUID, _ value: [UInt8]) {
         remoteNotificationLog[uuid, default: []].append(value)

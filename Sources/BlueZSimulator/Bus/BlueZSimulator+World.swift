@@ -127,10 +127,10 @@ extension BlueZSimulator {
 
     /// One round of advertisements now, whatever the advertising interval: a test with a long
     /// interval drives the world one advertisement at a time.
-    public func advertiseOnce() async { await advertisingTick() }
+    package func advertiseOnce() async { await advertisingTick() }
 
     /// The service data the device at `address` advertised last (empty before its first advertisement).
-    public func advertisedServiceData(of address: BluetoothAddress) -> [BluetoothUUID: [UInt8]] {
+    package func advertisedServiceData(of address: BluetoothAddress) -> [BluetoothUUID: [UInt8]] {
         guard let key = deviceOrder.first(where: { devices[$0]?.spec.address == address }),
             let slot = advertising[key]
         else { return [:] }
@@ -262,12 +262,12 @@ extension BlueZSimulator {
     /// When `device` (by index) sent its recent load values: the sequence of the first kept one and
     /// the send times (nanoseconds since the Unix epoch, the values' own stamps) of it and every
     /// later one, up to the last sent. At least the last 8,192 values of each device are kept.
-    public func loadSendTimes(device: Int) -> (first: UInt64, nanoseconds: [UInt64]) {
+    package func loadSendTimes(device: Int) -> (first: UInt64, nanoseconds: [UInt64]) {
         let kept = load.sendTimes.of(device: device)
         return (kept.first, kept.times)
     }
 
-    public func loadStatistics() -> LoadStatistics {
+    package func loadStatistics() -> LoadStatistics {
         LoadStatistics(
             devices: load.devices, rate: load.rate, sent: load.sent,
             elapsed: load.startedAt.map { (load.stoppedAt ?? clock.now) - $0 } ?? .zero, lastSequences: load.sequences,
@@ -276,7 +276,7 @@ extension BlueZSimulator {
 
     /// The sequences `device` (by index) numbered but dropped because the client's notify socket was
     /// full, oldest first (at least the last ``LoadDrops/capacity`` ranges).
-    public func loadDroppedSequences(device: Int) -> [ClosedRange<UInt64>] {
+    package func loadDroppedSequences(device: Int) -> [ClosedRange<UInt64>] {
         load.drops.of(device: device)
     }
 }

@@ -13,19 +13,19 @@ import Timekeeping
 /// try await simulator.setCharacteristicValue(address: "C0:FF:EE:00:00:05", uuid: "6b1e0002-…", value: [1], notify: true)
 /// await simulator.stop()
 /// ```
-public actor BlueZSimulator {
+package actor BlueZSimulator {
     /// Knobs for tests and the demo.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Seed for RSSI jitter and value generators (reproducible runs).
-        public var seed: UInt64
+        package var seed: UInt64
         /// Replaces the scenario's timing (e.g. a short disconnect delay in tests).
-        public var timing: ScenarioTiming?
+        package var timing: ScenarioTiming?
         /// bluetoothd keeps the link for 2 s after `Disconnect` before it drops (`DISCONNECT_TIMER`).
-        public var disconnectDelay: Duration
+        package var disconnectDelay: Duration
         /// Serve the control channel (`io.blebridge.Simulator`).
-        public var controlChannel: Bool
+        package var controlChannel: Bool
 
-        public init(
+        package init(
             seed: UInt64 = 1, timing: ScenarioTiming? = nil, disconnectDelay: Duration = .seconds(2),
             controlChannel: Bool = true
         ) {
@@ -36,7 +36,7 @@ public actor BlueZSimulator {
         }
     }
 
-    public let scenario: Scenario
+    package let scenario: Scenario
     /// What the adapter offers of `AdvertisementMonitorManager1`: the scenario's
     /// `adapter.advertisement_monitor` until a restart says otherwise (``restartBluez(downtime:stop:advertisementMonitor:)``).
     var advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode
@@ -149,7 +149,7 @@ public actor BlueZSimulator {
         var lastUpdate: ContinuousClock.Instant?
     }
 
-    public init(scenario: Scenario, options: Options = Options()) {
+    package init(scenario: Scenario, options: Options = Options()) {
         self.scenario = scenario
         self.options = options
         self.timing = options.timing ?? scenario.timing
@@ -215,7 +215,7 @@ public actor BlueZSimulator {
     // MARK: Lifecycle
 
     /// Claims `org.bluez` (and the control name) on the bus at `busAddress` and starts the world.
-    public func start(busAddress: String) async throws {
+    package func start(busAddress: String) async throws {
         guard self.busAddress == nil else { return }
         self.busAddress = busAddress
         startedAt = clock.now
@@ -235,7 +235,7 @@ public actor BlueZSimulator {
     }
 
     /// Releases the names, closes the connections and stops every timer.
-    public func stop() async {
+    package func stop() async {
         generation += 1
         for task in worldTasks + bluezTasks + Array(remoteListeners.values) { task.cancel() }
         remoteListeners = [:]
@@ -293,7 +293,7 @@ public actor BlueZSimulator {
     /// `stop` says how it goes away: killed (only `NameOwnerChanged`), or terminated (it powers off
     /// and removes its objects first, ``BluezStop``). `advertisementMonitor`, when given, is what the
     /// restarted bluetoothd offers (`.absent`: started without `-E`).
-    public func restartBluez(
+    package func restartBluez(
         downtime: Duration = .seconds(1), stop: BluezStop = .kill,
         advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode? = nil
     ) async throws {

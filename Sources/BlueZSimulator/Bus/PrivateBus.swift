@@ -8,16 +8,16 @@ import Foundation
 /// A private `dbus-daemon` on a Unix socket in a temporary directory, for `blebridge simulate`
 /// (without `--bus`) and `blebridge demo`. Its policy lets any client own any name, like a session
 /// bus, so the simulator can own `org.bluez` without root.
-public final class PrivateBus: Sendable {
+package final class PrivateBus: Sendable {
     /// `unix:path=/tmp/blebridge-bus-…/bus,guid=…`: export it as `DBUS_SYSTEM_BUS_ADDRESS`.
-    public let address: String
-    public let directory: String
+    package let address: String
+    package let directory: String
     private let process: Process
     /// Signalled by Foundation once the daemon has exited and been reaped.
     private let exited: DispatchSemaphore
 
     /// Starts `dbus-daemon` (from PATH or /usr/bin) and waits until it prints its address.
-    public static func start(timeout: Duration = .seconds(10)) async throws -> PrivateBus {
+    package static func start(timeout: Duration = .seconds(10)) async throws -> PrivateBus {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blebridge-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -79,7 +79,7 @@ public final class PrivateBus: Sendable {
     }
 
     /// Stops the daemon and removes its directory.
-    public func stop() {
+    package func stop() {
         // SIGKILL: a child spawned from a dispatch thread inherits its blocked signal mask, so
         // SIGTERM may never arrive. The bus holds no state worth a graceful exit. The wait is on
         // the exit itself (`waitUntilExit` spins a run loop on Linux), bounded by 3 s.

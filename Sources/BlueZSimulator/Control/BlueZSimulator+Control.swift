@@ -4,37 +4,37 @@ import Foundation
 /// The in-process control API: fault injection and observation (the control channel calls these).
 extension BlueZSimulator {
     /// What the control channel reports about a device.
-    public struct DeviceSnapshot: Sendable, Equatable {
-        public var address: String
-        public var name: String?
+    package struct DeviceSnapshot: Sendable, Equatable {
+        package var address: String
+        package var name: String?
         /// The `Device1` object exists on the bus (discovery saw it, or it is known), so a client
         /// can call it now.
-        public var present: Bool
-        public var inRange: Bool
-        public var connected: Bool
-        public var servicesResolved: Bool
-        public var paired: Bool
-        public var trusted: Bool
+        package var present: Bool
+        package var inRange: Bool
+        package var connected: Bool
+        package var servicesResolved: Bool
+        package var paired: Bool
+        package var trusted: Bool
         /// Characteristics (UUID strings) with notifications enabled.
-        public var notifying: [String]
+        package var notifying: [String]
     }
 
     /// Drops the link of a connected device, as if the peer went away (Connected false, no Disconnect call).
-    public func disconnect(address: String) async throws(SimulatorError) {
+    package func disconnect(address: String) async throws(SimulatorError) {
         let key = try device(address)
         guard devices[key]!.link != .disconnected else { return }
         await linkDown(key, pendingError: BlueZError.abortByLocal)
     }
 
     /// Moves a device out of range (no advertisements; its link drops) or back in range.
-    public func setDeviceInRange(address: String, _ inRange: Bool) async throws(SimulatorError) {
+    package func setDeviceInRange(address: String, _ inRange: Bool) async throws(SimulatorError) {
         let key = try device(address)
         await setInRange(key, inRange)
     }
 
     /// Sets the RSSI the device is heard at from its next advertisement on (its scenario's `rssi`;
     /// the scenario's jitter still applies): a device moving nearer or away.
-    public func setRSSI(address: String, _ rssi: Int16) throws(SimulatorError) {
+    package func setRSSI(address: String, _ rssi: Int16) throws(SimulatorError) {
         let key = try device(address)
         guard (-127...20).contains(rssi) else {
             throw SimulatorError(.invalidArguments, "rssi must be -127…20 dBm, not \(rssi)")
@@ -46,7 +46,7 @@ extension BlueZSimulator {
     /// the service's objects go now, and every later connection resolves without them (DB Hash match, discovery
     /// skipped) until the device is removed (`RemoveDevice`, or the temporary timeout of an unbonded device).
     /// The device must have been connected (its GATT objects exported).
-    public func makeGATTCacheStale(address: String, service: String) async throws(SimulatorError) {
+    package func makeGATTCacheStale(address: String, service: String) async throws(SimulatorError) {
         let key = try device(address)
         guard let uuid = BluetoothUUID(service) else {
             throw SimulatorError(.invalidArguments, "not a UUID: \(service)")
@@ -60,7 +60,7 @@ extension BlueZSimulator {
     }
 
     /// Makes the next `count` connect attempts to the device fail.
-    public func injectConnectFailure(address: String, _ failure: ConnectFailureKind, count: Int = 1)
+    package func injectConnectFailure(address: String, _ failure: ConnectFailureKind, count: Int = 1)
         throws(SimulatorError)
     {
         let key = try device(address)
@@ -70,19 +70,19 @@ extension BlueZSimulator {
 
     /// Every write clients made to the device, oldest first.
     /// The pairing agents clients registered through `AgentManager1` (forgotten on a bluetoothd restart).
-    public var pairingAgents: AgentRegistry { agents }
+    package var pairingAgents: AgentRegistry { agents }
 
-    public func writes(address: String) throws(SimulatorError) -> [RecordedWrite] {
+    package func writes(address: String) throws(SimulatorError) -> [RecordedWrite] {
         writes[try device(address)] ?? []
     }
 
-    public func clearWrites(address: String) throws(SimulatorError) {
+    package func clearWrites(address: String) throws(SimulatorError) {
         writes[try device(address)] = []
     }
 
     /// The peer's current value of a characteristic (what a read would return); `service` picks
     /// between characteristics with the same UUID (default: the first).
-    public func characteristicValue(address: String, uuid: String, service: String? = nil) throws(SimulatorError)
+    package func characteristicValue(address: String, uuid: String, service: String? = nil) throws(SimulatorError)
         -> [UInt8]
     {
         let key = try characteristic(address, uuid, service: service)
@@ -90,7 +90,7 @@ extension BlueZSimulator {
     }
 
     /// Sets the peer's value; with `notify`, subscribers receive it (when connected and notifying).
-    public func setCharacteristicValue(
+    package func setCharacteristicValue(
         address: String, uuid: String, service: String? = nil, value: [UInt8], notify: Bool
     ) throws(SimulatorError) {
         let key = try characteristic(address, uuid, service: service)
@@ -98,7 +98,7 @@ extension BlueZSimulator {
     }
 
     /// Sends `count` notifications back to back (generator values, or the current value).
-    public func burst(address: String, uuid: String, count: Int) throws(SimulatorError) {
+    package func burst(address: String, uuid: String, count: Int) throws(SimulatorError) {
         let key = try characteristic(address, uuid)
         guard count > 0, count <= 100_000 else { throw SimulatorError(.invalidArguments, "count must be 1…100000") }
         for _ in 0..<count {
@@ -112,7 +112,7 @@ extension BlueZSimulator {
 
     /// Starts load mode with `devices` peripherals notifying `rate` times a second each (0 devices stops it,
     /// keeping its statistics).
-    public func setLoad(devices count: Int, rate: Double) throws(SimulatorError) {
+    package func setLoad(devices count: Int, rate: Double) throws(SimulatorError) {
         guard (0...LoadDevices.maximumDevices).contains(count), count == 0 || (rate > 0 && rate <= 10_000) else {
             throw SimulatorError(
                 .invalidArguments, "devices must be 0…\(LoadDevices.maximumDevices), rate 0 < rate ≤ 10000")
@@ -130,7 +130,7 @@ extension BlueZSimulator {
 
     /// The device's state once the changes of its objects in flight are on the bus (so `present`
     /// says what `GetManagedObjects` answers).
-    public func snapshot(address: String) async throws(SimulatorError) -> DeviceSnapshot {
+    package func snapshot(address: String) async throws(SimulatorError) -> DeviceSnapshot {
         let key = try self.device(address)
         await settleBusChanges(of: key)
         let device = devices[key]!
@@ -146,8 +146,8 @@ extension BlueZSimulator {
     }
 
     /// Addresses of every simulated device (scenario and load mode), in order.
-    public func deviceAddresses() -> [String] { deviceOrder }
+    package func deviceAddresses() -> [String] { deviceOrder }
 
     /// Whether the adapter is powered.
-    public var powered: Bool { adapter.powered }
+    package var powered: Bool { adapter.powered }
 }

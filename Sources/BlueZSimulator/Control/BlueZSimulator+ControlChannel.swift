@@ -4,8 +4,8 @@ import Timekeeping
 
 /// `io.blebridge.Simulator1` at `/io/blebridge/Simulator` on the name `io.blebridge.Simulator`.
 extension BlueZSimulator {
-    public static let controlPath = "/io/blebridge/Simulator"
-    public static let controlInterface = "io.blebridge.Simulator1"
+    package static let controlPath = "/io/blebridge/Simulator"
+    package static let controlInterface = "io.blebridge.Simulator1"
 
     func exportControl(on connection: DBusConnection) async throws {
         func method(

@@ -1,20 +1,20 @@
 /// The 20-byte value every load-mode characteristic notifies:
 /// device index (uint32), sequence number (uint64) and the send time in nanoseconds since the
 /// Unix epoch (uint64, CLOCK_REALTIME), all little-endian.
-public struct LoadValue: Sendable, Hashable {
-    public static let length = 20
+package struct LoadValue: Sendable, Hashable {
+    package static let length = 20
 
-    public var device: UInt32
-    public var sequence: UInt64
-    public var timestampNanoseconds: UInt64
+    package var device: UInt32
+    package var sequence: UInt64
+    package var timestampNanoseconds: UInt64
 
-    public init(device: UInt32, sequence: UInt64, timestampNanoseconds: UInt64) {
+    package init(device: UInt32, sequence: UInt64, timestampNanoseconds: UInt64) {
         self.device = device
         self.sequence = sequence
         self.timestampNanoseconds = timestampNanoseconds
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = ByteWriter(capacity: Self.length)
         writer.uint32(device)
         writer.uint64(sequence)
@@ -23,7 +23,7 @@ public struct LoadValue: Sendable, Hashable {
     }
 
     /// Decodes a notified value; nil when it is not 20 bytes.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == Self.length else { return nil }
         var reader = ByteReader(bytes)
         guard let device = reader.uint32(), let sequence = reader.uint64(), let time = reader.uint64() else {

@@ -1,7 +1,7 @@
 import Bluetooth
 
 /// The simulator's seeded generator, so scenarios and tests are reproducible.
-public typealias SimulatorRandom = SeededRandomNumberGenerator
+package typealias SimulatorRandom = SeededRandomNumberGenerator
 
 extension SeededRandomNumberGenerator {
     /// A value in `range` (uniform).

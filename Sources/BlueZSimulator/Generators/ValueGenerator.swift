@@ -5,8 +5,8 @@ import Timekeeping
 ///
 /// Pure: time comes in as the elapsed duration since the scenario started, randomness from a seeded
 /// generator, so the values are reproducible and testable.
-public struct ValueGenerator: Sendable {
-    public let spec: ScenarioGenerator
+package struct ValueGenerator: Sendable {
+    package let spec: ScenarioGenerator
     private var random: SimulatorRandom
     private var heartRate: Double
     private var sinceLastBeat: Double = 0
@@ -14,14 +14,14 @@ public struct ValueGenerator: Sendable {
     private var energy: Double = 0
     private var packetID: UInt8 = 0
 
-    public init(spec: ScenarioGenerator, seed: UInt64) {
+    package init(spec: ScenarioGenerator, seed: UInt64) {
         self.spec = spec
         self.random = SimulatorRandom(seed: seed)
         self.heartRate = spec.resting
     }
 
     /// The value at `elapsed` since the scenario started.
-    public mutating func next(elapsed: Duration) -> [UInt8] {
+    package mutating func next(elapsed: Duration) -> [UInt8] {
         let t = elapsed.inSeconds
         let step = max(0, t - (lastElapsed ?? t))
         lastElapsed = t

@@ -3,53 +3,53 @@
 ///
 /// Pure: setters return the names of the properties that changed; the caller emits them and runs
 /// the timers ``discoverableDeadline`` and ``pairableDeadline`` ask for.
-public struct AdapterModes: Sendable, Equatable {
-    public private(set) var pairable = false
-    public private(set) var discoverable = false
+package struct AdapterModes: Sendable, Equatable {
+    package private(set) var pairable = false
+    package private(set) var discoverable = false
     /// Seconds until `Discoverable` turns off again (0: never). bluetoothd's default is 180.
-    public private(set) var discoverableTimeout: UInt32 = 180
+    package private(set) var discoverableTimeout: UInt32 = 180
     /// Seconds until `Pairable` turns off again (0: never).
-    public private(set) var pairableTimeout: UInt32 = 0
+    package private(set) var pairableTimeout: UInt32 = 0
 
-    public init() {}
+    package init() {}
 
     /// `Set Discoverable`: with a timeout, only while powered (`Failed` "Not Powered").
-    public mutating func setDiscoverable(_ on: Bool, powered: Bool) throws(BlueZError) -> [String] {
+    package mutating func setDiscoverable(_ on: Bool, powered: Bool) throws(BlueZError) -> [String] {
         if discoverableTimeout > 0, !powered { throw BlueZError.failed("Not Powered") }
         guard on != discoverable else { return [] }
         discoverable = on
         return ["Discoverable"]
     }
 
-    public mutating func setPairable(_ on: Bool) -> [String] {
+    package mutating func setPairable(_ on: Bool) -> [String] {
         guard on != pairable else { return [] }
         pairable = on
         return ["Pairable"]
     }
 
     /// `Set DiscoverableTimeout`: always signalled, even when unchanged (bluetoothd emits it unconditionally).
-    public mutating func setDiscoverableTimeout(_ seconds: UInt32) -> [String] {
+    package mutating func setDiscoverableTimeout(_ seconds: UInt32) -> [String] {
         discoverableTimeout = seconds
         return ["DiscoverableTimeout"]
     }
 
-    public mutating func setPairableTimeout(_ seconds: UInt32) -> [String] {
+    package mutating func setPairableTimeout(_ seconds: UInt32) -> [String] {
         pairableTimeout = seconds
         return ["PairableTimeout"]
     }
 
     /// A default agent appeared or went (`set_io_cap` → `adapter_set_io_capability`): without
     /// `AlwaysPairable`, the adapter is bondable exactly while there is one.
-    public mutating func defaultAgentChanged(present: Bool) -> [String] {
+    package mutating func defaultAgentChanged(present: Bool) -> [String] {
         setPairable(present)
     }
 
     /// When `Discoverable` must turn off again, if it must.
-    public var discoverableDeadline: Duration? {
+    package var discoverableDeadline: Duration? {
         discoverable && discoverableTimeout > 0 ? .seconds(Int(discoverableTimeout)) : nil
     }
 
-    public var pairableDeadline: Duration? {
+    package var pairableDeadline: Duration? {
         pairable && pairableTimeout > 0 ? .seconds(Int(pairableTimeout)) : nil
     }
 }

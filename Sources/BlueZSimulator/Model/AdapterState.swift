@@ -1,9 +1,9 @@
 /// The adapter's discovery sessions and power, with the rules of bluetoothd's `src/adapter.c` (5.66).
 ///
 /// Pure: methods return what changed; the caller emits signals and starts or stops the scan.
-public struct AdapterState: Sendable, Equatable {
+package struct AdapterState: Sendable, Equatable {
     /// What a call changed.
-    public enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// `Discovering` changed; when it became false the caller invalidates RSSI/TxPower of the devices
         /// found and removes temporary non-connectable ones (`discovery_cleanup`).
         case discoveringChanged(Bool)
@@ -13,25 +13,25 @@ public struct AdapterState: Sendable, Equatable {
         case filterChanged
     }
 
-    public private(set) var powered: Bool
+    package private(set) var powered: Bool
     /// Clients with an active discovery session, and their filter (nil: no filter).
-    public private(set) var sessions: [String: DiscoveryFilter?] = [:]
+    package private(set) var sessions: [String: DiscoveryFilter?] = [:]
     /// Filters set before StartDiscovery.
-    public private(set) var presetFilters: [String: DiscoveryFilter] = [:]
+    package private(set) var presetFilters: [String: DiscoveryFilter] = [:]
 
-    public init(powered: Bool) { self.powered = powered }
+    package init(powered: Bool) { self.powered = powered }
 
-    public var discovering: Bool { !sessions.isEmpty }
+    package var discovering: Bool { !sessions.isEmpty }
 
     /// The filters of every active session (nil entries: sessions without a filter, which match everything).
-    public var activeFilters: [DiscoveryFilter?] { Array(sessions.values) }
+    package var activeFilters: [DiscoveryFilter?] { Array(sessions.values) }
 
     /// True when some session set a filter: then RSSI changes are reported without the 8 dBm delta
     /// threshold and, with DuplicateData, every advertisement re-emits ManufacturerData/ServiceData.
-    public var filtered: Bool { sessions.values.contains { $0 != nil } }
-    public var duplicateData: Bool { sessions.values.contains { $0?.duplicateData ?? false } }
+    package var filtered: Bool { sessions.values.contains { $0 != nil } }
+    package var duplicateData: Bool { sessions.values.contains { $0?.duplicateData ?? false } }
 
-    public mutating func startDiscovery(sender: String) throws(BlueZError) -> [Effect] {
+    package mutating func startDiscovery(sender: String) throws(BlueZError) -> [Effect] {
         guard powered else { throw BlueZError.notReady }
         if sessions[sender] != nil { throw BlueZError.busy }
         let wasDiscovering = discovering
@@ -39,13 +39,14 @@ public struct AdapterState: Sendable, Equatable {
         return wasDiscovering ? [.filterChanged] : [.discoveringChanged(true)]
     }
 
-    public mutating func stopDiscovery(sender: String) throws(BlueZError) -> [Effect] {
+    package mutating func stopDiscovery(sender: String) throws(BlueZError) -> [Effect] {
         guard powered else { throw BlueZError.notReady }
         guard sessions[sender] != nil else { throw BlueZError.failed("No discovery started") }
         return endSession(sender)
     }
 
-    public mutating func setDiscoveryFilter(sender: String, _ filter: DiscoveryFilter?) throws(BlueZError) -> [Effect] {
+    package mutating func setDiscoveryFilter(sender: String, _ filter: DiscoveryFilter?) throws(BlueZError) -> [Effect]
+    {
         guard powered else { throw BlueZError.notReady }
         if sessions[sender] != nil {
             sessions[sender] = .some(filter)
@@ -56,7 +57,7 @@ public struct AdapterState: Sendable, Equatable {
     }
 
     /// A client left the bus: its session and preset filter go (`discovery_disconnect`).
-    public mutating func clientVanished(_ sender: String) -> [Effect] {
+    package mutating func clientVanished(_ sender: String) -> [Effect] {
         presetFilters[sender] = nil
         guard sessions[sender] != nil else { return [] }
         return endSession(sender)
@@ -67,7 +68,7 @@ public struct AdapterState: Sendable, Equatable {
         return discovering ? [.filterChanged] : [.discoveringChanged(false)]
     }
 
-    public mutating func setPowered(_ on: Bool) -> [Effect] {
+    package mutating func setPowered(_ on: Bool) -> [Effect] {
         guard on != powered else { return [] }
         powered = on
         guard !on else { return [.poweredChanged(true)] }
@@ -78,7 +79,7 @@ public struct AdapterState: Sendable, Equatable {
     }
 
     /// Whether an advertisement from a device passes at least one active session's filter.
-    public func reports(_ check: (DiscoveryFilter) -> Bool) -> Bool {
+    package func reports(_ check: (DiscoveryFilter) -> Bool) -> Bool {
         sessions.values.contains { filter in filter.map(check) ?? true }
     }
 }

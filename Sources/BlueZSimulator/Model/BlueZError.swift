@@ -1,54 +1,56 @@
 /// An error as bluetoothd 5.66 sends it: the exact name and message (`src/error.c`, `src/gatt-client.c`).
-public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var name: String
-    public var message: String
+package struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var name: String
+    package var message: String
 
-    public init(name: String, message: String) {
+    package init(name: String, message: String) {
         self.name = name
         self.message = message
     }
 
-    public var description: String { "\(name): \(message)" }
+    package var description: String { "\(name): \(message)" }
 
     static let prefix = "org.bluez.Error."
 
     /// `btd_error_not_ready`: adapter powered off.
-    public static let notReady = BlueZError(name: prefix + "NotReady", message: "Resource Not Ready")
+    package static let notReady = BlueZError(name: prefix + "NotReady", message: "Resource Not Ready")
     /// `btd_error_busy`: e.g. a second `StartDiscovery` from the same client.
-    public static let busy = BlueZError(name: prefix + "InProgress", message: "Operation already in progress")
+    package static let busy = BlueZError(name: prefix + "InProgress", message: "Operation already in progress")
     /// `btd_error_in_progress`.
-    public static let inProgress = BlueZError(name: prefix + "InProgress", message: "In Progress")
-    public static let notSupported = BlueZError(name: prefix + "NotSupported", message: "Operation is not supported")
-    public static let notConnected = BlueZError(name: prefix + "NotConnected", message: "Not Connected")
-    public static let alreadyConnected = BlueZError(name: prefix + "AlreadyConnected", message: "Already Connected")
-    public static let alreadyExists = BlueZError(name: prefix + "AlreadyExists", message: "Already Exists")
-    public static let doesNotExist = BlueZError(name: prefix + "DoesNotExist", message: "Does Not Exist")
-    public static let notAuthorized = BlueZError(name: prefix + "NotAuthorized", message: "Operation Not Authorized")
-    public static let invalidArguments = invalidArguments("Invalid arguments in method call")
-    public static let authenticationFailed = BlueZError(
+    package static let inProgress = BlueZError(name: prefix + "InProgress", message: "In Progress")
+    package static let notSupported = BlueZError(name: prefix + "NotSupported", message: "Operation is not supported")
+    package static let notConnected = BlueZError(name: prefix + "NotConnected", message: "Not Connected")
+    package static let alreadyConnected = BlueZError(name: prefix + "AlreadyConnected", message: "Already Connected")
+    package static let alreadyExists = BlueZError(name: prefix + "AlreadyExists", message: "Already Exists")
+    package static let doesNotExist = BlueZError(name: prefix + "DoesNotExist", message: "Does Not Exist")
+    package static let notAuthorized = BlueZError(name: prefix + "NotAuthorized", message: "Operation Not Authorized")
+    package static let invalidArguments = invalidArguments("Invalid arguments in method call")
+    package static let authenticationFailed = BlueZError(
         name: prefix + "AuthenticationFailed", message: "Authentication Failed")
-    public static let authenticationRejected = BlueZError(
+    package static let authenticationRejected = BlueZError(
         name: prefix + "AuthenticationRejected", message: "Authentication Rejected")
-    public static let authenticationCanceled = BlueZError(
+    package static let authenticationCanceled = BlueZError(
         name: prefix + "AuthenticationCanceled", message: "Authentication Canceled")
 
-    public static func failed(_ message: String) -> BlueZError { BlueZError(name: prefix + "Failed", message: message) }
-    public static func notPermitted(_ message: String) -> BlueZError {
+    package static func failed(_ message: String) -> BlueZError {
+        BlueZError(name: prefix + "Failed", message: message)
+    }
+    package static func notPermitted(_ message: String) -> BlueZError {
         BlueZError(name: prefix + "NotPermitted", message: message)
     }
-    public static func invalidArguments(_ message: String) -> BlueZError {
+    package static func invalidArguments(_ message: String) -> BlueZError {
         BlueZError(name: prefix + "InvalidArguments", message: message)
     }
 
     /// `le-connection-abort-by-local`: the failure users meet most (bleak#1255).
-    public static let abortByLocal = failed("le-connection-abort-by-local")
+    package static let abortByLocal = failed("le-connection-abort-by-local")
     /// `Connect` while an LE connection attempt is pending: `strerror(EALREADY)`.
-    public static let connectAlreadyPending = failed("Operation already in progress")
+    package static let connectAlreadyPending = failed("Operation already in progress")
     /// GATT operations on a disconnected device.
-    public static let gattNotConnected = failed("Not connected")
+    package static let gattNotConnected = failed("Not connected")
 
     /// The D-Bus error an ATT error response from the peer becomes (`create_gatt_dbus_error`).
-    public static func att(_ code: ATTError) -> BlueZError {
+    package static func att(_ code: ATTError) -> BlueZError {
         switch code {
         case .readNotPermitted: notPermitted("Read not permitted")
         case .writeNotPermitted: notPermitted("Write not permitted")
@@ -64,7 +66,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// ATT error codes a simulated peer answers with (Core spec Vol 3 Part F 3.4.1.1).
-public enum ATTError: UInt8, Sendable, Hashable {
+package enum ATTError: UInt8, Sendable, Hashable {
     case invalidHandle = 0x01
     case readNotPermitted = 0x02
     case writeNotPermitted = 0x03

@@ -1,5 +1,5 @@
 /// How the simulated bluetoothd goes away in a restart (``BlueZSimulator/restartBluez(downtime:stop:)``).
-public enum BluezStop: String, Sendable, Equatable, CaseIterable {
+package enum BluezStop: String, Sendable, Equatable, CaseIterable {
     /// SIGTERM (`systemctl stop bluetooth`): bluetoothd shuts down cleanly. It powers its adapters off
     /// (the links drop: `ServicesResolved` and `Connected` false, then `Powered` false), removes its
     /// objects (`InterfacesRemoved`: each device after its GATT objects, then the adapter), then

@@ -2,14 +2,14 @@
 /// of `src/gatt-client.c` (5.66) for reads, writes and notification sessions.
 ///
 /// Pure: the caller passes the link state in and performs the returned effects.
-public struct CharacteristicState: Sendable, Equatable {
+package struct CharacteristicState: Sendable, Equatable {
     /// How a write was sent.
-    public enum WriteType: String, Sendable, Equatable {
+    package enum WriteType: String, Sendable, Equatable {
         case request, command, reliable
     }
 
     /// What a value change means for clients.
-    public enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// Nobody listens, or the device is not connected: nothing is sent.
         case none
         /// `PropertiesChanged` on `Value` (StartNotify sessions).
@@ -19,31 +19,31 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// The link and security state the operation happens in.
-    public struct Link: Sendable, Equatable {
-        public var connected: Bool
-        public var paired: Bool
-        public var mtu: UInt16
-        public init(connected: Bool, paired: Bool, mtu: UInt16) {
+    package struct Link: Sendable, Equatable {
+        package var connected: Bool
+        package var paired: Bool
+        package var mtu: UInt16
+        package init(connected: Bool, paired: Bool, mtu: UInt16) {
             self.connected = connected
             self.paired = paired
             self.mtu = mtu
         }
     }
 
-    public let definition: GattDatabase.Characteristic
+    package let definition: GattDatabase.Characteristic
     /// The peer's current value.
-    public private(set) var value: [UInt8]
+    package private(set) var value: [UInt8]
     /// BlueZ's cached `Value` property: absent until a read or a notification.
-    public private(set) var cachedValue: [UInt8]?
+    package private(set) var cachedValue: [UInt8]?
     /// Unique bus names with a StartNotify session (they survive disconnects, like bluetoothd's).
-    public private(set) var notifySessions: Set<String> = []
+    package private(set) var notifySessions: Set<String> = []
     /// `Notifying`: the CCCD was written on the current or a previous connection.
-    public private(set) var notifying = false
+    package private(set) var notifying = false
     /// The AcquireNotify owner while its socket is open.
-    public private(set) var notifyAcquiredBy: String?
-    public private(set) var writeAcquiredBy: String?
+    package private(set) var notifyAcquiredBy: String?
+    package private(set) var writeAcquiredBy: String?
 
-    public init(definition: GattDatabase.Characteristic) {
+    package init(definition: GattDatabase.Characteristic) {
         self.definition = definition
         self.value = definition.spec.value
     }
@@ -52,16 +52,16 @@ public struct CharacteristicState: Sendable, Equatable {
     private var spec: ScenarioCharacteristic { definition.spec }
 
     /// Whether `Value` exists: after a read or notification.
-    public var hasCachedValue: Bool { cachedValue != nil }
-    public var notifyAcquired: Bool { notifyAcquiredBy != nil }
-    public var writeAcquired: Bool { writeAcquiredBy != nil }
+    package var hasCachedValue: Bool { cachedValue != nil }
+    package var notifyAcquired: Bool { notifyAcquiredBy != nil }
+    package var writeAcquired: Bool { writeAcquiredBy != nil }
 
     // MARK: Reads and writes
 
     /// `ReadValue`: returns the value (and caches it) or BlueZ's error. bluetoothd checks neither the
     /// read flag nor the offset (`characteristic_read_value` sends the read as it is): every refusal
     /// here is the peer's ATT answer.
-    public mutating func read(offset: UInt16, link: Link) throws(BlueZError) -> [UInt8] {
+    package mutating func read(offset: UInt16, link: Link) throws(BlueZError) -> [UInt8] {
         guard link.connected else { throw BlueZError.gattNotConnected }
         guard properties.contains(.read) else { throw BlueZError.att(spec.readError) }
         if spec.requiresPairing, !link.paired { throw BlueZError.att(.insufficientAuthentication) }
@@ -76,18 +76,18 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// The outcome of a write that reached the peer.
-    public struct WriteOutcome: Sendable, Equatable {
+    package struct WriteOutcome: Sendable, Equatable {
         /// The write went out as this ATT procedure.
-        public var type: WriteType
+        package var type: WriteType
         /// The peer accepted the value (write commands to attributes that refuse them are silently dropped, as on air).
-        public var accepted: Bool
+        package var accepted: Bool
         /// Delivery of the new value to notification listeners when the peer notifies on write.
-        public var delivery: Delivery
+        package var delivery: Delivery
     }
 
     /// `WriteValue`, choosing the procedure exactly as `characteristic_write_value` does.
     /// Packets from the AcquireWrite socket come in with `acquired` (write commands that bypass the lock).
-    public mutating func write(
+    package mutating func write(
         _ bytes: [UInt8], type requested: WriteType?, offset: UInt16, link: Link, acquired: Bool = false
     ) throws(BlueZError) -> WriteOutcome {
         guard link.connected else { throw BlueZError.gattNotConnected }
@@ -143,7 +143,7 @@ public struct CharacteristicState: Sendable, Equatable {
     // MARK: Notifications
 
     /// What `StartNotify` does.
-    public enum StartNotifyResult: Sendable, Equatable {
+    package enum StartNotifyResult: Sendable, Equatable {
         /// The session exists and the CCCD was written: `Notifying` becomes true (emit it when it changed).
         case subscribed(notifyingChanged: Bool)
         /// The device is not connected: the session is kept and registered on the next connection (bluetoothd does this).
@@ -152,7 +152,7 @@ public struct CharacteristicState: Sendable, Equatable {
         case alreadySubscribed
     }
 
-    public mutating func startNotify(sender: String, link: Link) throws(BlueZError) -> StartNotifyResult {
+    package mutating func startNotify(sender: String, link: Link) throws(BlueZError) -> StartNotifyResult {
         if notifyAcquiredBy != nil { throw BlueZError.notPermitted("Notify acquired") }
         guard definition.canNotify else { throw BlueZError.notSupported }
         if notifySessions.contains(sender) { return .alreadySubscribed }
@@ -168,8 +168,9 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// `StopNotify`: returns whether `Notifying` changed (to false).
-    public mutating func stopNotify(sender: String) throws(BlueZError) -> (notifyingChanged: Bool, releasedSocket: Bool)
-    {
+    package mutating func stopNotify(sender: String) throws(BlueZError) -> (
+        notifyingChanged: Bool, releasedSocket: Bool
+    ) {
         if notifyAcquiredBy != nil {
             notifyAcquiredBy = nil
             return (false, true)
@@ -179,7 +180,7 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// A client left the bus: its sessions end (`notify_client_disconnect`).
-    public mutating func clientVanished(_ sender: String) -> (notifyingChanged: Bool, releasedSocket: Bool) {
+    package mutating func clientVanished(_ sender: String) -> (notifyingChanged: Bool, releasedSocket: Bool) {
         var released = false
         if notifyAcquiredBy == sender {
             notifyAcquiredBy = nil
@@ -197,7 +198,7 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// `AcquireNotify` checks; on success the caller creates the socket pair and calls ``notifyAcquired(by:)``.
-    public func checkAcquireNotify(link: Link) throws(BlueZError) {
+    package func checkAcquireNotify(link: Link) throws(BlueZError) {
         guard link.connected else { throw BlueZError.gattNotConnected }
         if notifyAcquiredBy != nil { throw BlueZError.notPermitted("Notify acquired") }
         if !notifySessions.isEmpty { throw BlueZError.busy }
@@ -205,25 +206,25 @@ public struct CharacteristicState: Sendable, Equatable {
         if spec.requiresPairing, !link.paired { throw BlueZError.att(.insufficientAuthentication) }
     }
 
-    public mutating func notifyAcquired(by sender: String) { notifyAcquiredBy = sender }
+    package mutating func notifyAcquired(by sender: String) { notifyAcquiredBy = sender }
 
     /// `AcquireWrite` checks.
-    public func checkAcquireWrite(link: Link) throws(BlueZError) {
+    package func checkAcquireWrite(link: Link) throws(BlueZError) {
         guard link.connected else { throw BlueZError.gattNotConnected }
         if writeAcquiredBy != nil { throw BlueZError.notPermitted("Write acquired") }
         guard properties.contains(.writeWithoutResponse) else { throw BlueZError.notSupported }
     }
 
-    public mutating func writeAcquired(by sender: String) { writeAcquiredBy = sender }
+    package mutating func writeAcquired(by sender: String) { writeAcquiredBy = sender }
 
     /// The client closed its socket (or the link dropped): `NotifyAcquired`/`WriteAcquired` go false.
-    public mutating func socketClosed(notify: Bool) {
+    package mutating func socketClosed(notify: Bool) {
         if notify { notifyAcquiredBy = nil } else { writeAcquiredBy = nil }
     }
 
     /// A disconnection: sockets close (HUP), sessions stay registered and `Notifying` keeps its value,
     /// as bluetoothd's `btd_gatt_client_disconnected` does. Returns which sockets closed.
-    public mutating func linkDropped() -> (notify: Bool, write: Bool) {
+    package mutating func linkDropped() -> (notify: Bool, write: Bool) {
         let closed = (notifyAcquiredBy != nil, writeAcquiredBy != nil)
         notifyAcquiredBy = nil
         writeAcquiredBy = nil
@@ -231,7 +232,7 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// Reconnected with services resolved: deferred sessions register; returns whether `Notifying` changed.
-    public mutating func linkReady() -> Bool {
+    package mutating func linkReady() -> Bool {
         guard !notifySessions.isEmpty, !notifying else { return false }
         notifying = true
         return true
@@ -240,7 +241,7 @@ public struct CharacteristicState: Sendable, Equatable {
     // MARK: Value changes
 
     /// The peer's value changed (generator tick, control channel): returns how it reaches clients.
-    public mutating func update(_ newValue: [UInt8], connected: Bool) -> Delivery {
+    package mutating func update(_ newValue: [UInt8], connected: Bool) -> Delivery {
         value = newValue
         return deliver(newValue, connected: connected)
     }
@@ -254,7 +255,7 @@ public struct CharacteristicState: Sendable, Equatable {
     }
 
     /// Forgets everything a client set up (the device object was removed).
-    public mutating func reset() {
+    package mutating func reset() {
         notifySessions = []
         notifying = false
         notifyAcquiredBy = nil

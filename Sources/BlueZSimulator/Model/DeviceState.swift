@@ -4,9 +4,9 @@ import Bluetooth
 ///
 /// Pure state machine (rules of `src/device.c` 5.66): methods return ``Effect``s and, for
 /// connections, a ``ConnectPlan`` whose timers the caller runs.
-public struct DeviceState: Sendable {
+package struct DeviceState: Sendable {
     /// What a change means on the bus.
-    public enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// The `Device1` object appears (InterfacesAdded).
         case added
         /// The device object and its GATT objects go (InterfacesRemoved).
@@ -24,7 +24,7 @@ public struct DeviceState: Sendable {
     }
 
     /// Where the connection is.
-    public enum Link: Sendable, Equatable {
+    package enum Link: Sendable, Equatable {
         case disconnected
         /// A connect attempt is pending; it ends as planned unless Disconnect cancels it.
         case connecting
@@ -34,7 +34,7 @@ public struct DeviceState: Sendable {
     }
 
     /// How the caller runs a `Connect`.
-    public enum ConnectPlan: Sendable, Equatable {
+    package enum ConnectPlan: Sendable, Equatable {
         /// Reply at once (nil: success).
         case reply(BlueZError?)
         /// After `delay`, call ``connectionEstablished(at:)`` (then ``resolveServices()``), or fail with the error.
@@ -45,43 +45,43 @@ public struct DeviceState: Sendable {
     }
 
     /// Mutable only through the control API (``BlueZSimulator/setRSSI(address:_:)``).
-    public internal(set) var spec: ScenarioDevice
-    public let gatt: GattDatabase
-    public let path: String
-    public private(set) var characteristics: [GattDatabase.CharacteristicID: CharacteristicState]
+    package internal(set) var spec: ScenarioDevice
+    package let gatt: GattDatabase
+    package let path: String
+    package private(set) var characteristics: [GattDatabase.CharacteristicID: CharacteristicState]
     /// `Modalias`, from the peer's Device Information PnP ID once services resolved (nil before).
-    public internal(set) var modalias: String?
+    package internal(set) var modalias: String?
 
-    public private(set) var exported = false
+    package private(set) var exported = false
     /// Found by discovery and never connected, paired or trusted: removed when stale.
-    public private(set) var temporary = true
-    public private(set) var lastSeen: ContinuousClock.Instant?
+    package private(set) var temporary = true
+    package private(set) var lastSeen: ContinuousClock.Instant?
     /// `RSSI` and `TxPower` exist only while discovery reports the device.
-    public private(set) var rssi: Int16?
-    public private(set) var txPowerVisible = false
-    public private(set) var manufacturerData: [UInt16: [UInt8]] = [:]
-    public private(set) var serviceData: [BluetoothUUID: [UInt8]] = [:]
-    public var inRange: Bool
+    package private(set) var rssi: Int16?
+    package private(set) var txPowerVisible = false
+    package private(set) var manufacturerData: [UInt16: [UInt8]] = [:]
+    package private(set) var serviceData: [BluetoothUUID: [UInt8]] = [:]
+    package var inRange: Bool
 
-    public private(set) var link: Link = .disconnected
-    public private(set) var servicesResolved = false
-    public private(set) var gattExported = false
-    public private(set) var paired = false
-    public private(set) var trusted = false
-    public private(set) var blocked = false
-    public private(set) var alias: String?
-    public private(set) var bonding = false
+    package private(set) var link: Link = .disconnected
+    package private(set) var servicesResolved = false
+    package private(set) var gattExported = false
+    package private(set) var paired = false
+    package private(set) var trusted = false
+    package private(set) var blocked = false
+    package private(set) var alias: String?
+    package private(set) var bonding = false
     /// Services bluetoothd's cached copy of the peer's database lacks (``makeCacheStale(dropping:)``): their
     /// objects are not exported, and reconnecting does not bring them back while the cache stays.
-    public private(set) var staleServices: Set<BluetoothUUID> = []
-    public private(set) var connectedAt: ContinuousClock.Instant?
+    package private(set) var staleServices: Set<BluetoothUUID> = []
+    package private(set) var connectedAt: ContinuousClock.Instant?
 
     /// Connect failures still to happen (scenario faults and injected ones), in order.
-    public private(set) var pendingFailures: [ConnectFailureKind]
+    package private(set) var pendingFailures: [ConnectFailureKind]
     /// The link being made carries a `resolve_stall` fault.
     private var resolveStalls = false
 
-    public init(spec: ScenarioDevice, adapterPath: String) {
+    package init(spec: ScenarioDevice, adapterPath: String) {
         self.spec = spec
         self.gatt = GattDatabase(services: spec.services)
         self.path = adapterPath + "/" + spec.address.bluezPathComponent
@@ -94,23 +94,23 @@ public struct DeviceState: Sendable {
         self.characteristics = characteristics
     }
 
-    public var address: BluetoothAddress { spec.address }
-    public var connected: Bool { link == .connected || link == .disconnecting }
-    public var bonded: Bool { paired }
+    package var address: BluetoothAddress { spec.address }
+    package var connected: Bool { link == .connected || link == .disconnecting }
+    package var bonded: Bool { paired }
 
     /// `Device1.UUIDs`: advertised service UUIDs until resolution, then every remote service.
-    public var uuids: [String] {
+    package var uuids: [String] {
         gattExported ? gatt.uuidStrings : Set(spec.advertisement.serviceUUIDs.map(\.uuidString)).sorted()
     }
 
-    public func linkState(mtu: UInt16) -> CharacteristicState.Link {
+    package func linkState(mtu: UInt16) -> CharacteristicState.Link {
         CharacteristicState.Link(connected: link == .connected && servicesResolved, paired: paired, mtu: mtu)
     }
 
     // MARK: Discovery
 
     /// An advertisement was received while discovering.
-    public mutating func advertisementSeen(
+    package mutating func advertisementSeen(
         at now: ContinuousClock.Instant, rssi newRSSI: Int16, manufacturerData newManufacturer: [UInt16: [UInt8]],
         serviceData newService: [BluetoothUUID: [UInt8]], rssiDeltaThreshold: Bool, duplicateData: Bool
     ) -> [Effect] {
@@ -149,7 +149,7 @@ public struct DeviceState: Sendable {
     }
 
     /// Discovery ended: RSSI and TxPower disappear; temporary non-connectable devices are removed at once.
-    public mutating func discoveryStopped() -> [Effect] {
+    package mutating func discoveryStopped() -> [Effect] {
         guard exported else { return [] }
         if temporary, !spec.connectable, !connected { return remove() }
         // In the order bluetoothctl printed them against bluetoothd: TxPower, then RSSI.
@@ -162,7 +162,7 @@ public struct DeviceState: Sendable {
     }
 
     /// Temporary devices not seen for `timeout` are removed (bluetoothd's TemporaryTimeout, 30 s).
-    public mutating func expireIfStale(now: ContinuousClock.Instant, timeout: Duration) -> [Effect] {
+    package mutating func expireIfStale(now: ContinuousClock.Instant, timeout: Duration) -> [Effect] {
         guard exported, temporary, link == .disconnected, let lastSeen, now - lastSeen >= timeout else { return [] }
         return remove()
     }
@@ -173,7 +173,7 @@ public struct DeviceState: Sendable {
     /// becomes temporary, so it goes after the temporary timeout without an advertisement (from
     /// now). Paired or trusted devices always stay. Other devices go at once (bluetoothd made an
     /// unbonded device temporary again when its link dropped earlier).
-    public mutating func adapterPoweredOff(wasLinked: Bool, now: ContinuousClock.Instant) -> [Effect] {
+    package mutating func adapterPoweredOff(wasLinked: Bool, now: ContinuousClock.Instant) -> [Effect] {
         guard exported, !paired, !trusted else { return [] }
         guard wasLinked else { return remove() }
         temporary = true
@@ -185,14 +185,14 @@ public struct DeviceState: Sendable {
     /// the peer updated its database and bluetoothd kept the old copy: the peer's DB Hash still matches on
     /// the next connection, discovery is skipped and the service stays missing until the device (and its
     /// cache) is removed. Needs the GATT objects exported (a cache to be stale); returns whether it applied.
-    public mutating func makeCacheStale(dropping service: BluetoothUUID) -> Bool {
+    package mutating func makeCacheStale(dropping service: BluetoothUUID) -> Bool {
         guard exported, gattExported, gatt.services.contains(where: { $0.uuid == service }) else { return false }
         staleServices.insert(service)
         return true
     }
 
     /// The object goes (RemoveDevice, stale, or bluetoothd restart); pairing and sessions are forgotten.
-    public mutating func remove() -> [Effect] {
+    package mutating func remove() -> [Effect] {
         guard exported else { return [] }
         exported = false
         gattExported = false
@@ -216,7 +216,7 @@ public struct DeviceState: Sendable {
     // MARK: Connection
 
     /// `Device1.Connect`.
-    public mutating func connect(adapterPowered: Bool, timing: ScenarioTiming) -> ConnectPlan {
+    package mutating func connect(adapterPowered: Bool, timing: ScenarioTiming) -> ConnectPlan {
         switch link {
         case .connected, .disconnecting: return .reply(nil)
         case .connecting: return .reply(BlueZError.connectAlreadyPending)
@@ -252,18 +252,18 @@ public struct DeviceState: Sendable {
     }
 
     /// Whether services must not resolve on the link being made (a `resolve_stall` fault); read once per link.
-    public mutating func takeResolveStall() -> Bool {
+    package mutating func takeResolveStall() -> Bool {
         defer { resolveStalls = false }
         return resolveStalls
     }
 
     /// A pending attempt failed (its planned failure fired).
-    public mutating func connectFailed() {
+    package mutating func connectFailed() {
         if link == .connecting { link = .disconnected }
     }
 
     /// The ACL link is up: `Connected` becomes true; services resolve next.
-    public mutating func connectionEstablished(at now: ContinuousClock.Instant) -> [Effect] {
+    package mutating func connectionEstablished(at now: ContinuousClock.Instant) -> [Effect] {
         guard link == .connecting else { return [] }
         link = .connected
         connectedAt = now
@@ -271,7 +271,7 @@ public struct DeviceState: Sendable {
     }
 
     /// GATT discovery finished: objects exported (first time), `ServicesResolved` true, sessions re-registered.
-    public mutating func resolveServices() -> [Effect] {
+    package mutating func resolveServices() -> [Effect] {
         guard link == .connected, !servicesResolved else { return [] }
         return exportServices() + markResolved()
     }
@@ -279,7 +279,7 @@ public struct DeviceState: Sendable {
     /// First half of ``resolveServices()``: the GATT objects appear (first connection only) and
     /// `UUIDs` lists every remote service. `ServicesResolved` stays false until ``markResolved()``,
     /// so a client that reads it while the objects are still being exported sees false.
-    public mutating func exportServices() -> [Effect] {
+    package mutating func exportServices() -> [Effect] {
         guard link == .connected, !servicesResolved, !gattExported, !gatt.services.isEmpty else { return [] }
         let oldUUIDs = uuids
         gattExported = true
@@ -287,7 +287,7 @@ public struct DeviceState: Sendable {
     }
 
     /// Second half of ``resolveServices()``: `ServicesResolved` true, notification sessions re-registered.
-    public mutating func markResolved() -> [Effect] {
+    package mutating func markResolved() -> [Effect] {
         guard link == .connected, !servicesResolved else { return [] }
         servicesResolved = true
         var effects: [Effect] = [.changed(["ServicesResolved"])]
@@ -300,7 +300,7 @@ public struct DeviceState: Sendable {
     /// `Device1.Disconnect`: cancels a pending attempt (the caller fails that Connect with
     /// `br-connection-canceled`); a live link starts disconnecting. Returns true when the link is up
     /// and the caller must call ``linkLost()`` after bluetoothd's disconnect timer.
-    public mutating func requestDisconnect() -> (cancelledAttempt: Bool, mustWait: Bool) {
+    package mutating func requestDisconnect() -> (cancelledAttempt: Bool, mustWait: Bool) {
         switch link {
         case .connecting:
             link = .disconnected
@@ -314,7 +314,7 @@ public struct DeviceState: Sendable {
     }
 
     /// The link went down (timer after Disconnect, remote drop, out of range, power off).
-    public mutating func linkLost() -> [Effect] {
+    package mutating func linkLost() -> [Effect] {
         guard connected else {
             if link == .connecting { link = .disconnected }
             return []
@@ -345,7 +345,7 @@ public struct DeviceState: Sendable {
 
     // MARK: Pairing and settings
 
-    public enum PairStart: Sendable, Equatable {
+    package enum PairStart: Sendable, Equatable {
         /// Pair replies with this error at once.
         case reply(BlueZError)
         /// Pairing runs: connect first when `needsConnection`, then, for passkey and numeric-comparison
@@ -356,7 +356,7 @@ public struct DeviceState: Sendable {
         case failBREDRBonding
     }
 
-    public mutating func beginPairing() -> PairStart {
+    package mutating func beginPairing() -> PairStart {
         if bonding { return .reply(BlueZError.inProgress) }
         if paired { return .failBREDRBonding }
         bonding = true
@@ -367,7 +367,7 @@ public struct DeviceState: Sendable {
     }
 
     /// Pairing finished; on success `Bonded` and `Paired` become true.
-    public mutating func finishPairing(success: Bool) -> [Effect] {
+    package mutating func finishPairing(success: Bool) -> [Effect] {
         bonding = false
         guard success, !paired else { return [] }
         paired = true
@@ -377,43 +377,43 @@ public struct DeviceState: Sendable {
     }
 
     /// `CancelPairing`: DoesNotExist when nothing is pending.
-    public mutating func cancelPairing() throws(BlueZError) {
+    package mutating func cancelPairing() throws(BlueZError) {
         guard bonding else { throw BlueZError.doesNotExist }
         bonding = false
     }
 
-    public mutating func setTrusted(_ value: Bool) -> [Effect] {
+    package mutating func setTrusted(_ value: Bool) -> [Effect] {
         guard value != trusted else { return [] }
         trusted = value
         if value { temporary = false }
         return [.changed(["Trusted"])]
     }
 
-    public mutating func setBlocked(_ value: Bool) -> [Effect] {
+    package mutating func setBlocked(_ value: Bool) -> [Effect] {
         guard value != blocked else { return [] }
         blocked = value
         return [.changed(["Blocked"])]
     }
 
     /// Setting an empty alias resets it to the name.
-    public mutating func setAlias(_ value: String) -> [Effect] {
+    package mutating func setAlias(_ value: String) -> [Effect] {
         alias = value.isEmpty ? nil : value
         return [.changed(["Alias"])]
     }
 
     /// `Alias` as bluetoothd computes it: the alias, else the name, else the address with dashes.
-    public var aliasValue: String {
+    package var aliasValue: String {
         alias ?? spec.name ?? spec.address.string.replacingOccurrences(of: ":", with: "-")
     }
 
     // MARK: Faults and characteristics
 
     /// Queues connect failures (control channel `InjectConnectFailure`).
-    public mutating func injectConnectFailures(_ failure: ConnectFailureKind, count: Int) {
+    package mutating func injectConnectFailures(_ failure: ConnectFailureKind, count: Int) {
         pendingFailures.append(contentsOf: Array(repeating: failure, count: count))
     }
 
-    public mutating func withCharacteristic<Result>(
+    package mutating func withCharacteristic<Result>(
         _ id: GattDatabase.CharacteristicID, _ body: (inout CharacteristicState) throws(BlueZError) -> Result
     ) throws(BlueZError) -> Result {
         guard characteristics[id] != nil else { throw BlueZError.doesNotExist }
@@ -428,7 +428,7 @@ public struct DeviceState: Sendable {
 
     /// bluetoothd restarted: links and sessions are gone; devices it stored (connected, paired or
     /// trusted before) come back disconnected, temporary ones are forgotten.
-    public mutating func bluetoothdRestarted() {
+    package mutating func bluetoothdRestarted() {
         link = .disconnected
         connectedAt = nil
         servicesResolved = false
@@ -449,17 +449,17 @@ public struct DeviceState: Sendable {
     /// whether it comes back with the adapter depends on whether bluetoothd had stored it (`stored`:
     /// not temporary before the adapter powered off; the VM tier saw an unbonded device connected
     /// before come back).
-    public mutating func adapterRemoved(stored: Bool) {
+    package mutating func adapterRemoved(stored: Bool) {
         if stored { markStored() }
         bluetoothdRestarted()
     }
 
     /// bluetoothd has the device in its storage (it was connected, paired or trusted): it is not
     /// temporary, and a restarted bluetoothd or a re-added adapter loads it again.
-    public mutating func markStored() { temporary = false }
+    package mutating func markStored() { temporary = false }
 
     /// A client left the bus: end its notification sessions everywhere.
-    public mutating func clientVanished(_ sender: String) -> [Effect] {
+    package mutating func clientVanished(_ sender: String) -> [Effect] {
         var effects: [Effect] = []
         for id in characteristics.keys.sorted(by: Self.order) {
             let result = characteristics[id]!.clientVanished(sender)

@@ -1,24 +1,26 @@
 import Bluetooth
 
 /// One client's `SetDiscoveryFilter` (adapter-api.txt): which devices it wants reported, and how.
-public struct DiscoveryFilter: Sendable, Equatable {
-    public enum Transport: String, Sendable, Equatable, CaseIterable { case auto, bredr, le }
+package struct DiscoveryFilter: Sendable, Equatable {
+    package enum Transport: String, Sendable, Equatable, CaseIterable { case auto, bredr, le }
 
-    public var uuids: [BluetoothUUID] = []
-    public var rssi: Int16?
-    public var pathloss: UInt16?
-    public var transport: Transport = .auto
-    public var duplicateData = true
-    public var discoverable = false
-    public var pattern: String?
+    package var uuids: [BluetoothUUID] = []
+    package var rssi: Int16?
+    package var pathloss: UInt16?
+    package var transport: Transport = .auto
+    package var duplicateData = true
+    package var discoverable = false
+    package var pattern: String?
 
-    public init() {}
+    package init() {}
 
     /// The keys `GetDiscoveryFilters` returns, in bluetoothd's order.
-    public static let keys = ["UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData", "Discoverable", "Pattern"]
+    package static let keys = ["UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData", "Discoverable", "Pattern"]
 
     /// Whether a device with these advertised properties passes this filter.
-    public func matches(uuids advertised: [BluetoothUUID], rssi: Int16, txPower: Int16?, name: String?, address: String)
+    package func matches(
+        uuids advertised: [BluetoothUUID], rssi: Int16, txPower: Int16?, name: String?, address: String
+    )
         -> Bool
     {
         if !uuids.isEmpty, !uuids.contains(where: advertised.contains) { return false }

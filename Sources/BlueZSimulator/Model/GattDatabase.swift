@@ -3,44 +3,44 @@ import Bluetooth
 /// A device's attribute table as bluetoothd discovers it: handles allocated like a real peer
 /// (GAP 0x0001–0x0007, GATT 0x0008–0x000b, then the scenario's services from 0x000c), so object
 /// paths read `service000c/char000d/desc000f` exactly as BlueZ names them.
-public struct GattDatabase: Sendable, Equatable {
-    public struct Service: Sendable, Equatable {
-        public var handle: UInt16
-        public var uuid: BluetoothUUID
-        public var primary: Bool
-        public var characteristics: [Characteristic]
+package struct GattDatabase: Sendable, Equatable {
+    package struct Service: Sendable, Equatable {
+        package var handle: UInt16
+        package var uuid: BluetoothUUID
+        package var primary: Bool
+        package var characteristics: [Characteristic]
         /// `service000c`.
-        public var pathComponent: String { "service" + hex4(handle) }
+        package var pathComponent: String { "service" + hex4(handle) }
     }
 
-    public struct Characteristic: Sendable, Equatable {
+    package struct Characteristic: Sendable, Equatable {
         /// The declaration handle (BlueZ names the object after it); the value handle is the next one.
-        public var handle: UInt16
-        public var uuid: BluetoothUUID
-        public var properties: Set<CharacteristicProperty>
-        public var spec: ScenarioCharacteristic
-        public var descriptors: [Descriptor]
-        public var valueHandle: UInt16 { handle + 1 }
-        public var pathComponent: String { "char" + hex4(handle) }
-        public var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
+        package var handle: UInt16
+        package var uuid: BluetoothUUID
+        package var properties: Set<CharacteristicProperty>
+        package var spec: ScenarioCharacteristic
+        package var descriptors: [Descriptor]
+        package var valueHandle: UInt16 { handle + 1 }
+        package var pathComponent: String { "char" + hex4(handle) }
+        package var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
     }
 
-    public struct Descriptor: Sendable, Equatable {
-        public var handle: UInt16
-        public var uuid: BluetoothUUID
-        public var value: [UInt8]
+    package struct Descriptor: Sendable, Equatable {
+        package var handle: UInt16
+        package var uuid: BluetoothUUID
+        package var value: [UInt8]
         /// The scenario's descriptor (nil for the CCCD the database adds).
-        public var spec: ScenarioDescriptor? = nil
-        public var pathComponent: String { "desc" + hex4(handle) }
+        package var spec: ScenarioDescriptor? = nil
+        package var pathComponent: String { "desc" + hex4(handle) }
     }
 
     /// Identifies a characteristic by service and characteristic index.
-    public struct CharacteristicID: Sendable, Hashable {
-        public var service: Int
-        public var characteristic: Int
+    package struct CharacteristicID: Sendable, Hashable {
+        package var service: Int
+        package var characteristic: Int
     }
 
-    public var services: [Service]
+    package var services: [Service]
 
     /// The Generic Attribute service every peer has; bluetoothd exports it (GAP 0x1800 is claimed and hidden).
     /// Added before the scenario's services unless the scenario declares one itself.
@@ -50,7 +50,7 @@ public struct GattDatabase: Sendable, Equatable {
             ScenarioCharacteristic(uuid: BluetoothUUID(UInt16(0x2A05)), properties: [.indicate], notifyOnWrite: false)
         ])
 
-    public init(services scenarioServices: [ScenarioService]) {
+    package init(services scenarioServices: [ScenarioService]) {
         guard !scenarioServices.isEmpty else {
             services = []
             return
@@ -93,7 +93,7 @@ public struct GattDatabase: Sendable, Equatable {
     }
 
     /// Every characteristic with its identifier, in handle order.
-    public var allCharacteristics: [(id: CharacteristicID, characteristic: Characteristic)] {
+    package var allCharacteristics: [(id: CharacteristicID, characteristic: Characteristic)] {
         services.enumerated().flatMap { serviceIndex, service in
             service.characteristics.enumerated().map {
                 (CharacteristicID(service: serviceIndex, characteristic: $0), $1)
@@ -103,16 +103,18 @@ public struct GattDatabase: Sendable, Equatable {
 
     /// The first characteristic with `uuid` (scenarios address characteristics by UUID in the control channel).
     /// With `service`, the one in that service (a UUID can appear in several services).
-    public func characteristic(uuid: BluetoothUUID, service: BluetoothUUID? = nil) -> CharacteristicID? {
+    package func characteristic(uuid: BluetoothUUID, service: BluetoothUUID? = nil) -> CharacteristicID? {
         allCharacteristics.first {
             $0.characteristic.uuid == uuid && (service == nil || services[$0.id.service].uuid == service)
         }?.id
     }
 
-    public subscript(id: CharacteristicID) -> Characteristic { services[id.service].characteristics[id.characteristic] }
+    package subscript(id: CharacteristicID) -> Characteristic {
+        services[id.service].characteristics[id.characteristic]
+    }
 
     /// Service UUIDs as `Device1.UUIDs` lists them after resolution (sorted 128-bit strings, no duplicates).
-    public var uuidStrings: [String] {
+    package var uuidStrings: [String] {
         Set(services.map(\.uuid.uuidString) + [BluetoothUUID(UInt16(0x1800)).uuidString]).sorted()
     }
 }

@@ -18,22 +18,22 @@ struct LoadState: Sendable {
 }
 
 /// What load mode achieved, for benchmarks (`GetLoadStatistics`).
-public struct LoadStatistics: Sendable, Equatable {
-    public var devices: Int
+package struct LoadStatistics: Sendable, Equatable {
+    package var devices: Int
     /// Requested notifications per second per device.
-    public var rate: Double
+    package var rate: Double
     /// Notifications sent since load mode started.
-    public var sent: UInt64
-    public var elapsed: Duration
+    package var sent: UInt64
+    package var elapsed: Duration
     /// The last sequence number each device sent (index = device index), carried across rate
     /// changes like the sequences themselves: a consumer's loss per device is this minus what it received.
-    public var lastSequences: [UInt64] = []
+    package var lastSequences: [UInt64] = []
     /// Of those, how many each device dropped because the client's notify socket was full (as
     /// bluetoothd does): values the consumer never had a chance to read. The sequences are
     /// ``BlueZSimulator/loadDroppedSequences(device:)``.
-    public var droppedAtFullSocket: [UInt64] = []
+    package var droppedAtFullSocket: [UInt64] = []
     /// Notifications actually sent per second (all devices together).
-    public var achievedRate: Double {
+    package var achievedRate: Double {
         let seconds = elapsed.inSeconds
         return seconds > 0 ? Double(sent) / seconds : 0
     }

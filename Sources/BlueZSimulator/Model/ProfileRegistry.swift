@@ -1,19 +1,19 @@
 /// `org.bluez.ProfileManager1`: external profiles registered by clients (`src/profile.c`, 5.66).
 /// The simulator only keeps the registrations (it has no BR/EDR to connect them over).
-public struct ProfileRegistry: Sendable, Equatable {
-    public struct Profile: Sendable, Equatable {
-        public var owner: String
-        public var path: String
-        public var uuid: String
+package struct ProfileRegistry: Sendable, Equatable {
+    package struct Profile: Sendable, Equatable {
+        package var owner: String
+        package var path: String
+        package var uuid: String
     }
 
-    public private(set) var profiles: [Profile] = []
+    package private(set) var profiles: [Profile] = []
 
-    public init() {}
+    package init() {}
 
     /// `RegisterProfile`: the same client and path twice → `AlreadyExists`; a UUID another
     /// profile serves → `NotPermitted` "UUID already registered".
-    public mutating func register(owner: String, path: String, uuid: String) throws(BlueZError) {
+    package mutating func register(owner: String, path: String, uuid: String) throws(BlueZError) {
         if profiles.contains(where: { $0.owner == owner && $0.path == path }) { throw BlueZError.alreadyExists }
         if profiles.contains(where: { $0.uuid.lowercased() == uuid.lowercased() }) {
             throw BlueZError.notPermitted("UUID already registered")
@@ -22,12 +22,12 @@ public struct ProfileRegistry: Sendable, Equatable {
     }
 
     /// `UnregisterProfile`: `DoesNotExist` unless this client registered that path.
-    public mutating func unregister(owner: String, path: String) throws(BlueZError) {
+    package mutating func unregister(owner: String, path: String) throws(BlueZError) {
         guard let index = profiles.firstIndex(where: { $0.owner == owner && $0.path == path }) else {
             throw BlueZError.doesNotExist
         }
         profiles.remove(at: index)
     }
 
-    public mutating func clientVanished(_ owner: String) { profiles.removeAll { $0.owner == owner } }
+    package mutating func clientVanished(_ owner: String) { profiles.removeAll { $0.owner == owner } }
 }

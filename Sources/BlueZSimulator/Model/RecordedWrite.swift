@@ -2,18 +2,18 @@ import Bluetooth
 import Foundation
 
 /// A write a client made to a simulated characteristic, as the control channel reports it.
-public struct RecordedWrite: Sendable, Equatable {
-    public var characteristic: BluetoothUUID
-    public var value: [UInt8]
+package struct RecordedWrite: Sendable, Equatable {
+    package var characteristic: BluetoothUUID
+    package var value: [UInt8]
     /// `request`, `command` or `reliable`; AcquireWrite packets are `command`.
-    public var type: CharacteristicState.WriteType
+    package var type: CharacteristicState.WriteType
     /// False when the peer refused the value (a write command outside the allowed range is dropped silently).
-    public var accepted: Bool
+    package var accepted: Bool
     /// The unique bus name of the writer.
-    public var sender: String
-    public var time: Date
+    package var sender: String
+    package var time: Date
 
-    public init(
+    package init(
         characteristic: BluetoothUUID, value: [UInt8], type: CharacteristicState.WriteType, accepted: Bool,
         sender: String,
         time: Date

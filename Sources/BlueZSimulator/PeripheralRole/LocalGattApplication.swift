@@ -3,36 +3,36 @@ import DBus
 
 /// A GATT application a client registered with `GattManager1.RegisterApplication`, as bluetoothd
 /// reads it from the client's `GetManagedObjects` below the application path (`src/gatt-database.c`).
-public struct LocalGattApplication: Sendable, Equatable {
-    public struct Descriptor: Sendable, Equatable {
-        public var uuid: BluetoothUUID
-        public var flags: [String]
-        public var path: String
+package struct LocalGattApplication: Sendable, Equatable {
+    package struct Descriptor: Sendable, Equatable {
+        package var uuid: BluetoothUUID
+        package var flags: [String]
+        package var path: String
     }
 
-    public struct Characteristic: Sendable, Equatable {
-        public var uuid: BluetoothUUID
-        public var flags: [String]
-        public var path: String
-        public var descriptors: [Descriptor]
+    package struct Characteristic: Sendable, Equatable {
+        package var uuid: BluetoothUUID
+        package var flags: [String]
+        package var path: String
+        package var descriptors: [Descriptor]
     }
 
-    public struct Service: Sendable, Equatable {
-        public var uuid: BluetoothUUID
-        public var primary: Bool
-        public var path: String
-        public var characteristics: [Characteristic]
+    package struct Service: Sendable, Equatable {
+        package var uuid: BluetoothUUID
+        package var primary: Bool
+        package var path: String
+        package var characteristics: [Characteristic]
     }
 
     /// The unique bus name that registered it.
-    public let owner: String
-    public let path: String
-    public let services: [Service]
+    package let owner: String
+    package let path: String
+    package let services: [Service]
 
     /// Reads the application from a `GetManagedObjects` reply; nil when bluetoothd refuses it
     /// (`Failed` "Failed to register application"): no service, or an object without a valid `UUID`,
     /// a characteristic without `Flags` or outside the application's services.
-    public init?(owner: String, path: String, managedObjects: [DBusObjectPath: DBusValue]) {
+    package init?(owner: String, path: String, managedObjects: [DBusObjectPath: DBusValue]) {
         self.owner = owner
         self.path = path
         var services: [String: Service] = [:]
@@ -83,7 +83,7 @@ public struct LocalGattApplication: Sendable, Equatable {
     }
 
     /// The first characteristic with this UUID.
-    public func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
+    package func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
         services.lazy.flatMap(\.characteristics).first { $0.uuid == uuid }
     }
 }

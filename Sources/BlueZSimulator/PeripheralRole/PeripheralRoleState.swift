@@ -1,21 +1,21 @@
 /// The adapter's peripheral role: registered GATT applications and advertisements, with the
 /// rules of bluetoothd 5.66 (`src/gatt-database.c`, `src/advertising.c`). Pure; the caller reads
 /// the clients' objects over the bus between ``reserveApplication(owner:path:)`` and ``add(_:)``.
-public struct PeripheralRoleState: Sendable, Equatable {
+package struct PeripheralRoleState: Sendable, Equatable {
     /// `LEAdvertisingManager1.SupportedInstances`.
-    public let supportedInstances: Int
-    public private(set) var applications: [LocalGattApplication] = []
-    public private(set) var advertisements: [RegisteredAdvertisement] = []
+    package let supportedInstances: Int
+    package private(set) var applications: [LocalGattApplication] = []
+    package private(set) var advertisements: [RegisteredAdvertisement] = []
     /// Registrations whose objects are being read (they count as registered for duplicates).
     private var pendingApplications: Set<[String]> = []
     private var pendingInstances: [[String]: Int] = [:]
 
-    public init(supportedInstances: Int) { self.supportedInstances = supportedInstances }
+    package init(supportedInstances: Int) { self.supportedInstances = supportedInstances }
 
-    public var activeInstances: Int { advertisements.count + pendingInstances.count }
+    package var activeInstances: Int { advertisements.count + pendingInstances.count }
 
     /// `RegisterApplication`: one application per (client, path) → `AlreadyExists`.
-    public mutating func reserveApplication(owner: String, path: String) throws(BlueZError) {
+    package mutating func reserveApplication(owner: String, path: String) throws(BlueZError) {
         guard !pendingApplications.contains([owner, path]),
             !applications.contains(where: { $0.owner == owner && $0.path == path })
         else { throw BlueZError.alreadyExists }
@@ -23,13 +23,13 @@ public struct PeripheralRoleState: Sendable, Equatable {
     }
 
     /// The application's objects were read: registered, or (nil) refused.
-    public mutating func finishApplication(owner: String, path: String, _ application: LocalGattApplication?) {
+    package mutating func finishApplication(owner: String, path: String, _ application: LocalGattApplication?) {
         pendingApplications.remove([owner, path])
         if let application { applications.append(application) }
     }
 
     /// `UnregisterApplication`: `DoesNotExist` unless this client registered that path.
-    public mutating func unregisterApplication(owner: String, path: String) throws(BlueZError) {
+    package mutating func unregisterApplication(owner: String, path: String) throws(BlueZError) {
         guard let index = applications.firstIndex(where: { $0.owner == owner && $0.path == path }) else {
             throw BlueZError.doesNotExist
         }
@@ -38,7 +38,7 @@ public struct PeripheralRoleState: Sendable, Equatable {
 
     /// `RegisterAdvertisement`: `AlreadyExists` for the same (client, path); `NotPermitted`
     /// "Maximum advertisements reached" when every instance is taken. Returns the instance.
-    public mutating func reserveAdvertisement(owner: String, path: String) throws(BlueZError) -> Int {
+    package mutating func reserveAdvertisement(owner: String, path: String) throws(BlueZError) -> Int {
         guard pendingInstances[[owner, path]] == nil,
             !advertisements.contains(where: { $0.owner == owner && $0.path == path })
         else { throw BlueZError.alreadyExists }
@@ -50,13 +50,13 @@ public struct PeripheralRoleState: Sendable, Equatable {
         return instance
     }
 
-    public mutating func finishAdvertisement(owner: String, path: String, _ advertisement: RegisteredAdvertisement?) {
+    package mutating func finishAdvertisement(owner: String, path: String, _ advertisement: RegisteredAdvertisement?) {
         pendingInstances[[owner, path]] = nil
         if let advertisement { advertisements.append(advertisement) }
     }
 
     /// `UnregisterAdvertisement`: `DoesNotExist` unless this client registered that path.
-    public mutating func unregisterAdvertisement(owner: String, path: String) throws(BlueZError) {
+    package mutating func unregisterAdvertisement(owner: String, path: String) throws(BlueZError) {
         guard let index = advertisements.firstIndex(where: { $0.owner == owner && $0.path == path }) else {
             throw BlueZError.doesNotExist
         }
@@ -65,7 +65,7 @@ public struct PeripheralRoleState: Sendable, Equatable {
 
     /// A client left the bus: its applications and advertisements go. Returns whether
     /// `ActiveInstances` changed.
-    public mutating func clientVanished(_ owner: String) -> Bool {
+    package mutating func clientVanished(_ owner: String) -> Bool {
         applications.removeAll { $0.owner == owner }
         let before = advertisements.count
         advertisements.removeAll { $0.owner == owner }

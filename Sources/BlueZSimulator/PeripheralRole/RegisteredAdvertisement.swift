@@ -3,24 +3,24 @@ import DBus
 
 /// An advertisement a client registered with `LEAdvertisingManager1.RegisterAdvertisement`, as
 /// bluetoothd reads it from the client's `org.bluez.LEAdvertisement1` properties (`src/advertising.c`).
-public struct RegisteredAdvertisement: Sendable, Equatable {
-    public let owner: String
-    public let path: String
+package struct RegisteredAdvertisement: Sendable, Equatable {
+    package let owner: String
+    package let path: String
     /// The advertising instance bluetoothd allotted (1…`SupportedInstances`).
-    public let instance: Int
+    package let instance: Int
     /// "peripheral" (connectable) or "broadcast".
-    public var type: String
-    public var localName: String?
-    public var serviceUUIDs: [BluetoothUUID]
-    public var manufacturerData: [UInt16: [UInt8]]
-    public var serviceData: [BluetoothUUID: [UInt8]]
-    public var includes: [String]
-    public var appearance: UInt16?
-    public var discoverable: Bool?
+    package var type: String
+    package var localName: String?
+    package var serviceUUIDs: [BluetoothUUID]
+    package var manufacturerData: [UInt16: [UInt8]]
+    package var serviceData: [BluetoothUUID: [UInt8]]
+    package var includes: [String]
+    package var appearance: UInt16?
+    package var discoverable: Bool?
 
     /// Nil when bluetoothd would refuse the properties (`Failed` "Failed to parse advertisement."):
     /// a `Type` other than peripheral/broadcast, or a property of the wrong type.
-    public init?(owner: String, path: String, instance: Int, properties: [String: DBusValue]) {
+    package init?(owner: String, path: String, instance: Int, properties: [String: DBusValue]) {
         self.owner = owner
         self.path = path
         self.instance = instance

@@ -2,18 +2,18 @@ import Foundation
 import JSON
 
 /// The scenarios shipped inside the binary (`blebridge simulate --scenario demo`).
-public enum BuiltInScenarios {
+package enum BuiltInScenarios {
     /// Names in alphabetical order: bthome, commands, demo, discovery, faults, heart-rate, hygrometers, ibeacon, lamp,
     /// load, mopeka, oralb, pairing, qingping, scales, sensorpush, switchbot, thermometer, victron.
-    public static var names: [String] { files.keys.sorted() }
+    package static var names: [String] { files.keys.sorted() }
 
     /// The JSON text of a built-in scenario.
-    public static func json(named name: String) -> String? { files[name] }
+    package static func json(named name: String) -> String? { files[name] }
 }
 
 extension Scenario {
     /// Loads a built-in scenario by name, or a scenario file by path.
-    public static func load(_ nameOrPath: String) throws(ScenarioError) -> Scenario {
+    package static func load(_ nameOrPath: String) throws(ScenarioError) -> Scenario {
         if let json = BuiltInScenarios.json(named: nameOrPath) {
             return try decode(Data(json.utf8), source: "built-in:\(nameOrPath)")
         }

@@ -1,7 +1,7 @@
 /// A characteristic property bit, named as BlueZ prints it in `GattCharacteristic1.Flags`.
 ///
 /// The order of the cases is the order BlueZ lists them (properties, then extended properties).
-public enum CharacteristicProperty: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum CharacteristicProperty: String, Sendable, Hashable, CaseIterable, Comparable {
     case broadcast
     case read
     case writeWithoutResponse = "write-without-response"
@@ -14,7 +14,7 @@ public enum CharacteristicProperty: String, Sendable, Hashable, CaseIterable, Co
     case writableAuxiliaries = "writable-auxiliaries"
 
     /// The ATT characteristic-declaration property bit (extended properties have none).
-    public var declarationBit: UInt8? {
+    package var declarationBit: UInt8? {
         switch self {
         case .broadcast: 0x01
         case .read: 0x02
@@ -30,10 +30,10 @@ public enum CharacteristicProperty: String, Sendable, Hashable, CaseIterable, Co
 
     private var order: Int { Self.allCases.firstIndex(of: self)! }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.order < rhs.order }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.order < rhs.order }
 
     /// BlueZ's `Flags` value: the names in BlueZ's order.
-    public static func flags(_ properties: Set<Self>) -> [String] {
+    package static func flags(_ properties: Set<Self>) -> [String] {
         properties.sorted().map(\.rawValue)
     }
 }

@@ -4,7 +4,7 @@ extension Scenario {
     /// time-out, generated values (and their notifications) every `generatorInterval`, generated
     /// advertisement data every `advertisementUpdateInterval` (nil keeps the scenario's), and unseen
     /// temporary devices removed after `staleTimeout`.
-    public func accelerated(
+    package func accelerated(
         generatorInterval: Duration = .milliseconds(100), advertisementUpdateInterval: Duration? = nil,
         staleTimeout: Duration = .seconds(30)
     ) -> Scenario {

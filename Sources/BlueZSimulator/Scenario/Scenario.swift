@@ -6,19 +6,19 @@ import JSON
 ///
 /// Loaded from JSON (see `docs/simulator.md`); unknown keys are errors.
 public struct Scenario: Sendable, Equatable, Decodable {
-    public var name: String
-    public var description: String
-    public var adapter: ScenarioAdapter
+    package var name: String
+    package var description: String
+    package var adapter: ScenarioAdapter
     /// A second adapter another program scans with (`hci1`): it hears the same devices, and its
     /// device objects (`/org/bluez/hci1/dev_…`) are read-only. Nil: one adapter.
-    public var secondAdapter: ScenarioAdapter?
-    public var timing: ScenarioTiming
-    public var devices: [ScenarioDevice]
-    public var load: ScenarioLoad?
+    package var secondAdapter: ScenarioAdapter?
+    package var timing: ScenarioTiming
+    package var devices: [ScenarioDevice]
+    package var load: ScenarioLoad?
     /// Devices walking by (random private addresses that come and go); nil: none.
-    public var passing: ScenarioPassing?
+    package var passing: ScenarioPassing?
 
-    public init(
+    package init(
         name: String, description: String = "", adapter: ScenarioAdapter = ScenarioAdapter(),
         timing: ScenarioTiming = ScenarioTiming(), devices: [ScenarioDevice], load: ScenarioLoad? = nil,
         secondAdapter: ScenarioAdapter? = nil, passing: ScenarioPassing? = nil
@@ -68,20 +68,20 @@ public struct Scenario: Sendable, Equatable, Decodable {
 }
 
 /// The local adapter (`/org/bluez/hci0`).
-public struct ScenarioAdapter: Sendable, Equatable, Decodable {
-    public var id: String
-    public var address: String
-    public var name: String
-    public var powered: Bool
+package struct ScenarioAdapter: Sendable, Equatable, Decodable {
+    package var id: String
+    package var address: String
+    package var name: String
+    package var powered: Bool
     /// Whether bluetoothd offers `org.bluez.AdvertisementMonitorManager1` on the adapter.
-    public var advertisementMonitor: AdvertisementMonitorMode
+    package var advertisementMonitor: AdvertisementMonitorMode
     /// How bluetoothd's software filter compares a monitor's patterns (`"software"` only; the
     /// controller of `"controller"` always reads whole structures): as 5.66 (the default) or as
     /// 5.71 and later, whose service-data patterns start after the UUID.
-    public var monitorMatching: AdvertisementPattern.Matching
+    package var monitorMatching: AdvertisementPattern.Matching
 
     /// `adapter.advertisement_monitor`.
-    public enum AdvertisementMonitorMode: String, Sendable, Equatable, CaseIterable {
+    package enum AdvertisementMonitorMode: String, Sendable, Equatable, CaseIterable {
         /// No manager: bluetoothd without experimental features (`-E`), as Debian 12's stock
         /// service and the reference captures; or a BlueZ older than the API.
         case absent
@@ -94,7 +94,7 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
         case controller
     }
 
-    public init(
+    package init(
         id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim",
         powered: Bool = true,
         advertisementMonitor: AdvertisementMonitorMode = .absent,
@@ -114,7 +114,7 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
         case monitorMatching = "monitor_matching"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = ScenarioAdapter()
@@ -152,30 +152,30 @@ public struct ScenarioAdapter: Sendable, Equatable, Decodable {
 }
 
 /// How fast the simulated world moves.
-public struct ScenarioTiming: Sendable, Equatable, Decodable {
+package struct ScenarioTiming: Sendable, Equatable, Decodable {
     /// Time between advertisements of each device while discovering.
-    public var advertisingInterval: Duration
+    package var advertisingInterval: Duration
     /// A device not seen for this long (out of range, or discovery stopped) is removed unless connected or paired.
-    public var staleTimeout: Duration
+    package var staleTimeout: Duration
     /// Time from `Connect` to `Connected` becoming true.
-    public var connectDelay: Duration
+    package var connectDelay: Duration
     /// Time from `Connected` to `ServicesResolved` (GATT discovery).
-    public var resolveDelay: Duration
+    package var resolveDelay: Duration
     /// How long a hopeless connect attempt (device out of range or not connectable, or a `timeout`
     /// fault) hangs before failing. Default 41 s: what bluetoothd 5.66 on Linux 6.1 took for an
     /// out-of-range LE device (issue 16); tests shorten it explicitly.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// The ATT MTU negotiated on every connection (the `MTU` property).
-    public var mtu: UInt16
+    package var mtu: UInt16
     /// How long a device that refuses pairing (`refuses_pairing`) takes to fail it: from the security
     /// raise or `Pair` to the error and the link's drop. Default 1 s: bluetoothd 5.66 answered a refused
     /// pairing after 0.98, 1.15 and 1.17 s in the VM tier (issue 16).
-    public var pairingRefusalDelay: Duration
+    package var pairingRefusalDelay: Duration
     /// How long bluetoothd takes from SIGTERM to releasing `org.bluez` (``BluezStop/terminate``): it powers
     /// its adapters off first (the links drop), then removes its objects.
-    public var terminateDelay: Duration
+    package var terminateDelay: Duration
 
-    public init(
+    package init(
         advertisingInterval: Duration = .seconds(1), staleTimeout: Duration = .seconds(30),
         connectDelay: Duration = .milliseconds(30), resolveDelay: Duration = .milliseconds(40),
         connectTimeout: Duration = .seconds(41), mtu: UInt16 = 247, pairingRefusalDelay: Duration = .seconds(1),
@@ -202,7 +202,7 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
         case terminateDelay = "terminate_delay"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = ScenarioTiming()
@@ -228,18 +228,18 @@ public struct ScenarioTiming: Sendable, Equatable, Decodable {
 }
 
 /// Load mode: `devices` extra peripherals, each notifying `rate` times a second with a timestamped value.
-public struct ScenarioLoad: Sendable, Equatable, Decodable {
-    public var devices: Int
-    public var rate: Double
+package struct ScenarioLoad: Sendable, Equatable, Decodable {
+    package var devices: Int
+    package var rate: Double
 
-    public init(devices: Int, rate: Double) {
+    package init(devices: Int, rate: Double) {
         self.devices = devices
         self.rate = rate
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case devices, rate }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         devices = try container.decode(Int.self, forKey: .devices)

@@ -2,14 +2,14 @@ import Bluetooth
 import JSON
 
 /// What a device puts in its advertisements: service UUIDs, manufacturer and service data.
-public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
+package struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
     /// Manufacturer-specific data for one company identifier.
-    public struct ManufacturerData: Sendable, Equatable, Decodable {
-        public var company: UInt16
-        public var value: [UInt8]
-        public var generator: ScenarioGenerator?
+    package struct ManufacturerData: Sendable, Equatable, Decodable {
+        package var company: UInt16
+        package var value: [UInt8]
+        package var generator: ScenarioGenerator?
 
-        public init(company: UInt16, value: [UInt8] = [], generator: ScenarioGenerator? = nil) {
+        package init(company: UInt16, value: [UInt8] = [], generator: ScenarioGenerator? = nil) {
             self.company = company
             self.value = value
             self.generator = generator
@@ -17,7 +17,7 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
 
         enum CodingKeys: String, CodingKey, CaseIterable { case company, value, generator }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             company = try container.decode(UInt16.self, forKey: .company)
@@ -28,12 +28,12 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
     }
 
     /// Service data for one service UUID.
-    public struct ServiceData: Sendable, Equatable, Decodable {
-        public var uuid: BluetoothUUID
-        public var value: [UInt8]
-        public var generator: ScenarioGenerator?
+    package struct ServiceData: Sendable, Equatable, Decodable {
+        package var uuid: BluetoothUUID
+        package var value: [UInt8]
+        package var generator: ScenarioGenerator?
 
-        public init(uuid: BluetoothUUID, value: [UInt8] = [], generator: ScenarioGenerator? = nil) {
+        package init(uuid: BluetoothUUID, value: [UInt8] = [], generator: ScenarioGenerator? = nil) {
             self.uuid = uuid
             self.value = value
             self.generator = generator
@@ -41,7 +41,7 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
 
         enum CodingKeys: String, CodingKey, CaseIterable { case uuid, value, generator }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             uuid = try container.decodeUUID(forKey: .uuid)
@@ -51,13 +51,13 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
         }
     }
 
-    public var serviceUUIDs: [BluetoothUUID]
-    public var manufacturerData: [ManufacturerData]
-    public var serviceData: [ServiceData]
+    package var serviceUUIDs: [BluetoothUUID]
+    package var manufacturerData: [ManufacturerData]
+    package var serviceData: [ServiceData]
     /// How often advertised data is regenerated (new packet id, new reading); defaults to the advertising interval.
-    public var updateInterval: Duration?
+    package var updateInterval: Duration?
 
-    public init(
+    package init(
         serviceUUIDs: [BluetoothUUID] = [], manufacturerData: [ManufacturerData] = [], serviceData: [ServiceData] = [],
         updateInterval: Duration? = nil
     ) {
@@ -74,7 +74,7 @@ public struct ScenarioAdvertisement: Sendable, Equatable, Decodable {
         case updateInterval = "update_interval"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         serviceUUIDs =

@@ -2,9 +2,9 @@ import Bluetooth
 import JSON
 
 /// One virtual peripheral: how it advertises, its GATT tree, pairing and faults.
-public struct ScenarioDevice: Sendable, Equatable, Decodable {
+package struct ScenarioDevice: Sendable, Equatable, Decodable {
     /// How the device pairs.
-    public enum Pairing: String, Sendable, Equatable, CaseIterable {
+    package enum Pairing: String, Sendable, Equatable, CaseIterable {
         /// No pairing needed; `Pair` still works (Just Works).
         case none
         /// Just Works: pairs without user interaction.
@@ -18,33 +18,33 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
     }
 
     /// A label used in docs and logs (`hr_strap`); defaults to the address.
-    public var id: String
-    public var address: BluetoothAddress
-    public var name: String?
-    public var appearance: UInt16?
-    public var rssi: Int16
+    package var id: String
+    package var address: BluetoothAddress
+    package var name: String?
+    package var appearance: UInt16?
+    package var rssi: Int16
     /// RSSI varies by up to ± this many dBm between advertisements.
-    public var rssiJitter: Int16
-    public var txPower: Int16?
-    public var connectable: Bool
-    public var inRange: Bool
-    public var advertisement: ScenarioAdvertisement
-    public var pairing: Pairing
-    public var passkey: UInt32?
+    package var rssiJitter: Int16
+    package var txPower: Int16?
+    package var connectable: Bool
+    package var inRange: Bool
+    package var advertisement: ScenarioAdvertisement
+    package var pairing: Pairing
+    package var passkey: UInt32?
     /// The peer refuses every pairing (a sensor not in pairing mode, or one that allows a single
     /// bond): a security raise fails with `Failed` "Operation failed with ATT error: 0x0e", a `Pair`
     /// with `AuthenticationFailed`, each after the timing's `pairing_refusal_delay`, and the link drops.
-    public var refusesPairing: Bool
+    package var refusesPairing: Bool
     /// The peer keeps advertising while a central is connected (a peripheral that accepts more than
     /// one link, or BlueZ's example peripheral on a btvirt controller in the VM tier). bluetoothd
     /// reports such advertisements for a connected device too (src/adapter.c skips only devices that
     /// are not connected), so its `RSSI` changes during a link, and during the 2 s a `Disconnect` or
     /// `RemoveDevice` keeps the link up. Most single-link sensors stop advertising: false.
-    public var advertisesWhileConnected: Bool
-    public var services: [ScenarioService]
-    public var faults: ScenarioFaults
+    package var advertisesWhileConnected: Bool
+    package var services: [ScenarioService]
+    package var faults: ScenarioFaults
 
-    public init(
+    package init(
         id: String? = nil, address: BluetoothAddress, name: String? = nil, appearance: UInt16? = nil, rssi: Int16 = -60,
         rssiJitter: Int16 = 3, txPower: Int16? = nil, connectable: Bool = true, inRange: Bool = true,
         advertisement: ScenarioAdvertisement = ScenarioAdvertisement(), pairing: Pairing = .none,
@@ -80,7 +80,7 @@ public struct ScenarioDevice: Sendable, Equatable, Decodable {
         case advertisesWhileConnected = "advertises_while_connected"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let type = try container.decodeParsedIfPresent(

@@ -1,20 +1,20 @@
 import JSON
 
 /// Faults a device carries from the start of a scenario.
-public struct ScenarioFaults: Sendable, Equatable, Decodable {
+package struct ScenarioFaults: Sendable, Equatable, Decodable {
     /// The next `count` connect attempts fail with this error.
-    public struct ConnectFailure: Sendable, Equatable, Decodable {
-        public var failure: ConnectFailureKind
-        public var count: Int
+    package struct ConnectFailure: Sendable, Equatable, Decodable {
+        package var failure: ConnectFailureKind
+        package var count: Int
 
-        public init(_ failure: ConnectFailureKind, count: Int = 1) {
+        package init(_ failure: ConnectFailureKind, count: Int = 1) {
             self.failure = failure
             self.count = count
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable { case kind, error, message, count }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
@@ -40,18 +40,18 @@ public struct ScenarioFaults: Sendable, Equatable, Decodable {
     }
 
     /// The device goes out of range `after` the scenario starts, for `duration` (forever when nil).
-    public struct OutOfRange: Sendable, Equatable, Decodable {
-        public var after: Duration
-        public var duration: Duration?
+    package struct OutOfRange: Sendable, Equatable, Decodable {
+        package var after: Duration
+        package var duration: Duration?
 
-        public init(after: Duration, duration: Duration?) {
+        package init(after: Duration, duration: Duration?) {
             self.after = after
             self.duration = duration
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable { case after, duration }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             after = try container.decode(ScenarioDuration.self, forKey: .after).duration
@@ -59,13 +59,14 @@ public struct ScenarioFaults: Sendable, Equatable, Decodable {
         }
     }
 
-    public var connectFailures: [ConnectFailure]
+    package var connectFailures: [ConnectFailure]
     /// Every connection drops (`le-connection-abort-by-remote` style: Connected false) after this long.
-    public var disconnectAfter: Duration?
-    public var outOfRange: [OutOfRange]
+    package var disconnectAfter: Duration?
+    package var outOfRange: [OutOfRange]
 
-    public init(connectFailures: [ConnectFailure] = [], disconnectAfter: Duration? = nil, outOfRange: [OutOfRange] = [])
-    {
+    package init(
+        connectFailures: [ConnectFailure] = [], disconnectAfter: Duration? = nil, outOfRange: [OutOfRange] = []
+    ) {
         self.connectFailures = connectFailures
         self.disconnectAfter = disconnectAfter
         self.outOfRange = outOfRange
@@ -77,7 +78,7 @@ public struct ScenarioFaults: Sendable, Equatable, Decodable {
         case outOfRange = "out_of_range"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         connectFailures = try container.decodeIfPresent([ConnectFailure].self, forKey: .connectFailures) ?? []
@@ -87,7 +88,7 @@ public struct ScenarioFaults: Sendable, Equatable, Decodable {
 }
 
 /// How one connect attempt fails.
-public enum ConnectFailureKind: Sendable, Equatable {
+package enum ConnectFailureKind: Sendable, Equatable {
     /// `org.bluez.Error.Failed: le-connection-abort-by-local` after the connect delay (the common BlueZ ≥ 5.62 failure).
     case abortByLocal
     /// `org.bluez.Error.InProgress: In Progress` at once (a stale connection attempt).

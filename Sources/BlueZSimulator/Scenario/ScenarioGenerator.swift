@@ -4,8 +4,8 @@ import JSON
 /// Which value generator produces a characteristic's value or advertised data, and its parameters.
 ///
 /// `{"kind": "heart_rate", "resting": 62}`; each kind accepts only its own parameters.
-public struct ScenarioGenerator: Sendable, Equatable, Decodable {
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+package struct ScenarioGenerator: Sendable, Equatable, Decodable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// Heart Rate Measurement (0x2A37) with sensor contact and RR intervals.
         case heartRate = "heart_rate"
         /// A temperature drifting around `base` (°C) by up to `drift` over `period`.
@@ -23,7 +23,7 @@ public struct ScenarioGenerator: Sendable, Equatable, Decodable {
     }
 
     /// How temperature is encoded.
-    public enum TemperatureFormat: String, Sendable, Equatable, CaseIterable {
+    package enum TemperatureFormat: String, Sendable, Equatable, CaseIterable {
         /// Health Thermometer (0x2A1C/0x2A1E): flags byte + IEEE-11073 32-bit FLOAT.
         case ieee11073
         /// Environmental Sensing Temperature (0x2A6E): sint16 in 0.01 °C.
@@ -31,30 +31,30 @@ public struct ScenarioGenerator: Sendable, Equatable, Decodable {
     }
 
     /// Sensor-contact bits in a heart-rate measurement.
-    public enum Contact: String, Sendable, Equatable, CaseIterable {
+    package enum Contact: String, Sendable, Equatable, CaseIterable {
         case detected, lost, unsupported, intermittent
     }
 
-    public var kind: Kind
-    public var resting: Double
-    public var maximum: Double
-    public var contact: Contact
-    public var rrIntervals: Bool
-    public var energy: Bool
-    public var format: TemperatureFormat
-    public var fahrenheit: Bool
-    public var base: Double
-    public var drift: Double
-    public var period: Duration
-    public var start: Double
-    public var drainPerHour: Double
-    public var humidity: Double
-    public var proximityUUID: BluetoothUUID
-    public var major: UInt16
-    public var minor: UInt16
-    public var measuredPower: Int8
+    package var kind: Kind
+    package var resting: Double
+    package var maximum: Double
+    package var contact: Contact
+    package var rrIntervals: Bool
+    package var energy: Bool
+    package var format: TemperatureFormat
+    package var fahrenheit: Bool
+    package var base: Double
+    package var drift: Double
+    package var period: Duration
+    package var start: Double
+    package var drainPerHour: Double
+    package var humidity: Double
+    package var proximityUUID: BluetoothUUID
+    package var major: UInt16
+    package var minor: UInt16
+    package var measuredPower: Int8
 
-    public init(kind: Kind) {
+    package init(kind: Kind) {
         self.kind = kind
         resting = 62
         maximum = 165
@@ -107,7 +107,7 @@ public struct ScenarioGenerator: Sendable, Equatable, Decodable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decodeParsed(

@@ -4,13 +4,13 @@ import JSON
 /// `rate` new ones a second from `start` on, each advertising for `lifetime` and then gone, its
 /// device object removed as bluetoothd removes a temporary device. For memory benchmarks of a
 /// central that sees thousands of addresses a day.
-public struct ScenarioPassing: Sendable, Equatable, Decodable {
-    public var rate: Double
-    public var total: Int
-    public var lifetime: Duration
-    public var start: Duration
+package struct ScenarioPassing: Sendable, Equatable, Decodable {
+    package var rate: Double
+    package var total: Int
+    package var lifetime: Duration
+    package var start: Duration
 
-    public init(rate: Double, total: Int, lifetime: Duration = .seconds(2), start: Duration = .zero) {
+    package init(rate: Double, total: Int, lifetime: Duration = .seconds(2), start: Duration = .zero) {
         self.rate = rate
         self.total = total
         self.lifetime = lifetime
@@ -19,7 +19,7 @@ public struct ScenarioPassing: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case rate, total, lifetime, start }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rate = try container.decode(Double.self, forKey: .rate)
@@ -37,11 +37,11 @@ public struct ScenarioPassing: Sendable, Equatable, Decodable {
 }
 
 /// How far passing mode has come (``BlueZSimulator/passingStatistics()``).
-public struct PassingStatistics: Sendable, Equatable {
+package struct PassingStatistics: Sendable, Equatable {
     /// Devices that appeared so far.
-    public var appeared: Int
+    package var appeared: Int
     /// Devices whose time was up and whose object was removed.
-    public var gone: Int
+    package var gone: Int
     /// Passing devices in the world now.
-    public var present: Int { appeared - gone }
+    package var present: Int { appeared - gone }
 }

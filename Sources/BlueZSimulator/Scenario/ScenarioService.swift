@@ -2,12 +2,12 @@ import Bluetooth
 import JSON
 
 /// A primary or secondary GATT service of a virtual device.
-public struct ScenarioService: Sendable, Equatable, Decodable {
-    public var uuid: BluetoothUUID
-    public var primary: Bool
-    public var characteristics: [ScenarioCharacteristic]
+package struct ScenarioService: Sendable, Equatable, Decodable {
+    package var uuid: BluetoothUUID
+    package var primary: Bool
+    package var characteristics: [ScenarioCharacteristic]
 
-    public init(uuid: BluetoothUUID, primary: Bool = true, characteristics: [ScenarioCharacteristic]) {
+    package init(uuid: BluetoothUUID, primary: Bool = true, characteristics: [ScenarioCharacteristic]) {
         self.uuid = uuid
         self.primary = primary
         self.characteristics = characteristics
@@ -15,7 +15,7 @@ public struct ScenarioService: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case uuid, primary, characteristics }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try container.decodeUUID(forKey: .uuid)
@@ -25,37 +25,37 @@ public struct ScenarioService: Sendable, Equatable, Decodable {
 }
 
 /// A characteristic: UUID, properties, initial value, an optional generator, and access rules.
-public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
-    public var uuid: BluetoothUUID
-    public var properties: Set<CharacteristicProperty>
-    public var value: [UInt8]
-    public var generator: ScenarioGenerator?
+package struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
+    package var uuid: BluetoothUUID
+    package var properties: Set<CharacteristicProperty>
+    package var value: [UInt8]
+    package var generator: ScenarioGenerator?
     /// How often the generator produces a new value (and notifies when notifying).
-    public var interval: Duration
+    package var interval: Duration
     /// The peer refuses reads, writes and notification sessions until the device is paired; bluetoothd then
     /// raises security, pairing through the default agent (`BlueZSimulator+Security.swift`).
-    public var requiresPairing: Bool
+    package var requiresPairing: Bool
     /// Writes whose length lies outside these bounds get ATT error 0x0d (BlueZ: "Invalid Length").
-    public var minLength: Int
-    public var maxLength: Int
+    package var minLength: Int
+    package var maxLength: Int
     /// For one-byte values: writes outside this range get ATT error 0x13 (Value Not Allowed).
-    public var allowedRange: ClosedRange<UInt8>?
+    package var allowedRange: ClosedRange<UInt8>?
     /// A write (request or command) also notifies the new value to subscribers, like a state change would.
-    public var notifyOnWrite: Bool
+    package var notifyOnWrite: Bool
     /// What the peer's ATT server answers a read with when the characteristic lacks the read flag
     /// (bluetoothd forwards every read): `readNotPermitted` by default; a BlueZ-based peer whose
     /// attribute has no permissions at all calls its application, which typically answers
     /// `requestNotSupported` (BlueZ's example servers do).
-    public var readError: ATTError
+    package var readError: ATTError
     /// The peer answers a read at any offset with the whole value (BlueZ's example servers ignore the
     /// offset bluetoothd forwards to them), instead of `invalidOffset` past the end.
-    public var readIgnoresOffset: Bool
+    package var readIgnoresOffset: Bool
     /// What the peer answers a write request with when the characteristic lacks the write flag:
     /// `writeNotPermitted` by default; `requestNotSupported` for a BlueZ-based peer's application.
-    public var writeError: ATTError
-    public var descriptors: [ScenarioDescriptor]
+    package var writeError: ATTError
+    package var descriptors: [ScenarioDescriptor]
 
-    public init(
+    package init(
         uuid: BluetoothUUID, properties: Set<CharacteristicProperty>, value: [UInt8] = [],
         generator: ScenarioGenerator? = nil, interval: Duration = .seconds(1), requiresPairing: Bool = false,
         minLength: Int = 0, maxLength: Int = 512, allowedRange: ClosedRange<UInt8>? = nil, notifyOnWrite: Bool = true,
@@ -90,7 +90,7 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
         case writeError = "write_error"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try container.decodeUUID(forKey: .uuid)
@@ -142,18 +142,18 @@ public struct ScenarioCharacteristic: Sendable, Equatable, Decodable {
 }
 
 /// A characteristic descriptor (the CCCD `2902` is added automatically for notify/indicate characteristics).
-public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
-    public static let clientCharacteristicConfiguration = BluetoothUUID(UInt16(0x2902))
+package struct ScenarioDescriptor: Sendable, Equatable, Decodable {
+    package static let clientCharacteristicConfiguration = BluetoothUUID(UInt16(0x2902))
 
-    public var uuid: BluetoothUUID
-    public var value: [UInt8]
+    package var uuid: BluetoothUUID
+    package var value: [UInt8]
     /// The peer accepts writes (they replace the value); otherwise it refuses them with `writeError`.
-    public var writable: Bool
+    package var writable: Bool
     /// The peer's answer to a refused write: `writeNotPermitted` by default; `requestNotSupported`
     /// for a BlueZ-based peer's application that does not implement writes.
-    public var writeError: ATTError
+    package var writeError: ATTError
 
-    public init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false, writeError: ATTError = .writeNotPermitted)
+    package init(uuid: BluetoothUUID, value: [UInt8], writable: Bool = false, writeError: ATTError = .writeNotPermitted)
     {
         self.uuid = uuid
         self.value = value
@@ -166,7 +166,7 @@ public struct ScenarioDescriptor: Sendable, Equatable, Decodable {
         case writeError = "write_error"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try container.decodeUUID(forKey: .uuid)

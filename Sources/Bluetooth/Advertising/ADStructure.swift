@@ -1,30 +1,30 @@
 /// One AD structure of an advertisement (Core Specification Vol 3 Part C §11): a type and its
 /// data, without the length byte.
-public struct ADStructure: Sendable, Hashable {
-    public static let flags: UInt8 = 0x01
-    public static let incomplete16BitServices: UInt8 = 0x02
-    public static let complete16BitServices: UInt8 = 0x03
-    public static let incomplete32BitServices: UInt8 = 0x04
-    public static let complete32BitServices: UInt8 = 0x05
-    public static let incomplete128BitServices: UInt8 = 0x06
-    public static let complete128BitServices: UInt8 = 0x07
-    public static let shortenedLocalName: UInt8 = 0x08
-    public static let completeLocalName: UInt8 = 0x09
-    public static let serviceData16: UInt8 = 0x16
-    public static let serviceData32: UInt8 = 0x20
-    public static let serviceData128: UInt8 = 0x21
-    public static let manufacturerSpecificData: UInt8 = 0xFF
+package struct ADStructure: Sendable, Hashable {
+    package static let flags: UInt8 = 0x01
+    package static let incomplete16BitServices: UInt8 = 0x02
+    package static let complete16BitServices: UInt8 = 0x03
+    package static let incomplete32BitServices: UInt8 = 0x04
+    package static let complete32BitServices: UInt8 = 0x05
+    package static let incomplete128BitServices: UInt8 = 0x06
+    package static let complete128BitServices: UInt8 = 0x07
+    package static let shortenedLocalName: UInt8 = 0x08
+    package static let completeLocalName: UInt8 = 0x09
+    package static let serviceData16: UInt8 = 0x16
+    package static let serviceData32: UInt8 = 0x20
+    package static let serviceData128: UInt8 = 0x21
+    package static let manufacturerSpecificData: UInt8 = 0xFF
 
-    public var type: UInt8
-    public var data: [UInt8]
+    package var type: UInt8
+    package var data: [UInt8]
 
-    public init(type: UInt8, data: [UInt8]) {
+    package init(type: UInt8, data: [UInt8]) {
         self.type = type
         self.data = data
     }
 
     /// The AD type of service data under `uuid` (16-, 32- or 128-bit form).
-    public static func serviceDataType(for uuid: BluetoothUUID) -> UInt8 {
+    package static func serviceDataType(for uuid: BluetoothUUID) -> UInt8 {
         switch airBytes(uuid).count {
         case 2: serviceData16
         case 4: serviceData32
@@ -33,7 +33,7 @@ public struct ADStructure: Sendable, Hashable {
     }
 
     /// A UUID as sent in advertising data: its shortest form (2, 4 or 16 bytes), little-endian.
-    public static func airBytes(_ uuid: BluetoothUUID) -> [UInt8] {
+    package static func airBytes(_ uuid: BluetoothUUID) -> [UInt8] {
         if let short = uuid.shortValue { return [UInt8(short & 0xFF), UInt8(short >> 8)] }
         if let value = uuid.value32 { return (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
         return uuid.littleEndianBytes
@@ -42,7 +42,7 @@ public struct ADStructure: Sendable, Hashable {
     /// The structures an advertiser sends for this data, as a controller would put them on air:
     /// the complete local name, the service UUID lists by size, service data (UUID little-endian,
     /// then the value) and manufacturer data (company id little-endian, then the value).
-    public static func structures(of advertisement: AdvertisementData) -> [ADStructure] {
+    package static func structures(of advertisement: AdvertisementData) -> [ADStructure] {
         var structures: [ADStructure] = []
         if let name = advertisement.localName {
             structures.append(ADStructure(type: completeLocalName, data: Array(name.utf8)))

@@ -49,7 +49,7 @@ public struct AdvertisementPattern: Sendable, Hashable, CustomStringConvertible 
 
     /// True when some structure of this pattern's type holds `content` at `startPosition`
     /// (``Matching/wholeStructure``), or as `matching` reads it.
-    public func matches(_ structures: [ADStructure], _ matching: Matching = .wholeStructure) -> Bool {
+    package func matches(_ structures: [ADStructure], _ matching: Matching = .wholeStructure) -> Bool {
         if matching == .afterServiceUUID {
             if Self.isServiceDataType(adType) {
                 return structures.contains { structure in
@@ -65,7 +65,7 @@ public struct AdvertisementPattern: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// True when any of `patterns` matches (the "or" of `or_patterns`).
-    public static func anyMatches(
+    package static func anyMatches(
         _ patterns: [AdvertisementPattern], _ structures: [ADStructure], _ matching: Matching = .wholeStructure
     ) -> Bool {
         patterns.contains { $0.matches(structures, matching) }

@@ -3,9 +3,9 @@ import ByteLayouts
 
 /// `devices[].advertisement`: decode what the device advertises (no connection needed), with a
 /// built-in decoder or a user-defined layout applied to one service-data or manufacturer-data entry.
-public struct AdvertisementSettings: Sendable, Equatable {
+package struct AdvertisementSettings: Sendable, Equatable {
     /// Where a layout finds its bytes in the advertisement.
-    public enum LayoutSource: Sendable, Hashable {
+    package enum LayoutSource: Sendable, Hashable {
         /// Manufacturer data of this company id (the bytes after the two id bytes).
         case manufacturerData(UInt16)
         /// Every manufacturer-data entry, each read from its two company-id bytes (little-endian, as
@@ -16,14 +16,14 @@ public struct AdvertisementSettings: Sendable, Equatable {
     }
 
     /// Decoder name, e.g. `bthome`, `ibeacon`; nil when `layout` decodes instead.
-    public var decoder: String?
+    package var decoder: String?
     /// AES key for encrypted advertisements (BTHome v2), 16 bytes.
-    public var bindKey: [UInt8]?
+    package var bindKey: [UInt8]?
     /// A user-defined layout and the advertisement entry it reads.
-    public var layout: ByteLayout?
-    public var layoutSource: LayoutSource?
+    package var layout: ByteLayout?
+    package var layoutSource: LayoutSource?
 
-    public init(
+    package init(
         decoder: String?, bindKey: [UInt8]? = nil, layout: ByteLayout? = nil, layoutSource: LayoutSource? = nil
     ) {
         self.decoder = decoder
@@ -36,7 +36,7 @@ public struct AdvertisementSettings: Sendable, Equatable {
 }
 
 extension AdvertisementSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let name = try reader.decoderName("decoder")
         layout = try reader.layout("layout")

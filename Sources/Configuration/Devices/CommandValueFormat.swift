@@ -1,6 +1,6 @@
 /// How a command's JSON value becomes the bytes written to a characteristic (and read back).
 /// Integers are little-endian, as GATT sends them.
-public enum CommandValueFormat: String, ConfigurationEnum {
+package enum CommandValueFormat: String, ConfigurationEnum {
     /// `true`/`false` (or `"on"`/`"off"`, 1/0) → one byte 1/0.
     case bool
     case uint8
@@ -19,7 +19,7 @@ public enum CommandValueFormat: String, ConfigurationEnum {
     case layout
 
     /// The values an integer format can hold; nil for `hex` and `utf8`.
-    public var integerRange: ClosedRange<Int>? {
+    package var integerRange: ClosedRange<Int>? {
         switch self {
         case .bool: 0...1
         case .uint8: 0...255
@@ -34,7 +34,7 @@ public enum CommandValueFormat: String, ConfigurationEnum {
     }
 
     /// Encoded size in bytes for fixed-size formats; nil for `hex`, `utf8` and `layout`.
-    public var byteCount: Int? {
+    package var byteCount: Int? {
         switch self {
         case .bool, .uint8, .int8, .alertLevel: 1
         case .uint16, .int16: 2
@@ -44,5 +44,5 @@ public enum CommandValueFormat: String, ConfigurationEnum {
     }
 
     /// Whether values are byte strings of variable length (`min_length`/`max_length` apply).
-    public var isVariableLength: Bool { self == .hex || self == .utf8 }
+    package var isVariableLength: Bool { self == .hex || self == .utf8 }
 }

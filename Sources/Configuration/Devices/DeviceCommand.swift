@@ -3,31 +3,31 @@ import ByteLayouts
 
 /// `devices[].commands[]`: one named command clients may send on `<base>/<device>/set` (write),
 /// `<base>/<device>/get` (read), or subscribe to (notify). Nothing else on the device is reachable.
-public struct DeviceCommand: Sendable, Equatable {
-    public enum WriteType: String, ConfigurationEnum {
+package struct DeviceCommand: Sendable, Equatable {
+    package enum WriteType: String, ConfigurationEnum {
         case withResponse = "with_response"
         case withoutResponse = "without_response"
     }
 
     /// The JSON key clients use, e.g. `{"brightness": 40}`.
-    public var name: String
-    public var characteristic: BluetoothUUID
+    package var name: String
+    package var characteristic: BluetoothUUID
     /// The service holding it, when the same characteristic appears in several services.
-    public var service: BluetoothUUID?
-    public var operations: [GATTOperation]
-    public var format: CommandValueFormat
+    package var service: BluetoothUUID?
+    package var operations: [GATTOperation]
+    package var format: CommandValueFormat
     /// For integer formats: the accepted range (defaults to the format's own range).
-    public var minimum: Int?
-    public var maximum: Int?
+    package var minimum: Int?
+    package var maximum: Int?
     /// For `hex` and `utf8`: accepted length in bytes.
-    public var minimumLength: Int
-    public var maximumLength: Int
-    public var writeType: WriteType
+    package var minimumLength: Int
+    package var maximumLength: Int
+    package var writeType: WriteType
     /// For format `layout`: the user-defined layout that encodes written values (a JSON object of
     /// its fields) and decodes read ones.
-    public var layout: ByteLayout?
+    package var layout: ByteLayout?
 
-    public init(
+    package init(
         name: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil,
         operations: [GATTOperation] = [.write],
         format: CommandValueFormat = .hex, minimum: Int? = nil, maximum: Int? = nil, minimumLength: Int = 0,
@@ -47,7 +47,7 @@ public struct DeviceCommand: Sendable, Equatable {
     }
 
     /// The integer values a write may carry: `min`…`max` within the format's range; nil for byte formats.
-    public var acceptedRange: ClosedRange<Int>? {
+    package var acceptedRange: ClosedRange<Int>? {
         guard let range = format.integerRange else { return nil }
         return (minimum ?? range.lowerBound)...(maximum ?? range.upperBound)
     }
@@ -59,7 +59,7 @@ public struct DeviceCommand: Sendable, Equatable {
 }
 
 extension DeviceCommand: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         name = try reader.required(try reader.string("name"), "name", accepted: TopicRules.identifierRule)
         guard TopicRules.isIdentifier(name) else {

@@ -2,7 +2,7 @@ import Bluetooth
 
 /// `devices[]`: one BLE device the gateway follows.
 public struct DeviceConfiguration: Sendable, Equatable {
-    public enum Connection: String, ConfigurationEnum {
+    package enum Connection: String, ConfigurationEnum {
         /// Stay connected; reconnect whenever the link drops.
         case keepConnected = "keep_connected"
         /// Connect for periodic reads and commands, then disconnect.
@@ -14,32 +14,32 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// Topic-safe identifier: `<base>/<id>`.
     public var id: String
     /// Friendly name (Home Assistant device name); defaults to `id`.
-    public var name: String
-    public var match: DeviceMatch
-    public var connection: Connection
-    public var subscribe: [Subscription]
-    public var advertisement: AdvertisementSettings?
-    public var commands: [DeviceCommand]
+    package var name: String
+    package var match: DeviceMatch
+    package var connection: Connection
+    package var subscribe: [Subscription]
+    package var advertisement: AdvertisementSettings?
+    package var commands: [DeviceCommand]
     /// Command rate limit for this device; nil: `commands.rate_limit`.
-    public var rateLimit: RateLimit?
+    package var rateLimit: RateLimit?
     /// Publish a reading only when a field's value differs from the last published one (`rssi`,
     /// `packet_id` and `encryption_counter` alone do not count as a change).
-    public var onlyOnChange: Bool
+    package var onlyOnChange: Bool
     /// Publish at most one reading per this interval (per characteristic, and once for
     /// advertisements); nil: every reading.
-    public var minInterval: Duration?
+    package var minInterval: Duration?
     /// Drop BTHome advertisements that repeat the previous `packet_id` or replay an older
     /// encryption counter (the BTHome specification asks receivers to); default on.
-    public var deduplicate: Bool
+    package var deduplicate: Bool
     /// The 6-digit passkey the device shows or has printed on it (passkey-entry pairing). bluetoothd
     /// pairs by itself when the device refuses a read, write or subscription for want of security; the
     /// gateway's pairing agent answers its `RequestPasskey` with this. Nil: passkey pairing is declined.
-    public var passkey: UInt32?
+    package var passkey: UInt32?
     /// Room presence: the device's signal at 1 m (dBm), for a device whose advertisements say
     /// none (an iBeacon's measured power and an Eddystone's TX power win). Nil: `presence.reference_power`.
-    public var txPower: Int?
+    package var txPower: Int?
 
-    public init(
+    package init(
         id: String, name: String? = nil, match: DeviceMatch, connection: Connection = .keepConnected,
         subscribe: [Subscription] = [], advertisement: AdvertisementSettings? = nil, commands: [DeviceCommand] = [],
         rateLimit: RateLimit? = nil, onlyOnChange: Bool = false, minInterval: Duration? = nil, deduplicate: Bool = true,
@@ -61,7 +61,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
     }
 
     /// The command called `name`, if configured.
-    public func command(named name: String) -> DeviceCommand? {
+    package func command(named name: String) -> DeviceCommand? {
         commands.first { $0.name == name }
     }
 
@@ -75,7 +75,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
     static let reservedIDs: Set<String> = ["bridge"]
 
     /// Why `id` cannot be a device id, or nil when it can.
-    public static func idProblem(_ id: String) -> String? {
+    package static func idProblem(_ id: String) -> String? {
         guard TopicRules.isIdentifier(id) else {
             return "\"\(id)\" is not accepted; expected \(TopicRules.identifierRule)"
         }

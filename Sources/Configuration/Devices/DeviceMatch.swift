@@ -2,14 +2,14 @@ import Bluetooth
 
 /// `devices[].match`: how an advertiser is recognised as this device. Every given criterion must
 /// hold; at least one is required.
-public struct DeviceMatch: Sendable, Equatable {
-    public var address: BluetoothAddress?
+package struct DeviceMatch: Sendable, Equatable {
+    package var address: BluetoothAddress?
     /// The advertised local name starts with this.
-    public var namePrefix: String?
+    package var namePrefix: String?
     /// The advertisement lists this service UUID (or carries service data for it).
-    public var service: BluetoothUUID?
+    package var service: BluetoothUUID?
 
-    public init(address: BluetoothAddress? = nil, namePrefix: String? = nil, service: BluetoothUUID? = nil) {
+    package init(address: BluetoothAddress? = nil, namePrefix: String? = nil, service: BluetoothUUID? = nil) {
         self.address = address
         self.namePrefix = namePrefix
         self.service = service
@@ -19,14 +19,14 @@ public struct DeviceMatch: Sendable, Equatable {
 
     /// Whether an advertiser with these properties is this device; `services` are the advertised
     /// service UUIDs together with the UUIDs the advertisement carries service data for.
-    public func matches(address: BluetoothAddress?, name: String?, services: [BluetoothUUID]) -> Bool {
+    package func matches(address: BluetoothAddress?, name: String?, services: [BluetoothUUID]) -> Bool {
         if let expected = self.address, address?.bytes != expected.bytes { return false }
         if let namePrefix, !(name?.hasPrefix(namePrefix) ?? false) { return false }
         if let service, !services.contains(service) { return false }
         return true
     }
 
-    public var summary: String {
+    package var summary: String {
         var parts: [String] = []
         if let address { parts.append("address \(address)\(address.type == .random ? " (random)" : "")") }
         if let namePrefix { parts.append("name \"\(namePrefix)…\"") }
@@ -36,7 +36,7 @@ public struct DeviceMatch: Sendable, Equatable {
 }
 
 extension DeviceMatch: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let addressAccepted = "an address such as \"C0:FF:EE:00:00:01\""
         if let text = try reader.string("address", expected: addressAccepted) {

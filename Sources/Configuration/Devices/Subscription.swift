@@ -2,8 +2,8 @@ import Bluetooth
 import ByteLayouts
 
 /// `devices[].subscribe[]`: one characteristic the gateway follows on a connected device.
-public struct Subscription: Sendable, Equatable {
-    public enum Mode: String, ConfigurationEnum {
+package struct Subscription: Sendable, Equatable {
+    package enum Mode: String, ConfigurationEnum {
         /// GATT notifications (no acknowledgement).
         case notify
         /// GATT indications (acknowledged).
@@ -12,20 +12,20 @@ public struct Subscription: Sendable, Equatable {
         case read
     }
 
-    public var characteristic: BluetoothUUID
+    package var characteristic: BluetoothUUID
     /// The service holding it, when the same characteristic appears in several services.
-    public var service: BluetoothUUID?
-    public var mode: Mode
+    package var service: BluetoothUUID?
+    package var mode: Mode
     /// For `read`: how often (required).
-    public var interval: Duration?
+    package var interval: Duration?
     /// For `notify`/`indicate`: reconnect when nothing arrived for this long (nil: never).
-    public var silenceTimeout: Duration?
+    package var silenceTimeout: Duration?
     /// A decoder name overriding the one chosen by UUID.
-    public var decoder: String?
+    package var decoder: String?
     /// A user-defined layout decoding the value (instead of `decoder`).
-    public var layout: ByteLayout?
+    package var layout: ByteLayout?
 
-    public init(
+    package init(
         characteristic: BluetoothUUID, service: BluetoothUUID? = nil, mode: Mode = .notify, interval: Duration? = nil,
         silenceTimeout: Duration? = nil, decoder: String? = nil, layout: ByteLayout? = nil
     ) {
@@ -42,7 +42,7 @@ public struct Subscription: Sendable, Equatable {
 }
 
 extension Subscription: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         characteristic = try reader.required(
             try reader.uuid("characteristic", kind: .characteristic), "characteristic",

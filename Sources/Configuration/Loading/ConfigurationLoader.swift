@@ -8,7 +8,7 @@ import JSON
 public struct ConfigurationLoader: Sendable {
     /// Decoder names accepted in `decoder` keys; nil accepts any name (the gateway passes the
     /// names its decoder registry knows).
-    public var knownDecoders: Set<String>?
+    package var knownDecoders: Set<String>?
 
     public init(knownDecoders: Set<String>? = nil) {
         self.knownDecoders = knownDecoders
@@ -39,7 +39,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// Reads and validates a configuration from standard input (`check-config -`); errors name
     /// the file `-`.
-    public func loadStandardInput() throws(ConfigurationError) -> BridgeConfiguration {
+    package func loadStandardInput() throws(ConfigurationError) -> BridgeConfiguration {
         guard let data = try? FileHandle.standardInput.readToEnd() ?? Data() else {
             throw ConfigurationError(code: .unreadable, file: "-", message: "standard input cannot be read")
         }

@@ -4,7 +4,7 @@ import JSON
 import Timekeeping
 
 /// An enum spelled in the configuration by its raw value (`"keep_connected"`, `"notify"`, …).
-public protocol ConfigurationEnum: RawRepresentable, CaseIterable, Sendable, Hashable where RawValue == String {}
+package protocol ConfigurationEnum: RawRepresentable, CaseIterable, Sendable, Hashable where RawValue == String {}
 
 extension ConfigurationEnum {
     /// `"a", "b" or "c"`, for error messages.

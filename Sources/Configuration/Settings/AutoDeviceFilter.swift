@@ -1,25 +1,25 @@
-public import Bluetooth
+import Bluetooth
 
 /// One of `auto_devices.allow` and `auto_devices.deny`: decoders, addresses (whole, or a prefix
 /// of 1–5 bytes such as the manufacturer's OUI `"A4:C1:38"`) and advertised names (exact, or a
 /// prefix ending in `*`: `"ATC_*"`). Empty lists say nothing.
-public struct AutoDeviceFilter: Sendable, Equatable {
-    public var decoders: [String]
+package struct AutoDeviceFilter: Sendable, Equatable {
+    package var decoders: [String]
     /// Address prefixes (6 bytes: one address), most significant byte first.
-    public var addresses: [[UInt8]]
-    public var names: [String]
+    package var addresses: [[UInt8]]
+    package var names: [String]
 
-    public init(decoders: [String] = [], addresses: [[UInt8]] = [], names: [String] = []) {
+    package init(decoders: [String] = [], addresses: [[UInt8]] = [], names: [String] = []) {
         self.decoders = decoders
         self.addresses = addresses
         self.names = names
     }
 
-    public var isEmpty: Bool { decoders.isEmpty && addresses.isEmpty && names.isEmpty }
+    package var isEmpty: Bool { decoders.isEmpty && addresses.isEmpty && names.isEmpty }
 
     /// The first list (`"decoders"`, `"addresses"`, `"names"`) with an entry that catches the
     /// advertiser; a name that is not known (nil) is caught by no entry.
-    public func catches(decoder: String, address: BluetoothAddress, name: String?) -> String? {
+    package func catches(decoder: String, address: BluetoothAddress, name: String?) -> String? {
         if decoders.contains(decoder) { return "decoders" }
         if addresses.contains(where: { address.bytes.starts(with: $0) }) { return "addresses" }
         if let name, names.contains(where: { Self.name(name, matches: $0) }) { return "names" }
@@ -28,7 +28,7 @@ public struct AutoDeviceFilter: Sendable, Equatable {
 
     /// The first non-empty list in which no entry catches the advertiser (for `allow`: each
     /// non-empty list must have one that does).
-    public func misses(decoder: String, address: BluetoothAddress, name: String?) -> String? {
+    package func misses(decoder: String, address: BluetoothAddress, name: String?) -> String? {
         if !decoders.isEmpty, !decoders.contains(decoder) { return "decoders" }
         if !addresses.isEmpty, !addresses.contains(where: { address.bytes.starts(with: $0) }) { return "addresses" }
         if !names.isEmpty, !(name.map { text in names.contains { Self.name(text, matches: $0) } } ?? false) {
@@ -43,7 +43,7 @@ public struct AutoDeviceFilter: Sendable, Equatable {
     }
 
     /// Parses `"A4:C1:38"` or `"A4:C1:38:CF:01:56"` (or with `-`): 1 to 6 bytes.
-    public static func addressPrefix(_ text: String) -> [UInt8]? {
+    package static func addressPrefix(_ text: String) -> [UInt8]? {
         let separators = Set(text.filter { $0 == ":" || $0 == "-" })
         guard separators.count <= 1 else { return nil }
         let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
@@ -57,12 +57,12 @@ public struct AutoDeviceFilter: Sendable, Equatable {
     }
 
     /// `A4:C1:38` for a prefix, the uppercase address for six bytes.
-    public static func format(prefix: [UInt8]) -> String {
+    package static func format(prefix: [UInt8]) -> String {
         prefix.map { Hex.string([$0]).uppercased() }.joined(separator: ":")
     }
 
     /// `decoders bthome, pvvx; addresses A4:C1:38; names ATC_*` for `check-config`.
-    public var summary: String {
+    package var summary: String {
         [
             ("decoders", decoders), ("addresses", addresses.map { Self.format(prefix: $0) }), ("names", names),
         ].filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
@@ -72,7 +72,7 @@ public struct AutoDeviceFilter: Sendable, Equatable {
 }
 
 extension AutoDeviceFilter: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         decoders = try reader.decoderNames("decoders")
         let addressForm = "an address \"AA:BB:CC:DD:EE:FF\" or a prefix of 1 to 5 bytes such as \"A4:C1:38\""

@@ -4,25 +4,25 @@ import Bluetooth
 /// entry matches, whose address is fixed (public or random static) and whose advertisement a
 /// built-in decoder recognises, is published as a passive device `<decoder>_<last 3 address
 /// bytes>` with Home Assistant discovery, without a configuration entry.
-public struct AutoDeviceSettings: Sendable, Equatable {
-    public var enabled: Bool
+package struct AutoDeviceSettings: Sendable, Equatable {
+    package var enabled: Bool
     /// The most automatic devices followed at once; beyond it a new one takes the place of the one
     /// seen least recently if that one has not been seen for ``evictAfter`` (counted and logged),
     /// and is refused otherwise (counted, logged at most once a minute).
-    public var maxDevices: Int
+    package var maxDevices: Int
     /// How long an automatic device must have gone unseen before a new one may take its place.
-    public var evictAfter: Duration
+    package var evictAfter: Duration
     /// Bind keys (16 bytes) of encrypted advertisers by address (`AA:BB:CC:DD:EE:FF`, uppercase),
     /// so that an encrypted sensor (stock Xiaomi MiBeacon v4/v5, BTHome, ATC/pvvx) is recognised
     /// and decoded without a `devices[]` entry.
-    public var bindKeys: [String: [UInt8]]
+    package var bindKeys: [String: [UInt8]]
     /// Only advertisers every non-empty list of which has an entry that catches them become
     /// automatic devices (empty: all).
-    public var allow: AutoDeviceFilter
+    package var allow: AutoDeviceFilter
     /// Advertisers an entry of any list catches never become automatic devices (wins over ``allow``).
-    public var deny: AutoDeviceFilter
+    package var deny: AutoDeviceFilter
 
-    public init(
+    package init(
         enabled: Bool = false, maxDevices: Int = 100, evictAfter: Duration = .seconds(600),
         bindKeys: [String: [UInt8]] = [:], allow: AutoDeviceFilter = AutoDeviceFilter(),
         deny: AutoDeviceFilter = AutoDeviceFilter()
@@ -38,14 +38,14 @@ public struct AutoDeviceSettings: Sendable, Equatable {
     /// Why an advertiser recognised by `decoder` at `address` with the advertised `name` (nil:
     /// not known yet) may not become an automatic device: `"deny.<list>"` or `"allow.<list>"`, the
     /// list that refuses it; nil when it may.
-    public func refusal(decoder: String, address: BluetoothAddress, name: String?) -> String? {
+    package func refusal(decoder: String, address: BluetoothAddress, name: String?) -> String? {
         if let list = deny.catches(decoder: decoder, address: address, name: name) { return "deny." + list }
         if let list = allow.misses(decoder: decoder, address: address, name: name) { return "allow." + list }
         return nil
     }
 
     /// The bind key configured for `address`, if any.
-    public func bindKey(for address: BluetoothAddress) -> [UInt8]? {
+    package func bindKey(for address: BluetoothAddress) -> [UInt8]? {
         bindKeys[address.string]
     }
 
@@ -53,7 +53,7 @@ public struct AutoDeviceSettings: Sendable, Equatable {
 }
 
 extension AutoDeviceSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = AutoDeviceSettings()
         enabled = try reader.bool("enabled") ?? defaults.enabled

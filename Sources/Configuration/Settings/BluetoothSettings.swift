@@ -1,18 +1,18 @@
 /// `bluetooth`: the adapter, the bus BlueZ is on, the connection pool and scanning.
-public struct BluetoothSettings: Sendable, Equatable {
+package struct BluetoothSettings: Sendable, Equatable {
     /// BlueZ adapter name, `hci0` by default.
-    public var adapter: String
-    public var bus: BusSelection
+    package var adapter: String
+    package var bus: BusSelection
     /// At most this many concurrent connections (default 5; real controllers stall beyond ~7).
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// How long one connection attempt may take.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// How long a device whose GATT database bluetoothd has cached may take from link-up to `ServicesResolved`
     /// before the attempt disconnects and connects once more within `connectTimeout`; nil: no such limit.
-    public var cachedResolveTimeout: Duration?
-    public var scan: ScanSettings
+    package var cachedResolveTimeout: Duration?
+    package var scan: ScanSettings
 
-    public init(
+    package init(
         adapter: String = "hci0", bus: BusSelection = .system, maxConnections: Int = 5,
         connectTimeout: Duration = .seconds(30), cachedResolveTimeout: Duration? = .seconds(5),
         scan: ScanSettings = ScanSettings()
@@ -29,7 +29,7 @@ public struct BluetoothSettings: Sendable, Equatable {
 }
 
 extension BluetoothSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = BluetoothSettings()
         adapter = try reader.string("adapter", expected: "an adapter name such as \"hci0\"") ?? defaults.adapter

@@ -1,11 +1,11 @@
 /// `mqtt.url`: `mqtt://host[:port]` (plain, port 1883) or `mqtts://host[:port]` (TLS, port 8883).
 /// IPv6 literals go in brackets: `mqtt://[::1]:1883`.
-public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var usesTLS: Bool
+package struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var usesTLS: Bool
 
-    public init(host: String, port: Int? = nil, usesTLS: Bool = false) {
+    package init(host: String, port: Int? = nil, usesTLS: Bool = false) {
         self.host = host
         self.usesTLS = usesTLS
         self.port = port ?? (usesTLS ? 8883 : 1883)
@@ -68,7 +68,7 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
         var reason: String
     }
 
-    public var description: String {
+    package var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return "\(usesTLS ? "mqtts" : "mqtt")://\(hostPart):\(port)"
     }

@@ -1,6 +1,6 @@
 /// Which D-Bus bus BlueZ is on: `"system"` (real hardware), `"session"`, or a D-Bus address such
 /// as `"unix:path=/run/blebridge/bus"` (the simulator on a private bus).
-public enum BusSelection: Sendable, Hashable, CustomStringConvertible {
+package enum BusSelection: Sendable, Hashable, CustomStringConvertible {
     case system
     case session
     case address(String)
@@ -20,7 +20,7 @@ public enum BusSelection: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system: "system"
         case .session: "session"

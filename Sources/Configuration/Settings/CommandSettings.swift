@@ -1,10 +1,10 @@
 /// `commands`: gateway-wide rules for commands arriving over MQTT.
-public struct CommandSettings: Sendable, Equatable {
-    public var rawGATT: RawGATTSettings
+package struct CommandSettings: Sendable, Equatable {
+    package var rawGATT: RawGATTSettings
     /// Default per-device command rate limit (a device's own `rate_limit` overrides it).
-    public var rateLimit: RateLimit
+    package var rateLimit: RateLimit
 
-    public init(
+    package init(
         rawGATT: RawGATTSettings = RawGATTSettings(), rateLimit: RateLimit = RateLimit(count: 10, period: .seconds(1))
     ) {
         self.rawGATT = rawGATT
@@ -15,7 +15,7 @@ public struct CommandSettings: Sendable, Equatable {
 }
 
 extension CommandSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = CommandSettings()
         rawGATT = try reader.object(RawGATTSettings.self, "raw_gatt") ?? defaults.rawGATT

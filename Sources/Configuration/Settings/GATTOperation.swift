@@ -1,10 +1,10 @@
 /// What may be done to a characteristic through a command or a raw GATT request.
-public enum GATTOperation: String, ConfigurationEnum, Comparable {
+package enum GATTOperation: String, ConfigurationEnum, Comparable {
     case read
     case write
     case notify
 
-    public static func < (lhs: GATTOperation, rhs: GATTOperation) -> Bool {
+    package static func < (lhs: GATTOperation, rhs: GATTOperation) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }

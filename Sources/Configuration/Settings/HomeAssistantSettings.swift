@@ -1,12 +1,12 @@
 /// `homeassistant`: MQTT discovery for Home Assistant.
-public struct HomeAssistantSettings: Sendable, Equatable {
-    public var enabled: Bool
+package struct HomeAssistantSettings: Sendable, Equatable {
+    package var enabled: Bool
     /// Discovery topic prefix (Home Assistant's `discovery_prefix`).
-    public var prefix: String
+    package var prefix: String
     /// Where Home Assistant announces `online` after it starts (discovery is re-sent then).
-    public var statusTopic: String
+    package var statusTopic: String
 
-    public init(enabled: Bool = true, prefix: String = "homeassistant", statusTopic: String = "homeassistant/status") {
+    package init(enabled: Bool = true, prefix: String = "homeassistant", statusTopic: String = "homeassistant/status") {
         self.enabled = enabled
         self.prefix = prefix
         self.statusTopic = statusTopic
@@ -16,7 +16,7 @@ public struct HomeAssistantSettings: Sendable, Equatable {
 }
 
 extension HomeAssistantSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = HomeAssistantSettings()
         enabled = try reader.bool("enabled") ?? defaults.enabled

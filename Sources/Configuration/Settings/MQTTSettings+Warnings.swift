@@ -3,7 +3,7 @@ import Foundation
 /// Credentials that are valid but exposed (issue 19, D13).
 extension MQTTSettings {
     /// A password sent in clear text to another machine, a password file others can read.
-    public var credentialWarnings: [String] {
+    package var credentialWarnings: [String] {
         var warnings: [String] = []
         let hasPassword = passwordFile != nil || passwordEnvironmentVariable != nil
         if hasPassword, !url.usesTLS, !Self.isLoopback(url.host) {

@@ -1,44 +1,44 @@
 import Foundation
 
 /// `mqtt`: the broker connection and how readings are published.
-public struct MQTTSettings: Sendable, Equatable {
-    public enum ProtocolVersion: String, ConfigurationEnum {
+package struct MQTTSettings: Sendable, Equatable {
+    package enum ProtocolVersion: String, ConfigurationEnum {
         case v311 = "3.1.1"
         case v5 = "5"
     }
 
-    public var url: BrokerURL
+    package var url: BrokerURL
     /// MQTT client identifier; defaults to `gateway_id`.
-    public var clientID: String
-    public var protocolVersion: ProtocolVersion
-    public var username: String?
+    package var clientID: String
+    package var protocolVersion: ProtocolVersion
+    package var username: String?
     /// A file whose contents (without a trailing newline) are the password.
-    public var passwordFile: String?
+    package var passwordFile: String?
     /// An environment variable holding the password.
-    public var passwordEnvironmentVariable: String?
-    public var keepAlive: Duration
-    public var cleanSession: Bool
+    package var passwordEnvironmentVariable: String?
+    package var keepAlive: Duration
+    package var cleanSession: Bool
     /// First topic level of everything the gateway publishes and subscribes.
-    public var baseTopic: String
+    package var baseTopic: String
     /// QoS of readings (0, 1 or 2).
-    public var qos: Int
+    package var qos: Int
     /// Also publish every characteristic's raw value on its own topic.
-    public var rawTopics: Bool
+    package var rawTopics: Bool
     /// `<device>/availability` as `{"state":"online"}` (like `bridge/state`) instead of `online`.
-    public var jsonAvailability: Bool
+    package var jsonAvailability: Bool
     /// Readings of one device that arrive within this window share one state publish (a lone
     /// reading waits at most this long); zero publishes every reading's state at once.
-    public var stateWindow: Duration
+    package var stateWindow: Duration
     /// TLS settings; used when `url` is `mqtts://`.
-    public var tls: TLSSettings
+    package var tls: TLSSettings
     /// Topic prefixes, besides `<base_topic>/`, that an MQTT 5 request may name as its response topic.
-    public var responseTopicPrefixes: [String]
+    package var responseTopicPrefixes: [String]
     /// Shared-broker mode (docs/multi-gateway.md): several gateways with different `gateway_id`s
     /// share this broker and `base_topic`; the gateway's own bridge topics move under
     /// `<base>/bridge/gateways/<gateway_id>` and it follows the other gateways' records. Off by default.
-    public var sharedBroker: Bool
+    package var sharedBroker: Bool
 
-    public init(
+    package init(
         url: BrokerURL = BrokerURL(host: "127.0.0.1"), clientID: String = "blebridge",
         protocolVersion: ProtocolVersion = .v5, username: String? = nil, passwordFile: String? = nil,
         passwordEnvironmentVariable: String? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = false,
@@ -72,7 +72,8 @@ public struct MQTTSettings: Sendable, Equatable {
 
     /// Reads the password from `password_file` or `password_env`; nil when neither is set.
     /// Errors name the key and say what to fix.
-    public func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError)
+    package func password(environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError)
         -> String?
     {
         if let passwordFile {
@@ -103,7 +104,7 @@ public struct MQTTSettings: Sendable, Equatable {
 }
 
 extension MQTTSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = MQTTSettings()
         if let text = try reader.string("url", expected: BrokerURL.accepted) {

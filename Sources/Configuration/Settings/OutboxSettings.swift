@@ -1,9 +1,9 @@
 import Timekeeping
 
 /// `outbox`: the SQLite store-and-forward queue between readings and the broker.
-public struct OutboxSettings: Sendable, Equatable {
+package struct OutboxSettings: Sendable, Equatable {
     /// SQLite `PRAGMA synchronous` (the `Outbox` module maps it).
-    public enum Synchronous: String, ConfigurationEnum {
+    package enum Synchronous: String, ConfigurationEnum {
         /// Durable across a process crash (WAL); the default.
         case normal
         /// Also durable across power loss, at a large cost in write throughput.
@@ -11,7 +11,7 @@ public struct OutboxSettings: Sendable, Equatable {
     }
 
     /// When readings are written to the database (`mode`).
-    public enum Mode: String, ConfigurationEnum {
+    package enum Mode: String, ConfigurationEnum {
         /// Readings are published from memory while the broker acknowledges them within
         /// `spill_after`; written to the database only when an acknowledgement is late, the broker
         /// is away, or the gateway stops. The default: an SD card is written a few MB a day instead
@@ -21,23 +21,23 @@ public struct OutboxSettings: Sendable, Equatable {
         case durable
     }
 
-    public var mode: Mode
+    package var mode: Mode
     /// Memory-first mode: how long a reading published from memory may wait for its acknowledgement
     /// before everything held is written to the database.
-    public var spillAfter: Duration
+    package var spillAfter: Duration
     /// Database file; a relative path is relative to the working directory.
-    public var path: String
-    public var synchronous: Synchronous
+    package var path: String
+    package var synchronous: Synchronous
     /// Oldest messages are dropped beyond this many…
-    public var maxMessages: Int
+    package var maxMessages: Int
     /// …or beyond this many bytes of payload…
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// …or when older than this.
-    public var maxAge: Duration
+    package var maxAge: Duration
     /// Messages published but not yet acknowledged at any time.
-    public var inflight: Int
+    package var inflight: Int
 
-    public init(
+    package init(
         path: String = "blebridge.sqlite", synchronous: Synchronous = .normal, maxMessages: Int = 1_000_000,
         maxBytes: Int = 268_435_456, maxAge: Duration = .seconds(7 * 86400), inflight: Int = 64,
         mode: Mode = .memoryFirst, spillAfter: Duration = .seconds(2)
@@ -59,7 +59,7 @@ public struct OutboxSettings: Sendable, Equatable {
 
 extension OutboxSettings {
     /// `memory_first (spill after 2s)` or `durable`, for the configuration summary.
-    public var modeSummary: String {
+    package var modeSummary: String {
         switch mode {
         case .memoryFirst: "memory_first, spill after \(DurationParser.format(spillAfter))"
         case .durable: "durable"
@@ -68,7 +68,7 @@ extension OutboxSettings {
 }
 
 extension OutboxSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = OutboxSettings()
         path = try reader.nonEmptyString("path", expected: "the path of the SQLite database file") ?? defaults.path

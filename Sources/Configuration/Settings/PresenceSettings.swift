@@ -4,28 +4,28 @@ import Timekeeping
 /// then this gateway publishes, for every device it hears, its smoothed RSSI and a distance
 /// estimate on `<base>/<device>/presence/<gateway_id>`, and the room of the nearest gateway on
 /// `<base>/<device>/room`.
-public struct PresenceSettings: Sendable, Equatable {
+package struct PresenceSettings: Sendable, Equatable {
     /// This gateway's room; nil: presence is off.
-    public var room: String?
+    package var room: String?
     /// The exponent `n` of the log-distance path loss model: `d = 10^((P₁ₘ − RSSI) / (10 n))`.
-    public var pathLossExponent: Double
+    package var pathLossExponent: Double
     /// The signal at 1 m (dBm) of a device that says none (no iBeacon measured power, no
     /// Eddystone TX power) and has no `tx_power` configured.
-    public var referencePower: Int
+    package var referencePower: Int
     /// The time constant of the exponential smoothing of the RSSI.
-    public var smoothing: Duration
+    package var smoothing: Duration
     /// The shortest time between two presence messages of one device from this gateway.
-    public var interval: Duration
+    package var interval: Duration
     /// An unchanged presence is published again after this long while the device is heard.
-    public var renewal: Duration
+    package var renewal: Duration
     /// A gateway whose presence for a device is older than this no longer counts for its room.
-    public var timeout: Duration
+    package var timeout: Duration
     /// How much nearer (a fraction of the current gateway's distance) another gateway must be…
-    public var margin: Double
+    package var margin: Double
     /// …without a break for this long before the room moves to it.
-    public var switchDelay: Duration
+    package var switchDelay: Duration
 
-    public init(
+    package init(
         room: String? = nil, pathLossExponent: Double = 2.5, referencePower: Int = -59,
         smoothing: Duration = .seconds(3), interval: Duration = .seconds(1), renewal: Duration = .seconds(5),
         timeout: Duration = .seconds(15), margin: Double = 0.2, switchDelay: Duration = .seconds(2)
@@ -42,7 +42,7 @@ public struct PresenceSettings: Sendable, Equatable {
     }
 
     /// Whether room presence is on (a room is set).
-    public var enabled: Bool { room != nil }
+    package var enabled: Bool { room != nil }
 
     static let keys = [
         "room", "path_loss_exponent", "reference_power", "smoothing", "interval", "renewal", "timeout", "margin",
@@ -51,7 +51,7 @@ public struct PresenceSettings: Sendable, Equatable {
 }
 
 extension PresenceSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = PresenceSettings()
         room = try reader.nonEmptyString("room", expected: "the name of this gateway's room")

@@ -1,11 +1,11 @@
 import Timekeeping
 
 /// A rate such as `"10/s"`, `"100/m"`, `"1/h"` or `"5/10s"`: at most `count` per `period`.
-public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
-    public var count: Int
-    public var period: Duration
+package struct RateLimit: Sendable, Hashable, CustomStringConvertible {
+    package var count: Int
+    package var period: Duration
 
-    public init(count: Int, period: Duration) {
+    package init(count: Int, period: Duration) {
         self.count = count
         self.period = period
     }
@@ -29,7 +29,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
         self.init(count: count, period: period)
     }
 
-    public var description: String {
+    package var description: String {
         switch period {
         case .seconds(1): "\(count)/s"
         case .seconds(60): "\(count)/m"

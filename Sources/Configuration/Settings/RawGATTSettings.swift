@@ -3,11 +3,11 @@ import Bluetooth
 /// `commands.raw_gatt`: requests on `<base>/bridge/request/gatt/…`. Off by default; when on,
 /// only the characteristics in `allow` may be touched (within the service an entry names, when it
 /// names one), and only with the listed operations.
-public struct RawGATTSettings: Sendable, Equatable {
-    public var enabled: Bool
-    public var allow: [RawGATTRule]
+package struct RawGATTSettings: Sendable, Equatable {
+    package var enabled: Bool
+    package var allow: [RawGATTRule]
 
-    public init(enabled: Bool = false, allow: [RawGATTRule] = []) {
+    package init(enabled: Bool = false, allow: [RawGATTRule] = []) {
         self.enabled = enabled
         self.allow = allow
     }
@@ -17,7 +17,7 @@ public struct RawGATTSettings: Sendable, Equatable {
     /// The operations allowed on `characteristic` of `device` in `service` (empty when raw GATT
     /// is off). An entry without a service allows the characteristic in every service; with
     /// `service` nil only such entries count.
-    public func allowedOperations(
+    package func allowedOperations(
         device: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil
     ) -> Set<GATTOperation> {
         guard enabled else { return [] }
@@ -33,15 +33,15 @@ public struct RawGATTSettings: Sendable, Equatable {
 }
 
 /// One allowlist entry of ``RawGATTSettings``.
-public struct RawGATTRule: Sendable, Equatable {
+package struct RawGATTRule: Sendable, Equatable {
     /// A device `id` from `devices`.
-    public var device: String
-    public var characteristic: BluetoothUUID
+    package var device: String
+    package var characteristic: BluetoothUUID
     /// The service holding it; nil: the characteristic in any service of the device.
-    public var service: BluetoothUUID?
-    public var operations: [GATTOperation]
+    package var service: BluetoothUUID?
+    package var operations: [GATTOperation]
 
-    public init(
+    package init(
         device: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil, operations: [GATTOperation]
     ) {
         self.device = device
@@ -54,7 +54,7 @@ public struct RawGATTRule: Sendable, Equatable {
 }
 
 extension RawGATTSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         enabled = try reader.bool("enabled") ?? false
         allow = try reader.objects(RawGATTRule.self, "allow") ?? []
@@ -62,7 +62,7 @@ extension RawGATTSettings: Decodable {
 }
 
 extension RawGATTRule: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         device = try reader.required(try reader.string("device"), "device", accepted: "a device id from devices")
         characteristic = try reader.required(

@@ -1,25 +1,25 @@
 import Bluetooth
 
 /// `bluetooth.scan`: the one discovery session the gateway shares.
-public struct ScanSettings: Sendable, Equatable {
-    public enum Mode: String, ConfigurationEnum {
+package struct ScanSettings: Sendable, Equatable {
+    package enum Mode: String, ConfigurationEnum {
         /// Scan requests: names and scan-response data arrive sooner, at some radio cost.
         case active
         /// Listen only.
         case passive
     }
 
-    public var mode: Mode
+    package var mode: Mode
     /// Only report advertisers of these services (empty: everything).
-    public var services: [BluetoothUUID]
+    package var services: [BluetoothUUID]
     /// Report every advertisement, not only changes (needed for passive sensors such as BTHome).
-    public var duplicates: Bool
+    package var duplicates: Bool
     /// Ignore advertisements weaker than this, in dBm (nil: no floor).
-    public var rssiMin: Int?
+    package var rssiMin: Int?
     /// Forget a device not heard from for this long.
-    public var deviceTTL: Duration
+    package var deviceTTL: Duration
 
-    public init(
+    package init(
         mode: Mode = .active, services: [BluetoothUUID] = [], duplicates: Bool = true, rssiMin: Int? = nil,
         deviceTTL: Duration = .seconds(300)
     ) {
@@ -34,7 +34,7 @@ public struct ScanSettings: Sendable, Equatable {
 }
 
 extension ScanSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         let defaults = ScanSettings()
         mode = try reader.enumeration(Mode.self, "mode") ?? defaults.mode

@@ -1,14 +1,14 @@
 /// `mqtt.tls`: certificates for an `mqtts://` broker. Paths are files on this machine.
-public struct TLSSettings: Sendable, Equatable {
+package struct TLSSettings: Sendable, Equatable {
     /// CA certificate (PEM) that signed the broker's certificate; nil: the system's CA store.
-    public var caFile: String?
+    package var caFile: String?
     /// Client certificate and key (PEM) for brokers that require one; both or neither.
-    public var certFile: String?
-    public var keyFile: String?
+    package var certFile: String?
+    package var keyFile: String?
     /// Skip checking the broker's host name against its certificate (testing only).
-    public var insecure: Bool
+    package var insecure: Bool
 
-    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+    package init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
         self.caFile = caFile
         self.certFile = certFile
         self.keyFile = keyFile
@@ -19,7 +19,7 @@ public struct TLSSettings: Sendable, Equatable {
 }
 
 extension TLSSettings: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let reader = try ObjectReader(decoder, keys: Self.keys)
         caFile = try reader.nonEmptyString("ca_file", expected: "the path of a PEM file")
         certFile = try reader.nonEmptyString("cert_file", expected: "the path of a PEM file")

@@ -15,7 +15,7 @@ public final class DBusConnection: Sendable {
     let loop: ConnectionLoop
 
     /// The unique name the bus assigned (`:1.42`).
-    public let uniqueName: String
+    package let uniqueName: String
 
     /// Connects to `address` (`unix:path=/run/dbus/system_bus_socket`, `unix:abstract=…`, …) and
     /// registers with the bus (`Hello`).
@@ -49,12 +49,12 @@ public final class DBusConnection: Sendable {
     }
 
     /// Closes the connection. Safe to call more than once.
-    public func close() {
+    package func close() {
         loop.submit { $0.shutDown(reason: DBusError.connectionClosed) }
     }
 
     /// False once the connection was closed or lost.
-    public var isConnected: Bool { !loop.isClosed }
+    package var isConnected: Bool { !loop.isClosed }
 
     // MARK: Calls
 
@@ -64,7 +64,7 @@ public final class DBusConnection: Sendable {
     /// `org.freedesktop.DBus.Error.NoReply` after `timeout`, `ServiceUnknown` when nobody owns
     /// `destination`, `Disconnected` when the connection closes, and `CancellationError` when the
     /// calling task is cancelled.
-    public func call(
+    package func call(
         destination: String, path: DBusObjectPath, interface: String, method: String,
         arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
@@ -76,7 +76,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Calls a method without waiting for (or asking for) a reply.
-    public func callWithoutReply(
+    package func callWithoutReply(
         destination: String, path: DBusObjectPath, interface: String, method: String, arguments: [DBusValue] = []
     ) throws {
         let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
@@ -108,7 +108,7 @@ public final class DBusConnection: Sendable {
     // MARK: Signals
 
     /// Emits a signal (to everyone listening, or only to `destination`).
-    public func emitSignal(
+    package func emitSignal(
         path: DBusObjectPath, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
     ) throws {
         let message = try Message.signal(path: path, interface: interface, name: name)
@@ -118,7 +118,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`).
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: DBusObjectPath, interface: String, changed: KeyValuePairs<String, DBusValue>,
         invalidated: [String] = []
     ) throws {
@@ -128,7 +128,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Emits `PropertiesChanged` with the changed properties sorted by name.
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: DBusObjectPath, interface: String, changed: [String: DBusValue], invalidated: [String] = []
     ) throws {
         try emitSignal(
@@ -139,7 +139,7 @@ public final class DBusConnection: Sendable {
     /// Signals matching `rule`, as a stream. The match rule is active on the bus when this
     /// returns, and is removed when the stream ends (the consumer stops iterating or the task is
     /// cancelled). Signals are decoded once on the connection thread and yielded directly.
-    public func signals(
+    package func signals(
         matching rule: DBusMatchRule,
         bufferingPolicy: AsyncStream<DBusSignal>.Continuation.BufferingPolicy = .unbounded
     ) async throws -> AsyncStream<DBusSignal> {
@@ -157,7 +157,7 @@ public final class DBusConnection: Sendable {
     /// Like `signals(matching:)`, but yields the matching signals in batches: all those that
     /// arrived together (one read from the bus), in order. For high-rate consumers (GATT
     /// notifications): one wake-up and one stream operation per batch instead of per signal.
-    public func signalBatches(
+    package func signalBatches(
         matching rule: DBusMatchRule,
         bufferingPolicy: AsyncStream<[DBusSignal]>.Continuation.BufferingPolicy = .unbounded
     ) async throws -> AsyncStream<[DBusSignal]> {
@@ -170,7 +170,7 @@ public final class DBusConnection: Sendable {
 
     /// Owner changes of `name` (all names when nil): e.g. `org.bluez` vanishing when bluetoothd
     /// restarts and coming back.
-    public func nameOwnerChanges(
+    package func nameOwnerChanges(
         _ name: String? = nil,
         bufferingPolicy: AsyncStream<DBusNameOwnerChange>.Continuation.BufferingPolicy = .unbounded
     ) async throws -> AsyncStream<DBusNameOwnerChange> {
@@ -267,7 +267,7 @@ public final class DBusConnection: Sendable {
 
     /// Asks the bus for a well-known name.
     @discardableResult
-    public func requestName(_ name: String, flags: DBusRequestNameFlags = [.doNotQueue]) async throws
+    package func requestName(_ name: String, flags: DBusRequestNameFlags = [.doNotQueue]) async throws
         -> DBusRequestNameReply
     {
         let reply = try await callBus("RequestName", [.string(name), .uint32(flags.rawValue)])
@@ -279,7 +279,7 @@ public final class DBusConnection: Sendable {
 
     /// Gives a well-known name back.
     @discardableResult
-    public func releaseName(_ name: String) async throws -> DBusReleaseNameReply {
+    package func releaseName(_ name: String) async throws -> DBusReleaseNameReply {
         let reply = try await callBus("ReleaseName", [.string(name)])
         guard let code = reply.first?.asUInt32, let result = DBusReleaseNameReply(rawValue: code) else {
             throw DBusError(.inconsistentMessage, "unexpected ReleaseName reply \(reply)")
@@ -288,7 +288,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// The unique name owning `name`, or nil when nobody owns it.
-    public func nameOwner(_ name: String) async throws -> String? {
+    package func nameOwner(_ name: String) async throws -> String? {
         do {
             return try await callBus("GetNameOwner", [.string(name)]).first?.asString
         } catch let error as DBusError where error.name == .nameHasNoOwner {
@@ -299,7 +299,7 @@ public final class DBusConnection: Sendable {
     /// The process id of the connection owning `name` (`GetConnectionUnixProcessID`), as the bus
     /// daemon sees it (its PID namespace, which may not be the caller's). Throws when nobody owns
     /// the name or the bus cannot tell.
-    public func connectionUnixProcessID(_ name: String) async throws -> UInt32 {
+    package func connectionUnixProcessID(_ name: String) async throws -> UInt32 {
         let reply = try await callBus("GetConnectionUnixProcessID", [.string(name)])
         guard let pid = reply.first?.asUInt32 else {
             throw DBusError(.inconsistentMessage, "unexpected GetConnectionUnixProcessID reply \(reply)")
@@ -313,7 +313,7 @@ public final class DBusConnection: Sendable {
     /// the path emit `InterfacesAdded` with the current property values. Calls are served as
     /// soon as this returns. `signatureMismatch` says how calls on this object with a wrong
     /// argument signature are answered (one way per path; BlueZ's is `.unknownMethod`).
-    public func export(
+    package func export(
         path: DBusObjectPath, interfaces: [DBusInterface], signatureMismatch: DBusSignatureMismatch = .invalidArgs
     ) async throws {
         var properties: [DBusValue] = []
@@ -329,13 +329,13 @@ public final class DBusConnection: Sendable {
         }
     }
 
-    public func export(_ object: DBusExportedObject) async throws {
+    package func export(_ object: DBusExportedObject) async throws {
         try await export(path: object.path, interfaces: object.interfaces, signatureMismatch: object.signatureMismatch)
     }
 
     /// Removes the named interfaces (all when nil) from `path`; object managers above it emit
     /// `InterfacesRemoved`.
-    public func unexport(path: DBusObjectPath, interfaces: [String]? = nil) async throws {
+    package func unexport(path: DBusObjectPath, interfaces: [String]? = nil) async throws {
         try await loop.perform { state throws(DBusError) in
             try state.unexport(path: path, names: interfaces)
         }
@@ -343,7 +343,7 @@ public final class DBusConnection: Sendable {
 
     /// Serves `org.freedesktop.DBus.ObjectManager` at `path` for every object below it
     /// (BlueZ has one at `/`). `signatureMismatch` as for `export(path:interfaces:signatureMismatch:)`.
-    public func addObjectManager(
+    package func addObjectManager(
         at path: DBusObjectPath = .root, signatureMismatch: DBusSignatureMismatch = .invalidArgs
     ) async throws {
         try await loop.perform { state throws(DBusError) in

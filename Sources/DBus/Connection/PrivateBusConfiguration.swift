@@ -2,9 +2,9 @@
 /// Unix socket, and a policy that lets any client own any name and send anything, like a session
 /// bus, so a simulator can own `org.bluez` without root. Limits are raised for bulk tests and
 /// benchmarks (large arrays, many outstanding calls and match rules).
-public enum PrivateBusConfiguration {
+package enum PrivateBusConfiguration {
     /// The `--config-file` text for a daemon listening on `unix:path=<socketPath>`.
-    public static func text(socketPath: String) -> String {
+    package static func text(socketPath: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

@@ -1,10 +1,10 @@
 /// An object to export: a path, its interfaces, and how it answers a wrong argument signature.
-public struct DBusExportedObject: Sendable {
-    public var path: DBusObjectPath
-    public var interfaces: [DBusInterface]
-    public var signatureMismatch: DBusSignatureMismatch
+package struct DBusExportedObject: Sendable {
+    package var path: DBusObjectPath
+    package var interfaces: [DBusInterface]
+    package var signatureMismatch: DBusSignatureMismatch
 
-    public init(
+    package init(
         path: DBusObjectPath, interfaces: [DBusInterface], signatureMismatch: DBusSignatureMismatch = .invalidArgs
     ) {
         self.path = path

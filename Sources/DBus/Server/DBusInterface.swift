@@ -1,11 +1,11 @@
 /// An interface exported on an object: its methods, properties and (for introspection) signals.
-public struct DBusInterface: Sendable {
-    public var name: String
-    public var methods: [DBusMethod]
-    public var properties: [DBusProperty]
-    public var signals: [DBusSignalDescription]
+package struct DBusInterface: Sendable {
+    package var name: String
+    package var methods: [DBusMethod]
+    package var properties: [DBusProperty]
+    package var signals: [DBusSignalDescription]
 
-    public init(
+    package init(
         name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [],
         signals: [DBusSignalDescription] = []
     ) {
@@ -15,6 +15,6 @@ public struct DBusInterface: Sendable {
         self.signals = signals
     }
 
-    public func method(named name: String) -> DBusMethod? { methods.first { $0.name == name } }
-    public func property(named name: String) -> DBusProperty? { properties.first { $0.name == name } }
+    package func method(named name: String) -> DBusMethod? { methods.first { $0.name == name } }
+    package func property(named name: String) -> DBusProperty? { properties.first { $0.name == name } }
 }

@@ -6,15 +6,15 @@
 /// `signatureMismatch: .unknownMethod`); the returned values must match `outSignature`. Throw a
 /// `DBusError` to reply with that error name (`org.bluez.Error.InProgress`); any other error
 /// becomes `org.freedesktop.DBus.Error.Failed`.
-public struct DBusMethod: Sendable {
-    public typealias Handler = @Sendable (DBusMethodCall) async throws -> [DBusValue]
+package struct DBusMethod: Sendable {
+    package typealias Handler = @Sendable (DBusMethodCall) async throws -> [DBusValue]
 
-    public var name: String
-    public var inSignature: DBusSignature
-    public var outSignature: DBusSignature
-    public var handler: Handler
+    package var name: String
+    package var inSignature: DBusSignature
+    package var outSignature: DBusSignature
+    package var handler: Handler
 
-    public init(
+    package init(
         name: String, inSignature: DBusSignature = .empty, outSignature: DBusSignature = .empty,
         handler: @escaping Handler
     ) {

@@ -4,23 +4,23 @@
 /// `GetManagedObjects` and `InterfacesAdded`, and `Get` answers `InvalidArgs`, as BlueZ does for
 /// e.g. an unknown `RSSI`). A setter does not emit `PropertiesChanged` by itself: call
 /// `DBusConnection.emitPropertiesChanged` when the value really changed.
-public struct DBusProperty: Sendable {
-    public enum Access: String, Sendable {
+package struct DBusProperty: Sendable {
+    package enum Access: String, Sendable {
         case read
         case write
         case readwrite
     }
 
-    public typealias Getter = @Sendable () async throws -> DBusValue?
-    public typealias Setter = @Sendable (DBusValue) async throws -> Void
+    package typealias Getter = @Sendable () async throws -> DBusValue?
+    package typealias Setter = @Sendable (DBusValue) async throws -> Void
 
-    public var name: String
-    public var signature: DBusSignature
-    public var access: Access
-    public var get: Getter
-    public var set: Setter?
+    package var name: String
+    package var signature: DBusSignature
+    package var access: Access
+    package var get: Getter
+    package var set: Setter?
 
-    public init(
+    package init(
         name: String, signature: DBusSignature, access: Access = .read, get: @escaping Getter,
         set: Setter? = nil
     ) {

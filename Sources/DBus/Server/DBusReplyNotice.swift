@@ -5,7 +5,7 @@ import Synchronization
 /// Anything sent on the same connection after ``queued()`` returns reaches the caller after that
 /// reply (the connection thread sends in submission order). A server uses it to order a signal
 /// after a reply, as bluetoothd emits `Connected` false only after answering `Disconnect`.
-public final class DBusReplyNotice: Sendable {
+package final class DBusReplyNotice: Sendable {
     private struct State {
         var isQueued = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -13,13 +13,13 @@ public final class DBusReplyNotice: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Whether the reply has been queued.
-    public var isQueued: Bool { state.withLock { $0.isQueued } }
+    package var isQueued: Bool { state.withLock { $0.isQueued } }
 
     /// Returns once the reply has been queued (at once if it already was).
-    public func queued() async {
+    package func queued() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.isQueued { return true }

@@ -1,9 +1,9 @@
 /// A signal an interface emits, for introspection data.
-public struct DBusSignalDescription: Sendable, Hashable {
-    public var name: String
-    public var signature: DBusSignature
+package struct DBusSignalDescription: Sendable, Hashable {
+    package var name: String
+    package var signature: DBusSignature
 
-    public init(name: String, signature: DBusSignature = .empty) {
+    package init(name: String, signature: DBusSignature = .empty) {
         self.name = name
         self.signature = signature
     }

@@ -1,6 +1,6 @@
 /// How an exported object answers a method call whose argument signature differs from the
 /// method's declared one.
-public enum DBusSignatureMismatch: Sendable, Hashable {
+package enum DBusSignatureMismatch: Sendable, Hashable {
     /// `org.freedesktop.DBus.Error.InvalidArgs` naming the expected and the received signature
     /// (the default).
     case invalidArgs

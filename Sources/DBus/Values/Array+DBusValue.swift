@@ -1,13 +1,13 @@
 extension [DBusValue] {
     /// The concatenated signature of a list of arguments.
-    public var dbusSignature: DBusSignature {
+    package var dbusSignature: DBusSignature {
         DBusSignature(trusted: map(\.signature.rawValue).joined())
     }
 }
 
 extension [DBusValue] {
     /// Decodes argument `index` into `type`, with the position in the error message.
-    public func decode<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self) throws(DBusError) -> T {
+    package func decode<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self) throws(DBusError) -> T {
         guard indices.contains(index) else {
             throw DBusError(.invalidArgs, "argument \(index) missing: got \(count) arguments ('\(dbusSignature)')")
         }

@@ -1,9 +1,9 @@
 /// One entry of a D-Bus dictionary (`{kv}`).
 public struct DBusDictEntry: Sendable, Hashable {
-    public var key: DBusValue
-    public var value: DBusValue
+    package var key: DBusValue
+    package var value: DBusValue
 
-    public init(key: DBusValue, value: DBusValue) {
+    package init(key: DBusValue, value: DBusValue) {
         self.key = key
         self.value = value
     }

@@ -12,12 +12,12 @@ public struct DBusFileDescriptor: Sendable, Hashable, CustomStringConvertible {
     private let box: Box
 
     /// Takes ownership of `fd` (it will be closed by this value).
-    public init(takingOwnershipOf fd: Int32) {
+    package init(takingOwnershipOf fd: Int32) {
         box = Box(fd)
     }
 
     /// Duplicates `fd`; the caller keeps ownership of `fd`.
-    public init(duplicating fd: Int32) throws(DBusError) {
+    package init(duplicating fd: Int32) throws(DBusError) {
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else {
             throw DBusError(.failed, "cannot duplicate file descriptor \(fd): errno \(errno)")
@@ -26,10 +26,10 @@ public struct DBusFileDescriptor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The descriptor number, valid while this value (or a copy) exists.
-    public var rawValue: Int32 { box.fd }
+    package var rawValue: Int32 { box.fd }
 
     /// A new descriptor for the same open file, owned by the caller.
-    public func duplicate() throws(DBusError) -> Int32 {
+    package func duplicate() throws(DBusError) -> Int32 {
         let copy = fcntl(box.fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else {
             throw DBusError(.failed, "cannot duplicate file descriptor \(box.fd): errno \(errno)")

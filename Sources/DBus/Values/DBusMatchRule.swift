@@ -3,19 +3,19 @@
 /// Fields left nil match anything. The rule is installed on the bus by
 /// `DBusConnection.signals(matching:)` and checked again locally, so each stream receives only
 /// its own signals even when several rules overlap.
-public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
+package struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     /// A unique name (`:1.42`), a well-known name (`org.bluez`, resolved to its current owner) or
     /// `org.freedesktop.DBus`.
-    public var sender: String?
-    public var interface: String?
-    public var member: String?
-    public var path: DBusObjectPath?
+    package var sender: String?
+    package var interface: String?
+    package var member: String?
+    package var path: DBusObjectPath?
     /// Matches `pathNamespace` itself and every path below it.
-    public var pathNamespace: DBusObjectPath?
+    package var pathNamespace: DBusObjectPath?
     /// The first argument, when it is a string (or object path) equal to this.
-    public var arg0: String?
+    package var arg0: String?
 
-    public init(
+    package init(
         sender: String? = nil, interface: String? = nil, member: String? = nil, path: DBusObjectPath? = nil,
         pathNamespace: DBusObjectPath? = nil, arg0: String? = nil
     ) {
@@ -28,7 +28,7 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The rule in the bus daemon's syntax.
-    public var string: String {
+    package var string: String {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
@@ -44,10 +44,10 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: ",")
     }
 
-    public var description: String { string }
+    package var description: String { string }
 
     /// `PropertiesChanged` for one interface (arg0), optionally restricted to a sender and a path.
-    public static func propertiesChanged(
+    package static func propertiesChanged(
         sender: String? = nil, interface: String? = nil, path: DBusObjectPath? = nil,
         pathNamespace: DBusObjectPath? = nil
     ) -> DBusMatchRule {

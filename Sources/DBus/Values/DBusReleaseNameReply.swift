@@ -1,5 +1,5 @@
 /// The bus daemon's answer to `ReleaseName`.
-public enum DBusReleaseNameReply: UInt32, Sendable {
+package enum DBusReleaseNameReply: UInt32, Sendable {
     case released = 1
     case nonExistent = 2
     case notOwner = 3

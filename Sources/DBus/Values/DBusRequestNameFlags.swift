@@ -1,9 +1,9 @@
 /// Flags of `RequestName`.
-public struct DBusRequestNameFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct DBusRequestNameFlags: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    public static let allowReplacement = DBusRequestNameFlags(rawValue: 1)
-    public static let replaceExisting = DBusRequestNameFlags(rawValue: 2)
-    public static let doNotQueue = DBusRequestNameFlags(rawValue: 4)
+    package static let allowReplacement = DBusRequestNameFlags(rawValue: 1)
+    package static let replaceExisting = DBusRequestNameFlags(rawValue: 2)
+    package static let doNotQueue = DBusRequestNameFlags(rawValue: 4)
 }

@@ -1,5 +1,5 @@
 /// The bus daemon's answer to `RequestName`.
-public enum DBusRequestNameReply: UInt32, Sendable {
+package enum DBusRequestNameReply: UInt32, Sendable {
     case primaryOwner = 1
     case inQueue = 2
     case exists = 3

@@ -1,17 +1,17 @@
 /// A received signal.
-public struct DBusSignal: Sendable, Hashable {
+package struct DBusSignal: Sendable, Hashable {
     /// The sender's unique name (`:1.42`).
-    public var sender: String
-    public var path: DBusObjectPath
-    public var interface: String
-    public var member: String
-    public var arguments: [DBusValue]
+    package var sender: String
+    package var path: DBusObjectPath
+    package var interface: String
+    package var member: String
+    package var arguments: [DBusValue]
     /// Its number among the signals the connection delivered (1, 2, …; 0 when not received):
     /// a method call's ``DBusMethodCall/signalsBefore`` is the number of the last signal its
     /// sender sent before it.
-    public var sequence: UInt64
+    package var sequence: UInt64
 
-    public init(
+    package init(
         sender: String, path: DBusObjectPath, interface: String, member: String, arguments: [DBusValue],
         sequence: UInt64 = 0
     ) {

@@ -1,16 +1,16 @@
 /// A validated D-Bus type signature: zero or more complete types (`s`, `a{sv}`, `(oa{sv})`).
 public struct DBusSignature: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public let rawValue: String
+    package let rawValue: String
 
     /// Validates `rawValue`; throws `org.freedesktop.DBus.Error.InvalidSignature` otherwise.
-    public init(_ rawValue: String) throws(DBusError) {
+    package init(_ rawValue: String) throws(DBusError) {
         guard Self.completeTypeLengths(rawValue) != nil else {
             throw DBusError(.invalidSignature, "invalid D-Bus signature '\(rawValue)'")
         }
         self.rawValue = rawValue
     }
 
-    public init?(validating rawValue: String) {
+    package init?(validating rawValue: String) {
         guard Self.completeTypeLengths(rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
@@ -26,10 +26,10 @@ public struct DBusSignature: Hashable, Sendable, ExpressibleByStringLiteral, Cus
 
     public var description: String { rawValue }
 
-    public static let empty = DBusSignature(trusted: "")
+    package static let empty = DBusSignature(trusted: "")
 
     /// The complete types this signature is made of (`sa{sv}as` → `s`, `a{sv}`, `as`).
-    public var completeTypes: [DBusSignature] {
+    package var completeTypes: [DBusSignature] {
         guard let lengths = Self.completeTypeLengths(rawValue) else { return [] }
         var result: [DBusSignature] = []
         var rest = Substring(rawValue)
@@ -41,7 +41,7 @@ public struct DBusSignature: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     }
 
     /// True when the signature is exactly one complete type.
-    public var isSingleCompleteType: Bool { Self.completeTypeLengths(rawValue)?.count == 1 }
+    package var isSingleCompleteType: Bool { Self.completeTypeLengths(rawValue)?.count == 1 }
 
     /// Lengths (in bytes) of each complete type, or nil when the signature is invalid.
     static func completeTypeLengths(_ signature: String) -> [Int]? {

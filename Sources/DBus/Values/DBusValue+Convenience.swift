@@ -1,16 +1,16 @@
 extension DBusValue {
     /// `as`
-    public static func strings(_ strings: some Sequence<String>) -> DBusValue {
+    package static func strings(_ strings: some Sequence<String>) -> DBusValue {
         .array(elementSignature: DBusSignature(trusted: "s"), strings.map { .string($0) })
     }
 
     /// `ao`
-    public static func objectPaths(_ paths: some Sequence<DBusObjectPath>) -> DBusValue {
+    package static func objectPaths(_ paths: some Sequence<DBusObjectPath>) -> DBusValue {
         .array(elementSignature: DBusSignature(trusted: "o"), paths.map { .objectPath($0) })
     }
 
     /// `a{sv}`, entries sorted by key (dictionaries have no order of their own).
-    public static func properties(_ properties: [String: DBusValue]) -> DBusValue {
+    package static func properties(_ properties: [String: DBusValue]) -> DBusValue {
         .dictionary(
             keySignature: DBusSignature(trusted: "s"), valueSignature: DBusSignature(trusted: "v"),
             properties.sorted { $0.key < $1.key }.map { DBusDictEntry(key: .string($0.key), value: .variant($0.value)) }
@@ -18,77 +18,77 @@ extension DBusValue {
     }
 
     /// `a{sv}` in the given order.
-    public static func properties(_ properties: KeyValuePairs<String, DBusValue>) -> DBusValue {
+    package static func properties(_ properties: KeyValuePairs<String, DBusValue>) -> DBusValue {
         .dictionary(
             keySignature: DBusSignature(trusted: "s"), valueSignature: DBusSignature(trusted: "v"),
             properties.map { DBusDictEntry(key: .string($0.key), value: .variant($0.value)) })
     }
 
     /// The value inside a variant (recursively), or the value itself.
-    public var unwrappedVariant: DBusValue {
+    package var unwrappedVariant: DBusValue {
         var value = self
         while case .variant(let inner) = value { value = inner }
         return value
     }
 
-    public var asString: String? {
+    package var asString: String? {
         if case .string(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asBool: Bool? {
+    package var asBool: Bool? {
         if case .boolean(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asByte: UInt8? {
+    package var asByte: UInt8? {
         if case .byte(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asInt16: Int16? {
+    package var asInt16: Int16? {
         if case .int16(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asUInt16: UInt16? {
+    package var asUInt16: UInt16? {
         if case .uint16(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asInt32: Int32? {
+    package var asInt32: Int32? {
         if case .int32(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asUInt32: UInt32? {
+    package var asUInt32: UInt32? {
         if case .uint32(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asInt64: Int64? {
+    package var asInt64: Int64? {
         if case .int64(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asUInt64: UInt64? {
+    package var asUInt64: UInt64? {
         if case .uint64(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asDouble: Double? {
+    package var asDouble: Double? {
         if case .double(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asObjectPath: DBusObjectPath? {
+    package var asObjectPath: DBusObjectPath? {
         if case .objectPath(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asSignature: DBusSignature? {
+    package var asSignature: DBusSignature? {
         if case .signature(let value) = unwrappedVariant { return value }
         return nil
     }
-    public var asFileDescriptor: DBusFileDescriptor? {
+    package var asFileDescriptor: DBusFileDescriptor? {
         if case .unixFD(let value) = unwrappedVariant { return value }
         return nil
     }
 
     /// `ay` as bytes.
-    public var asBytes: [UInt8]? { unwrappedVariant.byteArray }
+    package var asBytes: [UInt8]? { unwrappedVariant.byteArray }
 
     /// The elements of any array (not of a dictionary); an `ay` gives `.byte` elements.
-    public var asArray: [DBusValue]? {
+    package var asArray: [DBusValue]? {
         switch unwrappedVariant {
         case .array(_, let items): return items
         case .bytes(let bytes): return bytes.map { .byte($0) }
@@ -97,7 +97,7 @@ extension DBusValue {
     }
 
     /// `as` as strings.
-    public var asStrings: [String]? {
+    package var asStrings: [String]? {
         guard let items = asArray else { return nil }
         var strings: [String] = []
         strings.reserveCapacity(items.count)
@@ -109,25 +109,25 @@ extension DBusValue {
     }
 
     /// `ao` as paths.
-    public var asObjectPaths: [DBusObjectPath]? {
+    package var asObjectPaths: [DBusObjectPath]? {
         guard let items = asArray else { return nil }
         return items.compactMap(\.asObjectPath).count == items.count ? items.compactMap(\.asObjectPath) : nil
     }
 
     /// Members of a structure.
-    public var asStructure: [DBusValue]? {
+    package var asStructure: [DBusValue]? {
         if case .structure(let members) = unwrappedVariant { return members }
         return nil
     }
 
     /// Entries of any dictionary, in wire order.
-    public var asDictionaryEntries: [DBusDictEntry]? {
+    package var asDictionaryEntries: [DBusDictEntry]? {
         if case .dictionary(_, _, let entries) = unwrappedVariant { return entries }
         return nil
     }
 
     /// A dictionary with string keys (`a{sv}`, `a{sa{sv}}`, …); variant values are unwrapped one level.
-    public var asDictionary: [String: DBusValue]? {
+    package var asDictionary: [String: DBusValue]? {
         guard case .dictionary(let key, _, let entries) = unwrappedVariant, key.rawValue == "s" else { return nil }
         var result: [String: DBusValue] = [:]
         result.reserveCapacity(entries.count)
@@ -143,7 +143,7 @@ extension DBusValue {
     }
 
     /// A dictionary with object path keys (`a{oa{sa{sv}}}` from GetManagedObjects).
-    public var asObjectPathDictionary: [DBusObjectPath: DBusValue]? {
+    package var asObjectPathDictionary: [DBusObjectPath: DBusValue]? {
         guard case .dictionary(let key, _, let entries) = unwrappedVariant, key.rawValue == "o" else { return nil }
         var result: [DBusObjectPath: DBusValue] = [:]
         for entry in entries {

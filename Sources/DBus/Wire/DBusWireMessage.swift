@@ -8,7 +8,7 @@ internal import CDBus
 /// decoder can be checked on any input (the `fuzz-dbus-message` harness in `Fuzz/`).
 public enum DBusWireMessage {
     /// The largest message libdbus accepts (its default `max_message_size`, 128 MiB).
-    public static let maximumBytes = 128 * 1024 * 1024
+    package static let maximumBytes = 128 * 1024 * 1024
 
     /// Validates the message as libdbus does on receipt and decodes its arguments. Throws
     /// libdbus's error (`org.freedesktop.DBus.Error.InvalidArgs` and others) for bytes that are

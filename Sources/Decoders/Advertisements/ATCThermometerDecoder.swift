@@ -8,22 +8,22 @@ import Bluetooth
 /// The encrypted variant (8 bytes, ``ThermometerCipher``) carries temperature in 0.5 °C from
 /// −40 °C, humidity in 0.5 %, and battery % (bits 0–6; above 100 reported as 100, as the format's
 /// reference parser does) with the trigger in bit 7; it needs the bind key and the address.
-public struct ATCThermometerDecoder: AdvertisementDecoder {
-    public let name = "atc1441"
-    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181A)))
+package struct ATCThermometerDecoder: AdvertisementDecoder {
+    package let name = "atc1441"
+    package let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181A)))
 
-    public init() {}
+    package init() {}
 
     /// The unencrypted format starts with the address; the prefix of the Xiaomi thermometers the
     /// firmware is made for (A4:C1:38). The encrypted format has no marker.
-    public var payloadMarkers: [PayloadMarker] { [PayloadMarker([0xA4, 0xC1, 0x38])] }
+    package var payloadMarkers: [PayloadMarker] { [PayloadMarker([0xA4, 0xC1, 0x38])] }
 
     /// The unencrypted format's first six bytes: the address, as printed.
-    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] { [PayloadMarker(address.bytes)] }
+    package func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] { [PayloadMarker(address.bytes)] }
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 13 || payload.count == 8 }
+    package func accepts(_ payload: [UInt8]) -> Bool { payload.count == 13 || payload.count == 8 }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         if payload.count == 8 { return try decrypted(payload, context: context) }
         var reader = ByteReader(payload)
         let mac = try reader.bytes(6, "mac")

@@ -3,11 +3,11 @@
 /// back (a replayed frame). Keep one filter per device. MiBeacon readings carry the same two
 /// fields (its frame counter as `packet_id`, the extended counter as `encryption_counter`), so the
 /// filter serves both formats.
-public struct BTHomePacketFilter: Sendable {
+package struct BTHomePacketFilter: Sendable {
     /// The decoders whose readings carry `packet_id` / `encryption_counter` in this sense.
-    public static let decoders: Set<String> = ["bthome", "mibeacon"]
+    package static let decoders: Set<String> = ["bthome", "mibeacon"]
 
-    public enum Verdict: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         case new
         /// Same packet id as the previous accepted reading.
         case duplicate
@@ -18,11 +18,11 @@ public struct BTHomePacketFilter: Sendable {
     private var lastPacketID: DecodedValue?
     private var lastCounter: Int64?
 
-    public init() {}
+    package init() {}
 
     /// Judges a decoded BTHome reading and remembers it when it is new. Readings without a packet
     /// id are always new (the format makes the id optional).
-    public mutating func judge(_ reading: DecodedReading) -> Verdict {
+    package mutating func judge(_ reading: DecodedReading) -> Verdict {
         if case .int(let counter)? = reading["encryption_counter"] {
             if let lastCounter, counter < lastCounter { return .replayed }
             lastCounter = counter

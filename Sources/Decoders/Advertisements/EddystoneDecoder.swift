@@ -3,12 +3,12 @@ import Bluetooth
 /// Google Eddystone, service data UUID 0xFEAA (https://github.com/google/eddystone, protocol
 /// specification): UID (0x00), URL (0x10), TLM (0x20, unencrypted version 0) and EID (0x30).
 /// Multi-byte numbers are big-endian.
-public struct EddystoneDecoder: AdvertisementDecoder {
-    public let name = "eddystone"
-    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFEAA)))
+package struct EddystoneDecoder: AdvertisementDecoder {
+    package let name = "eddystone"
+    package let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFEAA)))
 
     /// The frame types decoded: UID, URL, TLM, EID.
-    public var payloadMarkers: [PayloadMarker] { [0x00, 0x10, 0x20, 0x30].map { PayloadMarker([$0]) } }
+    package var payloadMarkers: [PayloadMarker] { [0x00, 0x10, 0x20, 0x30].map { PayloadMarker([$0]) } }
 
     static let schemes = ["http://www.", "https://www.", "http://", "https://"]
     static let expansions = [
@@ -16,9 +16,9 @@ public struct EddystoneDecoder: AdvertisementDecoder {
         ".biz", ".gov",
     ]
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let frame = try reader.uint8("frame_type")
         var fields: [DecodedField]

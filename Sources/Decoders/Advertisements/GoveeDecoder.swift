@@ -15,11 +15,11 @@ import Bluetooth
 /// range; a corrupt frame gives hundreds of degrees), has `temperature` and `humidity` null and
 /// `sensor_error` true. The payload starts with the two company-id bytes
 /// (``AdvertisementSource/anyManufacturerData``).
-public struct GoveeDecoder: AdvertisementDecoder {
-    public let name = "govee"
-    public let source = AdvertisementSource.anyManufacturerData
+package struct GoveeDecoder: AdvertisementDecoder {
+    package let name = "govee"
+    package let source = AdvertisementSource.anyManufacturerData
 
-    public init() {}
+    package init() {}
 
     /// The frame layouts, by company id and entry length (without the company-id bytes).
     enum Frame: Equatable {
@@ -73,15 +73,15 @@ public struct GoveeDecoder: AdvertisementDecoder {
         return nil
     }
 
-    public func accepts(_ payload: [UInt8]) -> Bool { accepts(payload, context: AdvertisementContext()) }
+    package func accepts(_ payload: [UInt8]) -> Bool { accepts(payload, context: AdvertisementContext()) }
 
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         guard payload.count >= 2 else { return false }
         let company = UInt16(payload[0]) | UInt16(payload[1]) << 8
         return Self.frame(company: company, length: payload.count - 2, localName: context.localName) != nil
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let company = try reader.uint16("company_id")
         guard let frame = Self.frame(company: company, length: reader.remaining, localName: context.localName) else {

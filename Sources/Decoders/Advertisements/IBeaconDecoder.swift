@@ -2,17 +2,17 @@ import Bluetooth
 
 /// Apple iBeacon: manufacturer data of company 0x004C starting `02 15`, then the proximity UUID
 /// (16 bytes), major and minor (big-endian uint16) and the measured power at 1 m (int8, dBm).
-public struct IBeaconDecoder: AdvertisementDecoder {
-    public let name = "ibeacon"
-    public let source = AdvertisementSource.manufacturerData(0x004C)
+package struct IBeaconDecoder: AdvertisementDecoder {
+    package let name = "ibeacon"
+    package let source = AdvertisementSource.manufacturerData(0x004C)
 
-    public init() {}
+    package init() {}
 
-    public func accepts(_ payload: [UInt8]) -> Bool {
+    package func accepts(_ payload: [UInt8]) -> Bool {
         payload.count >= 2 && payload[0] == 0x02 && payload[1] == 0x15
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let type = try reader.uint8("type")
         guard type == 0x02 else {

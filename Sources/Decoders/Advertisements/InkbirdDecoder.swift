@@ -16,11 +16,11 @@ import Bluetooth
 ///   0xFFFF is a probe not plugged in (`temperature_probe_N` null).
 ///
 /// A humidity above 100 % or a battery above 100 % marks a corrupt frame: `invalid_value`.
-public struct InkbirdDecoder: AdvertisementDecoder {
-    public let name = "inkbird"
-    public let source = AdvertisementSource.anyManufacturerData
+package struct InkbirdDecoder: AdvertisementDecoder {
+    package let name = "inkbird"
+    package let source = AdvertisementSource.anyManufacturerData
 
-    public init() {}
+    package init() {}
 
     enum Frame: Equatable {
         /// 9 bytes; `humidityOptional` for `tps` (IBS-TH2 and the probe-only IBS-P01B).
@@ -55,13 +55,13 @@ public struct InkbirdDecoder: AdvertisementDecoder {
         return nil
     }
 
-    public func accepts(_ payload: [UInt8]) -> Bool { false }
+    package func accepts(_ payload: [UInt8]) -> Bool { false }
 
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         Self.frame(localName: context.localName, length: payload.count) != nil
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         guard let frame = Self.frame(localName: context.localName, length: payload.count) else {
             throw DecoderError(
                 .unsupported, field: "name", offset: 0,

@@ -17,20 +17,20 @@ import Bluetooth
 /// `weight_unit` as the scale shows it (`kg`, `lb`, `jin`), `stabilized` (the weight is final: stable,
 /// not removed, above zero), `weight_removed`, `impedance` (v2, only with a final weight the scale
 /// says it measured the impedance for), `timestamp` (null when the clock is not set) and `model`.
-public struct MiScaleDecoder: AdvertisementDecoder {
-    public let name: String
-    public let source: AdvertisementSource
+package struct MiScaleDecoder: AdvertisementDecoder {
+    package let name: String
+    package let source: AdvertisementSource
     let version: Int
 
     /// Mi Smart Scale (v1), service data 0x181D.
-    public init() {
+    package init() {
         name = "miscale_v1"
         source = .serviceData(BluetoothUUID(UInt16(0x181D)))
         version = 1
     }
 
     /// Mi Body Composition Scale (v2), service data 0x181B.
-    public static let bodyComposition = MiScaleDecoder(bodyComposition: ())
+    package static let bodyComposition = MiScaleDecoder(bodyComposition: ())
 
     private init(bodyComposition: Void) {
         name = "miscale_v2"
@@ -38,9 +38,9 @@ public struct MiScaleDecoder: AdvertisementDecoder {
         version = 2
     }
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == (version == 1 ? 10 : 13) }
+    package func accepts(_ payload: [UInt8]) -> Bool { payload.count == (version == 1 ? 10 : 13) }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let pounds: Bool
         let jin: Bool

@@ -10,14 +10,14 @@ import Bluetooth
 /// with t the temperature byte (°C + 40), truncated to whole mm, published only when the reading
 /// quality is at least 1. `battery` is (V − 2.2) / 0.65 as a percentage, clamped to 0–100 and
 /// rounded to 0.1.
-public struct MopekaDecoder: AdvertisementDecoder {
-    public let name = "mopeka"
-    public static let service = BluetoothUUID(UInt16(0xFEE5))
-    public let source = AdvertisementSource.anyManufacturerData
-    public static let companyID: UInt16 = 0x0059
+package struct MopekaDecoder: AdvertisementDecoder {
+    package let name = "mopeka"
+    package static let service = BluetoothUUID(UInt16(0xFEE5))
+    package let source = AdvertisementSource.anyManufacturerData
+    package static let companyID: UInt16 = 0x0059
 
     /// Device type → model and product name.
-    public static let models: [UInt8: (model: String, product: String)] = [
+    package static let models: [UInt8: (model: String, product: String)] = [
         0x03: ("M1017", "Pro Check"), 0x04: ("Pro-200", "Pro-200"), 0x05: ("Pro H20", "Pro Check H2O"),
         0x06: ("M1017", "Lippert BottleCheck"), 0x08: ("M1015", "Pro Plus"),
         0x09: ("M1015", "Pro Plus with Cellular"), 0x0A: ("TD40/TD200", "TD40/TD200"),
@@ -25,18 +25,18 @@ public struct MopekaDecoder: AdvertisementDecoder {
         0x12: ("Pro-200", "Pro-200B"),
     ]
 
-    public init() {}
+    package init() {}
 
     /// Only from an advertiser listing ``service``: the company-id bytes alone do not identify the format.
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         context.serviceUUIDs.contains(Self.service) && accepts(payload)
     }
 
-    public func accepts(_ payload: [UInt8]) -> Bool {
+    package func accepts(_ payload: [UInt8]) -> Bool {
         payload.count == 12 && payload[0] == 0x59 && payload[1] == 0x00 && Self.models[payload[2]] != nil
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let company = try reader.uint16("company_id")
         guard company == Self.companyID else {

@@ -9,15 +9,15 @@
 /// pressed`, `high` or `normal`. The sector is only a position while brushing (`running`): in any
 /// other state it is 0. A state or mode missing from the tables is left out (`state_code` and
 /// `mode_code` carry the bytes).
-public struct OralBDecoder: AdvertisementDecoder {
-    public let name = "oralb"
-    public let source = AdvertisementSource.manufacturerData(0x00DC)
+package struct OralBDecoder: AdvertisementDecoder {
+    package let name = "oralb"
+    package let source = AdvertisementSource.manufacturerData(0x00DC)
 
-    public init() {}
+    package init() {}
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 9 || payload.count == 11 }
+    package func accepts(_ payload: [UInt8]) -> Bool { payload.count == 9 || payload.count == 11 }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let protocolVersion = try reader.uint8("protocol_version")
         let modelID = try reader.uint8("model_id")

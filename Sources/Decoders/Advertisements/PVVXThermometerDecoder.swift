@@ -8,25 +8,25 @@ import Bluetooth
 ///
 /// The encrypted variant (11 bytes, ``ThermometerCipher``) carries temperature, humidity,
 /// battery % and the flags; it needs the bind key and the address.
-public struct PVVXThermometerDecoder: AdvertisementDecoder {
-    public let name = "pvvx"
-    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181A)))
+package struct PVVXThermometerDecoder: AdvertisementDecoder {
+    package let name = "pvvx"
+    package let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0x181A)))
 
-    public init() {}
+    package init() {}
 
     /// The unencrypted format's address (reversed) ends with the prefix of the Xiaomi
     /// thermometers the firmware is mostly flashed on (LYWSD03MMC, MHO-C401: A4:C1:38); another
     /// prefix, or the encrypted format (no address), has no marker.
-    public var payloadMarkers: [PayloadMarker] { [PayloadMarker(offset: 3, [0x38, 0xC1, 0xA4])] }
+    package var payloadMarkers: [PayloadMarker] { [PayloadMarker(offset: 3, [0x38, 0xC1, 0xA4])] }
 
     /// The unencrypted format's first six bytes: the address, reversed.
-    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
+    package func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
         [PayloadMarker(address.bytes.reversed())]
     }
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.count == 15 || payload.count == 11 }
+    package func accepts(_ payload: [UInt8]) -> Bool { payload.count == 15 || payload.count == 11 }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         guard payload.count != 11 else {
             let (counter, plaintext) = try ThermometerCipher.open(payload, context: context)
             var reader = ByteReader(plaintext)

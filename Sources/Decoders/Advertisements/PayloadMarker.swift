@@ -3,10 +3,10 @@
 /// service-data pattern with the bytes after the UUID, as 5.71 and later do
 /// (docs/configuration.md, "Passive scanning").
 public struct PayloadMarker: Sendable, Hashable {
-    public var offset: Int
-    public var bytes: [UInt8]
+    package var offset: Int
+    package var bytes: [UInt8]
 
-    public init(offset: Int = 0, _ bytes: [UInt8]) {
+    package init(offset: Int = 0, _ bytes: [UInt8]) {
         self.offset = offset
         self.bytes = bytes
     }

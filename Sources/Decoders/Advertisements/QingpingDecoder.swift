@@ -23,12 +23,12 @@ import Bluetooth
 /// When both 0x08 and 0x09 are present, the later one's illuminance is published. Any other
 /// object is kept as `object_0x<id>` (hex). An object of a known id with another
 /// length, or a repeated id, is `invalid_value` naming it; a cut object is `truncated`.
-public struct QingpingDecoder: AdvertisementDecoder {
-    public let name = "qingping"
-    public let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFDCD)))
+package struct QingpingDecoder: AdvertisementDecoder {
+    package let name = "qingping"
+    package let source = AdvertisementSource.serviceData(BluetoothUUID(UInt16(0xFDCD)))
 
     /// Device type byte → model.
-    public static let models: [UInt8: String] = [
+    package static let models: [UInt8: String] = [
         0x01: "CGG1", 0x04: "CGH1", 0x07: "CGG1", 0x09: "CGP1W", 0x0C: "CGD1", 0x0E: "CGDN1", 0x0F: "CGM1",
         0x10: "CGDK2", 0x12: "CGPR1", 0x15: "CGF1W", 0x16: "CGG1", 0x18: "CGP23W", 0x1E: "CGC1", 0x24: "CGDN1",
         0x26: "CGP23W", 0x33: "CGP22C", 0x4F: "CGG3", 0x52: "CGR1PC", 0x5D: "CGP22C", 0x62: "CGR1PC",
@@ -40,15 +40,15 @@ public struct QingpingDecoder: AdvertisementDecoder {
         0x18: 2, 0x19: 1,
     ]
 
-    public init() {}
+    package init() {}
 
     /// The address, reversed, after the frame control and device type bytes (no marker for a
     /// device of unknown address: the two bytes before it vary by model and event).
-    public func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
+    package func payloadMarkers(for address: BluetoothAddress) -> [PayloadMarker] {
         [PayloadMarker(offset: 2, address.bytes.reversed())]
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let control = try reader.uint8("frame_control")
         let type = try reader.uint8("device_type")

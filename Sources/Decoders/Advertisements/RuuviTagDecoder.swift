@@ -3,15 +3,15 @@ import Bluetooth
 /// RuuviTag data formats 5 ("RAWv2", https://docs.ruuvi.com/communication/bluetooth-advertisements/data-format-5-rawv2)
 /// and 3 ("RAWv1", .../data-format-3-rawv1): manufacturer data of company 0x0499, big-endian.
 /// In format 5 each field's "not available" value decodes as `null`; format 3 has no such value.
-public struct RuuviTagDecoder: AdvertisementDecoder {
-    public let name = "ruuvi"
-    public let source = AdvertisementSource.manufacturerData(0x0499)
+package struct RuuviTagDecoder: AdvertisementDecoder {
+    package let name = "ruuvi"
+    package let source = AdvertisementSource.manufacturerData(0x0499)
 
-    public init() {}
+    package init() {}
 
-    public func accepts(_ payload: [UInt8]) -> Bool { payload.first == 0x05 || payload.first == 0x03 }
+    package func accepts(_ payload: [UInt8]) -> Bool { payload.first == 0x05 || payload.first == 0x03 }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let format = try reader.uint8("data_format")
         switch format {

@@ -16,10 +16,10 @@ import Bluetooth
 ///
 /// The digit of a reading with `n` steps runs 0…n (n + 1 values). Published at the sensor's
 /// resolution (0.0025 °C is not rounded); pressure in hPa.
-public struct SensorPushDecoder: AdvertisementDecoder {
-    public let name = "sensorpush"
-    public static let service = BluetoothUUID("ef090000-11d6-42ba-93b8-9dd7ec090ab0")!
-    public let source = AdvertisementSource.anyManufacturerData
+package struct SensorPushDecoder: AdvertisementDecoder {
+    package let name = "sensorpush"
+    package static let service = BluetoothUUID("ef090000-11d6-42ba-93b8-9dd7ec090ab0")!
+    package let source = AdvertisementSource.anyManufacturerData
 
     /// One packed reading: its name, range and step as the integer numbers of steps, and the
     /// step as a decimal (`stepMantissa × 10^stepExponent`).
@@ -69,14 +69,14 @@ public struct SensorPushDecoder: AdvertisementDecoder {
         66: ("TC.x", [temperature(-200, 1_800, step: 625)]),
     ]
 
-    public init() {}
+    package init() {}
 
     /// Only from an advertiser listing ``service``: the company-id bytes alone do not identify the format.
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         context.serviceUUIDs.contains(Self.service) && accepts(payload)
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let header = try reader.uint8("header")
         guard header & 0x03 == 0 else {

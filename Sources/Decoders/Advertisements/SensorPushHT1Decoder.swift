@@ -7,19 +7,19 @@ import Bluetooth
 /// (1 for the HT1). The words are the Sensirion SHT21's raw readings: humidity
 /// −6 + 125 × word / 2¹² % (clamped to 0–100), temperature −46.85 + 175.72 × word / 2¹⁴ °C;
 /// both published rounded to 0.01, the sensor's resolution.
-public struct SensorPushHT1Decoder: AdvertisementDecoder {
-    public let name = "sensorpush_ht1"
-    public static let service = BluetoothUUID("ef090000-11d6-42ba-93b8-9dd7ec090aa9")!
-    public let source = AdvertisementSource.anyManufacturerData
+package struct SensorPushHT1Decoder: AdvertisementDecoder {
+    package let name = "sensorpush_ht1"
+    package static let service = BluetoothUUID("ef090000-11d6-42ba-93b8-9dd7ec090aa9")!
+    package let source = AdvertisementSource.anyManufacturerData
 
-    public init() {}
+    package init() {}
 
     /// Only from an advertiser listing ``service``: the company-id bytes alone do not identify the format.
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         context.serviceUUIDs.contains(Self.service) && accepts(payload)
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let word = try reader.uint32("readings")
         let type = (word >> 26) & 0x1F

@@ -21,13 +21,13 @@ import Bluetooth
 /// Temperature and humidity (3 bytes): byte 0 bits 0–3 tenths of a degree; byte 1 bit 7 sign
 /// (1 = above zero), bits 0–6 whole degrees °C; byte 2 bit 7 the display shows °F, bits 0–6
 /// humidity %. All zero is a meter that has not measured yet: no temperature or humidity.
-public struct SwitchBotDecoder: AdvertisementDecoder {
-    public let name: String
-    public let source: AdvertisementSource
+package struct SwitchBotDecoder: AdvertisementDecoder {
+    package let name: String
+    package let source: AdvertisementSource
 
-    public static let companyID: UInt16 = 0x0969
+    package static let companyID: UInt16 = 0x0969
 
-    public init() {
+    package init() {
         self.init(name: "switchbot", uuid: BluetoothUUID(UInt16(0xFD3D)))
     }
 
@@ -37,13 +37,13 @@ public struct SwitchBotDecoder: AdvertisementDecoder {
     }
 
     /// The same format under the service data UUID 0x0D00 of older firmware.
-    public static let legacy = SwitchBotDecoder(name: "switchbot_0d00", uuid: BluetoothUUID(UInt16(0x0D00)))
+    package static let legacy = SwitchBotDecoder(name: "switchbot_0d00", uuid: BluetoothUUID(UInt16(0x0D00)))
 
-    public func accepts(_ payload: [UInt8]) -> Bool {
+    package func accepts(_ payload: [UInt8]) -> Bool {
         payload.first.flatMap { SwitchBotModel(code: $0) } != nil
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let code = try reader.uint8("device_type")
         guard let model = SwitchBotModel(code: code) else {

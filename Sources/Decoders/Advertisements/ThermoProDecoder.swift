@@ -8,11 +8,11 @@ import Bluetooth
 /// the reference parser does, with `battery_low`); 3 means no battery reading. Temperature and
 /// humidity all 0xFF mean no reading (null). At least one more byte follows, not decoded.
 /// The payload starts with the two company-id bytes (``AdvertisementSource/anyManufacturerData``).
-public struct ThermoProDecoder: AdvertisementDecoder {
-    public let name = "thermopro"
-    public let source = AdvertisementSource.anyManufacturerData
+package struct ThermoProDecoder: AdvertisementDecoder {
+    package let name = "thermopro"
+    package let source = AdvertisementSource.anyManufacturerData
 
-    public init() {}
+    package init() {}
 
     /// The model from the local name (`TP357 (2B54)` → `TP357`), nil for another name.
     static func model(_ localName: String?) -> String? {
@@ -21,13 +21,13 @@ public struct ThermoProDecoder: AdvertisementDecoder {
     }
 
     /// Only with a ThermoPro name (``accepts(_:context:)``).
-    public func accepts(_ payload: [UInt8]) -> Bool { false }
+    package func accepts(_ payload: [UInt8]) -> Bool { false }
 
-    public func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+    package func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
         Self.model(context.localName) != nil && payload.count >= 6
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         try reader.skip(1, "tag")
         let temperatureHumidity = try reader.bytes(3, "temperature_humidity")

@@ -18,24 +18,24 @@ import Bluetooth
 /// inverter, 0x04 DC-DC converter, 0x05 Smart Lithium, 0x08 AC charger, 0x09 Smart
 /// BatteryProtect, 0x0A Lynx Smart BMS, 0x0D DC energy meter, 0x0F Orion XS. Other types are
 /// refused as `unsupported` naming the type.
-public struct VictronDecoder: AdvertisementDecoder {
-    public let name = "victron"
-    public static let companyID: UInt16 = 0x02E1
-    public let source = AdvertisementSource.manufacturerData(VictronDecoder.companyID)
+package struct VictronDecoder: AdvertisementDecoder {
+    package let name = "victron"
+    package static let companyID: UInt16 = 0x02E1
+    package let source = AdvertisementSource.manufacturerData(VictronDecoder.companyID)
     /// The first byte of an Instant Readout entry (a product advertisement).
-    public static let productAdvertisement: UInt8 = 0x10
+    package static let productAdvertisement: UInt8 = 0x10
     /// The bytes before the encrypted record.
-    public static let headerCount = 8
+    package static let headerCount = 8
 
-    public init() {}
+    package init() {}
 
     /// A product advertisement with its whole header; a record shorter than its type's fields
     /// (even an empty one) is then refused as `truncated`.
-    public func accepts(_ payload: [UInt8]) -> Bool {
+    package func accepts(_ payload: [UInt8]) -> Bool {
         payload.count >= Self.headerCount && payload[0] == Self.productAdvertisement
     }
 
-    public func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(payload)
         let kind = try reader.uint8("record_kind")
         guard kind == Self.productAdvertisement else {
@@ -84,7 +84,7 @@ public struct VictronDecoder: AdvertisementDecoder {
 
     /// An Instant Readout entry (without the company id) carrying `record` encrypted under `key`:
     /// for tests and simulated advertisers.
-    public static func frame(
+    package static func frame(
         type: UInt8, product: UInt16, counter: UInt16, record: [UInt8], key: [UInt8]
     ) throws(DecoderError) -> [UInt8] {
         let counterBytes = [UInt8(counter & 0xFF), UInt8(counter >> 8)]

@@ -1,14 +1,14 @@
-public import Bluetooth
+import Bluetooth
 
 /// Alert Level (0x2A06), Immediate Alert / Link Loss services: uint8 0 no alert, 1 mild, 2 high.
 /// Decodes and encodes (it is what users write to make a device beep).
-public enum AlertLevel: UInt8, Sendable, Hashable, CaseIterable {
+package enum AlertLevel: UInt8, Sendable, Hashable, CaseIterable {
     case none = 0
     case mild = 1
     case high = 2
 
     /// The name used in JSON and MQTT commands.
-    public var name: String {
+    package var name: String {
         switch self {
         case .none: return "none"
         case .mild: return "mild"
@@ -17,7 +17,7 @@ public enum AlertLevel: UInt8, Sendable, Hashable, CaseIterable {
     }
 
     /// Accepts `none`/`no_alert`/`off`, `mild`, `high` (any case) or the numbers 0–2.
-    public init(value: DecodedValue) throws(DecoderError) {
+    package init(value: DecodedValue) throws(DecoderError) {
         switch value {
         case .string(let text):
             switch text.lowercased() {
@@ -39,17 +39,17 @@ public enum AlertLevel: UInt8, Sendable, Hashable, CaseIterable {
     }
 
     /// The characteristic value to write.
-    public var encoded: [UInt8] { [rawValue] }
+    package var encoded: [UInt8] { [rawValue] }
 }
 
 /// The decoder for Alert Level values read back from a device.
-public struct AlertLevelCharacteristic: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A06))
-    public let name = "alert_level"
+package struct AlertLevelCharacteristic: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A06))
+    package let name = "alert_level"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let raw = try reader.uint8("alert_level")
         try reader.expectEnd(name)

@@ -1,10 +1,10 @@
-public import Bluetooth
+import Bluetooth
 
 /// Appearance (0x2A01), GAP: a 16-bit value whose top 10 bits are the category and low 6 bits the
 /// subcategory (Assigned Numbers §2.6).
-public struct Appearance: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A01))
-    public let name = "appearance"
+package struct Appearance: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A01))
+    package let name = "appearance"
 
     static let categories: [UInt16: String] = [
         0: "unknown", 1: "phone", 2: "computer", 3: "watch", 4: "clock", 5: "display", 6: "remote_control",
@@ -20,9 +20,9 @@ public struct Appearance: CharacteristicDecoder {
         81: "outdoor_sports_activity",
     ]
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let value = try reader.uint16("appearance")
         try reader.expectEnd(name)

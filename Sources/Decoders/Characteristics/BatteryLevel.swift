@@ -1,13 +1,13 @@
-public import Bluetooth
+import Bluetooth
 
 /// Battery Level (0x2A19), Battery Service 1.0 §3.1: uint8 percentage, 0–100.
-public struct BatteryLevel: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A19))
-    public let name = "battery_level"
+package struct BatteryLevel: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A19))
+    package let name = "battery_level"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let level = try reader.uint8("battery")
         guard level <= 100 else {

@@ -1,16 +1,16 @@
-public import Bluetooth
+import Bluetooth
 
 /// Blood Pressure Measurement (0x2A35), Blood Pressure Service 1.0 §3.1.
 ///
 /// Flags: bit 0 unit (mmHg / kPa), bit 1 time stamp, bit 2 pulse rate, bit 3 user id, bit 4
 /// measurement status. Systolic, diastolic, mean arterial pressure and pulse rate are SFLOATs.
-public struct BloodPressureMeasurement: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A35))
-    public let name = "blood_pressure_measurement"
+package struct BloodPressureMeasurement: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A35))
+    package let name = "blood_pressure_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let flags = try reader.uint8("flags")
         let unit = flags & 0x01 != 0 ? "kPa" : "mmHg"

@@ -1,15 +1,15 @@
-public import Bluetooth
+import Bluetooth
 
 /// Body Sensor Location (0x2A38), Heart Rate Service 1.0 §3.2.
-public struct BodySensorLocation: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A38))
-    public let name = "body_sensor_location"
+package struct BodySensorLocation: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A38))
+    package let name = "body_sensor_location"
 
     static let locations = ["other", "chest", "wrist", "finger", "hand", "ear_lobe", "foot"]
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let code = Int(try reader.uint8("body_sensor_location"))
         guard code < Self.locations.count else {

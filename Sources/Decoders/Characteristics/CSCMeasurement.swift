@@ -1,4 +1,4 @@
-public import Bluetooth
+import Bluetooth
 
 /// CSC Measurement (0x2A5B), Cycling Speed and Cadence Service 1.0 §3.1.
 ///
@@ -6,28 +6,28 @@ public import Bluetooth
 /// event time uint16 in 1/1024 s), bit 1 crank revolution data present (cumulative crank
 /// revolutions uint16, last crank event time uint16 in 1/1024 s). Speed and cadence come from two
 /// consecutive measurements: see ``CyclingRateCalculator``.
-public struct CSCMeasurement: Sendable, Hashable {
-    public struct Revolutions: Sendable, Hashable {
+package struct CSCMeasurement: Sendable, Hashable {
+    package struct Revolutions: Sendable, Hashable {
         /// Cumulative revolutions (wheel: 32 bits, crank: 16 bits; both wrap around).
-        public var count: UInt32
+        package var count: UInt32
         /// Time of the last event in 1/1024 s (wraps every 64 s).
-        public var eventTime: UInt16
+        package var eventTime: UInt16
 
-        public init(count: UInt32, eventTime: UInt16) {
+        package init(count: UInt32, eventTime: UInt16) {
             self.count = count
             self.eventTime = eventTime
         }
     }
 
-    public var wheel: Revolutions?
-    public var crank: Revolutions?
+    package var wheel: Revolutions?
+    package var crank: Revolutions?
 
-    public init(wheel: Revolutions? = nil, crank: Revolutions? = nil) {
+    package init(wheel: Revolutions? = nil, crank: Revolutions? = nil) {
         self.wheel = wheel
         self.crank = crank
     }
 
-    public init(bytes: [UInt8]) throws(DecoderError) {
+    package init(bytes: [UInt8]) throws(DecoderError) {
         var reader = ByteReader(bytes)
         let flags = try reader.uint8("flags")
         if flags & 0x01 != 0 {
@@ -43,7 +43,7 @@ public struct CSCMeasurement: Sendable, Hashable {
         try reader.expectEnd("csc_measurement")
     }
 
-    public var fields: [DecodedField] {
+    package var fields: [DecodedField] {
         var fields: [DecodedField] = []
         if let wheel {
             fields.append(.int("cumulative_wheel_revolutions", wheel.count, kind: .counter))
@@ -58,13 +58,13 @@ public struct CSCMeasurement: Sendable, Hashable {
 }
 
 /// The decoder for 0x2A5B values.
-public struct CSCMeasurementCharacteristic: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A5B))
-    public let name = "csc_measurement"
+package struct CSCMeasurementCharacteristic: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A5B))
+    package let name = "csc_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         try CSCMeasurement(bytes: bytes).fields
     }
 }

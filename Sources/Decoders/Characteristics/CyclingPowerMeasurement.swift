@@ -1,4 +1,4 @@
-public import Bluetooth
+import Bluetooth
 
 /// Cycling Power Measurement (0x2A63), Cycling Power Service 1.1 §3.2.
 ///
@@ -10,13 +10,13 @@ public import Bluetooth
 /// 12-bit angles in 3 bytes, degrees), bit 9 top dead spot angle (uint16, °), bit 10 bottom dead
 /// spot angle (uint16, °), bit 11 accumulated energy (uint16, kJ), bit 12 offset compensation
 /// indicator. Instantaneous power is sint16 in W.
-public struct CyclingPowerMeasurement: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A63))
-    public let name = "cycling_power_measurement"
+package struct CyclingPowerMeasurement: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A63))
+    package let name = "cycling_power_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let flags = try reader.uint16("flags")
         var fields: [DecodedField] = [

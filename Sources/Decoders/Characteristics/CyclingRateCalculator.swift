@@ -4,22 +4,22 @@
 /// Feed each measurement to ``update(_:)``; it returns the rates since the previous one. When the
 /// event time has not moved (no new revolution) the previous rate is kept for
 /// `staleAfter` identical updates, then reported as zero (the rider stopped).
-public struct CyclingRateCalculator: Sendable {
-    public struct Rates: Sendable, Hashable {
+package struct CyclingRateCalculator: Sendable {
+    package struct Rates: Sendable, Hashable {
         /// Wheel revolutions per minute.
-        public var wheelRPM: Double?
+        package var wheelRPM: Double?
         /// Speed in m/s, from wheel RPM and the circumference.
-        public var speed: Double?
+        package var speed: Double?
         /// Crank revolutions per minute (cadence).
-        public var cadence: Double?
+        package var cadence: Double?
 
-        public init(wheelRPM: Double? = nil, speed: Double? = nil, cadence: Double? = nil) {
+        package init(wheelRPM: Double? = nil, speed: Double? = nil, cadence: Double? = nil) {
             self.wheelRPM = wheelRPM
             self.speed = speed
             self.cadence = cadence
         }
 
-        public var fields: [DecodedField] {
+        package var fields: [DecodedField] {
             var fields: [DecodedField] = []
             if let speed { fields.append(.double("speed", speed, unit: "m/s", kind: .speed)) }
             if let wheelRPM { fields.append(.double("wheel_rpm", wheelRPM, unit: "rpm", kind: .measurement)) }
@@ -29,21 +29,21 @@ public struct CyclingRateCalculator: Sendable {
     }
 
     /// Wheel circumference in metres (2.105 m for a 700×25c tyre).
-    public var wheelCircumference: Double
+    package var wheelCircumference: Double
     /// Identical event times tolerated before the rate drops to zero.
-    public var staleAfter: Int
+    package var staleAfter: Int
 
     private var previous: CSCMeasurement?
     private var last = Rates()
     private var wheelStale = 0
     private var crankStale = 0
 
-    public init(wheelCircumference: Double = 2.105, staleAfter: Int = 3) {
+    package init(wheelCircumference: Double = 2.105, staleAfter: Int = 3) {
         self.wheelCircumference = wheelCircumference
         self.staleAfter = staleAfter
     }
 
-    public mutating func update(_ measurement: CSCMeasurement) -> Rates {
+    package mutating func update(_ measurement: CSCMeasurement) -> Rates {
         defer { previous = measurement }
         guard let previous else { return Rates() }
         var rates = Rates()

@@ -1,14 +1,14 @@
-public import Bluetooth
+import Bluetooth
 
 /// Humidity (0x2A6F), Environmental Sensing Service: uint16 in 0.01 %; 0xFFFF means "value is not
 /// known" (decoded as `null`).
-public struct EnvironmentalHumidity: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A6F))
-    public let name = "humidity"
+package struct EnvironmentalHumidity: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A6F))
+    package let name = "humidity"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let raw = try reader.uint16("humidity")
         try reader.expectEnd(name)

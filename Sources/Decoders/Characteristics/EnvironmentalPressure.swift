@@ -1,13 +1,13 @@
-public import Bluetooth
+import Bluetooth
 
 /// Pressure (0x2A6D), Environmental Sensing Service: uint32 in 0.1 Pa, published in hPa.
-public struct EnvironmentalPressure: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A6D))
-    public let name = "pressure"
+package struct EnvironmentalPressure: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A6D))
+    package let name = "pressure"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let raw = try reader.uint32("pressure")
         try reader.expectEnd(name)

@@ -1,14 +1,14 @@
-public import Bluetooth
+import Bluetooth
 
 /// Temperature (0x2A6E), Environmental Sensing Service: sint16 in 0.01 °C; 0x8000 means
 /// "value is not known" (decoded as `null`).
-public struct EnvironmentalTemperature: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A6E))
-    public let name = "temperature"
+package struct EnvironmentalTemperature: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A6E))
+    package let name = "temperature"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let raw = try reader.int16("temperature")
         try reader.expectEnd(name)

@@ -1,17 +1,17 @@
-public import Bluetooth
+import Bluetooth
 
 /// Heart Rate Measurement (0x2A37), Heart Rate Service 1.0 §3.1.
 ///
 /// Flags: bit 0 value format (uint8 / uint16), bits 1–2 sensor contact (bit 2 supported, bit 1
 /// detected), bit 3 energy expended present (uint16, kJ), bit 4 RR intervals present (uint16 each,
 /// 1/1024 s, as many as the value holds).
-public struct HeartRateMeasurement: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A37))
-    public let name = "heart_rate_measurement"
+package struct HeartRateMeasurement: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A37))
+    package let name = "heart_rate_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let flags = try reader.uint8("flags")
         var fields: [DecodedField] = []

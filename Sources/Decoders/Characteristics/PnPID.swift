@@ -1,14 +1,14 @@
-public import Bluetooth
+import Bluetooth
 
 /// PnP ID (0x2A50), Device Information Service 1.1 §3.9: vendor id source, vendor id, product id,
 /// product version.
-public struct PnPID: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A50))
-    public let name = "pnp_id"
+package struct PnPID: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A50))
+    package let name = "pnp_id"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let source = try reader.uint8("vendor_id_source")
         let sourceName: String

@@ -1,16 +1,16 @@
-public import Bluetooth
+import Bluetooth
 
 /// RSC Measurement (0x2A53), Running Speed and Cadence Service 1.0 §3.1.
 ///
 /// Speed uint16 in 1/256 m/s, cadence uint8 in steps/min; flags: bit 0 stride length present
 /// (uint16, 0.01 m), bit 1 total distance present (uint32, 0.1 m), bit 2 running (else walking).
-public struct RSCMeasurement: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A53))
-    public let name = "rsc_measurement"
+package struct RSCMeasurement: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A53))
+    package let name = "rsc_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let flags = try reader.uint8("flags")
         var fields: [DecodedField] = [

@@ -1,15 +1,14 @@
 import Bluetooth
-public import Bluetooth
 
 /// System ID (0x2A23), Device Information Service 1.1 §3.8: a 40-bit manufacturer-defined
 /// identifier followed by a 24-bit organizationally unique identifier, both little-endian.
-public struct SystemID: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A23))
-    public let name = "system_id"
+package struct SystemID: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A23))
+    package let name = "system_id"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let manufacturer = try reader.unsigned(5, "manufacturer_identifier")
         let oui = try reader.uint24("organizationally_unique_identifier")

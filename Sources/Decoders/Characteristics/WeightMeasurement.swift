@@ -1,16 +1,16 @@
-public import Bluetooth
+import Bluetooth
 
 /// Weight Measurement (0x2A9D), Weight Scale Service 1.0 §3.2.
 ///
 /// Flags: bit 0 unit (SI: 0.005 kg, 0.001 m / imperial: 0.01 lb, 0.1 in), bit 1 time stamp,
 /// bit 2 user id, bit 3 BMI (0.1 kg/m²) and height. Weight 0xFFFF means "measurement unsuccessful".
-public struct WeightMeasurement: CharacteristicDecoder {
-    public let uuid = BluetoothUUID(UInt16(0x2A9D))
-    public let name = "weight_measurement"
+package struct WeightMeasurement: CharacteristicDecoder {
+    package let uuid = BluetoothUUID(UInt16(0x2A9D))
+    package let name = "weight_measurement"
 
-    public init() {}
+    package init() {}
 
-    public func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
+    package func decode(_ bytes: [UInt8]) throws(DecoderError) -> [DecodedField] {
         var reader = ByteReader(bytes)
         let flags = try reader.uint8("flags")
         let imperial = flags & 0x01 != 0

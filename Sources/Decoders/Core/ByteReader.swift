@@ -1,20 +1,20 @@
 /// A cursor over a byte value. Every read names the field it reads, so an underrun becomes a
 /// ``DecoderError`` that says which field was missing and where.
-public struct ByteReader: Sendable {
-    public let bytes: [UInt8]
-    public private(set) var offset: Int = 0
+package struct ByteReader: Sendable {
+    package let bytes: [UInt8]
+    package private(set) var offset: Int = 0
 
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    public var remaining: Int { bytes.count - offset }
-    public var isAtEnd: Bool { offset >= bytes.count }
+    package var remaining: Int { bytes.count - offset }
+    package var isAtEnd: Bool { offset >= bytes.count }
 
     // MARK: Integers
 
     /// An unsigned integer of `width` bytes (1…8).
-    public mutating func unsigned(_ width: Int, bigEndian: Bool = false, _ field: String) throws(DecoderError)
+    package mutating func unsigned(_ width: Int, bigEndian: Bool = false, _ field: String) throws(DecoderError)
         -> UInt64
     {
         let slice = try take(width, field)
@@ -28,7 +28,7 @@ public struct ByteReader: Sendable {
     }
 
     /// A two's-complement signed integer of `width` bytes (1…8).
-    public mutating func signed(_ width: Int, bigEndian: Bool = false, _ field: String) throws(DecoderError)
+    package mutating func signed(_ width: Int, bigEndian: Bool = false, _ field: String) throws(DecoderError)
         -> Int64
     {
         let raw = try unsigned(width, bigEndian: bigEndian, field)
@@ -36,82 +36,82 @@ public struct ByteReader: Sendable {
         return Int64(bitPattern: raw << shift) >> Int64(shift)
     }
 
-    public mutating func uint8(_ field: String) throws(DecoderError) -> UInt8 {
+    package mutating func uint8(_ field: String) throws(DecoderError) -> UInt8 {
         UInt8(try unsigned(1, field))
     }
 
-    public mutating func int8(_ field: String) throws(DecoderError) -> Int8 {
+    package mutating func int8(_ field: String) throws(DecoderError) -> Int8 {
         Int8(try signed(1, field))
     }
 
-    public mutating func uint16(_ field: String) throws(DecoderError) -> UInt16 {
+    package mutating func uint16(_ field: String) throws(DecoderError) -> UInt16 {
         UInt16(try unsigned(2, field))
     }
 
-    public mutating func int16(_ field: String) throws(DecoderError) -> Int16 {
+    package mutating func int16(_ field: String) throws(DecoderError) -> Int16 {
         Int16(try signed(2, field))
     }
 
-    public mutating func uint24(_ field: String) throws(DecoderError) -> UInt32 {
+    package mutating func uint24(_ field: String) throws(DecoderError) -> UInt32 {
         UInt32(try unsigned(3, field))
     }
 
-    public mutating func int24(_ field: String) throws(DecoderError) -> Int32 {
+    package mutating func int24(_ field: String) throws(DecoderError) -> Int32 {
         Int32(try signed(3, field))
     }
 
-    public mutating func uint32(_ field: String) throws(DecoderError) -> UInt32 {
+    package mutating func uint32(_ field: String) throws(DecoderError) -> UInt32 {
         UInt32(try unsigned(4, field))
     }
 
-    public mutating func int32(_ field: String) throws(DecoderError) -> Int32 {
+    package mutating func int32(_ field: String) throws(DecoderError) -> Int32 {
         Int32(try signed(4, field))
     }
 
-    public mutating func uint48(_ field: String) throws(DecoderError) -> UInt64 {
+    package mutating func uint48(_ field: String) throws(DecoderError) -> UInt64 {
         try unsigned(6, field)
     }
 
-    public mutating func uint64(_ field: String) throws(DecoderError) -> UInt64 {
+    package mutating func uint64(_ field: String) throws(DecoderError) -> UInt64 {
         try unsigned(8, field)
     }
 
-    public mutating func int64(_ field: String) throws(DecoderError) -> Int64 {
+    package mutating func int64(_ field: String) throws(DecoderError) -> Int64 {
         try signed(8, field)
     }
 
-    public mutating func uint16BE(_ field: String) throws(DecoderError) -> UInt16 {
+    package mutating func uint16BE(_ field: String) throws(DecoderError) -> UInt16 {
         UInt16(try unsigned(2, bigEndian: true, field))
     }
 
-    public mutating func int16BE(_ field: String) throws(DecoderError) -> Int16 {
+    package mutating func int16BE(_ field: String) throws(DecoderError) -> Int16 {
         Int16(try signed(2, bigEndian: true, field))
     }
 
-    public mutating func uint32BE(_ field: String) throws(DecoderError) -> UInt32 {
+    package mutating func uint32BE(_ field: String) throws(DecoderError) -> UInt32 {
         UInt32(try unsigned(4, bigEndian: true, field))
     }
 
     // MARK: Floating point
 
     /// IEEE 11073 16-bit SFLOAT.
-    public mutating func sfloat(_ field: String) throws(DecoderError) -> MedicalFloat {
+    package mutating func sfloat(_ field: String) throws(DecoderError) -> MedicalFloat {
         MedicalFloat(sfloat: try uint16(field))
     }
 
     /// IEEE 11073 32-bit FLOAT.
-    public mutating func medicalFloat(_ field: String) throws(DecoderError) -> MedicalFloat {
+    package mutating func medicalFloat(_ field: String) throws(DecoderError) -> MedicalFloat {
         MedicalFloat(float: try uint32(field))
     }
 
     /// IEEE 754 binary32.
-    public mutating func float32(bigEndian: Bool = false, _ field: String) throws(DecoderError) -> Float {
+    package mutating func float32(bigEndian: Bool = false, _ field: String) throws(DecoderError) -> Float {
         Float(bitPattern: UInt32(try unsigned(4, bigEndian: bigEndian, field)))
     }
 
     // MARK: Bytes and strings
 
-    public mutating func bytes(_ count: Int, _ field: String) throws(DecoderError) -> [UInt8] {
+    package mutating func bytes(_ count: Int, _ field: String) throws(DecoderError) -> [UInt8] {
         Array(try take(count, field))
     }
 
@@ -121,12 +121,12 @@ public struct ByteReader: Sendable {
     /// `-O -sanitize=address` (the `fuzz-byte-layouts` harness), AddressSanitizer reported a
     /// heap-use-after-free in that copy (the discarded array freed before the copy into it), on
     /// the first seed with a `skip` field. No copy, no discarded array.
-    public mutating func skip(_ count: Int, _ field: String) throws(DecoderError) {
+    package mutating func skip(_ count: Int, _ field: String) throws(DecoderError) {
         _ = try take(count, field).count
     }
 
     /// Everything not read yet.
-    public mutating func rest() -> [UInt8] {
+    package mutating func rest() -> [UInt8] {
         let slice = bytes[offset...]
         offset = bytes.count
         return Array(slice)
@@ -134,7 +134,7 @@ public struct ByteReader: Sendable {
 
     /// `count` bytes of UTF-8 (or everything left when `count` is nil). Trailing NULs, which
     /// devices use as padding, are dropped.
-    public mutating func utf8(count: Int? = nil, _ field: String) throws(DecoderError) -> String {
+    package mutating func utf8(count: Int? = nil, _ field: String) throws(DecoderError) -> String {
         let start = offset
         let raw: ArraySlice<UInt8>
         if let count {
@@ -151,7 +151,7 @@ public struct ByteReader: Sendable {
     }
 
     /// Throws `trailingBytes` unless every byte was read.
-    public func expectEnd(_ field: String) throws(DecoderError) {
+    package func expectEnd(_ field: String) throws(DecoderError) {
         guard isAtEnd else {
             throw DecoderError(
                 .trailingBytes, field: field, offset: offset,

@@ -1,6 +1,6 @@
 /// An IEEE 11073-20601 number (the SFLOAT and FLOAT types of the Bluetooth SIG health profiles),
 /// including its special values.
-public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
+package enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
     case value(Double)
     /// Not a Number.
     case nan
@@ -12,7 +12,7 @@ public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
     case reserved
 
     /// Decodes a 16-bit SFLOAT: 4-bit signed exponent, 12-bit signed mantissa.
-    public init(sfloat raw: UInt16) {
+    package init(sfloat raw: UInt16) {
         switch raw {
         case 0x07FF: self = .nan
         case 0x0800: self = .nres
@@ -27,7 +27,7 @@ public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Decodes a 32-bit FLOAT: 8-bit signed exponent, 24-bit signed mantissa.
-    public init(float raw: UInt32) {
+    package init(float raw: UInt32) {
         switch raw {
         case 0x007F_FFFF: self = .nan
         case 0x0080_0000: self = .nres
@@ -42,18 +42,18 @@ public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The number when finite.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         if case .value(let value) = self { return value }
         return nil
     }
 
     /// A finite value as a JSON number; special values as `null` (JSON has no NaN or infinity).
-    public var decodedValue: DecodedValue {
+    package var decodedValue: DecodedValue {
         if case .value(let value) = self { return .double(value) }
         return .null
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .value(let value): return "\(value)"
         case .nan: return "NaN"

@@ -5,10 +5,10 @@ internal import CCrypto
 /// (Victron's frames carry the key's first byte for that; ``VictronDecoder`` checks it). The
 /// counter block is incremented as one big-endian 128-bit number after each 16-byte block.
 /// Every OpenSSL failure goes through ``CipherContext/check(_:_:)``.
-public enum AESCTR {
+package enum AESCTR {
     /// Encrypts or decrypts (the same operation in counter mode) `data` with a 16-byte key, from
     /// the 16-byte initial counter block.
-    public static func apply(_ data: [UInt8], key: [UInt8], counter: [UInt8]) throws(DecoderError) -> [UInt8] {
+    package static func apply(_ data: [UInt8], key: [UInt8], counter: [UInt8]) throws(DecoderError) -> [UInt8] {
         guard key.count == 16 else {
             throw DecoderError(
                 .missingKey, field: "bind_key", message: "needs 16 bytes (32 hex digits), got \(key.count)")

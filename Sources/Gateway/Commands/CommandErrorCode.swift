@@ -2,7 +2,7 @@ import JSON
 
 /// The fixed set of error codes in command responses (`"error":{"code":…}`), documented in
 /// docs/mqtt.md. Clients may switch on these strings; new codes are only ever added.
-public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
+package enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
     /// The payload is not valid JSON (or not a JSON object).
     case invalidJSON = "invalid_json"
     /// Valid JSON, but a key is missing, unknown, or has the wrong type; or an unknown request topic.
@@ -41,11 +41,11 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable, Error {
 
 /// A refused or failed command: the code, a human message, and the caller's transaction.
 public struct CommandFailure: Error, Sendable, Hashable {
-    public var code: CommandErrorCode
-    public var message: String
-    public var transaction: JSONValue?
+    package var code: CommandErrorCode
+    package var message: String
+    package var transaction: JSONValue?
 
-    public init(_ code: CommandErrorCode, _ message: String, transaction: JSONValue? = nil) {
+    package init(_ code: CommandErrorCode, _ message: String, transaction: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.transaction = transaction

@@ -7,7 +7,7 @@ import Timekeeping
 /// value format, rate limit, in that order. Pure apart from the rate-limit buckets it owns;
 /// time is passed in.
 public struct CommandGate: Sendable {
-    public private(set) var policy: CommandPolicy
+    package private(set) var policy: CommandPolicy
     private var buckets: [String: TokenBucket] = [:]
     private let parser = JSONParser()
 
@@ -19,7 +19,7 @@ public struct CommandGate: Sendable {
     }
 
     /// Replaces the policy (configuration reload); buckets of devices still present are kept.
-    public mutating func update(policy: CommandPolicy) {
+    package mutating func update(policy: CommandPolicy) {
         self.policy = policy
         buckets = buckets.filter { policy.devices[$0.key] != nil || $0.key == Self.bridgeBucket }
     }

@@ -1,20 +1,20 @@
-public import Bluetooth
-public import Configuration
+import Bluetooth
+import Configuration
 import JSON
 
 /// What commands the configuration allows: per device, named commands and readable
 /// characteristics; raw GATT requests only when enabled and allowlisted. Nothing else is
 /// writable.
 public struct CommandPolicy: Sendable, Hashable {
-    public var devices: [String: DeviceCommandPolicy]
+    package var devices: [String: DeviceCommandPolicy]
     /// `commands.raw_gatt.enabled`; off by default.
-    public var rawGATTEnabled: Bool
+    package var rawGATTEnabled: Bool
     /// Larger command payloads are refused with `payload_too_large` before parsing.
-    public var maximumPayloadBytes: Int
+    package var maximumPayloadBytes: Int
     /// Commands per second per device (`commands.rate_limit`) unless the device overrides it.
-    public var defaultRate: Double
+    package var defaultRate: Double
 
-    public init(
+    package init(
         devices: [DeviceCommandPolicy] = [], rawGATTEnabled: Bool = false, maximumPayloadBytes: Int = 16_384,
         defaultRate: Double = 10
     ) {
@@ -26,21 +26,21 @@ public struct CommandPolicy: Sendable, Hashable {
 }
 
 /// One device's part of the policy.
-public struct DeviceCommandPolicy: Sendable, Hashable {
-    public var deviceID: String
+package struct DeviceCommandPolicy: Sendable, Hashable {
+    package var deviceID: String
     /// Named commands for `<device>/set` (and `get` when they allow `read`).
-    public var commands: [NamedCommand]
+    package var commands: [NamedCommand]
     /// Extra names `<device>/get` accepts (the subscribed characteristics, by the name the
     /// configuration used and by UUID), each mapped to its characteristic (and service, when
     /// the subscription names one).
-    public var readTargets: [String: CharacteristicTarget]
+    package var readTargets: [String: CharacteristicTarget]
     /// Raw GATT allowlist for this device: characteristic (within a service, when the entry
     /// names one; without one, in any service) → operations.
-    public var rawAllow: [CharacteristicTarget: Set<GATTOperation>]
+    package var rawAllow: [CharacteristicTarget: Set<GATTOperation>]
     /// Commands per second for this device; nil = the policy's default.
-    public var rate: Double?
+    package var rate: Double?
 
-    public init(
+    package init(
         deviceID: String, commands: [NamedCommand] = [], readTargets: [String: CharacteristicTarget] = [:],
         rawAllow: [CharacteristicTarget: Set<GATTOperation>] = [:], rate: Double? = nil
     ) {
@@ -53,7 +53,7 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
 
     /// The command named `name`, byte for byte (a field name from a client is compared by its bytes,
     /// ``Swift/String/utf8Equals(_:)``).
-    public func command(named name: String) -> NamedCommand? {
+    package func command(named name: String) -> NamedCommand? {
         commands.first(where: { $0.name.utf8Equals(name) })
     }
 
@@ -61,7 +61,7 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
     /// permits it. A request naming `service` needs an entry for that service or one naming none.
     /// A request naming none uses an entry naming none (the device's first service holding the
     /// characteristic), else the one service the entries name; several: the request must choose.
-    public func rawTarget(
+    package func rawTarget(
         _ characteristic: BluetoothUUID, service: BluetoothUUID?, operation: GATTOperation
     ) -> Result<BluetoothUUID?, CommandFailure> {
         let grants = rawAllow.filter { $0.key.characteristic == characteristic && $0.value.contains(operation) }.keys
@@ -90,16 +90,16 @@ public struct DeviceCommandPolicy: Sendable, Hashable {
 
 /// A command the configuration names, e.g. `{"name":"power","characteristic":"6b1e0002-…",
 /// "operations":["read","write"],"format":"bool"}`.
-public struct NamedCommand: Sendable, Hashable {
-    public var name: String
-    public var characteristic: BluetoothUUID
+package struct NamedCommand: Sendable, Hashable {
+    package var name: String
+    package var characteristic: BluetoothUUID
     /// The service holding it, when the configuration names one (`devices[].commands[].service`).
-    public var service: BluetoothUUID?
-    public var operations: Set<GATTOperation>
-    public var format: ValueFormat
-    public var writeType: WriteType
+    package var service: BluetoothUUID?
+    package var operations: Set<GATTOperation>
+    package var format: ValueFormat
+    package var writeType: WriteType
 
-    public init(
+    package init(
         name: String, characteristic: BluetoothUUID, service: BluetoothUUID? = nil, operations: Set<GATTOperation>,
         format: ValueFormat, writeType: WriteType = .withResponse
     ) {

@@ -2,8 +2,8 @@ import JSON
 
 /// The JSON answer to a command: `{"transaction":…,"status":"ok","data":{…}}` or
 /// `{"transaction":…,"status":"error","error":{"code":"not_allowed","message":"…"}}`.
-public enum CommandResponse {
-    public static func ok(transaction: JSONValue?, data: JSONValue? = nil) -> JSONValue {
+package enum CommandResponse {
+    package static func ok(transaction: JSONValue?, data: JSONValue? = nil) -> JSONValue {
         var members: [JSONMember] = []
         if let transaction { members.append(JSONMember("transaction", transaction)) }
         members.append(JSONMember("status", "ok"))
@@ -11,7 +11,7 @@ public enum CommandResponse {
         return .object(members)
     }
 
-    public static func error(_ failure: CommandFailure) -> JSONValue {
+    package static func error(_ failure: CommandFailure) -> JSONValue {
         var members: [JSONMember] = []
         if let transaction = failure.transaction { members.append(JSONMember("transaction", transaction)) }
         members.append(JSONMember("status", "error"))

@@ -1,8 +1,8 @@
-public import Bluetooth
+import Bluetooth
 import JSON
 
 /// One validated step to execute against BlueZ.
-public enum GatewayCommand: Sendable, Hashable {
+package enum GatewayCommand: Sendable, Hashable {
     /// `name` is the configured command name (nil for raw GATT writes); `service` picks the
     /// characteristic within that service when the configuration names one.
     case write(
@@ -22,7 +22,7 @@ public enum GatewayCommand: Sendable, Hashable {
     /// `bridge/request/device/remove`: an adopted or automatic device.
     case removeDevice(device: String)
 
-    public var device: String? {
+    package var device: String? {
         switch self {
         case .write(let device, _, _, _, _, _), .read(let device, _, _, _), .notify(let device, _, _, _),
             .connect(let device), .disconnect(let device):
@@ -35,13 +35,13 @@ public enum GatewayCommand: Sendable, Hashable {
 
 /// A command that passed every check: what to do, for whom, and how to answer.
 public struct ValidatedCommand: Sendable, Hashable {
-    public var transaction: JSONValue?
+    package var transaction: JSONValue?
     /// The topic it arrived on (logged with every accepted or refused command).
-    public var source: String
-    public var device: String?
-    public var steps: [GatewayCommand]
+    package var source: String
+    package var device: String?
+    package var steps: [GatewayCommand]
 
-    public init(transaction: JSONValue?, source: String, device: String?, steps: [GatewayCommand]) {
+    package init(transaction: JSONValue?, source: String, device: String?, steps: [GatewayCommand]) {
         self.transaction = transaction
         self.source = source
         self.device = device

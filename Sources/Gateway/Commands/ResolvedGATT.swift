@@ -1,22 +1,22 @@
-public import Bluetooth
+import Bluetooth
 
 /// A connected device's GATT database as resolved after connecting, for finding the
 /// characteristic a subscription or command means: by UUID, and within a service when the
 /// configuration names one (a device may have the same characteristic UUID in two services).
 /// Without a service, the first service in the device's order that holds the UUID is used.
-public struct ResolvedGATT: Sendable {
+package struct ResolvedGATT: Sendable {
     /// One characteristic with the service holding it.
-    public struct Entry: Sendable, Hashable {
-        public var characteristic: GATTCharacteristic
-        public var service: BluetoothUUID
+    package struct Entry: Sendable, Hashable {
+        package var characteristic: GATTCharacteristic
+        package var service: BluetoothUUID
     }
 
-    public let device: String
-    public private(set) var entries: [Entry] = []
+    package let device: String
+    package private(set) var entries: [Entry] = []
     private var services: Set<BluetoothUUID> = []
 
     /// `services` in the device's order, each with its characteristics.
-    public init(device: String, services: [(uuid: BluetoothUUID, characteristics: [GATTCharacteristic])]) {
+    package init(device: String, services: [(uuid: BluetoothUUID, characteristics: [GATTCharacteristic])]) {
         self.device = device
         for service in services {
             self.services.insert(service.uuid)
@@ -25,7 +25,7 @@ public struct ResolvedGATT: Sendable {
     }
 
     /// The characteristic `target` means; the failure says which part the device lacks.
-    public func find(_ target: CharacteristicTarget) throws(CommandFailure) -> Entry {
+    package func find(_ target: CharacteristicTarget) throws(CommandFailure) -> Entry {
         guard let service = target.service else {
             guard let entry = entries.first(where: { $0.characteristic.uuid == target.characteristic }) else {
                 throw CommandFailure(.bleError, "\(device) has no characteristic \(Self.name(target.characteristic))")

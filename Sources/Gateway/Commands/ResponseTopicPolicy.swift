@@ -10,7 +10,7 @@ import JSON
 /// gateway write a topic only the gateway may write.
 public struct ResponseTopicPolicy: Sendable {
     /// The longest response topic accepted, in UTF-8 bytes.
-    public static let maximumBytes = 2048
+    package static let maximumBytes = 2048
 
     let topics: TopicContract
     let deviceIDs: Set<String>

@@ -5,8 +5,8 @@ import JSON
 
 /// How a command value given in JSON becomes the bytes written to a characteristic, with its
 /// bounds. Configured per command (`"format": "uint8", "min": 0, "max": 100`).
-public struct ValueFormat: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct ValueFormat: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         /// `true`/`false`, `0`/`1`, `"ON"`/`"OFF"` → one byte 0 or 1.
         case bool
         case uint8, uint16, uint32, int8, int16, int32
@@ -20,20 +20,20 @@ public struct ValueFormat: Sendable, Hashable {
         case layout
     }
 
-    public var kind: Kind
-    public var minimum: Int64?
-    public var maximum: Int64?
+    package var kind: Kind
+    package var minimum: Int64?
+    package var maximum: Int64?
     /// For `hex` and `utf8`: most bytes accepted (never more than 512, the ATT limit).
-    public var maximumLength: Int?
+    package var maximumLength: Int?
     /// For `hex` and `utf8`: fewest bytes accepted.
-    public var minimumLength: Int
+    package var minimumLength: Int
     /// For `layout`: the configured layout.
-    public var layout: ByteLayout?
+    package var layout: ByteLayout?
 
     /// The longest attribute value ATT allows.
-    public static let attributeValueLimit = 512
+    package static let attributeValueLimit = 512
 
-    public init(
+    package init(
         _ kind: Kind, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil, minimumLength: Int = 0,
         layout: ByteLayout? = nil
     ) {
@@ -46,7 +46,7 @@ public struct ValueFormat: Sendable, Hashable {
     }
 
     /// Parses the configuration's format name (`"uint8"`, `"alert_level"`, …).
-    public init?(name: String, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil) {
+    package init?(name: String, minimum: Int64? = nil, maximum: Int64? = nil, maximumLength: Int? = nil) {
         guard let kind = Kind(rawValue: name) else { return nil }
         self.init(kind, minimum: minimum, maximum: maximum, maximumLength: maximumLength)
     }
@@ -64,7 +64,7 @@ public struct ValueFormat: Sendable, Hashable {
     }
 
     /// The bytes for `value`, or the reason it is refused (`invalid_value` / `value_too_long`).
-    public func encode(_ value: JSONValue) -> Result<[UInt8], CommandFailure> {
+    package func encode(_ value: JSONValue) -> Result<[UInt8], CommandFailure> {
         switch kind {
         case .bool:
             switch value {
@@ -123,7 +123,7 @@ public struct ValueFormat: Sendable, Hashable {
 
     /// The JSON value of bytes read from the characteristic (the inverse of `encode`); nil when
     /// the bytes do not fit the format.
-    public func decode(_ bytes: [UInt8]) -> JSONValue? {
+    package func decode(_ bytes: [UInt8]) -> JSONValue? {
         switch kind {
         case .bool:
             guard bytes.count == 1 else { return nil }
@@ -164,5 +164,5 @@ public struct ValueFormat: Sendable, Hashable {
     }
 
     /// `"01ff"` → `[0x01, 0xff]`; nil unless an even number of hex digits (see `Hex.bytes`).
-    public static func hexBytes(_ text: String) -> [UInt8]? { Hex.bytes(text) }
+    package static func hexBytes(_ text: String) -> [UInt8]? { Hex.bytes(text) }
 }

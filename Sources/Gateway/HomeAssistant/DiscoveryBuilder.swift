@@ -1,4 +1,4 @@
-public import Decoders
+import Decoders
 import JSON
 
 /// Builds Home Assistant MQTT discovery messages for the gateway's devices.
@@ -14,15 +14,15 @@ import JSON
 /// "Home Assistant: one device"). `via_device` is always this gateway's bridge device: in
 /// shared-broker mode only the device's owner announces it.
 /// The bridge's own entities (`<gateway_id>_bridge_…`) are per gateway in both modes.
-public struct DiscoveryBuilder: Sendable {
-    public let topics: TopicContract
-    public let gatewayID: String
+package struct DiscoveryBuilder: Sendable {
+    package let topics: TopicContract
+    package let gatewayID: String
     /// What a device's ids start with: the base topic in shared-broker mode, else the gateway id.
-    public var deviceScope: String { topics.sharedGatewayID == nil ? gatewayID : topics.base }
+    package var deviceScope: String { topics.sharedGatewayID == nil ? gatewayID : topics.base }
     /// Device availability is `{"state":"online"}` (`mqtt.json_availability`), read with a template.
-    public let jsonAvailability: Bool
+    package let jsonAvailability: Bool
 
-    public init(topics: TopicContract, gatewayID: String, jsonAvailability: Bool = false) {
+    package init(topics: TopicContract, gatewayID: String, jsonAvailability: Bool = false) {
         self.topics = topics
         self.gatewayID = gatewayID
         self.jsonAvailability = jsonAvailability
@@ -40,14 +40,14 @@ public struct DiscoveryBuilder: Sendable {
     func nodeID(_ device: DiscoveryDevice) -> String { nodeID(device.id) }
 
     /// The node id of device `id` (the third level of its config topics, and its `device` identifier).
-    public func nodeID(_ id: String) -> String { "\(Self.sanitize(deviceScope))_\(Self.sanitize(id))" }
+    package func nodeID(_ id: String) -> String { "\(Self.sanitize(deviceScope))_\(Self.sanitize(id))" }
 
     /// Shared-broker mode: of `announced` (config topics per device id), those of `devices` under
     /// this gateway's single-gateway ids (`<gateway_id>_<device>`), deleted once the mode is on so
     /// Home Assistant keeps no duplicate device. None without the mode (single-gateway behaviour
     /// is unchanged), and none when the gateway id and the base topic sanitize alike (both
     /// schemes give the same topics).
-    public func singleGatewayTopics(_ announced: [String: [String]], devices: [String]) -> [String: [String]] {
+    package func singleGatewayTopics(_ announced: [String: [String]], devices: [String]) -> [String: [String]] {
         guard topics.sharedGatewayID != nil else { return [:] }
         var result: [String: [String]] = [:]
         for id in devices {
@@ -60,7 +60,7 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// The node id of a config topic (`<prefix>/<component>/<node>/<object>/config`), nil for another topic.
-    public static func nodeID(ofTopic topic: String) -> String? {
+    package static func nodeID(ofTopic topic: String) -> String? {
         let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts.last == "config" else { return nil }
         return String(parts[parts.count - 3])
@@ -115,7 +115,7 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// The discovery message of one decoded field, or nil when the field is not an entity.
-    public func sensor(
+    package func sensor(
         device: DiscoveryDevice, field: String, sample: JSONValue, unit: String?, kind: FieldKind? = nil
     ) -> DiscoveryMessage? {
         guard let classification = FieldClassification.classify(name: field, value: sample, unit: unit, kind: kind)
@@ -161,7 +161,7 @@ public struct DiscoveryBuilder: Sendable {
     /// reading `<base>/<device>/room` (`not_home` when no gateway hears it), with the nearest
     /// gateway as an attribute. Its availability is the bridge's alone: a device out of reach is
     /// `not_home`, not unavailable.
-    public func room(device: DiscoveryDevice) -> DiscoveryMessage {
+    package func room(device: DiscoveryDevice) -> DiscoveryMessage {
         let members: [JSONMember] = [
             JSONMember("name", "Room"),
             JSONMember("unique_id", .string(uniqueID(device, "room"))),
@@ -192,7 +192,7 @@ public struct DiscoveryBuilder: Sendable {
     /// its value, decoded with the command's format, is in the device's state under the
     /// command's name; the control then shows that state (`state_topic`, `value_template`).
     /// Otherwise nothing reports the value and Home Assistant keeps it optimistically.
-    public func control(device: DiscoveryDevice, command: NamedCommand, stateful: Bool) -> DiscoveryMessage? {
+    package func control(device: DiscoveryDevice, command: NamedCommand, stateful: Bool) -> DiscoveryMessage? {
         guard command.operations.contains(.write) else { return nil }
         let name = command.name
         let component: String
@@ -254,7 +254,7 @@ public struct DiscoveryBuilder: Sendable {
     /// dropped readings, an "Outbox" problem sensor that is on while the outbox refuses writes, and a
     /// "Bluetooth" problem sensor that is on while Bluetooth is unusable (`bridge/health` `bluetooth`,
     /// whose members become its attributes).
-    public func bridgeEntities() -> [DiscoveryMessage] {
+    package func bridgeEntities() -> [DiscoveryMessage] {
         let node = "\(Self.sanitize(gatewayID))_bridge"
         let block: JSONValue = .object([
             JSONMember("identifiers", .array([.string(node)])),
@@ -322,7 +322,7 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// Empty retained payloads that make Home Assistant delete the given entities.
-    public func removals(_ topics: some Sequence<String>) -> [DiscoveryMessage] {
+    package func removals(_ topics: some Sequence<String>) -> [DiscoveryMessage] {
         topics.map { DiscoveryMessage(topic: $0, payload: []) }
     }
 

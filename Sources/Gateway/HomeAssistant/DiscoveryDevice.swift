@@ -1,16 +1,16 @@
 /// The device a set of Home Assistant entities belongs to.
-public struct DiscoveryDevice: Sendable, Hashable {
-    public var id: String
-    public var name: String
+package struct DiscoveryDevice: Sendable, Hashable {
+    package var id: String
+    package var name: String
     /// `AA:BB:CC:DD:EE:FF` when known (used for the `connections` block).
-    public var address: String?
+    package var address: String?
     /// What the device reported (Device Information service) or its advertisement format
     /// implies; nil when unknown (then left out of discovery).
-    public var model: String?
-    public var manufacturer: String?
-    public var firmware: String?
+    package var model: String?
+    package var manufacturer: String?
+    package var firmware: String?
 
-    public init(
+    package init(
         id: String, name: String, address: String? = nil, model: String? = nil, manufacturer: String? = nil,
         firmware: String? = nil
     ) {
@@ -24,13 +24,13 @@ public struct DiscoveryDevice: Sendable, Hashable {
 }
 
 /// One retained discovery message: topic and payload (empty payload = remove the entity).
-public struct DiscoveryMessage: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
+package struct DiscoveryMessage: Sendable, Hashable {
+    package var topic: String
+    package var payload: [UInt8]
     /// The device the entity belongs to; nil for the bridge's own entities and removals.
-    public var device: String?
+    package var device: String?
 
-    public init(topic: String, payload: [UInt8], device: String? = nil) {
+    package init(topic: String, payload: [UInt8], device: String? = nil) {
         self.topic = topic
         self.payload = payload
         self.device = device

@@ -1,23 +1,23 @@
 import Bluetooth
-public import Configuration
+import Configuration
 
 /// What produced each field entity the gateway announced: per device, discovery topic → the
 /// short UUIDs of the characteristics whose readings produced the field, or
 /// ``advertisement``. Recorded when a field first appears in a run, kept across runs (state
 /// database), so the entities of a characteristic dropped from a `subscribe` list can be deleted
 /// once the configuration proves nothing can produce them any more (``droppedTopics(announced:configuration:live:)``).
-public struct DiscoverySources: Sendable, Equatable {
+package struct DiscoverySources: Sendable, Equatable {
     /// The source of fields decoded from advertisements.
-    public static let advertisement = "advertisement"
+    package static let advertisement = "advertisement"
 
-    public private(set) var devices: [String: [String: Set<String>]]
+    package private(set) var devices: [String: [String: Set<String>]]
 
-    public init(_ devices: [String: [String: Set<String>]] = [:]) {
+    package init(_ devices: [String: [String: Set<String>]] = [:]) {
         self.devices = devices
     }
 
     /// Records `source` (nil: an advertisement) for `topics` of `device`; true when something was new.
-    public mutating func record(_ topics: [String], device: String, source: String?) -> Bool {
+    package mutating func record(_ topics: [String], device: String, source: String?) -> Bool {
         var changed = false
         for topic in topics
         where devices[device, default: [:]][topic, default: []].insert(
@@ -29,13 +29,13 @@ public struct DiscoverySources: Sendable, Equatable {
     }
 
     /// Forgets `topics` of `device` (their entities were deleted); true when one was known.
-    public mutating func forget(_ topics: Set<String>, device: String) -> Bool {
+    package mutating func forget(_ topics: Set<String>, device: String) -> Bool {
         let before = devices[device]?.count ?? 0
         devices[device] = devices[device]?.filter { !topics.contains($0.key) }
         return (devices[device]?.count ?? 0) != before
     }
 
-    public mutating func forget(device: String) {
+    package mutating func forget(device: String) {
         devices[device] = nil
     }
 
@@ -54,7 +54,7 @@ public struct DiscoverySources: Sendable, Equatable {
     /// Not a proof in one case: a subscription that has never delivered the field in any run
     /// and decodes to the same name would take it over after its holder is dropped; its
     /// entity is announced again with its first value.
-    public func droppedTopics(
+    package func droppedTopics(
         announced: [String: [String]], configuration: BridgeConfiguration, live: Set<String>
     ) -> [String: [String]] {
         var result: [String: [String]] = [:]

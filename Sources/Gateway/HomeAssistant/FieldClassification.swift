@@ -1,20 +1,20 @@
-public import Decoders
+import Decoders
 import HomeAssistantTables
 import JSON
 
 /// How a decoded field appears in Home Assistant: component, device class, unit, state class.
-public struct FieldClassification: Sendable, Hashable {
-    public var component: String
-    public var deviceClass: String?
-    public var unit: String?
-    public var stateClass: String?
-    public var icon: String?
-    public var entityCategory: String?
+package struct FieldClassification: Sendable, Hashable {
+    package var component: String
+    package var deviceClass: String?
+    package var unit: String?
+    package var stateClass: String?
+    package var icon: String?
+    package var entityCategory: String?
     /// False for entities that change often and matter little (RSSI): Home Assistant creates
     /// them disabled, so they do not fill its recorder unless a user enables them.
-    public var enabledByDefault: Bool
+    package var enabledByDefault: Bool
 
-    public init(
+    package init(
         component: String = "sensor", deviceClass: String? = nil, unit: String? = nil,
         stateClass: String? = "measurement", icon: String? = nil, entityCategory: String? = nil,
         enabledByDefault: Bool = true
@@ -58,7 +58,8 @@ public struct FieldClassification: Sendable, Hashable {
     /// Classifies a field by the decoder's kind when it has one (component, device class, state
     /// class), else by name, value and unit. Returns nil for fields that are not entities
     /// (attributes such as arrays, identifiers and flags).
-    public static func classify(name: String, value: JSONValue, unit: String?, kind: FieldKind?) -> FieldClassification?
+    package static func classify(name: String, value: JSONValue, unit: String?, kind: FieldKind?)
+        -> FieldClassification?
     {
         guard let kind else { return classify(name: name, value: value, unit: unit)?.acceptedByHomeAssistant() }
         switch value {
@@ -90,7 +91,7 @@ public struct FieldClassification: Sendable, Hashable {
 
     /// Classifies a field by name, value and unit (no decoder kind). Returns nil for values Home
     /// Assistant cannot show as one entity (arrays, objects).
-    public static func classify(name: String, value: JSONValue, unit: String?) -> FieldClassification? {
+    package static func classify(name: String, value: JSONValue, unit: String?) -> FieldClassification? {
         switch value {
         case .array, .object, .null: return nil
         case .bool:

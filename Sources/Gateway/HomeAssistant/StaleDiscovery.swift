@@ -1,5 +1,5 @@
-public import Bluetooth
-public import Configuration
+import Bluetooth
+import Configuration
 
 /// Finds Home Assistant entities announced under a field name the gateway no longer uses, so
 /// they can be deleted (empty retained config) instead of lingering in Home Assistant.
@@ -27,11 +27,11 @@ public import Configuration
 /// Not a proof in one case: a decoder or layout whose own field name is `<field>_<characteristic>`
 /// with both parts subscribed on the same device (`humidity_pressure`) would be taken for an old
 /// name; its entity is announced again with its first value in the run.
-public enum StaleDiscovery {
+package enum StaleDiscovery {
     /// The topics of `announced` (per device id) to delete. Devices no longer configured are
     /// left to the whole-device removal; `live` holds every topic the gateway announces now;
     /// `resolvedServices` the services each device had when it last connected (state database).
-    public static func topics(
+    package static func topics(
         announced: [String: [String]], configuration: BridgeConfiguration, live: Set<String>,
         resolvedServices: [String: [BluetoothUUID]] = [:]
     ) -> [String: [String]] {

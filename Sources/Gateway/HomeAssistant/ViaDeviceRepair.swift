@@ -19,22 +19,22 @@ import JSON
 ///   (``Action/gaveUp(topic:device:bridge:)``).
 /// - Becoming the owner counts as the first repair of every topic that named another bridge: the
 ///   new owner announces all it knows of the device then (``owning(_:_:at:)``).
-public struct ViaDeviceRepair: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct ViaDeviceRepair: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// The wait before the second repair of a topic (doubling for each further one).
-        public var minimumInterval: Duration
+        package var minimumInterval: Duration
         /// The most repairs of one topic while this gateway owns its device.
-        public var maximumRepairs: Int
+        package var maximumRepairs: Int
 
-        public init(minimumInterval: Duration = .seconds(1), maximumRepairs: Int = 4) {
+        package init(minimumInterval: Duration = .seconds(1), maximumRepairs: Int = 4) {
             self.minimumInterval = minimumInterval
             self.maximumRepairs = maximumRepairs
         }
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Publish this gateway's config for `topic` again (when it has one: a field it has not
         /// seen yet has none, and is announced with its first reading).
         case announce(topic: String, device: String)
@@ -52,25 +52,25 @@ public struct ViaDeviceRepair: Sendable {
     }
 
     /// This gateway's bridge device (`<gateway_id>_bridge`).
-    public let bridge: String
-    public let settings: Settings
+    package let bridge: String
+    package let settings: Settings
     private(set) var entries: [String: Entry] = [:]
     /// The devices this gateway owns and has announced.
-    public private(set) var owned: Set<String> = []
+    package private(set) var owned: Set<String> = []
 
-    public init(bridge: String, settings: Settings = Settings()) {
+    package init(bridge: String, settings: Settings = Settings()) {
         self.bridge = bridge
         self.settings = settings
     }
 
     /// The `via_device` of a config payload; nil when it is empty (deleted) or names none.
-    public static func via(ofPayload payload: [UInt8]) -> String? {
+    package static func via(ofPayload payload: [UInt8]) -> String? {
         guard !payload.isEmpty, let value = try? JSONParser().parse(payload) else { return nil }
         return value["device"]?["via_device"]?.stringValue
     }
 
     /// A config of `device` arrived on `topic` (retained or live), naming `via` (nil: deleted).
-    public mutating func received(topic: String, device: String, via: String?, at now: Instant) -> [Action] {
+    package mutating func received(topic: String, device: String, via: String?, at now: Instant) -> [Action] {
         var entry = entries[topic] ?? Entry(device: device)
         entry.foreign = via == bridge ? nil : via
         entries[topic] = entry
@@ -78,7 +78,7 @@ public struct ViaDeviceRepair: Sendable {
     }
 
     /// This gateway owns `device` and has announced it (true), or no longer owns it.
-    public mutating func owning(_ device: String, _ owns: Bool, at now: Instant) {
+    package mutating func owning(_ device: String, _ owns: Bool, at now: Instant) {
         guard owns else {
             owned.remove(device)
             return
@@ -93,12 +93,12 @@ public struct ViaDeviceRepair: Sendable {
     }
 
     /// Time passed (the timer armed for ``nextDeadline``).
-    public mutating func tick(at now: Instant) -> [Action] {
+    package mutating func tick(at now: Instant) -> [Action] {
         entries.keys.sorted().flatMap { due($0, at: now) }
     }
 
     /// When a repair waiting for its interval is due; nil when none waits.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         entries.values.compactMap { entry in
             guard let at = entry.lastRepair, waiting(entry) else { return nil }
             return at + wait(after: entry.repairs)

@@ -1,5 +1,5 @@
-public import Bluetooth
-public import Configuration
+import Bluetooth
+import Configuration
 import JSON
 
 /// Automatic devices a client adopted over MQTT (`bridge/request/device/adopt`): each under an id
@@ -9,15 +9,15 @@ import JSON
 /// recognised them, whether `auto_devices` is on or not. A configured device always wins: an
 /// adopted device whose id or address config.json has is left out. Pure; the gateway stores
 /// ``entries`` and applies ``expand(_:)``.
-public struct AdoptedDevices: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var address: String
-        public var decoder: String
-        public var name: String
+package struct AdoptedDevices: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var address: String
+        package var decoder: String
+        package var name: String
         /// Nil: the key `auto_devices.bind_keys` has for the address, if any.
-        public var bindKey: [UInt8]?
+        package var bindKey: [UInt8]?
 
-        public init(address: String, decoder: String, name: String, bindKey: [UInt8]? = nil) {
+        package init(address: String, decoder: String, name: String, bindKey: [UInt8]? = nil) {
             self.address = address
             self.decoder = decoder
             self.name = name
@@ -26,24 +26,24 @@ public struct AdoptedDevices: Sendable, Equatable {
     }
 
     /// By id.
-    public private(set) var entries: [String: Entry]
+    package private(set) var entries: [String: Entry]
 
-    public init(entries: [String: Entry] = [:]) {
+    package init(entries: [String: Entry] = [:]) {
         self.entries = entries
     }
 
     /// An adoption to carry out: the new entry, and the id the device had until now (an automatic
     /// or adopted device) which goes away.
-    public struct Adoption: Sendable, Equatable {
-        public var id: String
-        public var entry: Entry
-        public var previousID: String
+    package struct Adoption: Sendable, Equatable {
+        package var id: String
+        package var entry: Entry
+        package var previousID: String
     }
 
     /// Checks adopting `device` (an automatic device in `automatic`, or an adopted one, to rename
     /// or re-key it) as `id`, named `name` (default: the id), with `bindKey` (default: the one it
     /// has). `running` is the configuration as expanded now (every device the gateway publishes).
-    public func adoption(
+    package func adoption(
         of device: String, as id: String, name: String?, bindKey: [UInt8]?, automatic: AutoDevices,
         running: BridgeConfiguration
     ) -> Result<Adoption, CommandFailure> {
@@ -73,12 +73,12 @@ public struct AdoptedDevices: Sendable, Equatable {
     }
 
     /// Removes the adopted device `id`; false when there is none.
-    public mutating func remove(_ id: String) -> Bool {
+    package mutating func remove(_ id: String) -> Bool {
         entries.removeValue(forKey: id) != nil
     }
 
     /// Records an adoption checked by ``adoption(of:as:name:bindKey:automatic:running:)``.
-    public mutating func apply(_ adoption: Adoption) {
+    package mutating func apply(_ adoption: Adoption) {
         entries[adoption.previousID] = nil
         entries[adoption.id] = adoption.entry
     }
@@ -86,7 +86,7 @@ public struct AdoptedDevices: Sendable, Equatable {
     /// The configuration with one passive device per adopted entry appended (before automatic
     /// devices, whose expansion then skips their addresses): match on its address, its decoder,
     /// its bind key. Entries whose id or address a device of `configuration` has are left out.
-    public func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
+    package func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
         var expanded = configuration
         var ids = Set(configuration.devices.map(\.id))
         let pinned = Set(configuration.devices.compactMap { $0.match.address?.bytes })
@@ -106,7 +106,7 @@ public struct AdoptedDevices: Sendable, Equatable {
 
     /// The `devices[]` entry that configures the same device in config.json (for a client that
     /// prefers the file, and for `blebridge scan --config`).
-    public static func snippet(id: String, name: String?, address: String, decoder: String, bindKey: [UInt8]?)
+    package static func snippet(id: String, name: String?, address: String, decoder: String, bindKey: [UInt8]?)
         -> JSONValue
     {
         var advertisement = [JSONMember("decoder", .string(decoder))]

@@ -1,6 +1,6 @@
-public import Bluetooth
-public import Configuration
-public import Foundation
+import Bluetooth
+import Configuration
+import Foundation
 
 /// The zero-configuration devices (`auto_devices`): advertisers no configured match catches,
 /// with a fixed address, that a built-in decoder recognises. Each is a passive device
@@ -8,15 +8,15 @@ public import Foundation
 /// `max_devices` (``DeviceBound``): a new one beyond that takes the place of the one seen least
 /// recently only if that one has not been seen for `evict_after`; otherwise the new one is refused.
 /// Pure; the gateway stores ``entries`` and applies ``expand(_:)``.
-public struct AutoDevices: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var address: String
-        public var decoder: String
-        public var lastSeen: Date
+package struct AutoDevices: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var address: String
+        package var decoder: String
+        package var lastSeen: Date
         /// The advertised name when it was added, if known (for `auto_devices` name lists).
-        public var name: String?
+        package var name: String?
 
-        public init(address: String, decoder: String, lastSeen: Date, name: String? = nil) {
+        package init(address: String, decoder: String, lastSeen: Date, name: String? = nil) {
             self.address = address
             self.decoder = decoder
             self.lastSeen = lastSeen
@@ -25,17 +25,17 @@ public struct AutoDevices: Sendable, Equatable {
     }
 
     /// By id.
-    public private(set) var entries: [String: Entry]
+    package private(set) var entries: [String: Entry]
     /// Devices dropped because `max_devices` was reached, since start.
-    public private(set) var evictions = 0
+    package private(set) var evictions = 0
     /// Refusals of a new device because `max_devices` was reached and none was idle, since start:
     /// one per advertisement (a refused device is considered again with each), not per device.
-    public private(set) var refusals = 0
+    package private(set) var refusals = 0
 
     /// `loadedAt`: entries restored from the state database count as seen then at the latest
     /// (what was seen before the restart is unknown), so none is evicted before it had the time to
     /// advertise again.
-    public init(entries: [String: Entry] = [:], loadedAt: Date? = nil) {
+    package init(entries: [String: Entry] = [:], loadedAt: Date? = nil) {
         self.entries = entries
         if let loadedAt {
             for id in entries.keys { self.entries[id]?.lastSeen = max(loadedAt, entries[id]?.lastSeen ?? loadedAt) }
@@ -43,7 +43,7 @@ public struct AutoDevices: Sendable, Equatable {
     }
 
     /// What ``add(_:decoder:at:bound:configuration:)`` did.
-    public enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         /// A new device with this id; these were dropped to make room.
         case added(String, evicted: [String])
         /// Already followed (seen again before the expanded configuration reached the scan).
@@ -58,7 +58,7 @@ public struct AutoDevices: Sendable, Equatable {
     }
 
     /// `<decoder>_<last 3 address bytes, lowercase hex>`.
-    public static func id(decoder: String, address: BluetoothAddress) -> String {
+    package static func id(decoder: String, address: BluetoothAddress) -> String {
         decoder + "_" + Hex.string(address.bytes.suffix(3))
     }
 
@@ -67,7 +67,7 @@ public struct AutoDevices: Sendable, Equatable {
     /// `configuration` already has a device with that id. A known device stored without a name
     /// (added before its name was heard, or restored from an older state) takes `name`, so the
     /// name lists judge it from then on (``expand(_:)``); the caller stores and applies that.
-    public mutating func add(
+    package mutating func add(
         _ address: BluetoothAddress, decoder: String, name: String? = nil, at time: Date, bound: DeviceBound,
         configuration: BridgeConfiguration
     ) -> Admission? {
@@ -95,12 +95,12 @@ public struct AutoDevices: Sendable, Equatable {
     }
 
     /// An automatic device was adopted (``AdoptedDevices``): it is no longer followed here.
-    public mutating func remove(_ id: String) {
+    package mutating func remove(_ id: String) {
         entries[id] = nil
     }
 
     /// An automatic device was seen again.
-    public mutating func seen(_ id: String, at time: Date) {
+    package mutating func seen(_ id: String, at time: Date) {
         entries[id]?.lastSeen = time
     }
 
@@ -108,7 +108,7 @@ public struct AutoDevices: Sendable, Equatable {
     /// advertisements decoded by its decoder (with its `auto_devices.bind_keys` key), named
     /// `<decoder> AABBCC`. Entries whose id or address a configured device already has, or that
     /// `auto_devices.allow` or `deny` (as they are now, after a reload) refuse, are left out.
-    public func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
+    package func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
         guard configuration.autoDevices.enabled else { return configuration }
         var expanded = configuration
         var ids = Set(configuration.devices.map(\.id))

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The bound on devices the gateway adds by itself: automatic devices (``AutoDevices``, `auto_devices`)
 /// and the devices a match without an address splits off (``MatchInstances``).
@@ -9,23 +9,23 @@ public import Foundation
 /// than the bound would churn for ever: each eviction's next advertisement would add it back and
 /// evict another, deleting and recreating its Home Assistant entities every time. Pure: the time
 /// is a parameter.
-public struct DeviceBound: Sendable, Equatable {
+package struct DeviceBound: Sendable, Equatable {
     /// The most devices followed at once (at least 1).
-    public var maximum: Int
+    package var maximum: Int
     /// How long a device must have gone unseen before a newcomer may take its place.
-    public var idleAge: TimeInterval
+    package var idleAge: TimeInterval
 
     /// `auto_devices.evict_after`'s default, also the match instances' age: several advertising
     /// intervals and longer than a typical outage of a sensor (a door in the way, a battery swap).
-    public static let defaultIdleAge: TimeInterval = 600
+    package static let defaultIdleAge: TimeInterval = 600
 
-    public init(maximum: Int, idleAge: TimeInterval = Self.defaultIdleAge) {
+    package init(maximum: Int, idleAge: TimeInterval = Self.defaultIdleAge) {
         self.maximum = max(1, maximum)
         self.idleAge = max(0, idleAge)
     }
 
     /// What happens to a newcomer.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// It is added, after these (seen least recently first) are dropped.
         case admit(evicting: [String])
         /// It is not added: the bound is reached and too few devices are idle.
@@ -33,7 +33,7 @@ public struct DeviceBound: Sendable, Equatable {
     }
 
     /// Decides on a newcomer, given when each device followed now (not the newcomer) was last seen.
-    public func decide(lastSeen: [String: Date], now: Date) -> Decision {
+    package func decide(lastSeen: [String: Date], now: Date) -> Decision {
         let excess = lastSeen.count + 1 - maximum
         guard excess > 0 else { return .admit(evicting: []) }
         let idle = lastSeen.filter { now.timeIntervalSince($0.value) >= idleAge }

@@ -1,6 +1,6 @@
-public import Bluetooth
+import Bluetooth
 public import Configuration
-public import Foundation
+import Foundation
 import Timekeeping
 
 /// What the gateway derives from the configuration: the command policy, the pool's device
@@ -59,7 +59,7 @@ public struct GatewayModel: Sendable {
             format: format, writeType: command.writeType == .withoutResponse ? .withoutResponse : .withResponse)
     }
 
-    public var schedulerSpecs: [ConnectionScheduler.DeviceSpec] {
+    package var schedulerSpecs: [ConnectionScheduler.DeviceSpec] {
         configuration.devices.map(Self.spec)
     }
 
@@ -78,7 +78,7 @@ public struct GatewayModel: Sendable {
     /// The Home Assistant devices, with the maker and model an advertisement format implies
     /// (a Ruuvi format comes from a RuuviTag); the Device Information service, read at
     /// connection, adds them for connected devices.
-    public var discoveryDevices: [DiscoveryDevice] {
+    package var discoveryDevices: [DiscoveryDevice] {
         configuration.devices.map { device in
             let known = Self.advertisedMakers[device.advertisement?.decoder ?? ""]
             return DiscoveryDevice(
@@ -94,7 +94,7 @@ public struct GatewayModel: Sendable {
         "govee": ("Govee", nil), "thermopro": ("ThermoPro", nil), "inkbird": ("INKBIRD", nil),
     ].merging(consumerSensorMakers) { built, _ in built }
 
-    public var discoveryBuilder: DiscoveryBuilder? {
+    package var discoveryBuilder: DiscoveryBuilder? {
         configuration.homeAssistant.enabled
             ? DiscoveryBuilder(
                 topics: topics, gatewayID: configuration.gatewayID,
@@ -102,7 +102,7 @@ public struct GatewayModel: Sendable {
     }
 
     /// `<device>/availability`: `online`/`offline`, or `{"state":"online"}` with `mqtt.json_availability`.
-    public func availabilityPayload(online: Bool) -> [UInt8] {
+    package func availabilityPayload(online: Bool) -> [UInt8] {
         guard configuration.mqtt.jsonAvailability else { return Array((online ? "online" : "offline").utf8) }
         return (online ? BridgePayloads.online : BridgePayloads.offline).bytes
     }
@@ -111,7 +111,7 @@ public struct GatewayModel: Sendable {
     /// room presence on, its room sensor; a
     /// control shows the device's state when its characteristic is subscribed
     /// (``stateCommand(characteristic:service:of:)``).
-    public var controlDiscovery: [String: [DiscoveryMessage]] {
+    package var controlDiscovery: [String: [DiscoveryMessage]] {
         guard let builder = discoveryBuilder else { return [:] }
         var result: [String: [DiscoveryMessage]] = [:]
         for device in configuration.devices {
@@ -140,7 +140,7 @@ public struct GatewayModel: Sendable {
     /// The named command on `characteristic` (in `service`, when both name one), whose format
     /// decodes that characteristic's subscribed values into the command's name, so the state
     /// carries `power` and `brightness` as Home Assistant's controls read them.
-    public static func stateCommand(
+    package static func stateCommand(
         characteristic: BluetoothUUID, service: BluetoothUUID?, of device: DeviceConfiguration
     ) -> NamedCommand? {
         device.commands.first { command in
@@ -149,7 +149,7 @@ public struct GatewayModel: Sendable {
         }.map(namedCommand)
     }
 
-    public func bridgeInfo(startedAt: Date) -> BridgeInfo {
+    package func bridgeInfo(startedAt: Date) -> BridgeInfo {
         BridgeInfo(
             gatewayID: configuration.gatewayID, adapter: configuration.bluetooth.adapter, baseTopic: topics.base,
             maxConnections: configuration.bluetooth.maxConnections, devices: configuration.devices.map(\.id),
@@ -159,7 +159,7 @@ public struct GatewayModel: Sendable {
 
     /// Device ids whose configuration differs between `old` and `new` (changed or removed), and
     /// those added: a reload reconnects only these.
-    public static func changes(from old: BridgeConfiguration, to new: BridgeConfiguration) -> (
+    package static func changes(from old: BridgeConfiguration, to new: BridgeConfiguration) -> (
         changed: Set<String>, removed: Set<String>, added: Set<String>
     ) {
         let oldDevices = Dictionary(old.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,19 +1,19 @@
-public import Foundation
-public import JSON
+import Foundation
+import JSON
 import Timekeeping
 
 /// The other gateways on the broker in shared-broker mode, from their retained records on
 /// `<base>/bridge/gateways/+` (docs/multi-gateway.md). Pure: the gateway feeds it every record
 /// message with the time it arrived and publishes what changed.
-public struct GatewayPeers: Sendable {
-    public struct Peer: Sendable, Hashable {
-        public var record: GatewayRecord
+package struct GatewayPeers: Sendable {
+    package struct Peer: Sendable, Hashable {
+        package var record: GatewayRecord
         /// When its state (online or offline) last changed, as this gateway heard it.
-        public var since: Date
+        package var since: Date
     }
 
     /// What a record message changed.
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// A gateway not known before, online or offline.
         case joined(String, GatewayRecord.State)
         /// A known gateway changed state (`offline`: its last will or its clean shutdown).
@@ -29,14 +29,14 @@ public struct GatewayPeers: Sendable {
     }
 
     /// This gateway's id (its own record is not a peer).
-    public let me: String
-    public private(set) var peers: [String: Peer] = [:]
+    package let me: String
+    package private(set) var peers: [String: Peer] = [:]
 
-    public init(me: String) {
+    package init(me: String) {
         self.me = me
     }
 
-    public mutating func received(gatewayID id: String, payload: [UInt8], at now: Date) -> Change {
+    package mutating func received(gatewayID id: String, payload: [UInt8], at now: Date) -> Change {
         guard id != me else { return .none }
         if payload.isEmpty {
             return peers.removeValue(forKey: id) == nil ? .none : .removed(id)
@@ -53,10 +53,10 @@ public struct GatewayPeers: Sendable {
     }
 
     /// The ids of the peers whose record says online.
-    public var online: Set<String> { Set(peers.filter { $0.value.record.state == .online }.keys) }
+    package var online: Set<String> { Set(peers.filter { $0.value.record.state == .online }.keys) }
 
     /// `gateways` in `bridge/health`: each peer by id, with its state, since when, and its figures.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .array(
             peers.keys.sorted().compactMap { id in
                 guard let peer = peers[id] else { return nil }

@@ -2,8 +2,8 @@
 /// and the last one went out at least ``minimumInterval`` ago; otherwise once, at the end of that
 /// interval, with the newest content. Pure: the gateway passes the time (its injected clock) and
 /// arms one timer for a ``Action/wait(until:)``.
-public struct GatewayRecordSchedule: Sendable {
-    public enum Action: Sendable, Hashable {
+package struct GatewayRecordSchedule: Sendable {
+    package enum Action: Sendable, Hashable {
         /// Publish this payload now (then call ``published(_:at:)``).
         case publish([UInt8])
         /// Call ``due(at:)`` at this instant (no timer is armed yet).
@@ -12,19 +12,19 @@ public struct GatewayRecordSchedule: Sendable {
         case none
     }
 
-    public let minimumInterval: Duration
+    package let minimumInterval: Duration
     /// The payload last published in this connection (nil: none yet).
-    public private(set) var lastPayload: [UInt8]?
+    package private(set) var lastPayload: [UInt8]?
     private var lastInstant: ContinuousClock.Instant?
     /// The newest content waiting for the end of the interval (a timer is armed while non-nil).
-    public private(set) var pending: [UInt8]?
+    package private(set) var pending: [UInt8]?
 
-    public init(minimumInterval: Duration = .seconds(1)) {
+    package init(minimumInterval: Duration = .seconds(1)) {
         self.minimumInterval = minimumInterval
     }
 
     /// The record's content now; says whether to publish it.
-    public mutating func offer(_ payload: [UInt8], at now: ContinuousClock.Instant) -> Action {
+    package mutating func offer(_ payload: [UInt8], at now: ContinuousClock.Instant) -> Action {
         if payload == lastPayload {
             pending = nil  // changed and changed back within the interval: nothing to send
             return .none
@@ -39,20 +39,20 @@ public struct GatewayRecordSchedule: Sendable {
     }
 
     /// The timer armed by ``Action/wait(until:)`` fired.
-    public mutating func due(at now: ContinuousClock.Instant) -> Action {
+    package mutating func due(at now: ContinuousClock.Instant) -> Action {
         guard let payload = pending else { return .none }
         pending = nil
         return offer(payload, at: now)
     }
 
-    public mutating func published(_ payload: [UInt8], at now: ContinuousClock.Instant) {
+    package mutating func published(_ payload: [UInt8], at now: ContinuousClock.Instant) {
         lastPayload = payload
         lastInstant = now
         pending = nil
     }
 
     /// A new broker connection: the next offer publishes at once, whatever was sent before.
-    public mutating func reset() {
+    package mutating func reset() {
         lastPayload = nil
         lastInstant = nil
         pending = nil

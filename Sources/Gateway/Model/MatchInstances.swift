@@ -1,6 +1,6 @@
-public import Bluetooth
-public import Configuration
-public import Foundation
+import Bluetooth
+import Configuration
+import Foundation
 
 /// The devices a match without an address has caught, so that each gets its own id instead of
 /// all of them merging into one state.
@@ -17,25 +17,25 @@ public import Foundation
 /// not been seen for 10 minutes, and is refused otherwise (its advertisements are dropped, not
 /// merged into the configured device). Pure; the gateway stores ``bindings`` and applies
 /// ``expand(_:)``.
-public struct MatchInstances: Sendable, Equatable {
+package struct MatchInstances: Sendable, Equatable {
     /// Per configured device (whose match has no address): the fixed addresses it caught, in the
     /// order they were first seen; the first is the configured device itself.
-    public private(set) var bindings: [String: [String]]
+    package private(set) var bindings: [String: [String]]
     /// When each instance (by id) was last seen; not persisted (see ``init(bindings:loadedAt:)``).
-    public private(set) var lastSeen: [String: Date] = [:]
+    package private(set) var lastSeen: [String: Date] = [:]
     /// Instances dropped to make room, and refusals of new ones (one per advertisement), since start.
-    public private(set) var evictions = 0
-    public private(set) var refusals = 0
+    package private(set) var evictions = 0
+    package private(set) var refusals = 0
 
     /// Instances followed now (the configured devices themselves not counted).
-    public var count: Int { bindings.values.reduce(0) { $0 + max(0, $1.count - 1) } }
+    package var count: Int { bindings.values.reduce(0) { $0 + max(0, $1.count - 1) } }
 
     /// The most instances per configured device, and how long one must be unseen to make room.
-    public static let bound = DeviceBound(maximum: 100)
+    package static let bound = DeviceBound(maximum: 100)
 
     /// `loadedAt`: restored instances count as seen then (so none is evicted before it had the
     /// time to advertise again); without it, as never seen.
-    public init(bindings: [String: [String]] = [:], loadedAt: Date? = nil) {
+    package init(bindings: [String: [String]] = [:], loadedAt: Date? = nil) {
         self.bindings = bindings
         guard let loadedAt else { return }
         for (template, addresses) in bindings {
@@ -47,7 +47,7 @@ public struct MatchInstances: Sendable, Equatable {
     }
 
     /// What an advertiser caught by `template`'s match is.
-    public enum Assignment: Sendable, Equatable {
+    package enum Assignment: Sendable, Equatable {
         /// The configured device itself (its first fixed address, or a private address).
         case template
         /// An instance already known under this id.
@@ -66,18 +66,18 @@ public struct MatchInstances: Sendable, Equatable {
     }
 
     /// Whether the address stays the same over time (public, or random static).
-    public static func isFixed(_ address: BluetoothAddress) -> Bool {
+    package static func isFixed(_ address: BluetoothAddress) -> Bool {
         address.type == .public || address.randomSubtype == .staticAddress
     }
 
     /// `<id>_<last 3 address bytes, lowercase hex>`.
-    public static func instanceID(_ templateID: String, address: BluetoothAddress) -> String {
+    package static func instanceID(_ templateID: String, address: BluetoothAddress) -> String {
         templateID + "_" + Hex.string(address.bytes.suffix(3))
     }
 
     /// Assigns an advertiser at `address` caught by the match of `template` (a device whose match
     /// has no address), seen at `time`, keeping to `bound` instances per configured device.
-    public mutating func assign(
+    package mutating func assign(
         _ address: BluetoothAddress, caughtBy template: DeviceConfiguration, at time: Date,
         bound: DeviceBound = Self.bound
     ) -> Assignment {
@@ -117,7 +117,7 @@ public struct MatchInstances: Sendable, Equatable {
     }
 
     /// An instance was seen again (other ids are ignored).
-    public mutating func seen(_ id: String, at time: Date) {
+    package mutating func seen(_ id: String, at time: Date) {
         guard lastSeen[id] != nil else { return }
         lastSeen[id] = time
     }
@@ -126,7 +126,7 @@ public struct MatchInstances: Sendable, Equatable {
     /// of its configured device with the id `<id>_<aabbcc>`, the name `<name> AABBCC` and a match
     /// on the address alone (the name may be missing from later advertisements). Instances of devices no longer configured (or that now match an address)
     /// are left out, as is an instance whose id a configured device already uses.
-    public func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
+    package func expand(_ configuration: BridgeConfiguration) -> BridgeConfiguration {
         var expanded = configuration
         var ids = Set(configuration.devices.map(\.id))
         for template in configuration.devices where template.match.address == nil {

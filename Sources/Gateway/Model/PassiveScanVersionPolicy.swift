@@ -13,7 +13,7 @@ import Decoders
 ///   without markers (``PassivePatternPlan/notSeenSince571``) are named in a warning.
 /// - Before 5.69 (5.66 measured) every pattern works: no such warning.
 /// - Unknown: as 5.71 and later, the warning saying that the version could not be told.
-public enum PassiveScanVersionPolicy {
+package enum PassiveScanVersionPolicy {
     /// What to do before registering the monitors.
     enum Verdict: Sendable, Equatable {
         /// Stop at start (exit 78).
@@ -53,7 +53,7 @@ public enum PassiveScanVersionPolicy {
 
     /// What `check-config` says, without a bus to ask bluetoothd's version: in passive mode the
     /// formats bluetoothd 5.71 and later do not report, and that 5.69 and 5.70 are refused.
-    public static func checkConfigNotes(
+    package static func checkConfigNotes(
         _ configuration: BridgeConfiguration,
         decoders: [any AdvertisementDecoder] = DecoderRegistry.builtInAdvertisements
     ) -> [String] {

@@ -1,5 +1,5 @@
-public import Bluetooth
-public import Foundation
+import Bluetooth
+import Foundation
 
 /// The advertisers seen recently, for `bridge/request/scan`: address → name, RSSI and time.
 ///
@@ -10,9 +10,9 @@ public import Foundation
 /// Compact: an address is kept as one 64-bit key and an entry as 32 bytes (a name of up to 15
 /// UTF-8 bytes is stored inline), so no entry allocates for an unnamed advertiser.
 /// Pure; the caller passes the time (tests move it by hand).
-public struct SeenAdvertisers: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public var name: String?
+package struct SeenAdvertisers: Sendable {
+    package struct Entry: Sendable, Equatable {
+        package var name: String?
         /// Seconds since 2001 (`Date.timeIntervalSinceReferenceDate`).
         var seconds: Double
         /// dBm; `Int8.min` when the advertisement had none.
@@ -24,35 +24,35 @@ public struct SeenAdvertisers: Sendable {
             storedRSSI = rssi.map { Int8(clamping: max($0, Int(Int8.min) + 1)) } ?? .min
         }
 
-        public var rssi: Int? { storedRSSI == .min ? nil : Int(storedRSSI) }
-        public var time: Date { Date(timeIntervalSinceReferenceDate: seconds) }
+        package var rssi: Int? { storedRSSI == .min ? nil : Int(storedRSSI) }
+        package var time: Date { Date(timeIntervalSinceReferenceDate: seconds) }
     }
 
-    public let capacity: Int
-    public let maxAge: TimeInterval
+    package let capacity: Int
+    package let maxAge: TimeInterval
     /// By ``key(_:)``: the six address bytes, bit 48 set for a random address.
     private var entries: [UInt64: Entry] = [:]
     /// Addresses evicted because the table was full (not those that aged out).
-    public private(set) var evicted = 0
+    package private(set) var evicted = 0
     private var lastPrune = Date.distantPast
     /// The most entries held since the table was last rebuilt.
     private var peak = 0
     /// Entries the rebuilds dropped since ``takeReleased()`` was last called: how much memory the
     /// allocator may now hold unused.
-    public private(set) var released = 0
+    package private(set) var released = 0
 
-    public init(capacity: Int = 1024, maxAge: TimeInterval = 65) {
+    package init(capacity: Int = 1024, maxAge: TimeInterval = 65) {
         self.capacity = max(1, capacity)
         self.maxAge = maxAge
     }
 
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The entry of `address`, if it was seen within ``maxAge``.
-    public func entry(for address: BluetoothAddress) -> Entry? { entries[Self.key(address)] }
+    package func entry(for address: BluetoothAddress) -> Entry? { entries[Self.key(address)] }
 
     /// Records an advertisement of `address` at `time`.
-    public mutating func record(_ address: BluetoothAddress, name: String?, rssi: Int?, at time: Date) {
+    package mutating func record(_ address: BluetoothAddress, name: String?, rssi: Int?, at time: Date) {
         let key = Self.key(address)
         entries[key] = Entry(name: name ?? entries[key]?.name, rssi: rssi, time: time)
         peak = max(peak, entries.count)
@@ -61,7 +61,7 @@ public struct SeenAdvertisers: Sendable {
     }
 
     /// Entries seen at or after `since`, by address.
-    public func seen(since: Date) -> [(address: BluetoothAddress, entry: Entry)] {
+    package func seen(since: Date) -> [(address: BluetoothAddress, entry: Entry)] {
         let cutoff = since.timeIntervalSinceReferenceDate
         return entries.filter { $0.value.seconds >= cutoff }.sorted {
             $0.key & 0xFFFF_FFFF_FFFF < $1.key & 0xFFFF_FFFF_FFFF
@@ -71,7 +71,7 @@ public struct SeenAdvertisers: Sendable {
 
     /// Drops entries older than ``maxAge``; when the table has shrunk to a quarter of its peak it is
     /// rebuilt, so its storage (which a dictionary never gives back by itself) shrinks too.
-    public mutating func prune(now: Date) {
+    package mutating func prune(now: Date) {
         lastPrune = now
         let cutoff = now.addingTimeInterval(-maxAge).timeIntervalSinceReferenceDate
         entries = entries.filter { $0.value.seconds >= cutoff }
@@ -83,7 +83,7 @@ public struct SeenAdvertisers: Sendable {
     }
 
     /// ``released``, reset to zero: the caller gives the memory back once enough was freed.
-    public mutating func takeReleased() -> Int {
+    package mutating func takeReleased() -> Int {
         defer { released = 0 }
         return released
     }

@@ -22,21 +22,21 @@
 /// - A **passive** device (docs/multi-gateway.md, "De-duplication of passive readings") is elected
 ///   the same way without slots: its owner is the one gateway that publishes its advertisements
 ///   (``publishes(_:)``), and holding it means publishing it.
-public struct OwnershipCoordinator: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct OwnershipCoordinator: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public struct Settings: Sendable, Hashable {
-        public var rules: OwnershipElection.Rules
+    package struct Settings: Sendable, Hashable {
+        package var rules: OwnershipElection.Rules
         /// The RSSI window of a candidacy (and how long a device not heard keeps one).
-        public var window: Duration
+        package var window: Duration
         /// The shortest time between two publications of one device's candidacy.
-        public var minimumInterval: Duration
+        package var minimumInterval: Duration
         /// An unchanged candidacy is published again after this long (well inside the rules' lifetime).
-        public var renewal: Duration
+        package var renewal: Duration
         /// A mean RSSI that moved less than this (dB) since it was published is not published again before the renewal.
-        public var rssiStep: Double
+        package var rssiStep: Double
 
-        public init(
+        package init(
             rules: OwnershipElection.Rules = OwnershipElection.Rules(), window: Duration = .seconds(30),
             minimumInterval: Duration = .seconds(1), renewal: Duration = .seconds(10), rssiStep: Double = 1
         ) {
@@ -48,7 +48,7 @@ public struct OwnershipCoordinator: Sendable {
         }
     }
 
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// This gateway heard the device advertise (so BlueZ has an object for it).
         case heard(String, rssi: Int)
         /// BlueZ removed the device's object: bluetoothd removes one it made for an advertiser
@@ -78,7 +78,7 @@ public struct OwnershipCoordinator: Sendable {
         case tick
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Publish this gateway's candidacy for the device (retained).
         case publish(String, OwnershipCandidacy)
         /// Withdraw it (an empty retained payload).
@@ -91,7 +91,7 @@ public struct OwnershipCoordinator: Sendable {
     }
 
     /// Who speaks for a device (its commands and its availability).
-    public enum Duty: Sendable, Hashable {
+    package enum Duty: Sendable, Hashable {
         /// This gateway owns it (holds it, or waits for the holder's release).
         case owner
         /// Nobody owns it and this gateway has the smallest id of the gateways online: it
@@ -123,17 +123,17 @@ public struct OwnershipCoordinator: Sendable {
         var publishedAt: Instant?
     }
 
-    public let me: String
-    public let settings: Settings
+    package let me: String
+    package let settings: Settings
     private(set) var devices: [String: Device] = [:]
     /// Other gateways whose record says online.
-    public private(set) var online: Set<String> = []
+    package private(set) var online: Set<String> = []
     /// Candidacies of gateways not known online yet (their record has not come), fed when it comes.
     private var waiting: [String: [String: OwnershipCandidacy]] = [:]
     private var freeSlots: Int
     private var brokerUp = false
 
-    public init(
+    package init(
         me: String, devices: Set<String>, passive: Set<String> = [], freeSlots: Int, settings: Settings = Settings()
     ) {
         self.me = me
@@ -155,31 +155,31 @@ public struct OwnershipCoordinator: Sendable {
     // MARK: Queries
 
     /// Whether the device is under ownership (a configured connected device in this mode).
-    public func governs(_ device: String) -> Bool { devices.value(exactly: device) != nil }
+    package func governs(_ device: String) -> Bool { devices.value(exactly: device) != nil }
 
     /// The device's owner as this gateway computes it; nil when nobody can own it.
-    public func owner(of device: String) -> String? { devices.value(exactly: device)?.election.owner }
+    package func owner(of device: String) -> String? { devices.value(exactly: device)?.election.owner }
 
     /// This gateway's candidacy for the device as last published; nil when withdrawn or never published.
-    public func lastPublished(_ device: String) -> OwnershipCandidacy? { devices[device]?.published }
+    package func lastPublished(_ device: String) -> OwnershipCandidacy? { devices[device]?.published }
 
     /// Whether this gateway has taken the device (the pool may connect it).
-    public func hasTaken(_ device: String) -> Bool { devices[device]?.taken ?? false }
+    package func hasTaken(_ device: String) -> Bool { devices[device]?.taken ?? false }
 
     /// Whether the device is a passive one under ownership (published by its owner, never connected).
-    public func isPassive(_ device: String) -> Bool { devices[device]?.passive ?? false }
+    package func isPassive(_ device: String) -> Bool { devices[device]?.passive ?? false }
 
     /// Whether this gateway publishes the device's advertisement readings: always for a device
     /// not under ownership as a passive one; otherwise unless another gateway owns it. With no
     /// owner (before the first candidacies, or with the broker gone so long that every candidacy
     /// expired) every gateway that hears it publishes: a reading twice rather than none.
-    public func publishes(_ device: String) -> Bool {
+    package func publishes(_ device: String) -> Bool {
         guard let state = devices[device], state.passive else { return true }
         guard let owner = state.election.owner else { return true }
         return owner == me
     }
 
-    public func duty(for device: String) -> Duty {
+    package func duty(for device: String) -> Duty {
         guard let state = devices.value(exactly: device) else { return .owner }
         if let owner = state.election.owner { return owner == me ? .owner : .silent(owner: owner) }
         let speaker = online.union([me]).min() ?? me
@@ -188,7 +188,7 @@ public struct OwnershipCoordinator: Sendable {
 
     /// When to send ``Event/tick``: a candidacy due (rate bound, renewal), a sample leaving the
     /// window, an election's next check; nil when nothing is pending.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         var deadline: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
@@ -204,7 +204,7 @@ public struct OwnershipCoordinator: Sendable {
 
     // MARK: Events
 
-    public mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         var actions: [Action] = []
         switch event {
         case .heard(let id, let rssi):

@@ -19,19 +19,20 @@
 /// - Hand-over is release-first: the new owner connects only once no other counted candidacy
 ///   says it holds the device (``Role/waiting(for:)`` until then), and a gateway that holds it
 ///   and is not the owner releases it; an owner that holds it keeps it.
-public struct OwnershipElection: Sendable {
-    public struct Candidacy: Sendable, Hashable {
-        public var gatewayID: String
+package struct OwnershipElection: Sendable {
+    package struct Candidacy: Sendable, Hashable {
+        package var gatewayID: String
         /// Mean RSSI over the candidacy window, dBm.
-        public var rssi: Double
-        public var freeSlots: Int
+        package var rssi: Double
+        package var freeSlots: Int
         /// The gateway holds the device's connection now.
-        public var holding: Bool
+        package var holding: Bool
         /// When it was received (this gateway's clock).
-        public var at: ContinuousClock.Instant
+        package var at: ContinuousClock.Instant
 
-        public init(gatewayID: String, rssi: Double, freeSlots: Int, holding: Bool = false, at: ContinuousClock.Instant)
-        {
+        package init(
+            gatewayID: String, rssi: Double, freeSlots: Int, holding: Bool = false, at: ContinuousClock.Instant
+        ) {
             self.gatewayID = gatewayID
             self.rssi = rssi
             self.freeSlots = freeSlots
@@ -40,18 +41,18 @@ public struct OwnershipElection: Sendable {
         }
     }
 
-    public struct Rules: Sendable, Hashable {
+    package struct Rules: Sendable, Hashable {
         /// How much stronger (dB) a challenger's mean RSSI must be than the owner's.
-        public var margin: Double
+        package var margin: Double
         /// How long the challenger must keep that lead, without a break, before it takes over.
-        public var switchDelay: Duration
+        package var switchDelay: Duration
         /// A candidacy not renewed for this long no longer counts.
-        public var lifetime: Duration
+        package var lifetime: Duration
         /// Whether owning the device takes a connection slot (false for a passive device, which the
         /// owner only publishes: free slots neither qualify nor rank a candidacy).
-        public var needsSlot: Bool
+        package var needsSlot: Bool
 
-        public init(
+        package init(
             margin: Double = 6, switchDelay: Duration = .seconds(10), lifetime: Duration = .seconds(30),
             needsSlot: Bool = true
         ) {
@@ -62,7 +63,7 @@ public struct OwnershipElection: Sendable {
         }
     }
 
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// A gateway's candidacy, new or renewed (this gateway's own too).
         case candidacy(Candidacy)
         /// A gateway stopped hearing the device (no readings past `silence_timeout`).
@@ -74,7 +75,7 @@ public struct OwnershipElection: Sendable {
     }
 
     /// What this gateway does with the device.
-    public enum Role: Sendable, Hashable {
+    package enum Role: Sendable, Hashable {
         /// Connect and keep the device: this gateway owns it and nobody else holds it.
         case holder
         /// This gateway owns it, but another gateway still holds it: wait for its release.
@@ -83,7 +84,7 @@ public struct OwnershipElection: Sendable {
         case standby
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case ownerChanged(from: String?, to: String?)
         /// Become the holder: connect, subscribe, execute the device's commands.
         case connect
@@ -91,22 +92,22 @@ public struct OwnershipElection: Sendable {
         case release
     }
 
-    public let me: String
-    public let rules: Rules
-    public private(set) var owner: String?
-    public private(set) var role: Role = .standby
-    public private(set) var candidacies: [String: Candidacy] = [:]
+    package let me: String
+    package let rules: Rules
+    package private(set) var owner: String?
+    package private(set) var role: Role = .standby
+    package private(set) var candidacies: [String: Candidacy] = [:]
     /// A challenger leading the owner by the margin, and since when.
-    public private(set) var lead: (gatewayID: String, since: ContinuousClock.Instant)?
+    package private(set) var lead: (gatewayID: String, since: ContinuousClock.Instant)?
     /// A challenger whose lead lasted the switch delay: it owns the device while the holder releases it.
-    public private(set) var handover: String?
+    package private(set) var handover: String?
 
-    public init(me: String, rules: Rules = Rules()) {
+    package init(me: String, rules: Rules = Rules()) {
         self.me = me
         self.rules = rules
     }
 
-    public mutating func handle(_ event: Event, at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func handle(_ event: Event, at now: ContinuousClock.Instant) -> [Action] {
         switch event {
         case .candidacy(let candidacy): candidacies[candidacy.gatewayID] = candidacy
         case .withdrawn(let id), .gatewayOffline(let id): candidacies[id] = nil
@@ -117,7 +118,7 @@ public struct OwnershipElection: Sendable {
 
     /// When to send ``Event/tick``: the end of a challenger's switch delay or the first candidacy
     /// to go stale, whichever comes first; nil when nothing is pending.
-    public var nextCheck: ContinuousClock.Instant? {
+    package var nextCheck: ContinuousClock.Instant? {
         let expiries = candidacies.values.map { $0.at + rules.lifetime }
         let switchAt = lead.map { $0.since + rules.switchDelay }
         return (expiries + [switchAt].compactMap { $0 }).min()
@@ -125,7 +126,7 @@ public struct OwnershipElection: Sendable {
 
     /// Whether `a` is a better candidate than `b`: RSSI, then free slots (when owning takes a
     /// slot), then the smaller id.
-    public static func isBetter(_ a: Candidacy, than b: Candidacy, slots: Bool = true) -> Bool {
+    package static func isBetter(_ a: Candidacy, than b: Candidacy, slots: Bool = true) -> Bool {
         if a.rssi != b.rssi { return a.rssi > b.rssi }
         if slots, a.freeSlots != b.freeSlots { return a.freeSlots > b.freeSlots }
         return a.gatewayID < b.gatewayID

@@ -1,21 +1,21 @@
 /// The RSSI samples of one device heard by this gateway over the last ``window``, and their
 /// mean (the candidacy's `rssi`). Pure; the caller passes the time.
-public struct RSSIWindow: Sendable {
-    public let window: Duration
+package struct RSSIWindow: Sendable {
+    package let window: Duration
     private var samples: [(at: ContinuousClock.Instant, rssi: Int)] = []
     /// The mean when the last sample left the window: a holder's device stops advertising while
     /// connected, and its candidacy keeps the signal it was taken with.
-    public private(set) var lastMean: Double?
+    package private(set) var lastMean: Double?
 
     /// The most samples kept (the newest).
-    public static let capacity = 256
+    package static let capacity = 256
 
-    public init(window: Duration = .seconds(30)) {
+    package init(window: Duration = .seconds(30)) {
         self.window = window
     }
 
     /// A sample heard at `now`.
-    public mutating func add(_ rssi: Int, at now: ContinuousClock.Instant) {
+    package mutating func add(_ rssi: Int, at now: ContinuousClock.Instant) {
         expire(at: now)
         // Bounded: an advertiser reporting every 20 ms keeps the newest ``capacity`` samples.
         if samples.count >= Self.capacity { samples.removeFirst(samples.count - Self.capacity + 1) }
@@ -24,19 +24,19 @@ public struct RSSIWindow: Sendable {
     }
 
     /// Drops the samples older than the window (the mean is kept in ``lastMean``).
-    public mutating func expire(at now: ContinuousClock.Instant) {
+    package mutating func expire(at now: ContinuousClock.Instant) {
         samples.removeAll { now - $0.at >= window }
     }
 
     /// Forgets everything (the device was lost).
-    public mutating func clear() {
+    package mutating func clear() {
         samples = []
         lastMean = nil
     }
 
     /// Whether a sample is inside the window (as of the last ``expire(at:)``).
-    public var hearing: Bool { !samples.isEmpty }
+    package var hearing: Bool { !samples.isEmpty }
 
     /// When the oldest sample leaves the window.
-    public var nextExpiry: ContinuousClock.Instant? { samples.first.map { $0.at + window } }
+    package var nextExpiry: ContinuousClock.Instant? { samples.first.map { $0.at + window } }
 }

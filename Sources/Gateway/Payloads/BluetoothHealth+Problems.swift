@@ -3,7 +3,7 @@ import Bluetooth
 
 extension BluetoothHealth {
     /// The problem the central's state means; `bluezRunning`: whether `org.bluez` has an owner.
-    public static func problem(for state: ManagerState, bluezRunning: Bool) -> Problem? {
+    package static func problem(for state: ManagerState, bluezRunning: Bool) -> Problem? {
         switch state {
         case .poweredOn: nil
         case .poweredOff: .adapterPoweredOff
@@ -14,7 +14,7 @@ extension BluetoothHealth {
     }
 
     /// The problem an error opening the bus or the central means.
-    public static func problem(for error: any Error) -> Problem {
+    package static func problem(for error: any Error) -> Problem {
         switch BlueZBus.failure(of: error) {
         case .accessDenied: .accessDenied
         case .bluezNotRunning: .bluezNotRunning

@@ -4,9 +4,9 @@ import JSON
 /// What the gateway knows about its Bluetooth side: for `bridge/health` (`bluetooth`), the Home
 /// Assistant "Bluetooth" problem sensor, systemd's `STATUS=` and the log line that says what to fix.
 /// A pure value: ``BLELink`` fills it in from the bus, BlueZ's name owner and the adapter's state.
-public struct BluetoothHealth: Sendable, Hashable {
+package struct BluetoothHealth: Sendable, Hashable {
     /// Why Bluetooth cannot be used right now.
-    public enum Problem: String, Sendable, Hashable, CaseIterable {
+    package enum Problem: String, Sendable, Hashable, CaseIterable {
         /// The D-Bus bus (system bus or `--bus`) cannot be reached.
         case busUnavailable = "bus_unavailable"
         /// The bus refuses this user access to BlueZ (D-Bus policy), or never answers for it.
@@ -26,21 +26,21 @@ public struct BluetoothHealth: Sendable, Hashable {
     }
 
     /// The configured adapter (`hci0`).
-    public var adapter: String
+    package var adapter: String
     /// Whether BlueZ exports the adapter.
-    public var adapterPresent: Bool
+    package var adapterPresent: Bool
     /// Whether the adapter is powered on.
-    public var powered: Bool
+    package var powered: Bool
     /// The unique bus name owning `org.bluez` (bluetoothd), nil when none does.
-    public var bluezOwner: String?
+    package var bluezOwner: String?
     /// The last error met talking to the bus or BlueZ (kept after recovery, for the record).
-    public var lastError: String?
+    package var lastError: String?
     /// Why Bluetooth is unusable; nil when it is usable.
-    public var problem: Problem?
+    package var problem: Problem?
     /// The user the gateway runs as (named in the advice when the bus refuses it); nil if unknown.
-    public var user: String?
+    package var user: String?
 
-    public init(
+    package init(
         adapter: String, adapterPresent: Bool = false, powered: Bool = false, bluezOwner: String? = nil,
         lastError: String? = nil, problem: Problem? = .starting, user: String? = nil
     ) {
@@ -56,15 +56,15 @@ public struct BluetoothHealth: Sendable, Hashable {
     /// The kind of the last error: its D-Bus error name or code, the text before the first ": ".
     /// The rest may differ on every attempt (dbus-daemon names the refused connection's unique name),
     /// so a change of the problem or of this, not of the full text, is worth a log line.
-    public var lastErrorKind: String? {
+    package var lastErrorKind: String? {
         lastError.map { text in text.range(of: ": ").map { String(text[..<$0.lowerBound]) } ?? text }
     }
 
     /// Whether scanning and connecting are possible.
-    public var isAvailable: Bool { problem == nil }
+    package var isAvailable: Bool { problem == nil }
 
     /// What to do about the problem, in words an operator can act on; nil when Bluetooth is usable.
-    public var advice: String? {
+    package var advice: String? {
         switch problem {
         case nil, .starting?:
             nil
@@ -104,7 +104,7 @@ public struct BluetoothHealth: Sendable, Hashable {
 
     /// The Bluetooth part of systemd's `STATUS=` line (``ServiceStatus``): short, with the problem's
     /// name as in `bridge/health`; the log line carries the full ``advice``.
-    public var statusText: String {
+    package var statusText: String {
         switch problem {
         case nil: "Bluetooth ready (\(adapter))"
         case .starting?: "Bluetooth starting (\(adapter))"
@@ -125,7 +125,7 @@ public struct BluetoothHealth: Sendable, Hashable {
     }
 
     /// The `bluetooth` member of `bridge/health`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             JSONMember("available", .bool(isAvailable)),
             JSONMember("problem", problem.map { .string($0.rawValue) } ?? .null),

@@ -1,27 +1,27 @@
-public import Foundation
-public import JSON
+import Foundation
+import JSON
 import Timekeeping
 
 /// Payloads of the `<base>/bridge/…` topics.
-public enum BridgePayloads {
+package enum BridgePayloads {
     /// `bridge/state` while running (retained).
-    public static let online: JSONValue = .object([JSONMember("state", "online")])
+    package static let online: JSONValue = .object([JSONMember("state", "online")])
     /// `bridge/state` as last will and on clean shutdown (retained).
-    public static let offline: JSONValue = .object([JSONMember("state", "offline")])
+    package static let offline: JSONValue = .object([JSONMember("state", "offline")])
 }
 
 /// `bridge/info` (retained): what this gateway is and how it is configured.
-public struct BridgeInfo: Sendable, Hashable {
-    public var gatewayID: String
-    public var adapter: String
-    public var baseTopic: String
-    public var maxConnections: Int
-    public var devices: [String]
-    public var homeAssistant: Bool
-    public var rawGATT: Bool
-    public var startedAt: Date
+package struct BridgeInfo: Sendable, Hashable {
+    package var gatewayID: String
+    package var adapter: String
+    package var baseTopic: String
+    package var maxConnections: Int
+    package var devices: [String]
+    package var homeAssistant: Bool
+    package var rawGATT: Bool
+    package var startedAt: Date
 
-    public init(
+    package init(
         gatewayID: String, adapter: String, baseTopic: String, maxConnections: Int, devices: [String],
         homeAssistant: Bool, rawGATT: Bool, startedAt: Date
     ) {
@@ -35,7 +35,7 @@ public struct BridgeInfo: Sendable, Hashable {
         self.startedAt = startedAt
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             JSONMember("version", .string(BLEBridgeVersion.string)),
             JSONMember("gateway_id", .string(gatewayID)),
@@ -56,24 +56,24 @@ public struct BridgeInfo: Sendable, Hashable {
 
 /// One entry of `bridge/devices` (retained: without `rssi` and `last_seen`) and of the answer to
 /// `bridge/request/devices` (with them).
-public struct DeviceSummary: Sendable, Hashable {
+package struct DeviceSummary: Sendable, Hashable {
     /// How the device came to be followed: `configured` (config.json, including the devices a
     /// match without address split off), `automatic` (`auto_devices`) or `adopted`.
-    public enum Origin: String, Sendable, Hashable {
+    package enum Origin: String, Sendable, Hashable {
         case configured, automatic, adopted
     }
 
-    public var id: String
-    public var name: String
-    public var origin: Origin
-    public var address: String?
-    public var connection: String
-    public var connected: Bool
-    public var rssi: Int?
-    public var lastSeen: Date?
-    public var services: [String]
+    package var id: String
+    package var name: String
+    package var origin: Origin
+    package var address: String?
+    package var connection: String
+    package var connected: Bool
+    package var rssi: Int?
+    package var lastSeen: Date?
+    package var services: [String]
 
-    public init(
+    package init(
         id: String, name: String, origin: Origin = .configured, address: String?, connection: String,
         connected: Bool, rssi: Int?, lastSeen: Date?, services: [String]
     ) {
@@ -88,10 +88,10 @@ public struct DeviceSummary: Sendable, Hashable {
         self.services = services
     }
 
-    public var json: JSONValue { json(stable: false) }
+    package var json: JSONValue { json(stable: false) }
 
     /// `stable`: only the fields that do not change with every advertisement (no `rssi`, `last_seen`).
-    public func json(stable: Bool) -> JSONValue {
+    package func json(stable: Bool) -> JSONValue {
         var members: [JSONMember] = [
             JSONMember("id", .string(id)),
             JSONMember("name", .string(name)),
@@ -108,41 +108,41 @@ public struct DeviceSummary: Sendable, Hashable {
         return .object(members)
     }
 
-    public static func list(_ devices: [DeviceSummary], stable: Bool = false) -> JSONValue {
+    package static func list(_ devices: [DeviceSummary], stable: Bool = false) -> JSONValue {
         .array(devices.map { $0.json(stable: stable) })
     }
 }
 
 /// `bridge/health` (periodic, not retained).
-public struct HealthSnapshot: Sendable, Hashable {
-    public var uptime: Duration
-    public var connections: Int
-    public var maxConnections: Int
-    public var outboxDepth: Int
-    public var oldestUnsentAge: Duration?
-    public var dropped: Int
-    public var reconnects: Int
-    public var published: Int
-    public var commands: Int
-    public var commandsRefused: Int
-    public var time: Date
+package struct HealthSnapshot: Sendable, Hashable {
+    package var uptime: Duration
+    package var connections: Int
+    package var maxConnections: Int
+    package var outboxDepth: Int
+    package var oldestUnsentAge: Duration?
+    package var dropped: Int
+    package var reconnects: Int
+    package var published: Int
+    package var commands: Int
+    package var commandsRefused: Int
+    package var time: Date
     /// Why the outbox refuses writes right now (`locked`, `disk_full`, `read_only`, …), nil while
     /// it accepts them. Readings offered meanwhile are held in memory (`outboxDepth` counts them).
-    public var outboxError: String?
+    package var outboxError: String?
     /// The Bluetooth side: adapter present and powered, bluetoothd's bus name, the problem, the
     /// last error (nil leaves the member out).
-    public var bluetooth: BluetoothHealth?
+    package var bluetooth: BluetoothHealth?
     /// With `auto_devices` on: the automatic devices followed, and since start those dropped to
     /// make room and the refusals at `max_devices` (one per advertisement of a refused device, not
     /// per device) (nil leaves the member out).
-    public var autoDevices: AutoDeviceCounts?
+    package var autoDevices: AutoDeviceCounts?
 
-    public struct AutoDeviceCounts: Sendable, Hashable {
-        public var devices: Int
-        public var evictions: Int
-        public var refusals: Int
+    package struct AutoDeviceCounts: Sendable, Hashable {
+        package var devices: Int
+        package var evictions: Int
+        package var refusals: Int
 
-        public init(devices: Int, evictions: Int, refusals: Int) {
+        package init(devices: Int, evictions: Int, refusals: Int) {
             self.devices = devices
             self.evictions = evictions
             self.refusals = refusals
@@ -152,11 +152,11 @@ public struct HealthSnapshot: Sendable, Hashable {
     /// When some configured match has no address: the devices such matches split off
     /// (``MatchInstances``), and since start those dropped to make room and those refused at the
     /// bound (nil leaves the member out).
-    public var matchInstances: AutoDeviceCounts?
+    package var matchInstances: AutoDeviceCounts?
     /// Shared-broker mode: the other gateways (``GatewayPeers/json``); nil leaves the member out.
-    public var gateways: JSONValue?
+    package var gateways: JSONValue?
 
-    public init(
+    package init(
         uptime: Duration, connections: Int, maxConnections: Int, outboxDepth: Int, oldestUnsentAge: Duration?,
         dropped: Int, reconnects: Int, published: Int, commands: Int, commandsRefused: Int, time: Date,
         outboxError: String? = nil, bluetooth: BluetoothHealth? = nil, autoDevices: AutoDeviceCounts? = nil,
@@ -181,7 +181,7 @@ public struct HealthSnapshot: Sendable, Hashable {
     }
 
     /// An outbox error code as the health topic spells it: `diskFull` → `disk_full`.
-    public static func outboxErrorName(_ code: String) -> String {
+    package static func outboxErrorName(_ code: String) -> String {
         var name = ""
         for character in code {
             if character.isUppercase {
@@ -193,7 +193,7 @@ public struct HealthSnapshot: Sendable, Hashable {
         return name
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members = [
             JSONMember("uptime_s", .int(Int64(uptime.inSeconds))),
             JSONMember("connections", .int(Int64(connections))),

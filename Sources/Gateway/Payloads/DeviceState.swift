@@ -1,28 +1,28 @@
 import Decoders
-public import Foundation
+import Foundation
 import JSON
 import Timekeeping
 
 /// A device's merged state: the latest value of every decoded field, the RSSI and the time
 /// of the sample that last changed it. Published on `<base>/<device>` as one JSON object,
 /// e.g. `{"heart_rate":72,"rr_intervals":[0.81],"battery":88,"rssi":-61,"ts":"2026-…Z"}`.
-public struct DeviceState: Sendable, Hashable {
+package struct DeviceState: Sendable, Hashable {
     /// Field name → value, in first-seen order.
-    public private(set) var fields: [JSONMember] = []
-    public private(set) var rssi: Int?
-    public private(set) var sampleTime: Date?
+    package private(set) var fields: [JSONMember] = []
+    package private(set) var rssi: Int?
+    package private(set) var sampleTime: Date?
     /// The event fields (a button's press: kind ``FieldKind/Component/event``) of the latest
     /// reading. An event happened once: it is in the state published with the reading that carried
     /// it and left out of the next, or every later publish (a temperature) would repeat the press.
-    public private(set) var events: Set<String> = []
+    package private(set) var events: Set<String> = []
     /// The event fields the latest merge removed (the previous reading's).
-    public private(set) var clearedEvents: Set<String> = []
+    package private(set) var clearedEvents: Set<String> = []
 
-    public init() {}
+    package init() {}
 
     /// Merges decoded fields taken at `sampleTime`; returns the names seen for the first time.
     @discardableResult
-    public mutating func merge(_ decoded: [DecodedField], rssi: Int? = nil, sampleTime: Date) -> [String] {
+    package mutating func merge(_ decoded: [DecodedField], rssi: Int? = nil, sampleTime: Date) -> [String] {
         clearedEvents = events
         if !events.isEmpty {
             fields.removeAll { events.contains($0.key) }
@@ -45,7 +45,7 @@ public struct DeviceState: Sendable, Hashable {
     }
 
     /// The payload for `<base>/<device>`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members = fields
         members.reserveCapacity(fields.count + 2)
         if let rssi { members.append(JSONMember("rssi", .int(Int64(rssi)))) }

@@ -1,31 +1,31 @@
-public import Foundation
-public import JSON
+import Foundation
+import JSON
 import Timekeeping
 
 /// `<base>/bridge/gateways/<gateway_id>` in shared-broker mode (retained; docs/multi-gateway.md):
 /// what one gateway is and how much room it has. The same topic carries the gateway's state, so
 /// its last will (``offline(gatewayID:)``) and Home Assistant's availability template
 /// (`{{ value_json.state }}`) read it as they read `bridge/state` in single-gateway mode.
-public struct GatewayRecord: Sendable, Hashable {
-    public enum State: String, Sendable, Hashable {
+package struct GatewayRecord: Sendable, Hashable {
+    package enum State: String, Sendable, Hashable {
         case online, offline
     }
 
-    public var state: State
-    public var gatewayID: String
+    package var state: State
+    package var gatewayID: String
     /// Nil in an offline record (the last will is fixed at connect time and says only the state).
-    public var version: String?
-    public var adapter: String?
-    public var maxConnections: Int?
+    package var version: String?
+    package var adapter: String?
+    package var maxConnections: Int?
     /// Connection slots not in use: `max_connections` minus the devices connected.
-    public var freeSlots: Int?
+    package var freeSlots: Int?
     /// The devices connected now.
-    public var connections: Int?
+    package var connections: Int?
     /// Readings published per second over the last health interval.
-    public var readingsPerSecond: Double?
-    public var started: Date?
+    package var readingsPerSecond: Double?
+    package var started: Date?
 
-    public init(
+    package init(
         state: State, gatewayID: String, version: String? = nil, adapter: String? = nil, maxConnections: Int? = nil,
         freeSlots: Int? = nil, connections: Int? = nil, readingsPerSecond: Double? = nil, started: Date? = nil
     ) {
@@ -41,11 +41,11 @@ public struct GatewayRecord: Sendable, Hashable {
     }
 
     /// The last will and the clean-shutdown record: `{"state":"offline","gateway_id":"…"}`.
-    public static func offline(gatewayID: String) -> GatewayRecord {
+    package static func offline(gatewayID: String) -> GatewayRecord {
         GatewayRecord(state: .offline, gatewayID: gatewayID)
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members = [JSONMember("state", .string(state.rawValue)), JSONMember("gateway_id", .string(gatewayID))]
         if let version { members.append(JSONMember("version", .string(version))) }
         if let adapter { members.append(JSONMember("adapter", .string(adapter))) }
@@ -65,7 +65,7 @@ public struct GatewayRecord: Sendable, Hashable {
 
     /// Reads a record another gateway published; nil when it is not one (not JSON, no `state`,
     /// an unknown state). `gatewayID` is the topic's last level, which wins over the payload's.
-    public init?(payload: [UInt8], gatewayID: String) {
+    package init?(payload: [UInt8], gatewayID: String) {
         guard let value = try? JSONParser().parse(payload), let state = value["state"]?.stringValue.flatMap(State.init)
         else { return nil }
         self.init(state: state, gatewayID: gatewayID)

@@ -1,6 +1,6 @@
-public import Bluetooth
-public import Configuration
-public import Decoders
+import Bluetooth
+import Configuration
+import Decoders
 
 /// Keeps field names unique within a device's merged state when two subscribed characteristics
 /// decode to the same name (Temperature Measurement, Intermediate Temperature and Environmental
@@ -21,17 +21,17 @@ public import Decoders
 /// The owner is known from the configuration in every case but one (two characteristics that
 /// both do not own the name): there, the first arrival holds the plain name until one listed
 /// before it reports.
-public struct FieldNamer: Sendable {
+package struct FieldNamer: Sendable {
     /// One subscribed characteristic of a device, as a reading names it.
-    public struct Source: Sendable, Hashable {
+    package struct Source: Sendable, Hashable {
         /// Position in the device's `subscribe` list.
-        public var rank: Int
+        package var rank: Int
         /// The characteristic's name (`intermediate_temperature`), or its short UUID.
-        public var characteristic: String
+        package var characteristic: String
         /// The name of the service holding it (`environmental_sensing`), when known.
-        public var service: String?
+        package var service: String?
 
-        public init(rank: Int, characteristic: String, service: String? = nil) {
+        package init(rank: Int, characteristic: String, service: String? = nil) {
             self.rank = rank
             self.characteristic = characteristic
             self.service = service
@@ -47,12 +47,12 @@ public struct FieldNamer: Sendable {
 
     /// `characteristics`: per device id, the characteristic names of its subscriptions in the
     /// configuration's order (the same names ``Source/characteristic`` carries).
-    public init(characteristics: [String: [String]] = [:]) {
+    package init(characteristics: [String: [String]] = [:]) {
         self.characteristics = characteristics
     }
 
     /// Names from the devices' `subscribe` lists.
-    public init(configuration: BridgeConfiguration) {
+    package init(configuration: BridgeConfiguration) {
         var characteristics: [String: [String]] = [:]
         for device in configuration.devices {
             characteristics[device.id] = device.subscribe.map { Self.characteristicName($0.characteristic) }
@@ -61,11 +61,11 @@ public struct FieldNamer: Sendable {
     }
 
     /// The name a characteristic goes by here: its assigned name, else its short UUID.
-    public static func characteristicName(_ uuid: BluetoothUUID) -> String {
+    package static func characteristicName(_ uuid: BluetoothUUID) -> String {
         AssignedNumbers.characteristicName(for: uuid) ?? uuid.shortString
     }
 
-    public mutating func name(_ fields: [DecodedField], device: String, source: Source) -> [DecodedField] {
+    package mutating func name(_ fields: [DecodedField], device: String, source: Source) -> [DecodedField] {
         fields.map { field in
             var field = field
             field.name = name(of: field.name, device: device, source: source)
@@ -95,7 +95,7 @@ public struct FieldNamer: Sendable {
 
     /// Services whose name says what their values are of, by the word a person would put in
     /// front of the field (`body_temperature`, `ambient_temperature`).
-    public static let serviceQualifiers: [String: String] = [
+    package static let serviceQualifiers: [String: String] = [
         "health_thermometer": "body",
         "environmental_sensing": "ambient",
     ]
@@ -116,7 +116,7 @@ public struct FieldNamer: Sendable {
         return "\(field)_\(source.characteristic)"
     }
 
-    public mutating func forget(device: String) {
+    package mutating func forget(device: String) {
         producers[device] = nil
         names[device] = nil
     }

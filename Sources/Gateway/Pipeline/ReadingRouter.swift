@@ -1,33 +1,33 @@
 import Bluetooth
-public import Decoders
-public import Foundation
+import Decoders
+import Foundation
 import JSON
-public import Outbox
+import Outbox
 import Timekeeping
 
 /// Turns decoded readings into what gets published: the device's merged state for the outbox,
 /// the optional raw topic, and Home Assistant discovery for fields seen for the first time.
 /// Pure: ``ReadingPipeline`` holds it under its lock, feeds it on the thread that received the
 /// reading, and offers the returned entries to the publisher.
-public struct ReadingRouter: Sendable {
-    public struct Output: Sendable, Hashable {
+package struct ReadingRouter: Sendable {
+    package struct Output: Sendable, Hashable {
         /// Entries for the outbox, in order.
-        public var entries: [OutboxEntry]
+        package var entries: [OutboxEntry]
         /// Discovery messages to publish (retained) because new fields appeared.
-        public var discovery: [DiscoveryMessage]
+        package var discovery: [DiscoveryMessage]
     }
 
-    public let topics: TopicContract
-    public let qos: OutboxQoS
-    public let rawTopics: Bool
+    package let topics: TopicContract
+    package let qos: OutboxQoS
+    package let rawTopics: Bool
     /// Nil when Home Assistant discovery is off.
-    public private(set) var discoveryBuilder: DiscoveryBuilder?
+    package private(set) var discoveryBuilder: DiscoveryBuilder?
     private var devices: [String: DiscoveryDevice]
     private var states: [String: DeviceState] = [:]
     /// Per device: field → (last value, unit), for (re-)announcing discovery.
     private var fieldInfo: [String: [String: (value: JSONValue, unit: String?, kind: FieldKind?)]] = [:]
 
-    public init(
+    package init(
         topics: TopicContract, qos: OutboxQoS, rawTopics: Bool, discoveryBuilder: DiscoveryBuilder?,
         devices: [DiscoveryDevice]
     ) {
@@ -41,7 +41,7 @@ public struct ReadingRouter: Sendable {
     /// Replaces the device list and the discovery builder (configuration reload; nil: Home
     /// Assistant off); state of removed devices is dropped. Fields seen so far are announced by
     /// ``allDiscovery()`` with the new builder.
-    public mutating func update(devices: [DiscoveryDevice], discoveryBuilder: DiscoveryBuilder?) {
+    package mutating func update(devices: [DiscoveryDevice], discoveryBuilder: DiscoveryBuilder?) {
         self.discoveryBuilder = discoveryBuilder
         var updated = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         // What the devices reported about themselves still holds.
@@ -59,7 +59,7 @@ public struct ReadingRouter: Sendable {
 
     /// Forgets the fields whose discovery topic is in `topics` (their entities are being deleted):
     /// they are announced again only when a reading brings them back.
-    public mutating func forget(discoveryTopics topics: Set<String>) {
+    package mutating func forget(discoveryTopics topics: Set<String>) {
         guard let builder = discoveryBuilder else { return }
         for (deviceID, info) in fieldInfo {
             guard let device = devices[deviceID] else { continue }
@@ -74,13 +74,13 @@ public struct ReadingRouter: Sendable {
     }
 
     /// Updates the address shown in discovery once the device is found.
-    public mutating func setAddress(_ address: String, for deviceID: String) {
+    package mutating func setAddress(_ address: String, for deviceID: String) {
         devices[deviceID]?.address = address
     }
 
     /// What `deviceID` reported about itself (Device Information service): the discovery messages
     /// of its fields seen so far, announced again with the new `device` block, when it changed.
-    public mutating func describe(
+    package mutating func describe(
         _ deviceID: String, manufacturer: String?, model: String?, firmware: String?
     ) -> [DiscoveryMessage] {
         guard var device = devices[deviceID] else { return [] }
@@ -92,13 +92,13 @@ public struct ReadingRouter: Sendable {
         return discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
     }
 
-    public func state(of deviceID: String) -> DeviceState? { states[deviceID] }
+    package func state(of deviceID: String) -> DeviceState? { states[deviceID] }
 
     /// Whether `deviceID` is a configured device.
-    public func knows(_ deviceID: String) -> Bool { devices.index(forKey: deviceID) != nil }
+    package func knows(_ deviceID: String) -> Bool { devices.index(forKey: deviceID) != nil }
 
     /// Routes one reading of `deviceID` taken at `sampleTime`.
-    public mutating func route(
+    package mutating func route(
         device deviceID: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])? = nil,
         rssi: Int? = nil, sampleTime: Date
     ) -> Output {
@@ -162,13 +162,13 @@ public struct ReadingRouter: Sendable {
 
     /// The discovery messages of one device's fields seen so far (announced again when this
     /// gateway becomes its owner, shared-broker mode).
-    public func discovery(of deviceID: String) -> [DiscoveryMessage] {
+    package func discovery(of deviceID: String) -> [DiscoveryMessage] {
         discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
     }
 
     /// Every discovery message for the fields seen so far (sent again when Home Assistant
     /// comes online).
-    public func allDiscovery() -> [DiscoveryMessage] {
+    package func allDiscovery() -> [DiscoveryMessage] {
         fieldInfo.keys.sorted().flatMap { deviceID in
             discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
         }

@@ -16,24 +16,24 @@
 /// - `coordinated` (shared-broker mode, docs/multi-gateway.md): a device is connected only while
 ///   this gateway owns it (``Event/owned(_:_:)``); it starts on standby, and losing the ownership
 ///   disconnects it (``DisconnectReason/released``) and fails its queued commands.
-public struct ConnectionScheduler: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct ConnectionScheduler: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public enum Mode: String, Sendable, Hashable {
+    package enum Mode: String, Sendable, Hashable {
         case keepConnected = "keep_connected"
         case onDemand = "connect_on_demand"
         case passive
     }
 
-    public struct DeviceSpec: Sendable, Hashable {
-        public var id: String
-        public var mode: Mode
+    package struct DeviceSpec: Sendable, Hashable {
+        package var id: String
+        package var mode: Mode
         /// The shortest `read` interval of the device's subscriptions; nil when nothing is polled.
-        public var pollInterval: Duration?
+        package var pollInterval: Duration?
         /// The shortest `silence_timeout` of its notify subscriptions; nil = no watchdog.
-        public var silenceTimeout: Duration?
+        package var silenceTimeout: Duration?
 
-        public init(id: String, mode: Mode, pollInterval: Duration? = nil, silenceTimeout: Duration? = nil) {
+        package init(id: String, mode: Mode, pollInterval: Duration? = nil, silenceTimeout: Duration? = nil) {
             self.id = id
             self.mode = mode
             self.pollInterval = pollInterval
@@ -41,7 +41,7 @@ public struct ConnectionScheduler: Sendable {
         }
     }
 
-    public enum DisconnectReason: String, Sendable, Hashable {
+    package enum DisconnectReason: String, Sendable, Hashable {
         /// An on-demand device whose work is done.
         case idle
         /// The silence watchdog fired.
@@ -52,7 +52,7 @@ public struct ConnectionScheduler: Sendable {
         case released
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case connect(String)
         case disconnect(String, DisconnectReason)
         /// Read the device's polled characteristics, then report `.pollFinished`.
@@ -65,7 +65,7 @@ public struct ConnectionScheduler: Sendable {
         case resumeDiscovery
     }
 
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Time passed (call at `nextDeadline()` or whenever convenient).
         case tick
         /// The device is known to BlueZ (seen in a scan or restored); it may be connected.
@@ -109,19 +109,19 @@ public struct ConnectionScheduler: Sendable {
         var owned = true
     }
 
-    public let maxConnections: Int
-    public let pauseDiscoveryWhileConnecting: Bool
+    package let maxConnections: Int
+    package let pauseDiscoveryWhileConnecting: Bool
     /// Connect attempts for a device with queued commands before they are failed.
-    public let commandConnectAttempts: Int
+    package let commandConnectAttempts: Int
     /// Devices are connected only while owned (``Event/owned(_:_:)``); new devices start on standby.
-    public let coordinated: Bool
+    package let coordinated: Bool
     private let backoff: @Sendable (Int) -> Duration
     private(set) var records: [String: Record] = [:]
     private var order: [String] = []
     private var adapterPowered = true
     private var discoveryPaused = false
 
-    public init(
+    package init(
         maxConnections: Int = 5, pauseDiscoveryWhileConnecting: Bool = false, commandConnectAttempts: Int = 3,
         coordinated: Bool = false, devices: [DeviceSpec], now: Instant,
         backoff: @escaping @Sendable (Int) -> Duration
@@ -152,15 +152,15 @@ public struct ConnectionScheduler: Sendable {
 
     // MARK: Queries
 
-    public var connectedDevices: [String] { order.filter { records[$0]?.phase == .connected } }
-    public var connectingDevice: String? { order.first { records[$0]?.phase == .connecting } }
-    public var slotsInUse: Int { records.values.filter { $0.phase != .idle }.count }
-    public func isConnected(_ id: String) -> Bool { records[id]?.phase == .connected }
+    package var connectedDevices: [String] { order.filter { records[$0]?.phase == .connected } }
+    package var connectingDevice: String? { order.first { records[$0]?.phase == .connecting } }
+    package var slotsInUse: Int { records.values.filter { $0.phase != .idle }.count }
+    package func isConnected(_ id: String) -> Bool { records[id]?.phase == .connected }
     /// Whether this gateway may connect the device (always, unless `coordinated`).
-    public func isOwned(_ id: String) -> Bool { records[id]?.owned ?? false }
+    package func isOwned(_ id: String) -> Bool { records[id]?.owned ?? false }
 
     /// The earliest time at which a `.tick` may produce actions.
-    public func nextDeadline() -> Instant? {
+    package func nextDeadline() -> Instant? {
         var deadline: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
@@ -182,7 +182,7 @@ public struct ConnectionScheduler: Sendable {
 
     // MARK: Events
 
-    public mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         var actions: [Action] = []
         switch event {
         case .tick: break

@@ -20,22 +20,22 @@ import Timekeeping
 ///   gateway has been connected for ``Settings/warmUp`` (one renewal: by then every gateway that
 ///   hears the device has reported it), so a gateway that starts does not announce the room of
 ///   the only report it has.
-public struct PresenceCoordinator: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct PresenceCoordinator: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public struct Settings: Sendable, Hashable {
-        public var rules: RoomElection.Rules
-        public var pathLossExponent: Double
-        public var referencePower: Int
-        public var smoothing: Duration
-        public var interval: Duration
-        public var renewal: Duration
+    package struct Settings: Sendable, Hashable {
+        package var rules: RoomElection.Rules
+        package var pathLossExponent: Double
+        package var referencePower: Int
+        package var smoothing: Duration
+        package var interval: Duration
+        package var renewal: Duration
         /// A smoothed RSSI that moved less than this (dB) since it was published waits for the renewal.
-        public var rssiStep: Double
+        package var rssiStep: Double
         /// How long after the broker connection room changes are announced.
-        public var warmUp: Duration
+        package var warmUp: Duration
 
-        public init(
+        package init(
             rules: RoomElection.Rules = RoomElection.Rules(), pathLossExponent: Double = 2.5,
             referencePower: Int = -59, smoothing: Duration = .seconds(3), interval: Duration = .seconds(1),
             renewal: Duration = .seconds(5), rssiStep: Double = 1, warmUp: Duration? = nil
@@ -50,7 +50,7 @@ public struct PresenceCoordinator: Sendable {
             self.warmUp = warmUp ?? renewal
         }
 
-        public init(_ presence: PresenceSettings) {
+        package init(_ presence: PresenceSettings) {
             self.init(
                 rules: RoomElection.Rules(
                     margin: presence.margin, switchDelay: presence.switchDelay, timeout: presence.timeout),
@@ -59,7 +59,7 @@ public struct PresenceCoordinator: Sendable {
         }
     }
 
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// This gateway heard the device advertise; `advertised`: the signal at 1 m its
         /// advertisement says (iBeacon, Eddystone), nil when it says none.
         case heard(String, rssi: Int, advertised: Int?)
@@ -75,7 +75,7 @@ public struct PresenceCoordinator: Sendable {
         case tick
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Publish this gateway's presence for the device.
         case publish(String, rssi: Double, distance: Double)
         /// The device's room changed (nil: no gateway hears it).
@@ -89,9 +89,9 @@ public struct PresenceCoordinator: Sendable {
         var publishedAt: Instant?
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// `tx_power` of the configured devices that have one.
-    public var txPower: [String: Int]
+    package var txPower: [String: Int]
     private(set) var heard: [String: Heard] = [:]
     private(set) var rooms: [String: RoomElection] = [:]
     /// The room last announced per device (after the warm-up).
@@ -101,20 +101,20 @@ public struct PresenceCoordinator: Sendable {
     private var connectedAt: Instant?
     private var warm = false
 
-    public init(settings: Settings, txPower: [String: Int] = [:]) {
+    package init(settings: Settings, txPower: [String: Int] = [:]) {
         self.settings = settings
         self.txPower = txPower
     }
 
     /// The device's room as this gateway computes it.
-    public func room(of device: String) -> RoomElection.Choice? { rooms[device]?.choice }
+    package func room(of device: String) -> RoomElection.Choice? { rooms[device]?.choice }
 
     /// Whether room changes are announced (the warm-up after the broker connection is over).
-    public var announcing: Bool { warm }
+    package var announcing: Bool { warm }
 
     /// The signal at 1 m an advertisement says: an iBeacon's measured power (at 1 m), an
     /// Eddystone's TX power (at 0 m; 41 dB more than at 1 m, the Eddystone convention).
-    public static func advertisedPower(decoder: String, fields: [String: Double]) -> Int? {
+    package static func advertisedPower(decoder: String, fields: [String: Double]) -> Int? {
         switch decoder {
         case "ibeacon": fields["measured_power"].map { Int($0) }
         case "eddystone": fields["tx_power"].map { Int($0) - 41 }
@@ -122,7 +122,7 @@ public struct PresenceCoordinator: Sendable {
         }
     }
 
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         var deadlines = rooms.values.compactMap(\.nextCheck)
         if !warm, let connectedAt { deadlines.append(connectedAt + settings.warmUp) }
         if connectedAt != nil {
@@ -133,7 +133,7 @@ public struct PresenceCoordinator: Sendable {
         return deadlines.min()
     }
 
-    public mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         switch event {
         case .heard(let device, let rssi, let advertised):
             var state = heard[device] ?? Heard(rssi: SmoothedRSSI(timeConstant: settings.smoothing))

@@ -1,28 +1,28 @@
-public import Foundation
-public import JSON
+import Foundation
+import JSON
 import Timekeeping
 
 /// What one gateway publishes about one device it hears, on `<base>/<device>/presence/<gateway_id>`
 /// (not retained; docs/multi-gateway.md, "Room presence"):
 /// `{"rssi":-63.4,"distance_m":2.51,"room":"kitchen","ts":"2026-12-02T06:00:00.000Z"}`.
-public struct PresenceReport: Sendable, Hashable {
+package struct PresenceReport: Sendable, Hashable {
     /// The smoothed RSSI, dBm, one decimal.
-    public var rssi: Double
+    package var rssi: Double
     /// The distance estimate, metres, two decimals.
-    public var distance: Double
+    package var distance: Double
     /// The publishing gateway's room (`presence.room`).
-    public var room: String
+    package var room: String
     /// When it was sampled; nil when a received report has none.
-    public var time: Date?
+    package var time: Date?
 
-    public init(rssi: Double, distance: Double, room: String, time: Date? = nil) {
+    package init(rssi: Double, distance: Double, room: String, time: Date? = nil) {
         self.rssi = (rssi * 10).rounded() / 10
         self.distance = (distance * 100).rounded() / 100
         self.room = room
         self.time = time
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members = [
             JSONMember("rssi", .double(rssi)), JSONMember("distance_m", .double(distance)),
             JSONMember("room", .string(room)),
@@ -33,7 +33,7 @@ public struct PresenceReport: Sendable, Hashable {
 
     /// Reads a report a gateway published; nil when it is not one (not JSON, a member missing or
     /// of the wrong type, an RSSI outside -127…20 dBm, a negative or non-finite distance, an empty room).
-    public init?(payload: [UInt8]) {
+    package init?(payload: [UInt8]) {
         guard let value = try? JSONParser().parse(payload), let rssi = value["rssi"]?.doubleValue,
             let distance = value["distance_m"]?.doubleValue, let room = value["room"]?.stringValue,
             (-127...20).contains(rssi), distance.isFinite, distance >= 0, !room.isEmpty

@@ -10,15 +10,15 @@
 ///   ``Rules/margin`` (a fraction of the current distance) without a break for
 ///   ``Rules/switchDelay``. With no current gateway (the first report, or the current one dropped
 ///   out), the nearest counts at once.
-public struct RoomElection: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct RoomElection: Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
-    public struct Rules: Sendable, Hashable {
-        public var margin: Double
-        public var switchDelay: Duration
-        public var timeout: Duration
+    package struct Rules: Sendable, Hashable {
+        package var margin: Double
+        package var switchDelay: Duration
+        package var timeout: Duration
 
-        public init(margin: Double = 0.2, switchDelay: Duration = .seconds(2), timeout: Duration = .seconds(15)) {
+        package init(margin: Double = 0.2, switchDelay: Duration = .seconds(2), timeout: Duration = .seconds(15)) {
             self.margin = margin
             self.switchDelay = switchDelay
             self.timeout = timeout
@@ -26,13 +26,13 @@ public struct RoomElection: Sendable {
     }
 
     /// One gateway's last report as the election reads it.
-    public struct Report: Sendable, Hashable {
-        public var gateway: String
-        public var room: String
-        public var distance: Double
-        public var at: Instant
+    package struct Report: Sendable, Hashable {
+        package var gateway: String
+        package var room: String
+        package var distance: Double
+        package var at: Instant
 
-        public init(gateway: String, room: String, distance: Double, at: Instant) {
+        package init(gateway: String, room: String, distance: Double, at: Instant) {
             self.gateway = gateway
             self.room = room
             self.distance = distance
@@ -41,50 +41,50 @@ public struct RoomElection: Sendable {
     }
 
     /// The nearest gateway and its room.
-    public struct Choice: Sendable, Hashable {
-        public var gateway: String
-        public var room: String
+    package struct Choice: Sendable, Hashable {
+        package var gateway: String
+        package var room: String
 
-        public init(gateway: String, room: String) {
+        package init(gateway: String, room: String) {
             self.gateway = gateway
             self.room = room
         }
     }
 
-    public let rules: Rules
+    package let rules: Rules
     private(set) var reports: [String: Report] = [:]
     /// The gateway the device is in the room of; nil when no report counts.
-    public private(set) var current: String?
+    package private(set) var current: String?
     /// Since when another gateway leads the current one by the margin.
     private var leadSince: Instant?
 
-    public init(rules: Rules) {
+    package init(rules: Rules) {
         self.rules = rules
     }
 
     /// The room now: the current gateway's report.
-    public var choice: Choice? {
+    package var choice: Choice? {
         guard let current, let report = reports[current] else { return nil }
         return Choice(gateway: current, room: report.room)
     }
 
-    public mutating func received(_ report: Report) {
+    package mutating func received(_ report: Report) {
         reports[report.gateway] = report
         decide(at: report.at)
     }
 
     /// The gateway went offline (its last will) or withdrew.
-    public mutating func remove(_ gateway: String, at now: Instant) {
+    package mutating func remove(_ gateway: String, at now: Instant) {
         reports[gateway] = nil
         decide(at: now)
     }
 
-    public mutating func tick(at now: Instant) {
+    package mutating func tick(at now: Instant) {
         decide(at: now)
     }
 
     /// When the election needs to look again: a report timing out, the switch delay ending.
-    public var nextCheck: Instant? {
+    package var nextCheck: Instant? {
         let expiries = reports.values.map { $0.at + rules.timeout }
         let candidates = expiries + [leadSince.map { $0 + rules.switchDelay }].compactMap { $0 }
         return candidates.min()

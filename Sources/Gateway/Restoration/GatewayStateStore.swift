@@ -1,30 +1,30 @@
 import Bluetooth
 import Foundation
 import JSON
-public import Outbox
+import Outbox
 
 /// The gateway's persistent state, kept in the outbox database next to the queue: known
 /// peripherals and the Home Assistant discovery topics it announced (so entities of devices
 /// removed from the configuration can be deleted, even after a restart).
-public struct GatewayStateStore: Sendable {
-    public let store: OutboxStore
+package struct GatewayStateStore: Sendable {
+    package let store: OutboxStore
     private let parser = JSONParser()
 
-    public init(store: OutboxStore) {
+    package init(store: OutboxStore) {
         self.store = store
     }
 
-    public func knownPeripherals() async throws -> [KnownPeripheral] {
+    package func knownPeripherals() async throws -> [KnownPeripheral] {
         try await store.stateValues(prefix: KnownPeripheral.keyPrefix).compactMap { row in
             (try? parser.parse(row.value)).flatMap(KnownPeripheral.init(json:))
         }
     }
 
-    public func remember(_ peripheral: KnownPeripheral) async throws {
+    package func remember(_ peripheral: KnownPeripheral) async throws {
         try await store.setStateValue(peripheral.json.bytes, forKey: KnownPeripheral.key(peripheral.deviceID))
     }
 
-    public func forget(deviceID: String) async throws {
+    package func forget(deviceID: String) async throws {
         try await store.removeStateValue(forKey: KnownPeripheral.key(deviceID))
         try await store.removeStateValue(forKey: Self.discoveryKey(deviceID))
         try await store.removeStateValue(forKey: Self.sourcesKey(deviceID))
@@ -40,7 +40,7 @@ public struct GatewayStateStore: Sendable {
 
     /// ``AdoptedDevices/entries``: `{"address":…,"decoder":…,"name":…,"bind_key":"<32 hex>"}` per
     /// id (`bind_key` only when one was given).
-    public func adoptedDevices() async throws -> [String: AdoptedDevices.Entry] {
+    package func adoptedDevices() async throws -> [String: AdoptedDevices.Entry] {
         var entries: [String: AdoptedDevices.Entry] = [:]
         for row in try await store.stateValues(prefix: Self.adoptedDevicePrefix) {
             guard let value = try? parser.parse(row.value), let address = value["address"]?.stringValue,
@@ -53,7 +53,7 @@ public struct GatewayStateStore: Sendable {
         return entries
     }
 
-    public func setAdoptedDevice(_ entry: AdoptedDevices.Entry, id: String) async throws {
+    package func setAdoptedDevice(_ entry: AdoptedDevices.Entry, id: String) async throws {
         var members = [
             JSONMember("address", .string(entry.address)), JSONMember("decoder", .string(entry.decoder)),
             JSONMember("name", .string(entry.name)),
@@ -63,12 +63,12 @@ public struct GatewayStateStore: Sendable {
     }
 
     /// Deletes the adoption of `id` (and nothing else of it: a configured device may have that id).
-    public func removeAdoptedDevice(id: String) async throws {
+    package func removeAdoptedDevice(id: String) async throws {
         try await store.removeStateValue(forKey: Self.adoptedDeviceKey(id))
     }
 
     /// Deletes the automatic device `id` (adopted, or removed over MQTT).
-    public func removeAutoDevice(id: String) async throws {
+    package func removeAutoDevice(id: String) async throws {
         try await store.removeStateValue(forKey: Self.autoKey(id))
     }
 
@@ -78,7 +78,7 @@ public struct GatewayStateStore: Sendable {
 
     /// ``AutoDevices/entries``: `{"address":…,"decoder":…,"last_seen":<seconds since 1970>,"name":…}`
     /// per id (`name` only when known).
-    public func autoDevices() async throws -> [String: AutoDevices.Entry] {
+    package func autoDevices() async throws -> [String: AutoDevices.Entry] {
         var entries: [String: AutoDevices.Entry] = [:]
         for row in try await store.stateValues(prefix: Self.autoPrefix) {
             guard let members = (try? parser.parse(row.value))?.objectMembers else { continue }
@@ -95,7 +95,7 @@ public struct GatewayStateStore: Sendable {
         return entries
     }
 
-    public func setAutoDevice(_ entry: AutoDevices.Entry, id: String) async throws {
+    package func setAutoDevice(_ entry: AutoDevices.Entry, id: String) async throws {
         let value: JSONValue = .object(
             [
                 JSONMember("address", .string(entry.address)),
@@ -111,7 +111,7 @@ public struct GatewayStateStore: Sendable {
 
     /// ``MatchInstances/bindings``: per device whose match has no address, the fixed addresses it
     /// caught in the order first seen (`["A4:C1:38:00:00:01",…]`).
-    public func matchBindings() async throws -> [String: [String]] {
+    package func matchBindings() async throws -> [String: [String]] {
         var bindings: [String: [String]] = [:]
         for row in try await store.stateValues(prefix: Self.matchPrefix) {
             guard case .array(let addresses) = try? parser.parse(row.value) else { continue }
@@ -120,7 +120,7 @@ public struct GatewayStateStore: Sendable {
         return bindings
     }
 
-    public func setMatchBindings(_ addresses: [String], deviceID: String) async throws {
+    package func setMatchBindings(_ addresses: [String], deviceID: String) async throws {
         try await store.setStateValue(
             JSONValue.array(addresses.map { .string($0) }).bytes, forKey: Self.matchKey(deviceID))
     }
@@ -128,7 +128,7 @@ public struct GatewayStateStore: Sendable {
     static func discoveryKey(_ deviceID: String) -> String { "discovery/\(deviceID)" }
 
     /// Discovery config topics announced per device.
-    public func announcedDiscovery() async throws -> [String: [String]] {
+    package func announcedDiscovery() async throws -> [String: [String]] {
         var result: [String: [String]] = [:]
         for row in try await store.stateValues(prefix: "discovery/") {
             guard case .array(let topics) = try? parser.parse(row.value) else { continue }
@@ -137,7 +137,7 @@ public struct GatewayStateStore: Sendable {
         return result
     }
 
-    public func setAnnouncedDiscovery(_ topics: [String], deviceID: String) async throws {
+    package func setAnnouncedDiscovery(_ topics: [String], deviceID: String) async throws {
         try await store.setStateValue(
             JSONValue.array(topics.map { .string($0) }).bytes, forKey: Self.discoveryKey(deviceID))
     }
@@ -147,7 +147,7 @@ public struct GatewayStateStore: Sendable {
     static func sourcesKey(_ deviceID: String) -> String { sourcesPrefix + deviceID }
 
     /// What produced the announced field entities, per device (`{"<topic>":["2a19"],…}`).
-    public func discoverySources() async throws -> DiscoverySources {
+    package func discoverySources() async throws -> DiscoverySources {
         var devices: [String: [String: Set<String>]] = [:]
         for row in try await store.stateValues(prefix: Self.sourcesPrefix) {
             guard let members = (try? parser.parse(row.value))?.objectMembers else { continue }
@@ -161,7 +161,7 @@ public struct GatewayStateStore: Sendable {
         return DiscoverySources(devices)
     }
 
-    public func setDiscoverySources(_ sources: DiscoverySources, deviceID: String) async throws {
+    package func setDiscoverySources(_ sources: DiscoverySources, deviceID: String) async throws {
         let topics = (sources.devices[deviceID] ?? [:]).sorted { $0.key < $1.key }
         let members = topics.map { JSONMember($0.key, .array($0.value.sorted().map { .string($0) })) }
         try await store.setStateValue(JSONValue.object(members).bytes, forKey: Self.sourcesKey(deviceID))
@@ -172,12 +172,12 @@ public struct GatewayStateStore: Sendable {
 extension GatewayStateStore {
     static func adoptedKey(_ deviceID: String) -> String { "adopted/\(deviceID)" }
 
-    public func adoptedAddress(deviceID: String) async throws -> String? {
+    package func adoptedAddress(deviceID: String) async throws -> String? {
         let rows = try await store.stateValues(prefix: Self.adoptedKey(deviceID))
         return rows.first { $0.key == Self.adoptedKey(deviceID) }.map { String(decoding: $0.value, as: UTF8.self) }
     }
 
-    public func setAdoptedAddress(_ address: String, deviceID: String) async throws {
+    package func setAdoptedAddress(_ address: String, deviceID: String) async throws {
         try await store.setStateValue(Array(address.utf8), forKey: Self.adoptedKey(deviceID))
     }
 }

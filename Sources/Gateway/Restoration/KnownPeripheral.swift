@@ -1,22 +1,22 @@
-public import Foundation
+import Foundation
 import JSON
 
 /// What the gateway remembers about a device across restarts (the Linux counterpart of Core
 /// Bluetooth's state restoration): its address, resolved services, active subscriptions and
 /// when it was last seen, so it can reconnect directly and resume every subscription.
-public struct KnownPeripheral: Sendable, Hashable {
-    public var deviceID: String
+package struct KnownPeripheral: Sendable, Hashable {
+    package var deviceID: String
     /// `AA:BB:CC:DD:EE:FF`.
-    public var address: String
+    package var address: String
     /// `public` or `random`.
-    public var addressType: String
+    package var addressType: String
     /// Resolved service UUIDs (short form where SIG-assigned).
-    public var services: [String]
+    package var services: [String]
     /// Characteristics with notifications/indications enabled.
-    public var subscriptions: [String]
-    public var lastSeen: Date
+    package var subscriptions: [String]
+    package var lastSeen: Date
 
-    public init(
+    package init(
         deviceID: String, address: String, addressType: String, services: [String], subscriptions: [String],
         lastSeen: Date
     ) {
@@ -29,10 +29,10 @@ public struct KnownPeripheral: Sendable, Hashable {
     }
 
     /// Key in the state table.
-    public static func key(_ deviceID: String) -> String { "peripheral/\(deviceID)" }
-    public static let keyPrefix = "peripheral/"
+    package static func key(_ deviceID: String) -> String { "peripheral/\(deviceID)" }
+    package static let keyPrefix = "peripheral/"
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             JSONMember("device", .string(deviceID)),
             JSONMember("address", .string(address)),
@@ -43,7 +43,7 @@ public struct KnownPeripheral: Sendable, Hashable {
         ])
     }
 
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         guard let deviceID = json["device"]?.stringValue, let address = json["address"]?.stringValue,
             let addressType = json["address_type"]?.stringValue, let lastSeen = json["last_seen"]?.doubleValue,
             case .array(let services) = json["services"], case .array(let subscriptions) = json["subscriptions"]

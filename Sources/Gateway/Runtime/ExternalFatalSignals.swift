@@ -8,11 +8,11 @@
     /// running and publishing. The same signals raised by the process itself (a real crash,
     /// `abort()` from a failed precondition) still go to the handler installed before (Swift's
     /// backtracer), so real crashes keep their backtrace.
-    public enum ExternalFatalSignals {
-        public static let signals: [Int32] = [SIGABRT, SIGSEGV, SIGBUS, SIGQUIT]
+    package enum ExternalFatalSignals {
+        package static let signals: [Int32] = [SIGABRT, SIGSEGV, SIGBUS, SIGQUIT]
 
         /// Installs the handler in front of the current one; call once, early in `main`.
-        public static func install() {
+        package static func install() {
             for number in signals {
                 var previous = sigaction()
                 guard sigaction(number, nil, &previous) == 0 else { continue }

@@ -21,7 +21,7 @@ import Timekeeping
 /// ``ReadingRouter``) decide, and this actor performs their actions. Readings do not pass through
 /// the actor: ``ReadingPipeline`` takes them from the thread that received them to the publisher,
 /// and tells the actor what it must know (activity, RSSI, new fields) in ``ReadingPipeline/events``.
-public actor Gateway {
+package actor Gateway {
     let logger = Logger(label: "gateway")
     let options: GatewayOptions
     var model: GatewayModel
@@ -119,10 +119,10 @@ public actor Gateway {
     var lastPublisherStats: PublisherStats?
     let statusContinuation: AsyncStream<ServiceStatus>.Continuation
     /// Every change of ``ServiceStatus``, newest only (a slow reader skips to the latest); ends at `stop`.
-    public nonisolated let statusUpdates: AsyncStream<ServiceStatus>
+    package nonisolated let statusUpdates: AsyncStream<ServiceStatus>
     /// `bridge/request/config/reload` and `bridge/request/restart`, for the owner to carry out
     /// (only the kinds in ``GatewayOptions/controlRequests``); ends at `stop`.
-    public nonisolated let controlRequests: AsyncStream<GatewayControlRequest>
+    package nonisolated let controlRequests: AsyncStream<GatewayControlRequest>
     let controlContinuation: AsyncStream<GatewayControlRequest>.Continuation
     /// `bridge/logging`: warnings and errors from the log tap, published while connected.
     let loggingRecords: AsyncStream<LogRecord>
@@ -154,7 +154,7 @@ public actor Gateway {
     var presence: PresenceCoordinator?
     var presenceWakeUp = WakeUp()
 
-    public init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
+    package init(configuration: BridgeConfiguration, options: GatewayOptions = GatewayOptions()) async throws {
         self.options = options
         self.clock = options.clock
         self.startedAt = options.clock.date
@@ -253,18 +253,18 @@ public actor Gateway {
     /// The longest pause between reconnect attempts. The client's default (30 s) let readings resume
     /// only 19 s after a broker came back from a 30 s outage (issue 19, D13); a probe every 5 s at most
     /// costs a refused TCP connection while the broker is away.
-    public static let maximumReconnectDelay: Duration = .seconds(5)
+    package static let maximumReconnectDelay: Duration = .seconds(5)
 
     /// The MQTT 5 Maximum Packet Size the gateway announces on CONNECT (docs/mqtt.md): room for the
     /// 16 KiB command payload, the longest topic and a response topic; the broker drops larger
     /// packets instead of sending them, so a huge publish never reaches the gateway's memory.
-    public static let maximumInboundPacketSize: UInt32 = 128 * 1024
+    package static let maximumInboundPacketSize: UInt32 = 128 * 1024
 
     // MARK: Lifecycle
 
     /// Starts MQTT (retrying in the background while the broker is down), the publisher, the
     /// health timer and Bluetooth. Returns once everything is started.
-    public func start() async throws {
+    package func start() async throws {
         logger.info(
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
@@ -363,7 +363,7 @@ public actor Gateway {
     ///
     /// The bounds here are real time (not ``clock``): a stop must end even when a test's clock
     /// stands still.
-    public func stop() async {
+    package func stop() async {
         guard !stopping else { return }
         stopping = true
         logger.info("stopping: draining in-flight work")
@@ -437,7 +437,7 @@ public actor Gateway {
     /// SIGHUP: applies a new configuration. Devices that did not change keep their connections;
     /// changed devices reconnect with their new settings; removed ones are disconnected and their
     /// Home Assistant entities deleted. Broker, bus and outbox settings need a restart.
-    public func reload(_ configuration: BridgeConfiguration) async {
+    package func reload(_ configuration: BridgeConfiguration) async {
         configured = Self.keepingSharedBroker(of: configured, in: configuration, logger: logger)
         await apply(expanded(configured), reason: "configuration reloaded")
     }
@@ -508,7 +508,7 @@ public actor Gateway {
     /// not gated on Bluetooth: a restart cannot bring back bluetoothd, an adapter or the bus, and the
     /// gateway retries by itself; the Bluetooth state goes to `STATUS=`, `bridge/health` and
     /// Home Assistant instead (docs/deploy.md, "Health").
-    public func isHealthy() -> Bool { !stopping }
+    package func isHealthy() -> Bool { !stopping }
 
     // MARK: MQTT connection
 

@@ -2,14 +2,14 @@
 /// `bridge/request/config/reload` (re-read the configuration file, as SIGHUP) and
 /// `bridge/request/restart`. The gateway yields them on ``Gateway/controlRequests`` when
 /// ``GatewayOptions/controlRequests`` allows them, and answers the others `not_allowed`.
-public struct GatewayControlRequest: Sendable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct GatewayControlRequest: Sendable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case reload
         case restart
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// Answers the request on its response topic: nil for `ok`, else the reason it failed.
     /// A restart is answered `ok` by the gateway before it is yielded; its `answer` does nothing.
-    public let answer: @Sendable (_ failure: String?) async -> Void
+    package let answer: @Sendable (_ failure: String?) async -> Void
 }

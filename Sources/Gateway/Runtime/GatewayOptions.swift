@@ -2,28 +2,28 @@ import Timekeeping
 
 /// Run-time overrides and timings that are not part of `config.json` (set by `blebridge run`
 /// flags, `blebridge demo` and tests).
-public struct GatewayOptions: Sendable {
+package struct GatewayOptions: Sendable {
     /// D-Bus address to use instead of `bluetooth.bus` (e.g. a private bus with the simulator).
-    public var busAddress: String?
+    package var busAddress: String?
     /// Broker URL instead of `mqtt.url`.
-    public var brokerURL: String?
+    package var brokerURL: String?
     /// Outbox database path instead of `outbox.path`.
-    public var outboxPath: String?
+    package var outboxPath: String?
     /// How often `bridge/health` is published.
-    public var healthInterval: Duration
+    package var healthInterval: Duration
     /// Delay between Home Assistant announcing `online` and discovery being re-sent.
-    public var discoveryDelay: Duration
+    package var discoveryDelay: Duration
     /// How long SIGTERM waits for in-flight commands and unacknowledged readings.
-    public var drainTimeout: Duration
+    package var drainTimeout: Duration
     /// The MQTT control requests the owner of the gateway reads from ``Gateway/controlRequests``
     /// (`blebridge run`: both; `demo`: reload); the others are answered `not_allowed`.
-    public var controlRequests: Set<GatewayControlRequest.Kind> = []
+    package var controlRequests: Set<GatewayControlRequest.Kind> = []
     /// The time the gateway reads: sample timestamps, last seen, availability, command timeouts,
     /// rate limits, the pool's backoff and the periodic sweeps. Tests use a ``ManualClock``. (The
     /// bounds of a shutdown stay in real time, so a stop ends even when a test's clock stands still.)
-    public var clock: any BridgeClock = SystemClock()
+    package var clock: any BridgeClock = SystemClock()
 
-    public init(
+    package init(
         busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,
         healthInterval: Duration = .seconds(30), discoveryDelay: Duration = .seconds(5),
         drainTimeout: Duration = .seconds(5)

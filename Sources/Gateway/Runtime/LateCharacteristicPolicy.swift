@@ -1,4 +1,4 @@
-public import Bluetooth
+import Bluetooth
 
 /// Whether a fresh connection may wait for a subscribed characteristic its resolved services lack (the
 /// peripheral's GATT application registered after the link came up; its services follow through
@@ -9,12 +9,12 @@ public import Bluetooth
 /// Only for a characteristic the device, at the same address, served before: it was subscribed on
 /// an earlier connection (``KnownPeripheral/subscriptions``). A characteristic it never had is a
 /// configuration error; waiting for it would hold the pool's one connect at a time on every attempt.
-public struct LateCharacteristicPolicy: Sendable, Hashable {
-    public init() {}
+package struct LateCharacteristicPolicy: Sendable, Hashable {
+    package init() {}
 
     /// Whether device `id` at `address` is worth waiting for `characteristic`, given what earlier
     /// runs remembered.
-    public func waits(
+    package func waits(
         for characteristic: BluetoothUUID, device id: String, address: String, known: [KnownPeripheral]
     ) -> Bool {
         known.contains { entry in

@@ -1,7 +1,7 @@
 /// `bluetooth.scan.mode` `"passive"` cannot be honoured: the gateway refuses to start rather than
 /// scan actively (docs/configuration.md). `code` names the reason; `description` what is missing.
-public struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// Bluetooth (the bus, bluetoothd or the adapter) was not there to ask.
         case adapterUnavailable = "adapter_unavailable"
         /// No `AdvertisementMonitorManager1`, or one without `or_patterns`.
@@ -16,10 +16,10 @@ public struct PassiveScanUnavailable: Error, Sendable, Equatable, CustomStringCo
         case monitorRejected = "monitor_rejected"
     }
 
-    public let code: Code
-    public let detail: String
+    package let code: Code
+    package let detail: String
 
-    public var description: String {
+    package var description: String {
         "bluetooth.scan.mode \"passive\" cannot be used (\(code.rawValue)): \(detail); "
             + "set bluetooth.scan.mode to \"active\""
     }

@@ -8,9 +8,9 @@
 ///
 /// To add a field (e.g. more about the adapter), add a stored property here, one clause in
 /// ``clauses``, and set it where the gateway learns it (`Gateway.updateStatus`).
-public struct ServiceStatus: Sendable, Hashable {
+package struct ServiceStatus: Sendable, Hashable {
     /// The broker connection.
-    public enum BrokerState: Sendable, Hashable {
+    package enum BrokerState: Sendable, Hashable {
         case connecting
         case connected
         /// Lost or refused; the client retries with back-off.
@@ -18,19 +18,19 @@ public struct ServiceStatus: Sendable, Hashable {
     }
 
     /// What the gateway knows about Bluetooth (``BLELink`` reports it); nil until it first reports.
-    public var bluetooth: BluetoothHealth?
+    package var bluetooth: BluetoothHealth?
     /// Configured devices that are online (connected, or seen advertising within the scan TTL).
-    public var onlineDevices: Int
+    package var onlineDevices: Int
     /// Configured devices with a live connection.
-    public var connectedDevices: Int
-    public var configuredDevices: Int
-    public var broker: BrokerState
+    package var connectedDevices: Int
+    package var configuredDevices: Int
+    package var broker: BrokerState
     /// Readings waiting in the outbox; nil until first read.
-    public var outboxDepth: Int?
+    package var outboxDepth: Int?
     /// Why the outbox refuses writes (`disk_full`, `locked`, …), nil while it accepts them.
-    public var outboxError: String?
+    package var outboxError: String?
 
-    public init(
+    package init(
         bluetooth: BluetoothHealth? = nil, onlineDevices: Int = 0, connectedDevices: Int = 0,
         configuredDevices: Int = 0, broker: BrokerState = .connecting, outboxDepth: Int? = nil,
         outboxError: String? = nil
@@ -45,7 +45,7 @@ public struct ServiceStatus: Sendable, Hashable {
     }
 
     /// The status line.
-    public var text: String { clauses.joined(separator: "; ") }
+    package var text: String { clauses.joined(separator: "; ") }
 
     var clauses: [String] {
         var devices = "devices \(onlineDevices)/\(configuredDevices) online"

@@ -4,9 +4,9 @@ import Synchronization
 
 /// POSIX signals as an `AsyncStream`, delivered by a dispatch source (not an async-signal
 /// handler), so the gateway can react to SIGTERM / SIGINT / SIGHUP on its own terms.
-public enum SignalEvents {
+package enum SignalEvents {
     /// Ignores the default action of `signals` and yields each delivery.
-    public static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
+    package static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
         AsyncStream { continuation in
             let queue = DispatchQueue(label: "blebridge.signals")
             let sources = signals.map { number in

@@ -5,17 +5,17 @@ import JSON
 /// The contract is documented in docs/mqtt.md; this type is its single source in code.
 public struct TopicContract: Sendable, Hashable {
     /// `blebridge` unless configured otherwise; never ends with `/`.
-    public let base: String
+    package let base: String
     /// Home Assistant's discovery prefix (`homeassistant`).
-    public let discoveryPrefix: String
+    package let discoveryPrefix: String
     /// Where Home Assistant announces itself (`homeassistant/status`).
-    public let homeAssistantStatus: String
+    package let homeAssistantStatus: String
     /// This gateway's id in shared-broker mode (`mqtt.shared_broker`, docs/multi-gateway.md), nil
     /// otherwise. When set, the topics that describe one gateway (state, info, devices, health)
     /// move under ``gatewayRecord``; every other topic is the same as without it.
-    public let sharedGatewayID: String?
+    package let sharedGatewayID: String?
 
-    public init(
+    package init(
         base: String = "blebridge", discoveryPrefix: String = "homeassistant",
         homeAssistantStatus: String = "homeassistant/status", sharedGatewayID: String? = nil
     ) {
@@ -29,20 +29,20 @@ public struct TopicContract: Sendable, Hashable {
 
     // Bridge topics.
     /// `bridge/state`; in shared-broker mode the gateway record, which carries the state (and the last will).
-    public var bridgeState: String { gatewayRecord ?? "\(base)/bridge/state" }
-    public var bridgeInfo: String { perGateway("info") }
-    public var bridgeDevices: String { perGateway("devices") }
-    public var bridgeHealth: String { perGateway("health") }
+    package var bridgeState: String { gatewayRecord ?? "\(base)/bridge/state" }
+    package var bridgeInfo: String { perGateway("info") }
+    package var bridgeDevices: String { perGateway("devices") }
+    package var bridgeHealth: String { perGateway("health") }
 
     /// Shared-broker mode: `<base>/bridge/gateways/<gateway_id>` (retained, last will), nil otherwise.
-    public var gatewayRecord: String? { sharedGatewayID.map { gatewayRecord(of: $0) } }
+    package var gatewayRecord: String? { sharedGatewayID.map { gatewayRecord(of: $0) } }
     /// The record topic of the gateway `id`.
-    public func gatewayRecord(of id: String) -> String { "\(base)/bridge/gateways/\(id)" }
+    package func gatewayRecord(of id: String) -> String { "\(base)/bridge/gateways/\(id)" }
     /// The filter that receives every gateway's record (and no other topic under it).
-    public var gatewayRecords: String { "\(base)/bridge/gateways/+" }
+    package var gatewayRecords: String { "\(base)/bridge/gateways/+" }
 
     /// The gateway id of a record topic (`<base>/bridge/gateways/<id>`), nil for any other topic.
-    public func gatewayID(ofRecord topic: String) -> String? {
+    package func gatewayID(ofRecord topic: String) -> String? {
         guard let levels = Self.levels(of: topic, after: "\(base)/bridge/gateways/"), levels.count == 1,
             !levels[0].isEmpty
         else { return nil }
@@ -51,14 +51,14 @@ public struct TopicContract: Sendable, Hashable {
 
     /// Shared-broker mode: this gateway's candidacy for a connected device,
     /// `<base>/bridge/gateways/<gateway_id>/candidacy/<device>` (retained); nil otherwise.
-    public func candidacy(_ device: String) -> String? {
+    package func candidacy(_ device: String) -> String? {
         gatewayRecord.map { "\($0)/candidacy/\(device)" }
     }
     /// The filter that receives every gateway's candidacies.
-    public var candidacies: String { "\(base)/bridge/gateways/+/candidacy/+" }
+    package var candidacies: String { "\(base)/bridge/gateways/+/candidacy/+" }
 
     /// The gateway and the device of a candidacy topic, nil for any other topic.
-    public func candidacy(ofTopic topic: String) -> (gateway: String, device: String)? {
+    package func candidacy(ofTopic topic: String) -> (gateway: String, device: String)? {
         guard let levels = Self.levels(of: topic, after: "\(base)/bridge/gateways/"), levels.count == 3,
             levels[1].utf8Equals("candidacy"), !levels[0].isEmpty, !levels[2].isEmpty
         else { return nil }
@@ -67,14 +67,14 @@ public struct TopicContract: Sendable, Hashable {
 
     /// `<base>/bridge/<name>`, or `<base>/bridge/gateways/<gateway_id>/<name>` in shared-broker mode.
     /// Room presence: a gateway's presence report for a device, `<base>/<device>/presence/<gateway_id>`.
-    public func presence(_ device: String, gateway: String) -> String { "\(base)/\(device)/presence/\(gateway)" }
+    package func presence(_ device: String, gateway: String) -> String { "\(base)/\(device)/presence/\(gateway)" }
     /// The filter that receives every gateway's presence reports.
-    public var presenceReports: String { "\(base)/+/presence/+" }
+    package var presenceReports: String { "\(base)/+/presence/+" }
     /// Room presence: the device's room, `<base>/<device>/room` (retained).
-    public func room(_ device: String) -> String { "\(base)/\(device)/room" }
+    package func room(_ device: String) -> String { "\(base)/\(device)/room" }
 
     /// The device and the gateway of a presence topic, nil for any other topic.
-    public func presence(ofTopic topic: String) -> (device: String, gateway: String)? {
+    package func presence(ofTopic topic: String) -> (device: String, gateway: String)? {
         guard let levels = Self.levels(of: topic, after: base + "/"), levels.count == 3,
             levels[1].utf8Equals("presence"), Self.canBeDeviceID(levels[0]), !levels[2].isEmpty
         else { return nil }
@@ -96,38 +96,38 @@ public struct TopicContract: Sendable, Hashable {
     private func perGateway(_ name: String) -> String {
         gatewayRecord.map { "\($0)/\(name)" } ?? "\(base)/bridge/\(name)"
     }
-    public var bridgeLog: String { "\(base)/bridge/log" }
+    package var bridgeLog: String { "\(base)/bridge/log" }
     /// Warnings and errors of the gateway's log, as `{"level":…,"message":…}` (not retained).
-    public var bridgeLogging: String { "\(base)/bridge/logging" }
+    package var bridgeLogging: String { "\(base)/bridge/logging" }
     /// Device events: joined, adopted, left (not retained).
-    public var bridgeEvent: String { "\(base)/bridge/event" }
+    package var bridgeEvent: String { "\(base)/bridge/event" }
 
     // Device topics.
-    public func device(_ id: String) -> String { "\(base)/\(id)" }
-    public func availability(_ id: String) -> String { "\(base)/\(id)/availability" }
-    public func set(_ id: String) -> String { "\(base)/\(id)/set" }
-    public func get(_ id: String) -> String { "\(base)/\(id)/get" }
+    package func device(_ id: String) -> String { "\(base)/\(id)" }
+    package func availability(_ id: String) -> String { "\(base)/\(id)/availability" }
+    package func set(_ id: String) -> String { "\(base)/\(id)/set" }
+    package func get(_ id: String) -> String { "\(base)/\(id)/get" }
     /// Zigbee2MQTT-style `<device>/set/<command>` (a plain value) and `<device>/get/<name>`.
-    public func set(_ id: String, attribute: String) -> String { "\(base)/\(id)/set/\(attribute)" }
-    public func get(_ id: String, attribute: String) -> String { "\(base)/\(id)/get/\(attribute)" }
+    package func set(_ id: String, attribute: String) -> String { "\(base)/\(id)/set/\(attribute)" }
+    package func get(_ id: String, attribute: String) -> String { "\(base)/\(id)/get/\(attribute)" }
     /// Optional raw per-characteristic topic (`raw_topics`): hex payload.
-    public func raw(_ id: String, characteristic: String) -> String { "\(base)/\(id)/raw/\(characteristic)" }
+    package func raw(_ id: String, characteristic: String) -> String { "\(base)/\(id)/raw/\(characteristic)" }
 
     // Requests and responses.
-    public func request(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/request/\(kind.rawValue)" }
-    public func response(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/response/\(kind.rawValue)" }
+    package func request(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/request/\(kind.rawValue)" }
+    package func response(_ kind: BridgeRequestKind) -> String { "\(base)/bridge/response/\(kind.rawValue)" }
     /// Responses to `<device>/set` and `<device>/get` when the caller gave no MQTT 5 response topic.
     /// A level that cannot be a device id (empty, `bridge`, longer than 64 bytes, or with
     /// characters outside `[A-Za-z0-9_-]`) is answered on `<base>/bridge/response/<set|get>`
     /// instead, so an answer topic stays short whatever the request's topic was.
-    public func response(device id: String, _ operation: DeviceOperation) -> String {
+    package func response(device id: String, _ operation: DeviceOperation) -> String {
         guard Self.canBeDeviceID(id) else { return "\(base)/bridge/response/\(operation.rawValue)" }
         return "\(base)/bridge/response/\(id)/\(operation.rawValue)"
     }
 
     /// Responses to an unknown request under `bridge/request/`: `<base>/bridge/response/<first
     /// level>`, or `<base>/bridge/response/invalid_request` when that level is not a short plain name.
-    public func response(unknownRequest name: String) -> String {
+    package func response(unknownRequest name: String) -> String {
         let first = Self.levels(of: name, after: "")?.first ?? ""
         guard Self.canBeDeviceID(first) else { return "\(base)/bridge/response/invalid_request" }
         return "\(base)/bridge/response/\(first)"
@@ -143,33 +143,33 @@ public struct TopicContract: Sendable, Hashable {
     }
 
     /// Home Assistant discovery config topic for one entity.
-    public func discovery(component: String, nodeID: String, objectID: String) -> String {
+    package func discovery(component: String, nodeID: String, objectID: String) -> String {
         "\(discoveryPrefix)/\(component)/\(nodeID)/\(objectID)/config"
     }
 
     /// Shared-broker mode: this gateway's own request topics, `<base>/bridge/gateways/<id>/request/`
     /// (a request there is carried out and answered by this gateway alone); nil otherwise.
-    public var gatewayRequestPrefix: String? { gatewayRecord.map { "\($0)/request/" } }
+    package var gatewayRequestPrefix: String? { gatewayRecord.map { "\($0)/request/" } }
 
     /// Whether `topic` is under ``gatewayRequestPrefix``.
-    public func isGatewayRequest(_ topic: String) -> Bool {
+    package func isGatewayRequest(_ topic: String) -> Bool {
         gatewayRequestPrefix.map { topic.utf8HasPrefix($0) } ?? false
     }
 
     /// The answer to a request on this gateway's own topic: `<base>/bridge/gateways/<id>/response/<kind>`.
-    public func gatewayResponse(_ kind: BridgeRequestKind) -> String {
+    package func gatewayResponse(_ kind: BridgeRequestKind) -> String {
         (gatewayRecord.map { "\($0)/response/" } ?? "\(base)/bridge/response/") + kind.rawValue
     }
 
     /// ``response(unknownRequest:)`` for a request on this gateway's own topic.
-    public func gatewayResponse(unknownRequest name: String) -> String {
+    package func gatewayResponse(unknownRequest name: String) -> String {
         let shared = response(unknownRequest: name)
         guard let record = gatewayRecord else { return shared }
         return "\(record)/response/" + shared.dropFirst("\(base)/bridge/response/".count)
     }
 
     /// The filters the gateway subscribes to for commands (and, in shared-broker mode, its own request topics).
-    public var commandFilters: [String] {
+    package var commandFilters: [String] {
         ["\(base)/+/set", "\(base)/+/get", "\(base)/+/set/+", "\(base)/+/get/+", "\(base)/bridge/request/#"]
             + (gatewayRequestPrefix.map { [$0 + "#"] } ?? [])
     }

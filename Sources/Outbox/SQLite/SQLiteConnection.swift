@@ -6,15 +6,15 @@ import Timekeeping
 /// Not `Sendable`: a connection belongs to one owner (the outbox store's thread). Every C
 /// result code goes through ``check(_:sql:)``, the single funnel that turns failures into
 /// ``SQLiteError``.
-public final class SQLiteConnection {
+package final class SQLiteConnection {
     /// How to open the file.
-    public enum Mode: Sendable {
+    package enum Mode: Sendable {
         case readWrite
         case readOnly
     }
 
     let handle: OpaquePointer
-    public let path: String
+    package let path: String
     /// `BEGIN IMMEDIATE` and `COMMIT` of ``transaction(_:)``, compiled at their first use: run
     /// through `sqlite3_exec`, both were parsed again for every transaction, one per reading on the
     /// gateway's outbox thread (issue 20). Raw handles, not ``SQLiteStatement``s, which would keep
@@ -23,7 +23,7 @@ public final class SQLiteConnection {
     private var commit: OpaquePointer?
 
     /// Opens (creating when `mode` is `.readWrite`) the database at `path`.
-    public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+    package init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
         _ = Self.pagesOneByOne  // before SQLite initialises itself in its first open
         var pointer: OpaquePointer?
         let flags: Int32 =
@@ -56,7 +56,7 @@ public final class SQLiteConnection {
 
     /// True when SQLite opened the main database read-only although write access was asked for:
     /// the file is write-protected for this process (SQLite then falls back to reading it).
-    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Checks a result code of this connection (see ``check(_:database:sql:)``).
     @discardableResult
@@ -79,12 +79,12 @@ public final class SQLiteConnection {
     }
 
     /// Runs one or more statements without results (`CREATE …; INSERT …`).
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
     }
 
     /// Compiles `sql` into a statement that finalises itself.
-    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql: sql)
         guard let statement else {
@@ -95,7 +95,7 @@ public final class SQLiteConnection {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error thrown by `body` (or by the
     /// commit) rolls the transaction back and is rethrown unchanged.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try step(&begin, "BEGIN IMMEDIATE")
         do {
             let value = try body()
@@ -118,22 +118,22 @@ public final class SQLiteConnection {
     }
 
     /// True while a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The rowid of the last successful INSERT.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The first column of the first row of `sql`, as an integer (nil when there is no row).
-    public func integer(_ sql: String) throws(SQLiteError) -> Int64? {
+    package func integer(_ sql: String) throws(SQLiteError) -> Int64? {
         let statement = try prepare(sql)
         return try statement.step() ? statement.int64(at: 0) : nil
     }
 
     /// The first column of every row of `sql`, as text.
-    public func texts(_ sql: String) throws(SQLiteError) -> [String] {
+    package func texts(_ sql: String) throws(SQLiteError) -> [String] {
         let statement = try prepare(sql)
         var rows: [String] = []
         while try statement.step() { rows.append(statement.text(at: 0)) }
@@ -141,11 +141,11 @@ public final class SQLiteConnection {
     }
 
     /// `PRAGMA user_version`: the schema version this file was migrated to.
-    public func userVersion() throws(SQLiteError) -> Int {
+    package func userVersion() throws(SQLiteError) -> Int {
         Int(try integer("PRAGMA user_version") ?? 0)
     }
 
-    public func setUserVersion(_ version: Int) throws(SQLiteError) {
+    package func setUserVersion(_ version: Int) throws(SQLiteError) {
         try execute("PRAGMA user_version = \(version)")
     }
 }

@@ -1,10 +1,10 @@
 internal import CSQLite
 
 /// A prepared statement. Finalises itself when released; keeps its connection alive.
-public final class SQLiteStatement {
+package final class SQLiteStatement {
     let handle: OpaquePointer
     let connection: SQLiteConnection
-    public let sql: String
+    package let sql: String
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -21,7 +21,7 @@ public final class SQLiteStatement {
     }
 
     /// Binds parameters 1…n in order (`nil` binds NULL). Clears earlier bindings first.
-    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         try check(sqlite3_reset(handle))
         try check(sqlite3_clear_bindings(handle))
         for (offset, value) in values.enumerated() {
@@ -30,7 +30,7 @@ public final class SQLiteStatement {
     }
 
     /// Binds one parameter (1-based index).
-    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         switch value {
         case .null:
             try check(sqlite3_bind_null(handle, index))
@@ -60,7 +60,7 @@ public final class SQLiteStatement {
     }
 
     /// Advances: true when a row is available, false when done.
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let result = sqlite3_step(handle)
         if result == SQLITE_ROW { return true }
         if result == SQLITE_DONE { return false }
@@ -70,28 +70,28 @@ public final class SQLiteStatement {
     }
 
     /// Binds `values`, runs to completion, and resets: for INSERT/UPDATE/DELETE.
-    public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+    package func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
         try bind(values)
         while try step() {}
         sqlite3_reset(handle)
     }
 
     /// Resets so the statement can run again (bindings kept).
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
     }
 
-    public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    public func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    public func text(at column: Int32) -> String {
+    package func text(at column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    public func blob(at column: Int32) -> [UInt8] {
+    package func blob(at column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))

@@ -1,5 +1,5 @@
 /// A value bound to a statement parameter.
-public enum SQLiteValue: Sendable, Hashable {
+package enum SQLiteValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -8,7 +8,7 @@ public enum SQLiteValue: Sendable, Hashable {
 }
 
 extension SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral {
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    public init(stringLiteral value: String) { self = .text(value) }
-    public init(nilLiteral: ()) { self = .null }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(stringLiteral value: String) { self = .text(value) }
+    package init(nilLiteral: ()) { self = .null }
 }

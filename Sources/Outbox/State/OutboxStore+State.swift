@@ -7,7 +7,7 @@ import Foundation
 /// from schema migration 4 (files that created it on first use before that keep theirs).
 extension OutboxStore {
     /// The value stored under `key`, if any.
-    public func stateValue(forKey key: String) throws(OutboxError) -> [UInt8]? {
+    package func stateValue(forKey key: String) throws(OutboxError) -> [UInt8]? {
         try withStateTable { connection in
             let statement = try connection.prepare("SELECT value FROM kv_state WHERE key = ?")
             try statement.bind([.text(key)])
@@ -17,7 +17,7 @@ extension OutboxStore {
     }
 
     /// Every key starting with `prefix` and its value, ordered by key.
-    public func stateValues(prefix: String) throws(OutboxError) -> [(key: String, value: [UInt8])] {
+    package func stateValues(prefix: String) throws(OutboxError) -> [(key: String, value: [UInt8])] {
         try withStateTable { connection in
             let statement = try connection.prepare(
                 "SELECT key, value FROM kv_state WHERE substr(key, 1, ?) = ? ORDER BY key")
@@ -32,7 +32,7 @@ extension OutboxStore {
     }
 
     /// Stores `value` under `key` (replacing what was there), with the time of the change.
-    public func setStateValue(_ value: [UInt8], forKey key: String) throws(OutboxError) {
+    package func setStateValue(_ value: [UInt8], forKey key: String) throws(OutboxError) {
         try withStateTable { connection in
             try connection.prepare(
                 "INSERT INTO kv_state (key, value, updated) VALUES (?, ?, ?) "
@@ -42,7 +42,7 @@ extension OutboxStore {
     }
 
     /// Removes `key`; nothing happens when it is absent.
-    public func removeStateValue(forKey key: String) throws(OutboxError) {
+    package func removeStateValue(forKey key: String) throws(OutboxError) {
         try withStateTable { connection in
             try connection.prepare("DELETE FROM kv_state WHERE key = ?").run([.text(key)])
         }

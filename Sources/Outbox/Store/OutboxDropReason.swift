@@ -1,5 +1,5 @@
 /// Why entries were dropped before delivery. The counters are persisted in the database.
-public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable, Codable {
+package enum OutboxDropReason: String, Sendable, Hashable, CaseIterable, Codable {
     /// The queue held more than `maxMessages` entries.
     case count
     /// The queue held more than `maxBytes` bytes.

@@ -2,17 +2,17 @@ import Foundation
 
 /// One reading waiting to be published: everything the broker needs, plus the time the
 /// value was sampled and the stream (for example the device id) whose order must hold.
-public struct OutboxEntry: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: OutboxQoS
-    public var retain: Bool
+package struct OutboxEntry: Sendable, Hashable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: OutboxQoS
+    package var retain: Bool
     /// When the value was sampled (kept to the microsecond; replayed unchanged).
-    public var sampleTime: Date
+    package var sampleTime: Date
     /// The ordering key: entries of one stream are published in the order they were appended.
-    public var stream: String
+    package var stream: String
 
-    public init(
+    package init(
         topic: String, payload: [UInt8], qos: OutboxQoS = .atLeastOnce, retain: Bool = false,
         sampleTime: Date, stream: String
     ) {
@@ -25,5 +25,5 @@ public struct OutboxEntry: Sendable, Hashable {
     }
 
     /// What the entry costs against the byte cap: topic and payload bytes.
-    public var size: Int { topic.utf8.count + payload.count }
+    package var size: Int { topic.utf8.count + payload.count }
 }

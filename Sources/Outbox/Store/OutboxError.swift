@@ -1,6 +1,6 @@
 /// A failure of the outbox store, with a code to `catch` on and the SQLite error behind it.
-public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+package struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable {
         /// The disk (or the database's page limit) is full: nothing more can be stored.
         case diskFull
         /// The database file or its directory cannot be written.
@@ -21,18 +21,18 @@ public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
         case database
     }
 
-    public var code: Code
-    public var message: String
-    public var underlying: SQLiteError?
+    package var code: Code
+    package var message: String
+    package var underlying: SQLiteError?
 
-    public init(_ code: Code, _ message: String, underlying: SQLiteError? = nil) {
+    package init(_ code: Code, _ message: String, underlying: SQLiteError? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
     }
 
     /// Classifies an SQLite failure.
-    public init(_ error: SQLiteError) {
+    package init(_ error: SQLiteError) {
         let code: Code =
             switch error.code {
             case .full: .diskFull
@@ -54,5 +54,5 @@ public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "outbox \(code.rawValue): \(message)" }
+    package var description: String { "outbox \(code.rawValue): \(message)" }
 }

@@ -1,23 +1,23 @@
 /// How the outbox stores and bounds its queue.
-public struct OutboxOptions: Sendable, Hashable {
+package struct OutboxOptions: Sendable, Hashable {
     /// `PRAGMA synchronous`: `.normal` survives a process crash, `.full` also power loss.
-    public var synchronous: OutboxSynchronousMode
+    package var synchronous: OutboxSynchronousMode
     /// Cap on queued entries; the oldest are dropped (reason `.count`) beyond it.
-    public var maxMessages: Int
+    package var maxMessages: Int
     /// Cap on queued topic + payload bytes; the oldest are dropped (reason `.bytes`) beyond it.
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// Entries whose sample time is older than this are dropped (reason `.age`).
-    public var maxAge: Duration
+    package var maxAge: Duration
     /// How long a write waits for another connection's lock before failing with `.locked`.
-    public var busyTimeout: Duration
+    package var busyTimeout: Duration
     /// Run `PRAGMA quick_check` at open and move a corrupt file aside.
-    public var checkIntegrityOnOpen: Bool
+    package var checkIntegrityOnOpen: Bool
     /// Bytes kept allocated next to the database (`<path>-reserve`) and released when the disk is
     /// full, so acknowledged readings can still be deleted and the WAL checkpointed; the WAL is kept
     /// under half of it. 0 disables the reserve (and leaves SQLite's WAL defaults).
-    public var diskReserve: Int
+    package var diskReserve: Int
 
-    public init(
+    package init(
         synchronous: OutboxSynchronousMode = .normal, maxMessages: Int = 1_000_000, maxBytes: Int = 268_435_456,
         maxAge: Duration = .seconds(7 * 86_400), busyTimeout: Duration = .seconds(5), checkIntegrityOnOpen: Bool = true,
         diskReserve: Int = 1_048_576

@@ -1,12 +1,12 @@
 import Foundation
 
 /// An entry as stored: its row id (strictly increasing in append order) and when it was appended.
-public struct OutboxRecord: Sendable, Hashable, Identifiable {
-    public var id: Int64
-    public var entry: OutboxEntry
-    public var enqueuedAt: Date
+package struct OutboxRecord: Sendable, Hashable, Identifiable {
+    package var id: Int64
+    package var entry: OutboxEntry
+    package var enqueuedAt: Date
 
-    public init(id: Int64, entry: OutboxEntry, enqueuedAt: Date) {
+    package init(id: Int64, entry: OutboxEntry, enqueuedAt: Date) {
         self.id = id
         self.entry = entry
         self.enqueuedAt = enqueuedAt

@@ -1,19 +1,19 @@
 import Foundation
 
 /// A snapshot of the outbox for health reporting.
-public struct OutboxStats: Sendable, Hashable {
+package struct OutboxStats: Sendable, Hashable {
     /// Entries waiting for an acknowledgement.
-    public var depth: Int
+    package var depth: Int
     /// Their topic + payload bytes.
-    public var bytes: Int
+    package var bytes: Int
     /// Sample time of the oldest waiting entry (nil when empty).
-    public var oldestSampleTime: Date?
+    package var oldestSampleTime: Date?
     /// Entries dropped by the caps since the database was created, by reason (persisted).
-    public var dropped: [OutboxDropReason: Int64]
+    package var dropped: [OutboxDropReason: Int64]
     /// Entries removed after the broker acknowledged them since the database was created (persisted).
-    public var delivered: Int64
+    package var delivered: Int64
 
-    public init(
+    package init(
         depth: Int = 0, bytes: Int = 0, oldestSampleTime: Date? = nil, dropped: [OutboxDropReason: Int64] = [:],
         delivered: Int64 = 0
     ) {
@@ -25,10 +25,10 @@ public struct OutboxStats: Sendable, Hashable {
     }
 
     /// All drops, whatever the reason.
-    public var droppedTotal: Int64 { dropped.values.reduce(0, +) }
+    package var droppedTotal: Int64 { dropped.values.reduce(0, +) }
 
     /// How long the oldest waiting entry has waited since it was sampled.
-    public func oldestAge(now: Date) -> Duration? {
+    package func oldestAge(now: Date) -> Duration? {
         oldestSampleTime.map { .microseconds(Int64((now.timeIntervalSince($0) * 1_000_000).rounded())) }
     }
 }

@@ -14,14 +14,14 @@ import Timekeeping
 /// Opening checks the file (`PRAGMA quick_check`); a corrupt file is moved aside to
 /// `<path>.corrupt-<UTC timestamp>`, an error is logged, and a fresh queue starts
 /// (``recoveredCorruptFile`` says where the old one went).
-public actor OutboxStore {
+package actor OutboxStore {
     /// The thread the store's jobs run on; ``run(_:)`` and ``run(after:_:)`` run closures and timers
     /// there, timers on the loop's clock.
-    public nonisolated let loop: EventLoop
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    package nonisolated let loop: EventLoop
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
-    public nonisolated let path: String
-    public nonisolated let options: OutboxOptions
+    package nonisolated let path: String
+    package nonisolated let options: OutboxOptions
     private let logger: Logger
     /// When a reading is enqueued and when the age cap (`maxAge`) expires it; the state table's
     /// change times and the name a corrupt file is moved aside to. (The thread's timers read the
@@ -29,13 +29,13 @@ public actor OutboxStore {
     let clock: any BridgeClock
     private var database: OutboxDatabase?
     /// Where a corrupt file found at open was moved, if one was.
-    public private(set) var recoveredCorruptFile: String?
+    package private(set) var recoveredCorruptFile: String?
 
     /// Opens the queue at `path` (created when missing), migrating its schema and repairing
     /// a corrupt file by starting fresh. The store runs on `loop`, by default a new
     /// `blebridge.outbox` loop on the real clock (a test passes one on a ``ManualClock`` to move
     /// the timers of the store's thread by hand).
-    public init(
+    package init(
         path: String, options: OutboxOptions = OutboxOptions(), logger: Logger = Logger(label: "outbox"),
         clock: any BridgeClock = SystemClock(), loop: EventLoop? = nil
     ) async throws(OutboxError) {
@@ -113,7 +113,7 @@ public actor OutboxStore {
 
     /// Appends `entries` in one transaction and applies the caps; returns their ids (increasing).
     @discardableResult
-    public func append(_ entries: [OutboxEntry]) throws(OutboxError) -> [Int64] {
+    package func append(_ entries: [OutboxEntry]) throws(OutboxError) -> [Int64] {
         let now = clock.date
         return try withDatabase { try $0.append(entries, now: now) }
     }
@@ -121,7 +121,7 @@ public actor OutboxStore {
     /// Appends `entries` in one transaction and applies the caps; returns them as stored (ids increasing),
     /// so a caller that publishes them at once need not read them back. Entries a cap removed at once
     /// (a batch larger than `maxMessages`) are not returned.
-    public func appendRecords(_ entries: [OutboxEntry]) throws(OutboxError) -> [OutboxRecord] {
+    package func appendRecords(_ entries: [OutboxEntry]) throws(OutboxError) -> [OutboxRecord] {
         try withDatabase { database in
             let now = clock.date
             let ids = try database.append(entries, now: now)
@@ -139,46 +139,46 @@ public actor OutboxStore {
 
     /// Appends one entry (one transaction); returns its id.
     @discardableResult
-    public func append(_ entry: OutboxEntry) throws(OutboxError) -> Int64 {
+    package func append(_ entry: OutboxEntry) throws(OutboxError) -> Int64 {
         let now = clock.date
         return try withDatabase { try $0.append([entry], now: now)[0] }
     }
 
     /// Up to `limit` waiting records with ids greater than `id` (from the oldest when nil), oldest first.
-    public func next(after id: Int64? = nil, limit: Int) throws(OutboxError) -> [OutboxRecord] {
+    package func next(after id: Int64? = nil, limit: Int) throws(OutboxError) -> [OutboxRecord] {
         try withDatabase { try $0.records(after: id ?? 0, limit: limit) }
     }
 
     /// Removes acknowledged entries (one transaction) and counts them as delivered.
     /// Ids that are already gone (for example dropped by a cap) are ignored. Returns how many were removed.
     @discardableResult
-    public func remove(ids: [Int64]) throws(OutboxError) -> Int {
+    package func remove(ids: [Int64]) throws(OutboxError) -> Int {
         try withDatabase { try $0.remove(ids: ids) }
     }
 
     /// Removes entries that can never be delivered (for example refused by the broker), counting
     /// them as dropped for `reason`. Returns how many were removed.
     @discardableResult
-    public func drop(ids: [Int64], reason: OutboxDropReason) throws(OutboxError) -> Int {
+    package func drop(ids: [Int64], reason: OutboxDropReason) throws(OutboxError) -> Int {
         try withDatabase { try $0.drop(ids: ids, reason: reason) }
     }
 
     /// Adds `count` to the persisted drop counter of `reason`: drops that happened before the entries
     /// reached the store (the publisher's memory hold), so ``stats()`` counts them across restarts.
-    public func countDropped(_ count: Int, reason: OutboxDropReason) throws(OutboxError) {
+    package func countDropped(_ count: Int, reason: OutboxDropReason) throws(OutboxError) {
         try withDatabase { try $0.countDropped(count, reason: reason) }
     }
 
     /// Applies the age cap now (every append applies all caps on its own).
-    public func purgeExpired() throws(OutboxError) {
+    package func purgeExpired() throws(OutboxError) {
         let now = clock.date
         try withDatabase { try $0.purgeExpired(now: now) }
     }
 
     /// Entries waiting now, as counted in memory (no query); 0 once closed.
-    public var depth: Int { database?.depth ?? 0 }
+    package var depth: Int { database?.depth ?? 0 }
 
-    public func stats() throws(OutboxError) -> OutboxStats {
+    package func stats() throws(OutboxError) -> OutboxStats {
         try withDatabase { try $0.stats() }
     }
 
@@ -188,24 +188,24 @@ public actor OutboxStore {
     /// For drivers that react to callbacks from other threads (acknowledgements) without a detour
     /// through the cooperative pool; an actor whose `unownedExecutor` is the store's may
     /// `assumeIsolated` inside `body`. Keep `body` short: it holds up every outbox operation.
-    public nonisolated func run(_ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
+    package nonisolated func run(_ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
         loop.execute { self.assumeIsolated { body($0) } }
     }
 
     /// Runs `body` like ``run(_:)`` once the loop's clock reaches `deadline`.
-    public nonisolated func run(
+    package nonisolated func run(
         at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated OutboxStore) -> Void
     ) {
         loop.schedule(at: deadline) { self.assumeIsolated { body($0) } }
     }
 
     /// Runs `body` like ``run(_:)`` once `delay` has passed on the loop's clock.
-    public nonisolated func run(after delay: Duration, _ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
+    package nonisolated func run(after delay: Duration, _ body: @escaping @Sendable (isolated OutboxStore) -> Void) {
         loop.schedule(after: delay) { self.assumeIsolated { body($0) } }
     }
 
     /// Closes the database; later calls throw `.closed`.
-    public func close() {
+    package func close() {
         database = nil
     }
 

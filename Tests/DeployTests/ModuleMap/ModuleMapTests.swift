@@ -23,6 +23,13 @@ import Testing
         ("Publisher", "Gateway"), ("Outbox", "MQTT"), ("MQTT", "Outbox"),
     ]
 
+    /// The files of modules that are no product which still declare something `public`, and why:
+    /// a product's public API (docs/ble-library.md) shows their types.
+    static let publicOutsideProducts: [String: String] = [
+        "Sources/Timekeeping/BridgeClock.swift": "`CentralManager.Options.clock` is `any BridgeClock`",
+        "Sources/Timekeeping/SystemClock.swift": "`SystemClock()` is the default of `CentralManager.Options.clock`",
+    ]
+
     /// Read once for all the tests of the suite.
     private static let tree: Result<(PackageManifest, [String: SourceImports]), any Error> = Result {
         let root = RepositoryPaths.root
@@ -124,6 +131,27 @@ import Testing
                 named.contains(target.name) || named.contains(target.path),
                 "docs/architecture.md's module map has no row for \(target.name)")
         }
+    }
+
+    /// `public` is for other packages (Fuzz/'s harnesses, users of the BLE library) and only the
+    /// library products have any: what only sibling targets use is `package` (issue 20). A module
+    /// that is no product (and every executable, test and fixture target) declares nothing
+    /// `public`, except where a product's public API shows one of its types (listed above).
+    @Test func onlyProductsDeclarePublic() throws {
+        var found: [String] = []
+        var listedFiles: Set<String> = []
+        for target in manifest.targets
+        where target.kind != .systemLibrary && !manifest.productTargets.contains(target.name) {
+            let declarations = try PublicDeclarations(folder: target.path, root: RepositoryPaths.root)
+            listedFiles.formUnion(declarations.files.intersection(Self.publicOutsideProducts.keys))
+            found += declarations.locations.filter { location in
+                !Self.publicOutsideProducts.keys.contains { location.hasPrefix($0 + ":") }
+            }
+        }
+        #expect(!manifest.productTargets.isEmpty, "no .library products read from Package.swift")
+        #expect(found.isEmpty, "`public` outside the library products (make it `package`): \(found)")
+        let stale = Set(Self.publicOutsideProducts.keys).subtracting(listedFiles)
+        #expect(stale.isEmpty, "listed as public but declaring nothing public any more: \(stale.sorted())")
     }
 
     /// The pure model knows no BlueZ or D-Bus error name: mapping `org.bluez.Error.*` and

@@ -17,8 +17,14 @@ struct PackageManifest {
     }
 
     let targets: [Target]
+    /// The targets of the `.library` products: what another package (Fuzz/, a user of the BLE
+    /// library) can import.
+    let productTargets: Set<String>
 
     init(text: String) throws {
+        productTargets = Set(
+            text.matches(of: #/\.library\(\s*name:\s*"[^"]+",\s*targets:\s*\[([^\]]*)\]/#)
+                .flatMap { $0.1.matches(of: #/"([^"]+)"/#).map { String($0.1) } })
         var targets: [Target] = []
         var rest = Substring(text)
         while let open = rest.firstRange(of: #/\.(target|executableTarget|systemLibrary|testTarget)\(/#) {
