@@ -201,13 +201,13 @@ public final class DBusConnection: Sendable {
     /// actor must keep the connection (which keeps the thread) and must never block: everything on
     /// the connection waits while it runs, replies to its own calls included. The thread outlives
     /// the connection's closing, until the connection is released.
-    public var serialExecutor: UnownedSerialExecutor { loop.eventLoop.asUnownedSerialExecutor() }
+    package var serialExecutor: UnownedSerialExecutor { loop.eventLoop.asUnownedSerialExecutor() }
 
     /// Calls `handler` on the connection's thread with the signals matching `rule` that arrived
     /// together (one read from the bus), in order, as soon as they are dispatched: no task, stream
     /// or hop. The match rule is active on the bus when this returns. `handler` holds up every
     /// other message of the connection: keep it short, never block in it.
-    public func signalHandler(matching rule: DBusMatchRule, _ handler: @escaping @Sendable ([DBusSignal]) -> Void)
+    package func signalHandler(matching rule: DBusMatchRule, _ handler: @escaping @Sendable ([DBusSignal]) -> Void)
         async throws -> DBusSignalHandler
     {
         let id = try await subscribe(rule, deliver: handler, finish: {})
@@ -216,7 +216,7 @@ public final class DBusConnection: Sendable {
 
     /// ``nameOwnerChanges(_:bufferingPolicy:)`` as a handler on the connection's thread
     /// (``signalHandler(matching:_:)``).
-    public func nameOwnerChangeHandler(
+    package func nameOwnerChangeHandler(
         _ name: String? = nil, _ handler: @escaping @Sendable (DBusNameOwnerChange) -> Void
     ) async throws -> DBusSignalHandler {
         try await signalHandler(matching: Self.nameOwnerRule(name)) { signals in

@@ -2,7 +2,7 @@
 /// (``DBusConnection/signalHandler(matching:_:)``). The rule stays on the bus until ``cancel()`` or
 /// until the handler is released; the closure is not called after `cancel()` returned on the
 /// connection's thread.
-public final class DBusSignalHandler: Sendable {
+package final class DBusSignalHandler: Sendable {
     private let loop: ConnectionLoop
     private let id: UInt64
 
@@ -14,7 +14,7 @@ public final class DBusSignalHandler: Sendable {
     deinit { cancel() }
 
     /// Removes the rule and the handler. Safe to call more than once.
-    public func cancel() {
+    package func cancel() {
         let id = self.id
         loop.submit { $0.removeSubscription(id, finishStream: false) }
     }
