@@ -1,9 +1,7 @@
 import BlueZ
 import BlueZSimulator
 import Configuration
-import EventLoop
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -28,11 +26,6 @@ import Testing
 /// 2.8–3.8 s at load 6–10).
 @Suite struct PowerOffDrainTests {
     static let devices = 20
-
-    /// Set by the notify thread once it is held.
-    final class Held: Sendable {
-        let started = Atomic<Bool>(false)
-    }
 
     @Test func valuesInTheNotifySocketsWhenTheAdapterGoesOffArePublished() async throws {
         let bus = try await DBusDaemonFixture()
@@ -62,22 +55,7 @@ import Testing
         #expect(streaming, "not every device published")
 
         // Hold the notify thread; the devices keep sending into their sockets.
-        let loop = try #require(NotifySocketPoller.shared.loop)
-        let gate = DispatchSemaphore(value: 0)
-        let held = Held()
-        defer { gate.signal() }
-        #expect(
-            loop.execute {
-                held.started.store(true, ordering: .sequentiallyConsistent)
-                gate.wait()
-            })
-        #expect(await waitUntil { held.started.load(ordering: .sequentiallyConsistent) })
-        let atHold = await simulator.loadStatistics().lastSequences
-        let sentWhileHeld = await waitUntil {
-            let now = await simulator.loadStatistics().lastSequences
-            return (0..<Self.devices).allSatisfy { now[$0] >= atHold[$0] + 2 }
-        }
-        #expect(sentWhileHeld, "the devices sent nothing while the notify thread was held")
+        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
         await simulator.setPowered(false)
         let sent = await simulator.loadStatistics().lastSequences
         let handled = await waitUntil {
@@ -85,29 +63,8 @@ import Testing
             return await ble.powered == false
         }
         #expect(handled, "the gateway did not handle the power-off")
-        gate.signal()
-
-        var dropped: [Int: Set<UInt64>] = [:]
-        for device in 0..<Self.devices {
-            dropped[device] = Set(await simulator.loadDroppedSequences(device: device).flatMap { Array($0) })
-        }
-        func missing(_ device: Int, in received: [Int: Set<UInt64>]) -> [UInt64] {
-            (1...max(sent[device], 1)).filter {
-                !(received[device]?.contains($0) ?? false) && !(dropped[device]?.contains($0) ?? false)
-            }
-        }
-        let complete = await recorder.wait(timeout: .seconds(20)) { messages in
-            let received = ShutdownDrainTests.sequences(messages.map { ($0.topic, $0.payload) })
-            return (0..<Self.devices).allSatisfy { missing($0, in: received).isEmpty }
-        }
-        let received = ShutdownDrainTests.sequences(recorder.all.map { ($0.topic, $0.payload) })
-        for device in 0..<Self.devices {
-            let lost = missing(device, in: received)
-            #expect(
-                lost.isEmpty,
-                "device \(device): \(lost.count) of \(sent[device]) values lost: \(lost.prefix(20)); sent while the notify thread was held: \(atHold[device] + 1)…\(sent[device]); dropped at a full socket \(dropped[device]?.count ?? 0); complete: \(complete)"
-            )
-        }
+        hold.release()
+        await hold.expectNothingLost(devices: Self.devices, sent: sent, simulator: simulator, recorder: recorder)
 
         await simulator.setPowered(true)
         await gateway.stop()
