@@ -28,31 +28,8 @@ import Testing
     static let devices = 20
 
     @Test func valuesInTheNotifySocketsWhenTheAdapterGoesOffArePublished() async throws {
-        let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(scenario: try Scenario.load("load"))
-        try await simulator.start(busAddress: bus.address)
-        let broker = try await MosquittoFixture()
-        let recorder = try await MQTTRecorder(url: broker.url)
-        try await recorder.subscribe("blebridge/#")
-        let directory = try TemporaryDirectory(prefix: "power-off-drain")
-        var object = try GatewayProcess.repositoryConfiguration()
-        ShutdownDrainTests.streamLoad(Self.devices, in: &object)
-        if var bluetooth = object["bluetooth"] as? [String: Any] {
-            bluetooth["max_connections"] = Self.devices
-            object["bluetooth"] = bluetooth
-        }
-        let configuration = try ConfigurationLoader().decode(JSONSerialization.data(withJSONObject: object))
-        let gateway = try await Gateway(
-            configuration: configuration,
-            options: GatewayOptions(
-                busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path))
-        try await gateway.start()
-        try await simulator.setLoad(devices: Self.devices, rate: 20)
-        let streaming = await recorder.wait(timeout: .seconds(60)) { messages in
-            let topics = Set(messages.map(\.topic))
-            return (0..<Self.devices).allSatisfy { topics.contains(String(format: "blebridge/load%02d", $0)) }
-        }
-        #expect(streaming, "not every device published")
+        let world = try await InProcessLoadWorld(devices: Self.devices, prefix: "power-off-drain")
+        let (simulator, recorder, gateway) = (world.simulator, world.recorder, world.gateway)
 
         // Hold the notify thread; the devices keep sending into their sockets.
         let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
@@ -67,10 +44,6 @@ import Testing
         await hold.expectNothingLost(devices: Self.devices, sent: sent, simulator: simulator, recorder: recorder)
 
         await simulator.setPowered(true)
-        await gateway.stop()
-        await recorder.close()
-        await simulator.stop()
-        await broker.stop()
-        await bus.stop()
+        await world.shutdown()
     }
 }
