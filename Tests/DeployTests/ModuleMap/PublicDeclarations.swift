@@ -11,14 +11,8 @@ struct PublicDeclarations {
     var files: Set<String> { Set(locations.map { String($0[..<($0.lastIndex(of: ":") ?? $0.endIndex)]) }) }
 
     init(folder: String, root: URL) throws {
-        let base = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else {
-            throw ManifestError.unreadable("no folder \(folder)")
-        }
         var locations: [String] = []
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            let relative = String(url.path.dropFirst(root.path.count + 1))
-            let text = try String(contentsOf: url, encoding: .utf8)
+        for (relative, text) in try SwiftSources(folder: folder, root: root).files {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in lines.enumerated() where line.contains("public") && Self.declaresPublic(line) {
                 locations.append("\(relative):\(index + 1)")

@@ -13,15 +13,9 @@ struct SourceImports {
     let imports: [Import]
 
     init(folder: String, root: URL) throws {
-        let base = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else {
-            throw ManifestError.unreadable("no folder \(folder)")
-        }
         var imports: [Import] = []
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            let relative = String(url.path.dropFirst(root.path.count + 1))
-            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
-            where line.contains("import ") {
+        for (relative, text) in try SwiftSources(folder: folder, root: root).files {
+            for line in text.split(separator: "\n") where line.contains("import ") {
                 if let found = Self.parse(line) {
                     imports.append(Import(module: found.module, access: found.access, file: relative))
                 }
