@@ -1,52 +1,67 @@
 #!/usr/bin/env bash
 # End-to-end benchmark (`make bench`): the gateway against a C relay doing the same hot-path work
-# (D-Bus PropertiesChanged → SQLite WAL outbox → MQTT QoS 1 publish → delete on PUBACK), on a
-# private dbus-daemon and a mosquitto on a free loopback port. Not part of the tests.
+# (notification → SQLite WAL outbox → MQTT QoS 1 publish → delete on PUBACK), both fed by the same
+# simulator through the same input path (one AcquireNotify socket per device), on a private
+# dbus-daemon and a mosquitto on a free loopback port. Not part of the tests.
 #
-#   bench/run.sh            full run: relay, then gateway (release build); prints a table
-#   bench/run.sh --smoke    builds the C programs and runs the relay for a few seconds (< 30 s)
+#   bench/run.sh            full run: relay and gateway in turn, BENCH_REPEAT times; prints a table
+#   bench/run.sh --smoke    builds the C programs and runs the relay on its C load for a few seconds (< 30 s)
 #   bench/run.sh --relay-only | --gateway-only
-#   bench/run.sh --simulator-only   the relay and the gateway on the simulator's load (no C-load suite)
+#   bench/run.sh --with-c-load      also the relay on the C emitter's PropertiesChanged signals (a reference)
+#   bench/run.sh --with-signals     also the relay on the simulator's PropertiesChanged signals (StartNotify,
+#                                   through dbus-daemon: the path a client without AcquireNotify takes)
 #   bench/run.sh --sdcard-only      only the SD-card step: bytes written per reading in each outbox
 #                                   mode, the demo's five devices (bench/sdcard.sh; BENCH_SD_SECONDS)
 #
-# Tunables (environment): BENCH_SECONDS (length of each ramp step, default 5), BENCH_LATENCY_SECONDS
-# (length of the latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50),
-# BENCH_LATENCY_RATE (total notifications/s of the latency/CPU/memory phase, 1000),
-# BENCH_RAMP (total rates tried for the throughput ramp, ascending).
+# Tunables (environment): BENCH_REPEAT (repetitions of each suite, alternated relay/gateway, default 3),
+# BENCH_SECONDS (length of each ramp step, default 5), BENCH_LATENCY_SECONDS (length of the
+# latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50), BENCH_LATENCY_RATE
+# (total notifications/s of the latency/CPU/memory phase, 1000), BENCH_RAMP (total rates of the coarse
+# throughput ramp, ascending), BENCH_REFINE (bisection steps between the last sustained and the first
+# failing coarse step, 3).
 # BENCH_SKIP_BUILD=1 uses the existing .build/static/release/blebridge; BENCH_BLEBRIDGE=PATH measures
-# another binary (e.g. .build/release/blebridge, dynamically linked). BENCH_KEEP=1 keeps the working directory (logs, configuration, databases). BENCH_NICE=-5 (root)
-# runs the measured processes at that priority, after the build, on a machine busy with other work.
-# Everything runs on loopback; every phase has a fixed duration.
+# another binary (e.g. .build/release/blebridge, dynamically linked). BENCH_KEEP=1 keeps the working
+# directory (logs, configuration, databases). Everything runs at the caller's priority (no boost:
+# `BENCH_NICE` was removed, issue 20), on loopback; every phase has a fixed duration.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=full
 run_relay=1
-run_relay_c_load=1
+run_relay_c_load=0
+run_relay_signals=0
 run_gateway=1
 run_sdcard=1
 for argument in "$@"; do
     case "$argument" in
-        --smoke) mode=smoke; run_gateway=0; run_sdcard=0 ;;
+        --smoke) mode=smoke; run_relay=0; run_relay_c_load=1; run_gateway=0; run_sdcard=0 ;;
         --relay-only) run_gateway=0; run_sdcard=0 ;;
-        --gateway-only) run_relay=0 ;;
+        --gateway-only) run_relay=0; run_sdcard=0 ;;
         --sdcard-only) run_relay=0; run_gateway=0 ;;
-        --simulator-only) run_relay_c_load=0 ;;
+        --with-c-load) run_relay_c_load=1 ;;
+        --with-signals) run_relay_signals=1 ;;
         -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
     esac
 done
+if [ -n "${BENCH_NICE:-}" ]; then
+    echo "bench/run.sh: BENCH_NICE was removed: the figures are measured at the caller's priority (issue 20)" >&2
+    exit 64
+fi
 
 seconds=${BENCH_SECONDS:-5}
 latency_seconds=${BENCH_LATENCY_SECONDS:-10}
 devices=${BENCH_DEVICES:-50}
 latency_rate=${BENCH_LATENCY_RATE:-1000}
 ramp=${BENCH_RAMP:-"2000 2500 3200 4000 5000 6400 8000 10000 12800 16000 20000 25000 32000 40000"}
+refine=${BENCH_REFINE:-3}
+repeat=${BENCH_REPEAT:-3}
 if [ "$mode" = smoke ]; then
     seconds=2
     latency_seconds=2
     ramp="4000"
+    refine=0
+    repeat=1
 fi
 clock_ticks=$(getconf CLK_TCK)
 # bluetooth.max_connections accepts at most 64 (real controllers stall beyond ~7; the gateway warns),
@@ -83,7 +98,8 @@ log "built relay, emitter, subscriber, bluez_client in $bin"
 # binary, the Swift runtime and Foundation linked in), in its own scratch directory here so it
 # does not invalidate the usual .build.
 blebridge=${BENCH_BLEBRIDGE:-"$root/.build/static/release/blebridge"}
-if { [ "$run_gateway" = 1 ] || [ "$run_sdcard" = 1 ]; } && [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
+if { [ "$run_gateway" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ] || [ "$run_sdcard" = 1 ]; } &&
+    [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
     log "building blebridge (release, --static-swift-stdlib as deploy/package does)…"
     (cd "$root" && swift build -c release --static-swift-stdlib --product blebridge \
         --scratch-path "$root/.build/static" >"$work/swift-build.log" 2>&1) || {
@@ -93,16 +109,19 @@ if { [ "$run_gateway" = 1 ] || [ "$run_sdcard" = 1 ]; } && [ -z "${BENCH_SKIP_BU
     }
 fi
 
-if [ -n "${BENCH_NICE:-}" ]; then
-    renice -n "$BENCH_NICE" -p $$ >/dev/null || { echo "bench/run.sh: cannot renice to $BENCH_NICE" >&2; exit 1; }
-fi
-
 # ---------------------------------------------------------------- helpers
 # free_port, wait_for, start_dbus, start_mosquitto
 . "$root/bench/lib.sh"
 
 # CPU time of a process (all threads) in clock ticks: utime + stime from /proc/<pid>/stat.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# The same summed over processes: every process on the path of a suite (path_pids: its
+# dbus-daemon, broker, simulator and the process under test), so no one's work goes uncharged.
+path_ticks() {
+    local pid total=0
+    for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
+    echo "$total"
+}
 # Per thread: "<tid> <ticks> <name>" (names may repeat).
 thread_ticks() {
     local task line tid comm fields
@@ -163,15 +182,17 @@ simulator_load() {
 
 # phase NAME LOADFN TARGETPID TOTAL_RATE SECONDS: one fixed-length phase; sets phase_* results.
 phase() {
-    local name=$1 load=$2 target=$3 total=$4 duration=$5 since cpu_before cpu_after load_result result
+    local name=$1 load=$2 target=$3 total=$4 duration=$5 since cpu_before cpu_after path_before path_after load_result result
     since=$(date +%s%N)
     subscriber_start "$name" "$since"
     cpu_before=$(cpu_ticks "$target")
+    path_before=$(path_ticks "${path_pids[@]}")
     thread_ticks "$target" >"$work/$name.threads-before"
     load_result=$("$load" "$total" "$duration")
     subscriber_finish
     result=$(tail -1 "$work/$name.sub")
     cpu_after=$(cpu_ticks "$target")
+    path_after=$(path_ticks "${path_pids[@]}")
     thread_ticks "$target" >"$work/$name.threads-after"
     # The busiest threads over the phase, for the log: "name ms".
     phase_threads=$(awk 'NR == FNR { before[$1] = $2; next }
@@ -192,10 +213,12 @@ phase() {
     phase_rate=$(awk -v u="$phase_unique" -v s="$duration" 'BEGIN{printf "%.0f", u/s}')
     phase_cpu_us=$(awk -v c=$((cpu_after - cpu_before)) -v hz="$clock_ticks" -v u="$phase_unique" \
         'BEGIN{ if (u > 0) printf "%.1f", c * 1e6 / hz / u; else print "n/a" }')
+    phase_path_us=$(awk -v c=$((path_after - path_before)) -v hz="$clock_ticks" -v u="$phase_unique" \
+        'BEGIN{ if (u > 0) printf "%.1f", c * 1e6 / hz / u; else print "n/a" }')
     phase_rss=$(memory_kb "$target" VmRSS)
     phase_hwm=$(memory_kb "$target" VmHWM)
     log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost" \
-        "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs" \
+        "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs (path ${phase_path_us})" \
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
     log "    $phase_threads"
 }
@@ -240,30 +263,60 @@ suite() {
 
     log "[$name] latency, CPU and memory at $latency_rate/s ($active devices notifying, ${latency_seconds} s)"
     phase "$name-latency" "$load" "$target" "$latency_rate" "$latency_seconds"
-    eval "${name}_p50=\$phase_p50 ${name}_p99=\$phase_p99 ${name}_cpu=\$phase_cpu_us"
-    eval "${name}_rss_mb=$(awk -v k="$phase_rss" 'BEGIN{printf "%.1f", k/1024}')"
-    eval "${name}_hwm_mb=$(awk -v k="$phase_hwm" 'BEGIN{printf "%.1f", k/1024}')"
-    eval "${name}_latency_lost=\$phase_lost"
+    local latency_p50=$phase_p50 latency_p99=$phase_p99 latency_cpu=$phase_cpu_us latency_path=$phase_path_us
+    local latency_rss latency_hwm latency_lost=$phase_lost
+    latency_rss=$(awk -v k="$phase_rss" 'BEGIN{printf "%.1f", k/1024}')
+    latency_hwm=$(awk -v k="$phase_hwm" 'BEGIN{printf "%.1f", k/1024}')
 
-    log "[$name] throughput ramp (${seconds} s per step)"
-    local best=0 best_total=0 failed_total=""
+    # The coarse ramp finds the last sustained step and the first failing one; BENCH_REFINE
+    # bisections (geometric) between them narrow it (3 of them: within ~3 % on the default ramp).
+    log "[$name] throughput ramp (${seconds} s per step, then $refine refining steps)"
+    local best=0 best_total=0 failed_total="" failed_reason=""
     for total in $ramp; do
-        phase "$name-ramp-$total" "$load" "$target" "$total" "$seconds"
-        if ! phase_sustained "$total"; then
-            log "  $phase_reason; retrying $total/s once"
-            sleep 1
-            phase "$name-ramp-$total-retry" "$load" "$target" "$total" "$seconds"
-            if ! phase_sustained "$total"; then
-                failed_total="$total ($phase_reason)"
-                break
-            fi
+        if ramp_step "$name" "$load" "$target" "$total"; then
+            best=$step_rate
+            best_total=$total
+            sleep 0.5
+        else
+            failed_total=$total
+            failed_reason=$phase_reason
+            break
         fi
-        best=$phase_rate
-        best_total=$total
-        sleep 0.5
     done
-    eval "${name}_throughput=\$best ${name}_step=\$best_total ${name}_failed=\$failed_total"
+    local middle index
+    if [ "$best_total" -gt 0 ] && [ -n "$failed_total" ]; then
+        for ((index = 0; index < refine; index++)); do
+            middle=$(awk -v a="$best_total" -v b="$failed_total" 'BEGIN{printf "%.0f", sqrt(a * b) / 100 * 100}')
+            [ "$middle" -gt "$best_total" ] && [ "$middle" -lt "$failed_total" ] || break
+            if ramp_step "$name" "$load" "$target" "$middle"; then
+                best=$step_rate
+                best_total=$middle
+                sleep 0.5
+            else
+                failed_total=$middle
+                failed_reason=$phase_reason
+            fi
+        done
+    fi
+    # One line per suite run: the report's medians and spreads are taken over these.
+    printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "${name%%-*}" "${name##*-}" "$best" "$best_total" \
+        "$latency_p50" "$latency_p99" "$latency_cpu" "$latency_path" "$latency_rss" "$latency_hwm" "$latency_lost" \
+        "${failed_total:-none}:${failed_reason// /_}" >>"$work/results"
     return 0
+}
+
+# ramp_step NAME LOADFN TARGETPID TOTAL: one ramp step, retried once when not sustained; sets
+# step_rate (the received rate) when sustained, and leaves phase_reason when not.
+ramp_step() {
+    local name=$1 load=$2 target=$3 total=$4
+    phase "$name-ramp-$total" "$load" "$target" "$total" "$seconds"
+    if ! phase_sustained "$total"; then
+        log "  $phase_reason; retrying $total/s once"
+        sleep 1
+        phase "$name-ramp-$total-retry" "$load" "$target" "$total" "$seconds"
+        phase_sustained "$total" || return 1
+    fi
+    step_rate=$phase_rate
 }
 
 # ---------------------------------------------------------------- processes
@@ -280,6 +333,8 @@ environment_start() {
     start_mosquitto "$work/$1-mqtt" || exit 1
     pids+=("$mosquitto_pid")
     suite_pids+=("$mosquitto_pid")
+    # Charged to every message of the suite, with the simulator and the process under test.
+    path_pids=("$bus_pid" "$mosquitto_pid")
 }
 
 environment_stop() {
@@ -287,12 +342,17 @@ environment_stop() {
     for ((index = ${#suite_pids[@]} - 1; index >= 0; index--)); do stop_pid "${suite_pids[index]}"; done
 }
 
+# start_relay NAME [relay arguments…]: with --acquire-notify the relay connects the simulator's
+# load devices itself first, so it may take up to 90 s to say ready.
 start_relay() {
-    "$bin/relay" --address "$bus_address" --db "$work/$1.sqlite" --port "$mqtt_port" >"$work/$1.out" 2>&1 &
+    local name=$1
+    shift
+    "$bin/relay" --address "$bus_address" --db "$work/$name.sqlite" --port "$mqtt_port" "$@" >"$work/$name.out" 2>&1 &
     relay_pid=$!
     pids+=("$relay_pid")
     suite_pids+=("$relay_pid")
-    wait_for "$work/$1.out" ready 10 || { echo "relay did not start: $(cat "$work/$1.out")" >&2; exit 1; }
+    path_pids+=("$relay_pid")
+    wait_for "$work/$name.out" ready 100 || { echo "relay did not start: $(cat "$work/$name.out")" >&2; exit 1; }
 }
 
 # The simulator (its own process, `blebridge simulate`) owns org.bluez on the private bus; load
@@ -304,6 +364,7 @@ start_simulator() {
     simulator_pid=$!
     pids+=("$simulator_pid")
     suite_pids+=("$simulator_pid")
+    path_pids+=("$simulator_pid")
     local deadline=$((SECONDS + 20))
     until simulator_call SetLoad "uint32:$devices" double:1 >/dev/null 2>&1 && simulator_call SetLoad uint32:0 double:0 >/dev/null 2>&1; do
         if [ $SECONDS -ge $deadline ] || ! kill -0 "$simulator_pid" 2>/dev/null; then
@@ -350,6 +411,7 @@ start_gateway() {
     gateway_pid=$!
     pids+=("$gateway_pid")
     suite_pids+=("$gateway_pid")
+    path_pids+=("$gateway_pid")
     sleep 1
     kill -0 "$gateway_pid" 2>/dev/null || {
         missing="blebridge run exited: $(tail -3 "$work/gateway.log" | tr '\n' ' ')"
@@ -357,62 +419,84 @@ start_gateway() {
     }
 }
 
-relay_ok=0
-relay_sim_ok=0
-gateway_ok=0
 simulator_missing=""
-if [ "$run_gateway" = 1 ]; then
+if [ "$run_gateway" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ]; then
     "$blebridge" simulate --help >/dev/null 2>&1 ||
         simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
 fi
-relay_sim_missing=$simulator_missing
-gateway_missing=$simulator_missing
-if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ] && ! "$blebridge" run --help >/dev/null 2>&1; then
-    gateway_missing="blebridge has no 'run' command yet"
-fi
+: >"$work/results"
 
-# ---------------------------------------------------------------- (a) C relay, C load
-if [ "$run_relay" = 1 ] && [ "$run_relay_c_load" = 1 ]; then
-    environment_start relay
-    start_relay relay
-    suite relay relay_load "$relay_pid" && relay_ok=1
+# One run of each suite; NAME-REP names its phases, logs and result line. A suite that cannot
+# start writes why to $work/<kind>.missing.
+measure_relay_c_load() {
+    environment_start "relay_cload-$1"
+    start_relay "relay_cload-$1"
+    suite "relay_cload-$1" relay_load "$relay_pid" || echo "warm-up failed (run $1)" >"$work/relay_cload.missing"
     stop_pid "$relay_pid"
-    log "[relay] $(tail -1 "$work/relay.out")"
+    log "[relay_cload-$1] $(tail -1 "$work/relay_cload-$1.out")"
     environment_stop
-fi
+}
 
-# ---------------------------------------------------------------- (b) C relay, simulator's load
-if [ "$run_relay" = 1 ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then
-    environment_start relay_sim
+# The relay on the simulator's load through AcquireNotify sockets, as the gateway reads them.
+measure_relay() {
+    environment_start "relay-$1"
     missing=""
-    if start_simulator relay_sim; then
-        start_relay relay_sim
-        "$bin/bluez_client" --address "$bus_address" --count "$active" >"$work/bluez_client.out" 2>&1 &
+    if start_simulator "relay-$1"; then
+        start_relay "relay-$1" --acquire-notify "$active"
+        suite "relay-$1" simulator_load "$relay_pid" || missing="warm-up failed (run $1)"
+        stop_pid "$relay_pid"
+        log "[relay-$1] $(tail -1 "$work/relay-$1.out")"
+    fi
+    [ -z "$missing" ] || echo "$missing" >"$work/relay.missing"
+    environment_stop
+}
+
+# The relay on the simulator's PropertiesChanged signals: bluez_client StartNotifies the load
+# devices, and every value crosses dbus-daemon (charged to the path).
+measure_relay_signals() {
+    environment_start "relay_signals-$1"
+    missing=""
+    if start_simulator "relay_signals-$1"; then
+        start_relay "relay_signals-$1"
+        "$bin/bluez_client" --address "$bus_address" --count "$active" >"$work/bluez_client-$1.out" 2>&1 &
         client_pid=$!
         pids+=("$client_pid")
         suite_pids+=("$client_pid")
-        if wait_for "$work/bluez_client.out" ready 90; then
-            suite relay_sim simulator_load "$relay_pid" && relay_sim_ok=1
+        path_pids+=("$client_pid")
+        if wait_for "$work/bluez_client-$1.out" ready 90; then
+            suite "relay_signals-$1" simulator_load "$relay_pid" || missing="warm-up failed (run $1)"
         else
-            missing="could not subscribe to the simulator's load devices: $(tail -2 "$work/bluez_client.out" | tr '\n' ' ')"
+            missing="could not subscribe to the simulator's load devices: $(tail -2 "$work/bluez_client-$1.out" | tr '\n' ' ')"
         fi
         stop_pid "$relay_pid"
-        log "[relay_sim] $(tail -1 "$work/relay_sim.out")"
+        log "[relay_signals-$1] $(tail -1 "$work/relay_signals-$1.out")"
     fi
-    relay_sim_missing=$missing
+    [ -z "$missing" ] || echo "$missing" >"$work/relay_signals.missing"
     environment_stop
-fi
+}
 
-# ---------------------------------------------------------------- (c) the gateway, simulator's load
-if [ "$run_gateway" = 1 ] && [ -z "$gateway_missing" ]; then
-    environment_start gateway
+measure_gateway() {
+    environment_start "gateway-$1"
     missing=""
-    if start_simulator gateway && start_gateway; then
-        suite gateway simulator_load "$gateway_pid" && gateway_ok=1
+    if start_simulator "gateway-$1" && start_gateway; then
+        suite "gateway-$1" simulator_load "$gateway_pid" || missing="warm-up failed (run $1)"
     fi
-    gateway_missing=${missing:-$gateway_missing}
+    [ -z "$missing" ] || echo "$missing" >"$work/gateway.missing"
     environment_stop
-fi
+}
+
+# Relay and gateway in turn (ABBA: the one measured first changes each repetition), so a drift of
+# the machine's load over the run weighs on both alike.
+for ((rep = 1; rep <= repeat; rep++)); do
+    order="relay gateway"
+    ((rep % 2 == 0)) && order="gateway relay"
+    for kind in $order; do
+        if [ "$kind" = relay ] && [ "$run_relay" = 1 ] && [ -z "$simulator_missing" ]; then measure_relay "$rep"; fi
+        if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then measure_gateway "$rep"; fi
+    done
+    if [ "$run_relay_signals" = 1 ] && [ -z "$simulator_missing" ]; then measure_relay_signals "$rep"; fi
+    if [ "$run_relay_c_load" = 1 ]; then measure_relay_c_load "$rep"; fi
+done
 
 # ---------------------------------------------------------------- (d) SD-card wear per outbox mode
 sdcard_table=""
@@ -422,56 +506,70 @@ if [ "$run_sdcard" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-if [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ]; then
+if [ ! -s "$work/results" ] && [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ]; then
     echo
     echo "SD-card wear — $(date -u +%Y-%m-%dT%H:%MZ): the demo's five devices, broker up, /proc/<pid>/io write_bytes"
     echo "$sdcard_table"
     exit 0
 fi
 echo
-echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "ramp steps of ${seconds} s; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
-echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected); nice ${BENCH_NICE:-0}"
+echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), nice $(nice)"
+echo "each suite ${repeat}× (relay and gateway in turn); median [min–max] over the runs; ramp steps of ${seconds} s, ${refine} refining"
+echo "steps; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
+echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected). CPU 'path' charges every process on the"
+echo "path: dbus-daemon, broker, simulator and the process under test (bluez_client too for relay_signals)."
 echo
-value() { if [ "$(eval echo "\$${1}_ok")" = 1 ]; then eval "printf '%s' \"\${${1}_$2:-n/a}\""; else printf 'n/a'; fi; }
-ratio() {
-    if [ "$(eval echo "\$${1}_ok")" = 1 ] && [ "$gateway_ok" = 1 ]; then
-        awk -v g="$(eval echo "\$gateway_$2")" -v r="$(eval echo "\$${1}_$2")" \
-            'BEGIN{ if (r > 0) printf "%.2fx", g / r; else printf "n/a" }'
-    else printf 'n/a'; fi
+# results: kind rep throughput step p50 p99 cpu path rss hwm lost failed
+awk -v rate="$latency_rate" '
+function sortn(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t } }
+function median(a, n) { sortn(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+function cell(kind, column, digits,   n, i, a, m, fmt) {
+    n = 0
+    for (i = 1; i <= runs[kind]; i++) if (value[kind, i, column] != "n/a") a[++n] = value[kind, i, column] + 0
+    if (n == 0) return "n/a"
+    m = median(a, n); med[kind, column] = m
+    fmt = "%." digits "f"
+    if (n == 1) return sprintf(fmt, m)
+    return sprintf(fmt " [" fmt "–" fmt "]", m, a[1], a[n])
 }
-format='| %-34s | %13s | %13s | %13s | %10s | %10s | %s |\n'
-# shellcheck disable=SC2059
-printf "$format" "" "relay, C load" "relay, sim." "gateway, sim." "gw/relay" "gw/relay" "target"
-# shellcheck disable=SC2059
-printf "$format" "" "" "" "" "(sim.)" "(C load)" ""
-echo "|---|---|---|---|---|---|---|"
-row() {
-    # shellcheck disable=SC2059
-    printf "$format" "$1" "$(value relay "$2")" "$(value relay_sim "$2")" "$(value gateway "$2")" \
-        "$(ratio relay_sim "$2")" "$(ratio relay "$2")" "$3"
+function ratio(column,   n, i, r, a) {
+    if (!(("gateway", column) in med) || !(("relay", column) in med) || med["relay", column] <= 0) return "n/a"
+    n = 0
+    for (i = 1; i <= runs["gateway"] && i <= runs["relay"]; i++)
+        if (value["relay", i, column] != "n/a" && value["gateway", i, column] != "n/a" && value["relay", i, column] > 0)
+            a[++n] = value["gateway", i, column] / value["relay", i, column]
+    r = sprintf("%.2f×", med["gateway", column] / med["relay", column])
+    if (n > 1) { sortn(a, n); r = r sprintf(" (runs %.2f–%.2f)", a[1], a[n]) }
+    return r
 }
-row "sustained throughput (msg/s)" throughput ">= 0.8x relay"
-row "p50 latency at ${latency_rate}/s (ms)" p50 ""
-row "p99 latency at ${latency_rate}/s (ms)" p99 "<= 5 ms"
-row "CPU per message at ${latency_rate}/s (us)" cpu "<= 1.5x relay"
-row "VmRSS at ${latency_rate}/s (MB)" rss_mb "<= 30 MB (gateway)"
-row "VmHWM at ${latency_rate}/s (MB)" hwm_mb ""
-echo
-for suite_name in relay relay_sim gateway; do
-    ok=$(eval echo "\$${suite_name}_ok")
-    if [ "$ok" = 1 ]; then
-        echo "$suite_name: highest sustained step $(eval echo "\$${suite_name}_step")/s;" \
-            "first failing step $(eval echo "\${${suite_name}_failed:-none (ramp exhausted)}");" \
-            "lost at ${latency_rate}/s: $(eval echo "\$${suite_name}_latency_lost")"
-        continue
-    fi
-    wanted=$run_gateway
-    [ "$suite_name" = relay ] && wanted=$((run_relay && run_relay_c_load))
-    [ "$suite_name" = relay_sim ] && [ "$run_relay" = 0 ] && wanted=0
-    if [ "$wanted" = 1 ]; then
-        echo "$suite_name: NOT MEASURED — $(eval echo "\${${suite_name}_missing:-see the log above}")"
-    fi
+{ kind = $1; i = ++runs[kind]; value[kind, i, "throughput"] = $3; value[kind, i, "p50"] = $5; value[kind, i, "p99"] = $6
+  value[kind, i, "cpu"] = $7; value[kind, i, "path"] = $8; value[kind, i, "rss"] = $9; value[kind, i, "hwm"] = $10
+  lost[kind] += $11; failed[kind] = failed[kind] " " $12 }
+END {
+    extra = ""
+    if ("relay_signals" in runs) extra = extra " relay_signals"
+    if ("relay_cload" in runs) extra = extra " relay_cload"
+    nextra = split(extra, extras, " ")
+    header = "| | relay (AcquireNotify) | gateway | gateway / relay | goal (issue 20) |"
+    rule = "|---|---|---|---|---|"
+    for (e = 1; e <= nextra; e++) { header = header " " extras[e] " |"; rule = rule "---|" }
+    print header; print rule
+    split("throughput p50 p99 cpu path rss hwm", columns, " ")
+    split("sustained throughput (msg/s)|p50 latency at " rate "/s (ms)|p99 latency at " rate "/s (ms)|CPU per message, process under test (µs)|CPU per message, whole path (µs)|VmRSS at " rate "/s (MB)|VmHWM at " rate "/s (MB)", labels, "|")
+    split("0 2 2 1 1 1 1", digits, " ")
+    split("≥ 1.0× relay|||≤ 0.5× relay||≤ 30 MB|", goals, "|")
+    goals[3] = "≤ 2 ms"
+    for (c = 1; c <= 7; c++) {
+        line = "| " labels[c] " | " cell("relay", columns[c], digits[c]) " | " cell("gateway", columns[c], digits[c]) " | "
+        line = line (c <= 5 ? ratio(columns[c]) : "") " | " goals[c] " |"
+        for (e = 1; e <= nextra; e++) line = line " " cell(extras[e], columns[c], digits[c]) " |"
+        print line
+    }
+    print ""
+    for (k in runs) if (runs[k] > 0) printf "%s: %d runs; values lost at %d/s in all: %d; first failing steps:%s\n", k, runs[k], rate, lost[k], failed[k]
+}' "$work/results"
+for kind in relay gateway relay_signals relay_cload; do
+    [ -f "$work/$kind.missing" ] && echo "$kind: NOT MEASURED in at least one run — $(cat "$work/$kind.missing")"
 done
 if [ -n "$sdcard_table" ]; then
     echo
@@ -479,5 +577,6 @@ if [ -n "$sdcard_table" ]; then
     echo "$sdcard_table"
 fi
 if [ "$mode" = smoke ]; then
-    [ "$relay_ok" = 1 ] && [ "${relay_latency_lost:-1}" -le 0 ] || { echo "smoke: relay did not deliver" >&2; exit 1; }
+    awk '$1 == "relay_cload" && $3 > 0 && $11 == 0 { ok = 1 } END { exit !ok }' "$work/results" ||
+        { echo "smoke: relay did not deliver" >&2; exit 1; }
 fi

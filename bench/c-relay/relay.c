@@ -1,28 +1,33 @@
 /* The benchmark's ceiling: the gateway's hot path in plain C.
  *
- * BlueZ-shaped PropertiesChanged signal (org.bluez.GattCharacteristic1, Value: ay) on a D-Bus bus
+ * BlueZ-shaped PropertiesChanged signal (org.bluez.GattCharacteristic1, Value: ay) on a D-Bus bus,
+ * or (--acquire-notify N) one AcquireNotify socket per load device, as the gateway reads them: the
+ * relay then finds N load devices itself, connects them and acquires their characteristic
+ * (bluez_setup.h), and epoll reads every socket, one notification per packet
  *   → row in a SQLite WAL outbox (synchronous=NORMAL; every signal read in one wake-up goes in one
  *     transaction)
  *   → MQTT QoS 1 publish of {"raw_hex":"<value>","ts":"<arrival, ISO 8601>"} on <base>/<dev_…>
  *   → row deleted when the broker's PUBACK arrives (acknowledged rows are deleted in batches).
  *
- * One thread reads D-Bus, writes SQLite and publishes; libmosquitto's own thread runs the network
+ * One thread reads D-Bus (or the sockets), writes SQLite and publishes; libmosquitto's own thread runs the network
  * loop and hands PUBACKs back through a mutex-protected list and an eventfd.
  *
  *   relay --address unix:path=… --db outbox.sqlite --port 1883 [--host 127.0.0.1]
  *         [--base-topic blebridge] [--inflight 64] [--client-id relay]
+ *         [--acquire-notify N [--prefix C0:FF:EE:10:] [--uuid …] [--adapter /org/bluez/hci0]]
  * Runs until SIGTERM/SIGINT, then prints: received=<n> published=<n> acked=<n> outbox_depth=<rows>
  */
-#include "bench_common.h"
+#include "bluez_setup.h"
 
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <mosquitto.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t stopping = 0;
@@ -131,6 +136,27 @@ static int format_payload(const uint8_t *bytes, int length, char *out, size_t si
     return snprintf(out, size, "{\"raw_hex\":\"%s\",\"ts\":\"%s.%03ldZ\"}", hex, stamp, now.tv_nsec / 1000000);
 }
 
+static struct pending *batch;
+static size_t batch_count, batch_capacity = 4096;
+
+/* One value into this wake-up's batch (one transaction). */
+static void add_pending(const char *base, const char *path, const uint8_t *bytes, int length) {
+    if (batch_count == batch_capacity) {
+        batch_capacity *= 2;
+        batch = realloc(batch, batch_capacity * sizeof *batch);
+        if (!batch) die("relay", "out of memory");
+    }
+    struct pending *item = &batch[batch_count++];
+    topic_of(base, path, item->topic, sizeof item->topic);
+    item->payload_length = format_payload(bytes, length, item->payload, sizeof item->payload);
+}
+
+/* --acquire-notify: one socket per characteristic and the device path it is from. */
+struct notify_socket {
+    int fd;
+    char path[256];
+};
+
 int main(int argc, char **argv) {
     const char *address = arg_string(argc, argv, "--address", NULL);
     const char *db_path = arg_string(argc, argv, "--db", NULL);
@@ -139,6 +165,7 @@ int main(int argc, char **argv) {
     const char *base = arg_string(argc, argv, "--base-topic", "blebridge");
     int inflight = (int)arg_double(argc, argv, "--inflight", 64);
     const char *client_id = arg_string(argc, argv, "--client-id", "relay");
+    int acquire = (int)arg_double(argc, argv, "--acquire-notify", 0);
     if (!address || !db_path) die("usage", "relay --address ADDR --db PATH --port PORT");
 
     signal(SIGTERM, on_signal);
@@ -180,46 +207,92 @@ int main(int argc, char **argv) {
     dbus_error_init(&error);
     DBusConnection *connection = dbus_connection_open_private(address, &error);
     if (!connection || !dbus_bus_register(connection, &error)) die("relay: dbus connect", error.message);
-    dbus_bus_add_match(connection,
-                       "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                       "path_namespace='/org/bluez',arg0='org.bluez.GattCharacteristic1'",
-                       &error);
-    if (dbus_error_is_set(&error)) die("relay: add match", error.message);
     int dbus_fd;
     if (!dbus_connection_get_unix_fd(connection, &dbus_fd)) die("relay", "no D-Bus fd");
+    int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd < 0) die("relay: epoll", strerror(errno));
+    /* data.u32: 0 D-Bus, 1 the PUBACK eventfd, 2 + i the notify socket i. */
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = 0};
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, dbus_fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
+    event.data.u32 = 1;
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
+    static struct notify_socket sockets[MAX_OBJECTS];
+    int socket_count = 0;
+    if (acquire > 0) {
+        static struct found characteristics[MAX_OBJECTS];
+        int found = bluez_load_characteristics(connection, arg_string(argc, argv, "--prefix", "C0:FF:EE:10:"),
+                                               arg_string(argc, argv, "--uuid", "6b1e2002-3c4d-4e5f-8a9b-0c1d2e3f4a5b"),
+                                               arg_string(argc, argv, "--adapter", "/org/bluez/hci0"), acquire, 90,
+                                               &stopping, characteristics);
+        for (int j = 0; j < found; j++) {
+            DBusMessage *call = dbus_message_new_method_call("org.bluez", characteristics[j].path,
+                                                             "org.bluez.GattCharacteristic1", "AcquireNotify");
+            DBusMessageIter args, options;
+            dbus_message_iter_init_append(call, &args);
+            dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &options);
+            dbus_message_iter_close_container(&args, &options);
+            DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, call, 25000, &error);
+            dbus_message_unref(call);
+            int fd;
+            uint16_t mtu;
+            if (!reply || !dbus_message_get_args(reply, &error, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_UINT16, &mtu,
+                                                 DBUS_TYPE_INVALID))
+                die("relay: AcquireNotify", error.message);
+            dbus_message_unref(reply);
+            sockets[socket_count].fd = fd;
+            memcpy(sockets[socket_count].path, characteristics[j].path, sizeof sockets[socket_count].path);
+            event.data.u32 = 2 + (uint32_t)socket_count++;
+            if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
+        }
+    } else {
+        dbus_bus_add_match(connection,
+                           "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                           "path_namespace='/org/bluez',arg0='org.bluez.GattCharacteristic1'",
+                           &error);
+        if (dbus_error_is_set(&error)) die("relay: add match", error.message);
+    }
     printf("ready\n");
     fflush(stdout);
 
     static sqlite3_int64 row_of_mid[65536];
-    size_t batch_capacity = 4096;
-    struct pending *batch = malloc(batch_capacity * sizeof *batch);
+    batch = malloc(batch_capacity * sizeof *batch);
     int *mids = NULL;
     size_t mids_capacity = 0;
     unsigned long long received = 0, published = 0, acked = 0;
     while (!stopping) {
-        struct pollfd fds[2] = {{dbus_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-        if (poll(fds, 2, 200) < 0 && errno != EINTR) die("relay: poll", strerror(errno));
+        struct epoll_event ready[64];
+        int events = epoll_wait(epoll_fd, ready, 64, 200);
+        if (events < 0 && errno != EINTR) die("relay: epoll_wait", strerror(errno));
 
-        /* Every signal available now: one transaction, then publish each. */
+        /* Every value available now: one transaction, then publish each. */
+        batch_count = 0;
+        for (int e = 0; e < events; e++) {
+            uint32_t source = ready[e].data.u32;
+            if (source < 2) continue;
+            struct notify_socket *notify = &sockets[source - 2];
+            if (notify->fd < 0) continue;
+            uint8_t packet[512];
+            ssize_t length;
+            while ((length = recv(notify->fd, packet, sizeof packet, MSG_DONTWAIT)) > 0)
+                add_pending(base, notify->path, packet, (int)length);
+            if (length == 0 || (length < 0 && errno != EAGAIN && errno != EINTR)) {
+                epoll_ctl(epoll_fd, EPOLL_CTL_DEL, notify->fd, NULL);
+                close(notify->fd);
+                notify->fd = -1;
+                fprintf(stderr, "relay: notify socket of %s closed\n", notify->path);
+            }
+        }
         dbus_connection_read_write(connection, 0);
-        size_t count = 0;
         DBusMessage *message;
         while ((message = dbus_connection_pop_message(connection))) {
             const uint8_t *bytes;
             int length;
             if (dbus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") &&
-                value_of(message, &bytes, &length)) {
-                if (count == batch_capacity) {
-                    batch_capacity *= 2;
-                    batch = realloc(batch, batch_capacity * sizeof *batch);
-                    if (!batch) die("relay", "out of memory");
-                }
-                struct pending *item = &batch[count++];
-                topic_of(base, dbus_message_get_path(message), item->topic, sizeof item->topic);
-                item->payload_length = format_payload(bytes, length, item->payload, sizeof item->payload);
-            }
+                value_of(message, &bytes, &length))
+                add_pending(base, dbus_message_get_path(message), bytes, length);
             dbus_message_unref(message);
         }
+        size_t count = batch_count;
         if (count > 0) {
             received += count;
             check_sqlite(sqlite3_step(begin), db, "begin");
@@ -286,6 +359,9 @@ int main(int argc, char **argv) {
     sqlite3_finalize(begin);
     sqlite3_finalize(commit);
     sqlite3_close(db);
+    for (int j = 0; j < socket_count; j++)
+        if (sockets[j].fd >= 0) close(sockets[j].fd);
+    close(epoll_fd);
     dbus_connection_close(connection);
     dbus_connection_unref(connection);
     free(batch);
