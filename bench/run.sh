@@ -301,7 +301,7 @@ suite() {
     # One line per suite run: the report's medians and spreads are taken over these.
     printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "${name%%-*}" "${name##*-}" "$best" "$best_total" \
         "$latency_p50" "$latency_p99" "$latency_cpu" "$latency_path" "$latency_rss" "$latency_hwm" "$latency_lost" \
-        "${failed_total:-none}:${failed_reason// /_}" >>"$work/results"
+        "${failed_total:-none}${failed_reason:+:${failed_reason// /_}}" >>"$work/results"
     return 0
 }
 
