@@ -10,6 +10,7 @@
 #   bench/run.sh --with-c-load      also the relay on the C emitter's PropertiesChanged signals (a reference)
 #   bench/run.sh --with-signals     also the relay on the simulator's PropertiesChanged signals (StartNotify,
 #                                   through dbus-daemon: the path a client without AcquireNotify takes)
+#   bench/run.sh --no-sdcard        without the SD-card step
 #   bench/run.sh --sdcard-only      only the SD-card step: bytes written per reading in each outbox
 #                                   mode, the demo's five devices (bench/sdcard.sh; BENCH_SD_SECONDS)
 #
@@ -40,6 +41,7 @@ for argument in "$@"; do
         --sdcard-only) run_relay=0; run_gateway=0 ;;
         --with-c-load) run_relay_c_load=1 ;;
         --with-signals) run_relay_signals=1 ;;
+        --no-sdcard) run_sdcard=0 ;;
         -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
     esac
