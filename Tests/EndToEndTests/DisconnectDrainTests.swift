@@ -16,8 +16,9 @@ import Testing
 /// Everything else is real: the private bus with the simulator, mosquitto, the outbox.
 ///
 /// The same holds for a stream a raw `bridge/request/gatt/notify` started (`.rawNotify`: every
-/// value on the raw topic, exactly once): `disconnect(_:)` cancelled those streams' tasks.
-/// Serialized: both cases hold the one notify thread of the process.
+/// value on the raw topic, exactly once): `disconnect(_:)` cancelled those streams' tasks. The
+/// raw streams' other ends (enabled again, the gateway's stop, turned off) are here too.
+/// Serialized: every test holds the one notify thread of the process.
 @Suite(.serialized) struct DisconnectDrainTests {
     static let devices = 4
 
@@ -62,6 +63,31 @@ import Testing
         await stopped.value
         await hold.expectNothingLost(
             devices: Self.devices, sent: sent, simulator: simulator, recorder: recorder, rawTopic: true)
+
+        await world.shutdown()
+    }
+
+    /// `"enable":false` still stops a raw stream at once: what its socket took after the answer
+    /// (here, everything it took while the notify thread was held) is not published, while the
+    /// other devices' streams go on and publish theirs.
+    @Test func aRawStreamDisabledStopsAtOnce() async throws {
+        let world = try await InProcessLoadWorld(devices: Self.devices, prefix: "raw-notify-off", stream: .rawNotify)
+        let (simulator, recorder) = (world.simulator, world.recorder)
+        let last = Self.devices - 1
+
+        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
+        let answer = try await world.notify(last, enable: false)
+        #expect(answer == "ok", "gatt/notify off of load\(last): \(answer ?? "no answer")")
+        let sent = await simulator.loadStatistics().lastSequences
+        hold.release()
+        // Once the other devices' values taken while the thread was held are published, the thread
+        // has read the sockets on.
+        await hold.expectNothingLost(
+            devices: last, sent: sent, simulator: simulator, recorder: recorder, rawTopic: true)
+        let afterOff = ShutdownDrainTests.sequences(
+            recorder.on(InProcessLoadWorld.rawTopic(last)).map { ($0.topic, $0.payload) }
+        )[last, default: []].filter { $0 > hold.atHold[last] }
+        #expect(afterOff.isEmpty, "load\(last) published after its stream was turned off: \(afterOff.sorted())")
 
         await world.shutdown()
     }
