@@ -24,11 +24,17 @@ import Testing
 /// Everything else is real: the private bus with the simulator, mosquitto, the outbox. Other tests
 /// of this process that read notify sockets wait while the thread is held (the whole test took
 /// 2.8–3.8 s at load 6–10).
-@Suite struct PowerOffDrainTests {
+///
+/// The same holds for a stream a raw `bridge/request/gatt/notify` started (`.rawNotify`: every
+/// value on the raw topic, exactly once): the power-off (and each link drop before it) cancelled
+/// those streams' tasks, so what the notify thread read after that was lost.
+/// Serialized: both cases hold the one notify thread of the process.
+@Suite(.serialized) struct PowerOffDrainTests {
     static let devices = 20
 
-    @Test func valuesInTheNotifySocketsWhenTheAdapterGoesOffArePublished() async throws {
-        let world = try await InProcessLoadWorld(devices: Self.devices, prefix: "power-off-drain")
+    @Test(arguments: [InProcessLoadWorld.Stream.subscription, .rawNotify])
+    func valuesInTheNotifySocketsWhenTheAdapterGoesOffArePublished(stream: InProcessLoadWorld.Stream) async throws {
+        let world = try await InProcessLoadWorld(devices: Self.devices, prefix: "power-off-drain", stream: stream)
         let (simulator, recorder, gateway) = (world.simulator, world.recorder, world.gateway)
 
         // Hold the notify thread; the devices keep sending into their sockets.
@@ -41,7 +47,8 @@ import Testing
         }
         #expect(handled, "the gateway did not handle the power-off")
         hold.release()
-        await hold.expectNothingLost(devices: Self.devices, sent: sent, simulator: simulator, recorder: recorder)
+        await hold.expectNothingLost(
+            devices: Self.devices, sent: sent, simulator: simulator, recorder: recorder, rawTopic: stream == .rawNotify)
 
         await simulator.setPowered(true)
         await world.shutdown()

@@ -108,23 +108,30 @@ extension BLELink {
             // notify neither replaces nor ends it.
             guard !isSubscribed(key, device: id) else { return nil }
             if enable {
-                let stream = try await peripheral.notifications(for: entry.characteristic)
+                // Already streaming: that stream goes on. A second listener beside it would deliver
+                // each value twice until the first was cancelled, and cancelling first would drop
+                // what arrives in between (and turn the notifications off and on again).
+                if rawListeners[id]?[key] != nil, await peripheral.isNotifying(entry.characteristic) { return nil }
                 let device = configuration.device(id: id)
                 let source = source(entry, device: device)
-                let layout = Self.layout(of: source, device: device)
-                notifyTasks[id, default: [:]][key]?.cancel()
-                notifyTasks[id, default: [:]][key] = Task { [weak self] in
-                    do {
-                        for try await value in stream {
-                            await self?.received(
-                                Array(value), device: id, characteristic: uuid, decoder: "raw", layout: layout,
-                                source: source, service: entry.service)
-                        }
-                    } catch {}
-                }
+                let context = ReadingPipeline.Subscription(
+                    characteristic: uuid, decoder: "raw", layout: Self.layout(of: source, device: device),
+                    source: source)
+                let (pipeline, clock) = (self.pipeline, self.clock)
+                // Held as a configured subscription's listener is: a link drop, a power-off and a
+                // disconnect the gateway decides let it go, and it ends once its notify socket was
+                // read to the end (issue 19: cancelling it there lost what the socket still held).
+                let held = try await HeldListener.listening(
+                    to: entry.characteristic, of: peripheral,
+                    onValue: { value in
+                        pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
+                    })
+                // One that ended by itself (BlueZ closed its socket), or one another request added meanwhile.
+                rawListeners[id, default: [:]][key]?.listener.cancel()
+                rawListeners[id, default: [:]][key] = held
             } else {
-                notifyTasks[id]?[key]?.cancel()
-                notifyTasks[id]?[key] = nil
+                rawListeners[id]?[key]?.listener.cancel()
+                rawListeners[id]?[key] = nil
             }
             return nil
         case .connect:

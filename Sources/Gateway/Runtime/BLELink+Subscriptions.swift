@@ -41,9 +41,8 @@ extension BLELink {
                         // Runs on the notify socket's thread; the end of the notifications comes with the
                         // disconnection event, which reconnects. `ended` finishes when the link drop
                         // has delivered the socket's last values (what ``stop(until:)`` waits for).
-                        let (ended, end) = AsyncStream.makeStream(of: Void.self)
-                        let listener = try await peripheral.notifications(
-                            for: characteristic,
+                        let held = try await HeldListener.listening(
+                            to: characteristic, of: peripheral,
                             onValue: { value in
                                 if firstValue.take() {
                                     logger.debug(
@@ -52,9 +51,8 @@ extension BLELink {
                                 }
                                 pipeline.received(
                                     Array(value), device: id, subscription: context, sampleTime: clock.date)
-                            },
-                            onEnd: { _ in end.finish() })
-                        return (characteristic, .success(HeldListener(listener: listener, ended: ended)))
+                            })
+                        return (characteristic, .success(held))
                     } catch {
                         return (characteristic, .failure(error))
                     }
@@ -77,18 +75,19 @@ extension BLELink {
         }
     }
 
-    /// Lets go of `id`'s listeners without cancelling them (their channels have ended or are ending).
-    func forgetSubscriptions(_ id: String) {
-        for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
-        notifyTasks[id] = nil
+    /// Lets go of `id`'s listeners, the configured subscriptions' and the raw `gatt/notify` ones,
+    /// without cancelling them (their channels have ended or are ending: each ends once its notify
+    /// socket was read to the end); returns them, for a caller that waits for their ends.
+    @discardableResult
+    func forgetSubscriptions(_ id: String) -> [HeldListener] {
+        let held = Array(listeners[id]?.values ?? [:].values) + Array(rawListeners[id]?.values ?? [:].values)
         listeners[id] = nil
+        rawListeners[id] = nil
+        return held
     }
 
     func cancelSubscriptions(_ id: String) {
-        for task in notifyTasks[id]?.values ?? [:].values { task.cancel() }
-        notifyTasks[id] = nil
-        for held in listeners[id]?.values ?? [:].values { held.listener.cancel() }
-        listeners[id] = nil
+        for held in forgetSubscriptions(id) { held.listener.cancel() }
     }
 
     func received(
@@ -138,7 +137,8 @@ extension BLELink {
     static let disconnectDrainLimit: Duration = .seconds(10)
 
     /// A disconnect the gateway decided (the pool's idle, silent, released and removed devices, the
-    /// `disconnect` command). The listeners are let go, not cancelled, as at a link drop: the
+    /// `disconnect` command). The listeners (the configured subscriptions' and the raw `gatt/notify`
+    /// ones) are let go, not cancelled, as at a link drop: the
     /// peripheral ends each once its notify socket was read to the end, so the values the device
     /// sent before its link went down still reach the pipeline (cancelling first dropped what the
     /// notify thread had not read yet). A listener whose link is still up `disconnectDrainLimit`
@@ -151,8 +151,7 @@ extension BLELink {
             Task { await host.report(.disconnected(id, expected: true)) }
             return
         }
-        let draining = Array(listeners[id]?.values ?? [:].values)
-        forgetSubscriptions(id)
+        let draining = forgetSubscriptions(id)
         let clock = self.clock
         Task {
             await central.cancelConnection(peripheral)

@@ -39,8 +39,10 @@ actor BLELink {
     /// a characteristic UUID can appear in two services); they run the reading pipeline on the
     /// thread that received the value.
     var listeners: [String: [GATTAttributeID: HeldListener]] = [:]
-    /// Per device: one task per raw-GATT notify request (`bridge/request/gatt/notify`).
-    var notifyTasks: [String: [GATTAttributeID: Task<Void, Never>]] = [:]
+    /// Per device: the listeners of raw-GATT notify requests (`bridge/request/gatt/notify`), held,
+    /// let go and drained exactly as ``listeners`` (they hand their values to the pipeline on the
+    /// thread that read them, too).
+    var rawListeners: [String: [GATTAttributeID: HeldListener]] = [:]
     var expectedDisconnects: Set<String> = []
     /// Devices whose Device Information was read in this run.
     var described: Set<String> = []
@@ -319,11 +321,8 @@ extension BLELink {
         // notify sockets were read to the end, so the values the devices sent until the link went
         // down still reach the pipeline (it stops accepting only after this returns). Cancelling
         // first dropped what the sockets held, and every value of the disconnect's round trip.
-        let draining = ids.flatMap { listeners[$0]?.values ?? [:].values }
-        for id in ids {
-            forgetSubscriptions(id)
-            expectedDisconnects.insert(id)
-        }
+        let draining = ids.flatMap { forgetSubscriptions($0) }
+        expectedDisconnects.formUnion(ids)
         for task in connectTasks.values { task.cancel() }
         let targets = ids.compactMap { peripherals[$0] }
         let pending = Array(connectTasks.values)
@@ -428,8 +427,9 @@ extension BLELink {
             // so, each once its notify socket is read to the end, on the notify thread. Cancelling
             // the listeners here (often before that read, when the notify thread is behind the bus)
             // dropped the values the devices sent just before the power-off (issue 19: 1–2 values of
-            // each of 20 devices in a soak), so they are only let go of, as on a link drop.
-            for id in Set(notifyTasks.keys).union(listeners.keys) { forgetSubscriptions(id) }
+            // each of 20 devices in a soak), so they are only let go of, as on a link drop; the raw
+            // `gatt/notify` listeners as well (their tasks were cancelled here, issue 19 again).
+            for id in Set(rawListeners.keys).union(listeners.keys) { forgetSubscriptions(id) }
             peripherals.removeAll()
             restored = false
         }

@@ -2,6 +2,7 @@ import BlueZ
 import BlueZSimulator
 import Dispatch
 import EventLoop
+import MQTT
 import Synchronization
 import TestSupport
 import Testing
@@ -49,27 +50,50 @@ final class NotifyThreadHold: Sendable {
     /// Records an issue for each of the first `devices` load devices that lost a value numbered up
     /// to `sent` (the simulator's last sequences when the links went down): every value a socket
     /// took must reach the broker within 20 s, except those the simulator dropped at a full socket.
-    func expectNothingLost(devices: Int, sent: [UInt64], simulator: BlueZSimulator, recorder: MQTTRecorder) async {
+    /// `rawTopic` (the devices stream through raw `gatt/notify` requests): only the load devices'
+    /// raw topics count, and a value published there twice is an issue too.
+    func expectNothingLost(
+        devices: Int, sent: [UInt64], simulator: BlueZSimulator, recorder: MQTTRecorder, rawTopic: Bool = false
+    ) async {
         var dropped: [Int: Set<UInt64>] = [:]
         for device in 0..<devices {
             dropped[device] = Set(await simulator.loadDroppedSequences(device: device).flatMap { Array($0) })
         }
-        func missing(_ device: Int, in received: [Int: Set<UInt64>]) -> [UInt64] {
+        let rawTopics = Set((0..<devices).map(InProcessLoadWorld.rawTopic))
+        // By device, how often each value was published; the messages are parsed once each (parsing
+        // every message at every poll took minutes once a run had lost values and waited its 20 s).
+        var published: [Int: [UInt64: Int]] = [:]
+        var parsed = 0
+        func parse(_ messages: [MQTTMessage]) {
+            for message in messages[min(parsed, messages.count)...] where !rawTopic || rawTopics.contains(message.topic)
+            {
+                for (device, sequences) in ShutdownDrainTests.sequences([(message.topic, message.payload)]) {
+                    for sequence in sequences { published[device, default: [:]][sequence, default: 0] += 1 }
+                }
+            }
+            parsed = messages.count
+        }
+        func missing(_ device: Int) -> [UInt64] {
             (1...max(sent[device], 1)).filter {
-                !(received[device]?.contains($0) ?? false) && !(dropped[device]?.contains($0) ?? false)
+                published[device]?[$0] == nil && !(dropped[device]?.contains($0) ?? false)
             }
         }
         let complete = await recorder.wait(timeout: .seconds(20)) { messages in
-            let received = ShutdownDrainTests.sequences(messages.map { ($0.topic, $0.payload) })
-            return (0..<devices).allSatisfy { missing($0, in: received).isEmpty }
+            parse(messages)
+            return (0..<devices).allSatisfy { missing($0).isEmpty }
         }
-        let received = ShutdownDrainTests.sequences(recorder.all.map { ($0.topic, $0.payload) })
+        parse(recorder.all)
         for device in 0..<devices {
-            let lost = missing(device, in: received)
+            let lost = missing(device)
             #expect(
                 lost.isEmpty,
                 "device \(device): \(lost.count) of \(sent[device]) values lost: \(lost.prefix(20)); sent while the notify thread was held: \(atHold[device] + 1)…\(sent[device]); dropped at a full socket \(dropped[device]?.count ?? 0); complete: \(complete)"
             )
+            // Each raw message carries one value (a state merges a value into the device's fields).
+            guard rawTopic else { continue }
+            let twice = (published[device] ?? [:]).filter { $0.value > 1 }.keys.sorted()
+            #expect(
+                twice.isEmpty, "device \(device): \(twice.count) values published more than once: \(twice.prefix(20))")
         }
     }
 }
