@@ -6,7 +6,6 @@ import Decoders
 import Foundation
 import JSON
 import Logging
-import ProcessMemory
 import Timekeeping
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
@@ -19,7 +18,7 @@ actor BLELink {
     var configuration: BridgeConfiguration
     private let busAddress: String?
     let logger = Logger(label: "ble")
-    let registry = DecoderRegistry.standard
+    let registry: DecoderRegistry
     var central: CentralManager?
     private var bus: BlueZBus?
     /// What is known about Bluetooth (reported to the gateway on every change).
@@ -61,13 +60,8 @@ actor BLELink {
     /// Known peripherals were restored for the current central and power cycle (``start()`` and
     /// the first powered state both ask; once is enough).
     var restored = false
-    /// Recently seen advertisers (for `bridge/request/scan`), bounded by count and age.
-    var seen = SeenAdvertisers()
-    /// Fixed addresses caught by a match without an address → the id the gateway assigned
-    /// (``MatchInstances``); cleared on reload.
-    var assigned: [String: String] = [:]
-    /// Per device: the BTHome packet filter of `deduplicate`.
-    var packetFilters: [String: BTHomePacketFilter] = [:]
+    /// What each advertisement is and decodes to, off the link's thread.
+    nonisolated let intake: AdvertisementIntake
     /// Per device: the stale-GATT-cache recovery (``GATTCacheRecovery``), reset by a connection that
     /// finds every configured attribute.
     var cacheRecovery: [String: GATTCacheRecovery] = [:]
@@ -81,10 +75,13 @@ actor BLELink {
 
     init(
         host: Host, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
-        clock: any BridgeClock
+        clock: any BridgeClock, decoders: DecoderRegistry = .standard
     ) {
         self.host = host
         self.clock = clock
+        registry = decoders
+        intake = AdvertisementIntake(
+            host: host, configuration: configuration, pipeline: pipeline, clock: clock, registry: decoders)
         self.retry = BluetoothRetry(clock: AnyBridgeClock(clock))
         self.configuration = configuration
         self.pipeline = pipeline
@@ -203,9 +200,11 @@ extension BLELink {
         let services = Set(scan.services)
         passiveRunning = true
         monitorTask?.cancel()
-        monitorTask = Task { [weak self] in
+        let intake = self.intake
+        let attach = attachment()
+        monitorTask = Task {
             for await discovery in discoveries where discovery.advertisementData.advertisesAny(of: services) {
-                await self?.discovered(discovery)
+                await intake.discovered(discovery, attach: attach)
             }
         }
         return nil
@@ -352,8 +351,7 @@ extension BLELink {
     func update(configuration: BridgeConfiguration) async {
         let hadPasskey = self.configuration.devices.contains { $0.passkey != nil }
         self.configuration = configuration
-        assigned.removeAll()
-        packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
+        await intake.update(configuration: configuration)
         pipeline.replaceConfiguration(configuration)
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
