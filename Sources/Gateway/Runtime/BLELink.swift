@@ -12,7 +12,17 @@ import Timekeeping
 /// writes, through the BlueZ central. It does not know the ``Gateway`` actor, which owns the state
 /// and the pool's decisions: it reports ``Event``s to its ``Host`` and asks it the few answers it
 /// needs (``Host``, `BLELink+Host.swift`).
+///
+/// Threads: the link is pinned to the D-Bus thread it is given (``BlueZBusThread``, kept for its
+/// whole life); every bus connection it opens, one after each refusal or loss, runs on that
+/// thread, and so do the central, its peripherals and its pairing agent: the link calls them, and
+/// they report to it, with no hop. Nothing here may block or do work that grows with the radio's
+/// traffic: each advertisement is handed to the ``AdvertisementIntake`` (on the pool), which
+/// decodes it and gives back only the peripheral (``advertised(_:peripheral:persistence:)``).
 actor BLELink {
+    /// The D-Bus thread the link runs on (see the type's comment).
+    nonisolated let thread: BlueZBusThread
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
     /// Where the link's events go and its questions are answered (the gateway, which holds the link).
     let host: Host
     var configuration: BridgeConfiguration
@@ -75,8 +85,9 @@ actor BLELink {
 
     init(
         host: Host, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
-        clock: any BridgeClock, decoders: DecoderRegistry = .standard
+        clock: any BridgeClock, thread: BlueZBusThread, decoders: DecoderRegistry = .standard
     ) {
+        self.thread = thread
         self.host = host
         self.clock = clock
         registry = decoders
@@ -232,12 +243,13 @@ extension BLELink {
         }
     }
 
+    /// A new connection, on the link's thread.
     private func openBus() async throws -> BlueZBus {
-        if let busAddress { return try await BlueZBus(.address(busAddress)) }
+        if let busAddress { return try await BlueZBus(.address(busAddress), on: thread) }
         switch configuration.bluetooth.bus {
-        case .system: return try await BlueZBus(.system)
-        case .session: return try await BlueZBus(.session)
-        case .address(let address): return try await BlueZBus(.address(address))
+        case .system: return try await BlueZBus(.system, on: thread)
+        case .session: return try await BlueZBus(.session, on: thread)
+        case .address(let address): return try await BlueZBus(.address(address), on: thread)
         }
     }
 
