@@ -83,6 +83,17 @@ actor AdvertisementIntake {
         return assignedID
     }
 
+    /// Takes each discovery of `discoveries` that advertises any of `services` (all when empty) in
+    /// turn, until the stream ends or the caller's task is cancelled. The stream is read here, so an
+    /// advertisement crosses from the D-Bus thread (where the central yields it) to the pool once.
+    func follow(_ discoveries: AsyncStream<Discovery>, advertising services: Set<BluetoothUUID> = [], attach: Attach)
+        async
+    {
+        for await discovery in discoveries where discovery.advertisementData.advertisesAny(of: services) {
+            await discovered(discovery, attach: attach)
+        }
+    }
+
     /// One advertisement (a discovery session's or an advertisement monitor's report).
     func discovered(_ discovery: Discovery, attach: Attach) async {
         let time = clock.date

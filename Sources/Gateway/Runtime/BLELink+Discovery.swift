@@ -21,9 +21,7 @@ extension BLELink {
             do {
                 let discoveries = try await central.scan(
                     services: scan.services, allowDuplicates: scan.duplicates, rssiThreshold: scan.rssiMin)
-                for await discovery in discoveries {
-                    await intake.discovered(discovery, attach: attach)
-                }
+                await intake.follow(discoveries, attach: attach)
             } catch {
                 await self?.scanFailed(error)
             }

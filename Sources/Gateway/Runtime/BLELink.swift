@@ -213,11 +213,7 @@ extension BLELink {
         monitorTask?.cancel()
         let intake = self.intake
         let attach = attachment()
-        monitorTask = Task {
-            for await discovery in discoveries where discovery.advertisementData.advertisesAny(of: services) {
-                await intake.discovered(discovery, attach: attach)
-            }
-        }
+        monitorTask = Task { await intake.follow(discoveries, advertising: services, attach: attach) }
         return nil
     }
 
