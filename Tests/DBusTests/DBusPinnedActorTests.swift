@@ -8,14 +8,25 @@ import Testing
 /// Actors pinned to a connection's thread (`DBusConnection.serialExecutor`), entered from signal
 /// handlers with `assumeIsolated`, as `CentralManager` and `Peripheral` are.
 @Suite(.timeLimit(.minutes(1))) struct DBusPinnedActorTests {
-    /// Records, on the connection's thread, the signals a handler hands it.
+    /// Records, on the connection's thread (or a thread kept for several connections), the signals a
+    /// handler hands it.
     actor Recorder {
-        nonisolated let connection: DBusConnection
-        nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
+        /// The connection or thread the actor runs on, held so the thread stays.
+        nonisolated let owner: any Sendable
+        nonisolated let executor: UnownedSerialExecutor
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
         var values: [Int] = []
         var threads: Set<String> = []
 
-        init(connection: DBusConnection) { self.connection = connection }
+        init(connection: DBusConnection) {
+            owner = connection
+            executor = connection.serialExecutor
+        }
+
+        init(thread: EventLoop) {
+            owner = thread
+            executor = thread.asUnownedSerialExecutor()
+        }
 
         func record(_ value: Int) {
             values.append(value)
@@ -72,23 +83,6 @@ import Testing
         }
     }
 
-    /// Records the values handed to it, pinned to a thread its owner keeps for several connections.
-    actor ThreadRecorder {
-        nonisolated let thread: EventLoop
-        nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
-        var values: [Int] = []
-        var threads: Set<String> = []
-
-        init(thread: EventLoop) { self.thread = thread }
-
-        func record(_ value: Int) {
-            values.append(value)
-            threads.insert(currentThreadName())
-        }
-
-        func threadName() -> String { currentThreadName() }
-    }
-
     /// A client that opens a new connection after each loss opens them all on one thread
     /// (`DBusConnection(address:on:)`): an actor pinned to that thread for the client's life is
     /// entered by the handlers of each connection in turn, and the first connection's closing
@@ -96,7 +90,7 @@ import Testing
     @Test func successiveConnectionsOnOneThreadServeTheSamePinnedActor() async throws {
         try await withBus { bus in
             let thread = try DBusConnection.makeThread()
-            let recorder = ThreadRecorder(thread: thread)
+            let recorder = Recorder(thread: thread)
             let emitter = try await bus.connect()
             let rule = DBusMatchRule(sender: emitter.uniqueName, interface: "io.blebridge.Test1", member: "Tick")
             func listen(on connection: DBusConnection) async throws -> DBusSignalHandler {

@@ -35,7 +35,7 @@ import Testing
             inner.accepts(payload, context: context)
         }
         func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
-            threads.names.withLock { $0.append(BLELink.currentThreadName()) }
+            threads.names.withLock { $0.append(ThreadNames.current()) }
             return try inner.decode(payload, context: context)
         }
     }
@@ -108,10 +108,5 @@ extension BLELink {
     fileprivate func onItsThread() -> Bool { thread.isCurrentThread }
 
     /// The kernel's name of the thread the link's code runs on.
-    fileprivate func threadName() -> String { Self.currentThreadName() }
-
-    fileprivate static func currentThreadName() -> String {
-        let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
-        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-    }
+    fileprivate func threadName() -> String { ThreadNames.current() }
 }
