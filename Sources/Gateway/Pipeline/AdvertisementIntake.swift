@@ -51,9 +51,11 @@ actor AdvertisementIntake {
     }
 
     /// A reloaded configuration: instances are assigned afresh, packet filters of devices that no
-    /// longer de-duplicate go.
+    /// longer de-duplicate go, and the pipeline takes the new field names and publishing policies
+    /// (here, off the link's thread).
     func update(configuration: BridgeConfiguration) {
         self.configuration = configuration
+        pipeline.replaceConfiguration(configuration)
         assigned.removeAll()
         packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
     }

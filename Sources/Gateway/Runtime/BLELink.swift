@@ -360,7 +360,6 @@ extension BLELink {
         let hadPasskey = self.configuration.devices.contains { $0.passkey != nil }
         self.configuration = configuration
         await intake.update(configuration: configuration)
-        pipeline.replaceConfiguration(configuration)
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
                 device.match.matches(address: peripheral.identifier, name: nil, services: [])
