@@ -116,7 +116,7 @@ let package = Package(
             name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "Bluetooth", "TestSupport"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "Timekeeping"]),
         .testTarget(
             name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),

@@ -1,4 +1,5 @@
 import DBus
+import EventLoop
 import Foundation
 import Synchronization
 import TestSupport
@@ -7,14 +8,25 @@ import Testing
 /// Actors pinned to a connection's thread (`DBusConnection.serialExecutor`), entered from signal
 /// handlers with `assumeIsolated`, as `CentralManager` and `Peripheral` are.
 @Suite(.timeLimit(.minutes(1))) struct DBusPinnedActorTests {
-    /// Records, on the connection's thread, the signals a handler hands it.
+    /// Records, on the connection's thread (or a thread kept for several connections), the signals a
+    /// handler hands it.
     actor Recorder {
-        nonisolated let connection: DBusConnection
-        nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
+        /// The connection or thread the actor runs on, held so the thread stays.
+        nonisolated let owner: any Sendable
+        nonisolated let executor: UnownedSerialExecutor
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
         var values: [Int] = []
         var threads: Set<String> = []
 
-        init(connection: DBusConnection) { self.connection = connection }
+        init(connection: DBusConnection) {
+            owner = connection
+            executor = connection.serialExecutor
+        }
+
+        init(thread: EventLoop) {
+            owner = thread
+            executor = thread.asUnownedSerialExecutor()
+        }
 
         func record(_ value: Int) {
             values.append(value)
@@ -68,6 +80,51 @@ import Testing
             await recorder.record(2)
             #expect(await recorder.values == [1, 2])
             #expect(await recorder.threadName() == "blebridge.dbus")
+        }
+    }
+
+    /// A client that opens a new connection after each loss opens them all on one thread
+    /// (`DBusConnection(address:on:)`): an actor pinned to that thread for the client's life is
+    /// entered by the handlers of each connection in turn, and the first connection's closing
+    /// leaves the thread (and the actor) running for the next.
+    @Test func successiveConnectionsOnOneThreadServeTheSamePinnedActor() async throws {
+        try await withBus { bus in
+            let thread = try DBusConnection.makeThread()
+            let recorder = Recorder(thread: thread)
+            let emitter = try await bus.connect()
+            let rule = DBusMatchRule(sender: emitter.uniqueName, interface: "io.blebridge.Test1", member: "Tick")
+            func listen(on connection: DBusConnection) async throws -> DBusSignalHandler {
+                try await connection.signalHandler(matching: rule) { signals in
+                    // Crashes (a failed precondition of the loop's checkIsolated) off the shared thread.
+                    recorder.assumeIsolated { recorder in
+                        for signal in signals { if let value = Self.value(signal) { recorder.record(value) } }
+                    }
+                }
+            }
+            func tick(_ values: Range<Int>) throws {
+                for value in values {
+                    try emitter.emitSignal(
+                        path: "/a", interface: "io.blebridge.Test1", name: "Tick", arguments: [.uint32(UInt32(value))])
+                }
+            }
+
+            let first = try await DBusConnection(address: bus.daemon.address, on: thread)
+            let firstHandler = try await listen(on: first)
+            try tick(0..<50)
+            #expect(await waitUntil { await recorder.values.count >= 50 })
+            first.close()
+            #expect(await waitUntil { !first.isConnected })
+            firstHandler.cancel()
+            #expect(await recorder.threadName() == "blebridge.dbus", "the thread outlives the first connection")
+
+            let second = try await DBusConnection(address: bus.daemon.address, on: thread)
+            let secondHandler = try await listen(on: second)
+            try tick(50..<100)
+            #expect(await waitUntil { await recorder.values.count >= 100 })
+            #expect(await recorder.values == Array(0..<100))
+            #expect(await recorder.threads == ["blebridge.dbus"])
+            secondHandler.cancel()
+            second.close()
         }
     }
 

@@ -1,3 +1,4 @@
+import BlueZ
 import Bluetooth
 import Foundation
 import Synchronization
@@ -75,7 +76,7 @@ import Timekeeping
         let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
         let link = BLELink(
             host: host, configuration: configuration, busAddress: "unix:path=\(directory.file("no-bus").path)",
-            pipeline: pipeline, clock: clock)
+            pipeline: pipeline, clock: clock, thread: try BlueZBusThread())
 
         // The health is reported before start returns.
         await link.start()

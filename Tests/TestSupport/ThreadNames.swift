@@ -3,6 +3,12 @@ import Foundation
 /// A process's threads counted by name (`/proc/<pid>/task/*/comm`, at most 15 bytes each): which
 /// pool runs a process's tasks, and whether one grew (docs/testing.md, "The ninth thread").
 package enum ThreadNames {
+    /// The kernel's name of the calling thread (`/proc/thread-self/comm`).
+    package static func current() -> String {
+        let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    }
+
     /// `process` is a process id, or "self".
     package static func of(_ process: String = "self") -> [String: Int] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []

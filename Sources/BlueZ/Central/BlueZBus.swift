@@ -19,12 +19,19 @@ public final class BlueZBus: Sendable {
 
     /// Connects to the bus at `location`. Throws when it cannot be reached or refuses the
     /// connection (the error describes which).
-    public init(_ location: Location) async throws {
+    public convenience init(_ location: Location) async throws {
+        try await self.init(location, on: nil)
+    }
+
+    /// Connects to the bus at `location` on `thread` (a thread of its own when nil): see
+    /// ``BlueZBusThread``.
+    package init(_ location: Location, on thread: BlueZBusThread?) async throws {
+        let loop = thread?.loop
         connection =
             switch location {
-            case .system: try await DBusConnection.system()
-            case .session: try await DBusConnection.session()
-            case .address(let address): try await DBusConnection(address: address)
+            case .system: try await DBusConnection.system(on: loop)
+            case .session: try await DBusConnection.session(on: loop)
+            case .address(let address): try await DBusConnection(address: address, on: loop)
             }
     }
 

@@ -5,7 +5,8 @@ import Synchronization
 import Timekeeping
 
 /// The thread that owns one libdbus connection, and the thread-safe way in: a named
-/// ``EventLoop`` (`blebridge.dbus`).
+/// ``EventLoop`` (`blebridge.dbus`), the connection's own or one its owner shares among
+/// connections (each successive connection of a client that reconnects).
 ///
 /// Every libdbus call on the connection happens on the loop's thread. Other threads hand it work
 /// as commands (`submit`), run in order; libdbus's watches are descriptor watches of the loop and
@@ -29,11 +30,22 @@ final class ConnectionLoop: Sendable {
     /// `nonisolated(unsafe)` because the compiler cannot see that confinement.
     private nonisolated(unsafe) var state: LoopState?
 
-    init() throws(DBusError) {
+    /// A loop on `eventLoop` (shared with other connections, one after another or at once), or
+    /// on a thread of its own (``makeThread()``) when nil.
+    init(on eventLoop: EventLoop?) throws(DBusError) {
+        if let eventLoop {
+            self.eventLoop = eventLoop
+        } else {
+            self.eventLoop = try Self.makeThread()
+        }
+    }
+
+    /// A thread for D-Bus connections (`blebridge.dbus`).
+    static func makeThread() throws(DBusError) -> EventLoop {
         do {
             // 8 MiB like the thread it replaced (a default pthread): decoding nested values
             // recurses; only the pages used are resident.
-            eventLoop = try EventLoop(name: "blebridge.dbus", clock: SystemClock(), stackSize: 8 << 20)
+            return try EventLoop(name: "blebridge.dbus", clock: SystemClock(), stackSize: 8 << 20)
         } catch {
             throw DBusError(.failed, "cannot start the D-Bus thread: \(error)")
         }
@@ -134,8 +146,9 @@ final class ConnectionLoop: Sendable {
         }
         guard let leftovers else { return }
         for command in leftovers { command(state) }
-        // The thread stays until the loop is released (with the connection): actors pinned to it
-        // (``DBusConnection/serialExecutor``) still run there after the connection ended.
+        // The thread stays until the event loop is released (with the connection, or by the owner
+        // that shares it among connections): actors pinned to it (``DBusConnection/serialExecutor``)
+        // still run there after the connection ended. Its watches and timers went with the state.
         self.state = nil
     }
 }

@@ -1,3 +1,4 @@
+import EventLoop
 import Timekeeping
 
 #if canImport(Glibc)
@@ -6,11 +7,12 @@ import Timekeeping
 
 /// A connection to a D-Bus message bus: the system bus, the session bus or any bus address.
 ///
-/// A dedicated thread owns the underlying libdbus connection and runs its dispatch loop; no
-/// call here blocks Swift's cooperative pool. Methods may be used from any number of tasks at
-/// once. The connection closes when `close()` is called or the last reference goes away;
-/// pending calls then fail with `org.freedesktop.DBus.Error.Disconnected` and signal streams
-/// finish.
+/// A thread (an ``EventLoop``) owns the underlying libdbus connection and runs its dispatch loop;
+/// no call here blocks Swift's cooperative pool. The thread is the connection's own, or one its
+/// owner keeps for several connections (``init(address:on:)``). Methods may be used from any
+/// number of tasks at once. The connection closes when `close()` is called or the last reference
+/// goes away; pending calls then fail with `org.freedesktop.DBus.Error.Disconnected` and signal
+/// streams finish.
 public final class DBusConnection: Sendable {
     let loop: ConnectionLoop
 
@@ -18,28 +20,52 @@ public final class DBusConnection: Sendable {
     package let uniqueName: String
 
     /// Connects to `address` (`unix:path=/run/dbus/system_bus_socket`, `unix:abstract=…`, …) and
-    /// registers with the bus (`Hello`).
-    public init(address: String) async throws {
-        let loop = try ConnectionLoop()
+    /// registers with the bus (`Hello`), on a thread of its own.
+    public convenience init(address: String) async throws {
+        try await self.init(address: address, on: nil)
+    }
+
+    /// Connects to `address` on `thread` (from ``makeThread()``; a thread of its own when nil).
+    /// A client that opens a new connection after each loss keeps one thread for all of them, so
+    /// an actor pinned to it (``serialExecutor``) stays pinned across the reconnects. The
+    /// connection's watches and timers leave the thread when it closes.
+    package init(address: String, on thread: EventLoop?) async throws {
+        let loop = try ConnectionLoop(on: thread)
         self.uniqueName = try await loop.start(address: address)
         self.loop = loop
     }
 
     deinit { loop.submit { $0.shutDown(reason: DBusError.connectionClosed) } }
 
+    /// A thread for connections (`blebridge.dbus`, with the stack decoding nested values needs),
+    /// to pass to ``init(address:on:)``. It runs until released.
+    package static func makeThread() throws(DBusError) -> EventLoop {
+        try ConnectionLoop.makeThread()
+    }
+
     /// The system bus; honours `DBUS_SYSTEM_BUS_ADDRESS`.
     public static func system() async throws -> DBusConnection {
+        try await system(on: nil)
+    }
+
+    /// The system bus, on `thread` (``init(address:on:)``).
+    package static func system(on thread: EventLoop?) async throws -> DBusConnection {
         let address =
             environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket"
-        return try await DBusConnection(address: address)
+        return try await DBusConnection(address: address, on: thread)
     }
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public static func session() async throws -> DBusConnection {
+        try await session(on: nil)
+    }
+
+    /// The session bus, on `thread` (``init(address:on:)``).
+    package static func session(on thread: EventLoop?) async throws -> DBusConnection {
         guard let address = environment("DBUS_SESSION_BUS_ADDRESS") else {
             throw DBusError(.badAddress, "DBUS_SESSION_BUS_ADDRESS is not set")
         }
-        return try await DBusConnection(address: address)
+        return try await DBusConnection(address: address, on: thread)
     }
 
     private static func environment(_ name: String) -> String? {
@@ -198,9 +224,10 @@ public final class DBusConnection: Sendable {
     /// (`nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }`): its
     /// code then runs on this thread, between the thread's own work, and the closures of
     /// ``signalHandler(matching:_:)`` may enter it with `assumeIsolated`, with no hop. Such an
-    /// actor must keep the connection (which keeps the thread) and must never block: everything on
-    /// the connection waits while it runs, replies to its own calls included. The thread outlives
-    /// the connection's closing, until the connection is released.
+    /// actor must keep the connection (which keeps the thread), or the thread it was opened on, and
+    /// must never block: everything on the connection waits while it runs, replies to its own
+    /// calls included. The thread outlives the connection's closing, until the connection (and
+    /// whoever else holds the thread) releases it.
     package var serialExecutor: UnownedSerialExecutor { loop.eventLoop.asUnownedSerialExecutor() }
 
     /// Calls `handler` on the connection's thread with the signals matching `rule` that arrived

@@ -6,20 +6,29 @@ import Decoders
 import Foundation
 import JSON
 import Logging
-import ProcessMemory
 import Timekeeping
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
 /// writes, through the BlueZ central. It does not know the ``Gateway`` actor, which owns the state
 /// and the pool's decisions: it reports ``Event``s to its ``Host`` and asks it the few answers it
 /// needs (``Host``, `BLELink+Host.swift`).
+///
+/// Threads: the link is pinned to the D-Bus thread it is given (``BlueZBusThread``, kept for its
+/// whole life); every bus connection it opens, one after each refusal or loss, runs on that
+/// thread, and so do the central, its peripherals and its pairing agent: the link calls them, and
+/// they report to it, with no hop. Nothing here may block or do work that grows with the radio's
+/// traffic: each advertisement is handed to the ``AdvertisementIntake`` (on the pool), which
+/// decodes it and gives back only the peripheral (``advertised(_:peripheral:persistence:)``).
 actor BLELink {
+    /// The D-Bus thread the link runs on (see the type's comment).
+    nonisolated let thread: BlueZBusThread
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
     /// Where the link's events go and its questions are answered (the gateway, which holds the link).
     let host: Host
     var configuration: BridgeConfiguration
     private let busAddress: String?
     let logger = Logger(label: "ble")
-    let registry = DecoderRegistry.standard
+    let registry: DecoderRegistry
     var central: CentralManager?
     private var bus: BlueZBus?
     /// What is known about Bluetooth (reported to the gateway on every change).
@@ -63,13 +72,8 @@ actor BLELink {
     /// Known peripherals were restored for the current central and power cycle (``start()`` and
     /// the first powered state both ask; once is enough).
     var restored = false
-    /// Recently seen advertisers (for `bridge/request/scan`), bounded by count and age.
-    var seen = SeenAdvertisers()
-    /// Fixed addresses caught by a match without an address → the id the gateway assigned
-    /// (``MatchInstances``); cleared on reload.
-    var assigned: [String: String] = [:]
-    /// Per device: the BTHome packet filter of `deduplicate`.
-    var packetFilters: [String: BTHomePacketFilter] = [:]
+    /// What each advertisement is and decodes to, off the link's thread.
+    nonisolated let intake: AdvertisementIntake
     /// Per device: the stale-GATT-cache recovery (``GATTCacheRecovery``), reset by a connection that
     /// finds every configured attribute.
     var cacheRecovery: [String: GATTCacheRecovery] = [:]
@@ -83,10 +87,14 @@ actor BLELink {
 
     init(
         host: Host, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
-        clock: any BridgeClock
+        clock: any BridgeClock, thread: BlueZBusThread, decoders: DecoderRegistry = .standard
     ) {
+        self.thread = thread
         self.host = host
         self.clock = clock
+        registry = decoders
+        intake = AdvertisementIntake(
+            host: host, configuration: configuration, pipeline: pipeline, clock: clock, registry: decoders)
         self.retry = BluetoothRetry(clock: AnyBridgeClock(clock))
         self.configuration = configuration
         self.pipeline = pipeline
@@ -205,11 +213,9 @@ extension BLELink {
         let services = Set(scan.services)
         passiveRunning = true
         monitorTask?.cancel()
-        monitorTask = Task { [weak self] in
-            for await discovery in discoveries where discovery.advertisementData.advertisesAny(of: services) {
-                await self?.discovered(discovery)
-            }
-        }
+        let intake = self.intake
+        let attach = attachment()
+        monitorTask = Task { await intake.follow(discoveries, advertising: services, attach: attach) }
         return nil
     }
 
@@ -235,12 +241,13 @@ extension BLELink {
         }
     }
 
+    /// A new connection, on the link's thread.
     private func openBus() async throws -> BlueZBus {
-        if let busAddress { return try await BlueZBus(.address(busAddress)) }
+        if let busAddress { return try await BlueZBus(.address(busAddress), on: thread) }
         switch configuration.bluetooth.bus {
-        case .system: return try await BlueZBus(.system)
-        case .session: return try await BlueZBus(.session)
-        case .address(let address): return try await BlueZBus(.address(address))
+        case .system: return try await BlueZBus(.system, on: thread)
+        case .session: return try await BlueZBus(.session, on: thread)
+        case .address(let address): return try await BlueZBus(.address(address), on: thread)
         }
     }
 
@@ -351,9 +358,7 @@ extension BLELink {
     func update(configuration: BridgeConfiguration) async {
         let hadPasskey = self.configuration.devices.contains { $0.passkey != nil }
         self.configuration = configuration
-        assigned.removeAll()
-        packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
-        pipeline.replaceConfiguration(configuration)
+        await intake.update(configuration: configuration)
         for (id, peripheral) in peripherals {
             guard let device = configuration.device(id: id),
                 device.match.matches(address: peripheral.identifier, name: nil, services: [])

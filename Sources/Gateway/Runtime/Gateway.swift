@@ -1,3 +1,4 @@
+import BlueZ
 import Bluetooth
 import Configuration
 import Foundation
@@ -340,9 +341,10 @@ package actor Gateway {
                     await self?.refreshAvailability()
                 }
             })
+        // The D-Bus thread the link and each of its bus connections run on, for the gateway's life.
         let link = BLELink(
             host: linkHost(), configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
-            clock: clock)
+            clock: clock, thread: try BlueZBusThread())
         ble = link
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.

@@ -1,0 +1,112 @@
+import BlueZ
+import BlueZSimulator
+import Bluetooth
+import Decoders
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// ``BLELink`` runs on the D-Bus thread it keeps for its whole life (``BlueZBusThread``), the thread
+/// its central and peripherals are pinned to; the advertisements they report are decoded off that
+/// thread (``AdvertisementIntake``, on the pool), so decoding never holds up a signal or a reply.
+@Suite(.timeLimit(.minutes(2))) struct BLELinkThreadTests {
+    static let bthome = "C0:FF:EE:00:00:03"
+    static let json =
+        #"{"devices": [{"id": "bthome", "match": {"address": "\#(bthome)"}, "connection": "passive", "#
+        + #""advertisement": {"decoder": "bthome"}}]}"#
+
+    /// The names of the threads something ran on.
+    final class Threads: Sendable {
+        let names = Mutex<[String]>([])
+    }
+
+    /// BTHome's decoder, noting the thread each advertisement is decoded on.
+    struct ThreadNotingDecoder: AdvertisementDecoder {
+        let inner = BTHomeDecoder()
+        let threads: Threads
+
+        var name: String { inner.name }
+        var source: AdvertisementSource { inner.source }
+        var payloadMarkers: [PayloadMarker] { inner.payloadMarkers }
+        func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
+            inner.accepts(payload, context: context)
+        }
+        func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
+            threads.names.withLock { $0.append(ThreadNames.current()) }
+            return try inner.decode(payload, context: context)
+        }
+    }
+
+    /// A link on a bus that is not there: its code runs on the thread it was given, before the bus
+    /// is open, while it retries, and after it stopped (the link was on Swift's pool before).
+    @Test func theLinkRunsOnItsBusThread() async throws {
+        let directory = try TemporaryDirectory(prefix: "link-thread")
+        let gateway = try await unstartedGateway(in: directory, json: Self.json)
+        let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
+        let thread = try BlueZBusThread()
+        let link = BLELink(
+            host: Self.host { _ in }, configuration: configuration,
+            busAddress: "unix:path=\(directory.file("no-bus").path)", pipeline: pipeline, clock: clock,
+            thread: thread)
+        #expect(await link.onItsThread())
+        await link.start()
+        #expect(await link.onItsThread())
+        #expect(await link.threadName() == "blebridge.dbus")
+        await link.stop(until: .now + .seconds(1))
+        #expect(await link.onItsThread())
+        await gateway.stop()
+    }
+
+    /// The simulator's BTHome sensor advertises; the link (on the D-Bus thread, with the central that
+    /// reports the advertisements) hands them on, and every one is decoded on another thread.
+    @Test func advertisementsAreDecodedOffTheBusThread() async throws {
+        let bus = try await DBusDaemonFixture()
+        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
+        try await simulator.start(busAddress: bus.address)
+        let directory = try TemporaryDirectory(prefix: "link-decode")
+        let gateway = try await unstartedGateway(in: directory, json: Self.json)
+        let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
+        let decoder = ThreadNotingDecoder(threads: Threads())
+        var decoders = DecoderRegistry.standard
+        decoders.register(decoder)
+        let heard = Mutex<[[DecodedReading]]>([])
+        let link = BLELink(
+            host: Self.host { event in
+                if case .heard("bthome", _, let readings) = event { heard.withLock { $0.append(readings) } }
+            }, configuration: configuration, busAddress: bus.address, pipeline: pipeline, clock: clock,
+            thread: try BlueZBusThread(), decoders: decoders)
+        await link.start()
+
+        let decoded = await waitUntil(timeout: .seconds(30)) {
+            heard.withLock { $0.contains { $0.contains(where: \.isSuccess) } }
+        }
+        #expect(decoded, "no decoded advertisement of the BTHome sensor")
+        let threads = decoder.threads.names.withLock { $0 }
+        #expect(!threads.isEmpty)
+        #expect(!threads.contains("blebridge.dbus"), "decoded on: \(Set(threads))")
+        #expect(await link.threadName() == "blebridge.dbus")
+
+        await link.stop(until: .now + .seconds(1))
+        await gateway.stop()
+        await simulator.stop()
+        await bus.stop()
+    }
+
+    /// A host that reports to `report` and answers as a gateway without shared-broker mode would.
+    static func host(_ report: @escaping @Sendable (BLELink.Event) -> Void) -> BLELink.Host {
+        BLELink.Host(
+            report: { report($0) }, seen: { _, _, _, _ in true }, assignMatch: { _, template in template },
+            addAutoDevice: { _, _, _ in nil }, knownPeripherals: { [] }, remember: { _ in })
+    }
+}
+
+extension BLELink {
+    /// Whether the link's code runs on the very thread it was given.
+    fileprivate func onItsThread() -> Bool { thread.isCurrentThread }
+
+    /// The kernel's name of the thread the link's code runs on.
+    fileprivate func threadName() -> String { ThreadNames.current() }
+}
