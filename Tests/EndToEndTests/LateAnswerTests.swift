@@ -71,7 +71,9 @@ import Testing
             "\(count) late answers over a slow broker: published in \(took), \(received) distinct received, "
                 + "longest gap between two \(Int(longestGap * 1000)) ms; duty cycle: \(cycle); "
                 + "load \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.prefix(14) ?? "?")")
-        #expect(all, "\(received) of \(count) late answers received")
+        // The gateway gives up after 2 s without an acknowledgement: a broker the cycle froze that
+        // long (its figures say so) fails this test without a fault of the gateway.
+        #expect(all, "\(received) of \(count) late answers received; duty cycle: \(cycle)")
         #expect(await gateway.lateResponses.isEmpty)
         await recorder.close()
         await broker.stop()
