@@ -82,6 +82,24 @@ import Testing
         return recordArrival(id, state, on: recorder, after: after)
     }
 
+    /// The failover goal (docs/multi-gateway.md: 15 s from the owner's SIGKILL to the standby's
+    /// readings), waited for in time this process could run, as every wait here counts it: each
+    /// gateway's simulated bluetoothd (which the standby asks to connect the device and which sends
+    /// its readings) and the recorders live in this process. With this process stopped for 16 s
+    /// right after the SIGKILL, a wall-clock bound failed (readings 16.3 s after it; 15.9 s in a
+    /// loaded full run). Returns when the first message on `topic` after `id`'s will arrived.
+    static func readingsResume(
+        on recorder: MQTTRecorder, topic: String, afterTheWillOf id: String, killedAt killed: Date
+    ) async -> Date? {
+        func reading() -> Date? {
+            recordArrival(id, "offline", on: recorder, after: killed).flatMap { will in
+                recorder.arrivals(on: topic).first { $0.arrival > will }?.arrival
+            }
+        }
+        _ = await recorder.wait(timeout: .seconds(15)) { _ in reading() != nil }
+        return reading()
+    }
+
     /// The first record of `id` in `state` that has arrived after `after`, without waiting.
     static func recordArrival(_ id: String, _ state: String, on recorder: MQTTRecorder, after: Date) -> Date? {
         recorder.arrivals(on: records + id).first {

@@ -103,6 +103,9 @@ package final class MosquittoFixture: Sendable {
         current.withLock { $0 }?.signal(SIGSTOP)
     }
 
+    /// The running broker's process id (0 when stopped).
+    package var processIdentifier: Int32 { current.withLock { $0?.processIdentifier ?? 0 } }
+
     /// Lets a paused broker run again (SIGCONT).
     package func resume() {
         current.withLock { $0 }?.signal(SIGCONT)
