@@ -22,7 +22,9 @@
 # failing coarse step, 3).
 # BENCH_SKIP_BUILD=1 uses the existing .build/static/release/blebridge; BENCH_BLEBRIDGE=PATH measures
 # another binary (e.g. .build/release/blebridge, dynamically linked). BENCH_KEEP=1 keeps the working
-# directory (logs, configuration, databases). Everything runs at the caller's priority (no boost:
+# directory (logs, configuration, databases). BENCH_PROFILE=DIR samples the process under test with
+# `perf record -e cpu-clock -g` (Debian's linux-perf) during each latency phase and writes
+# DIR/<phase>.perf.data and DIR/<phase>.txt (the functions by self time, then by children). Everything runs at the caller's priority (no boost:
 # `BENCH_NICE` was removed, issue 20), on loopback; every phase has a fixed duration.
 set -euo pipefail
 
@@ -124,16 +126,18 @@ path_ticks() {
     for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
     echo "$total"
 }
-# Per thread: "<tid> <ticks> <name>" (names may repeat).
+# Per thread: "<tid> <ticks> <name> <voluntary context switches>" (names may repeat). A voluntary
+# switch is the thread going to sleep (epoll_wait, a condition variable): one per wake-up.
 thread_ticks() {
-    local task line tid comm fields
+    local task line tid comm fields switches
     for task in /proc/"$1"/task/*; do
         line=$(cat "$task/stat" 2>/dev/null) || continue
         tid=${line%% *}
         comm=${line#*(}
         comm=${comm%)*}
         read -ra fields <<<"${line##*) }"
-        echo "$tid $((fields[11] + fields[12])) ${comm// /_}"
+        switches=$(awk '$1 == "voluntary_ctxt_switches:" {print $2}' "$task/status" 2>/dev/null)
+        echo "$tid $((fields[11] + fields[12])) ${comm// /_} ${switches:-0}"
     done
 }
 memory_kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
@@ -190,18 +194,39 @@ phase() {
     cpu_before=$(cpu_ticks "$target")
     path_before=$(path_ticks "${path_pids[@]}")
     thread_ticks "$target" >"$work/$name.threads-before"
+    local profiler=""
+    if [ -n "${BENCH_PROFILE:-}" ] && [[ "$name" == *-latency ]]; then
+        mkdir -p "$BENCH_PROFILE"
+        perf record -q -e cpu-clock -g -p "$target" -o "$BENCH_PROFILE/$name.perf.data" -- sleep "$duration" \
+            >"$BENCH_PROFILE/$name.record.log" 2>&1 &
+        profiler=$!
+    fi
     load_result=$("$load" "$total" "$duration")
+    if [ -n "$profiler" ]; then
+        wait "$profiler" || log "  perf record failed: $(tail -2 "$BENCH_PROFILE/$name.record.log")"
+        {
+            perf report -i "$BENCH_PROFILE/$name.perf.data" --stdio --no-children --sort symbol -g none 2>/dev/null | head -80
+            perf report -i "$BENCH_PROFILE/$name.perf.data" --stdio --children --sort symbol -g none 2>/dev/null | head -120
+        } >"$BENCH_PROFILE/$name.txt"
+    fi
     subscriber_finish
     result=$(tail -1 "$work/$name.sub")
     cpu_after=$(cpu_ticks "$target")
     path_after=$(path_ticks "${path_pids[@]}")
     thread_ticks "$target" >"$work/$name.threads-after"
-    # The busiest threads over the phase, for the log: "name ms".
-    phase_threads=$(awk 'NR == FNR { before[$1] = $2; next }
-        { all++; d = $2 - before[$1]; if (d > 0) { busy++; t[$3] += d; n[$3]++ } }
-        END { printf "%d threads, %d used CPU:", all, busy; for (k in t) printf " %s×%d %d", k, n[k], t[k]; print "" }' \
-        "$work/$name.threads-before" "$work/$name.threads-after" |
-        awk -v hz="$clock_ticks" '{ for (i = 6; i < NF; i += 2) $(i + 1) = sprintf("%.0f ms;", $(i + 1) * 1000 / hz); print }')
+    # The busiest threads over the phase, for the log: "name ms; wake-ups per message".
+    phase_threads=$(awk -v hz="$clock_ticks" -v messages="$(field "$result" unique)" \
+        'NR == FNR { before[$1] = $2; woken[$1] = $4; next }
+        { all++; d = $2 - before[$1]; w = $4 - woken[$1]; if (d > 0) { busy++; t[$3] += d; n[$3]++; s[$3] += w } }
+        END {
+            printf "%d threads, %d used CPU:", all, busy
+            for (k in t) {
+                printf " %s×%d %.0f ms", k, n[k], t[k] * 1000 / hz
+                if (messages > 0) printf " (%.2f wake-ups/msg)", s[k] / messages
+                printf ";"
+            }
+            print ""
+        }' "$work/$name.threads-before" "$work/$name.threads-after")
     phase_sent=$(field "$load_result" sent)
     phase_achieved=$(field "$load_result" achieved)
     phase_unique=$(field "$result" unique)

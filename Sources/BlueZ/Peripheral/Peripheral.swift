@@ -217,10 +217,10 @@ public actor Peripheral {
         let connection = self.connection
         let path = DBusObjectPath(trusted: characteristic.id)
         let timeout = callTimeout
-        return try await perform(.read, on: path) {
+        return try await perform(.read, on: path) { answered in
             let reply = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
-                method: "ReadValue", arguments: [.properties([:])], timeout: timeout)
+                method: "ReadValue", arguments: [.properties([:])], timeout: timeout, whenAnswered: answered)
             return Data(reply.first?.asBytes ?? [])
         }
     }
@@ -238,11 +238,11 @@ public actor Peripheral {
         let connection = self.connection
         let path = DBusObjectPath(trusted: characteristic.id)
         let timeout = callTimeout
-        try await perform(.write, on: path) {
+        try await perform(.write, on: path) { answered in
             _ = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties(["type": .string(type.bluezType)])],
-                timeout: timeout)
+                timeout: timeout, whenAnswered: answered)
         }
     }
 
@@ -253,10 +253,10 @@ public actor Peripheral {
         guard gatt[path]?[BlueZNames.gattDescriptor] != nil else { throw Self.notFound(descriptor.id) }
         let connection = self.connection
         let timeout = callTimeout
-        return try await perform(.read, on: path) {
+        return try await perform(.read, on: path) { answered in
             let reply = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
-                method: "ReadValue", arguments: [.properties([:])], timeout: timeout)
+                method: "ReadValue", arguments: [.properties([:])], timeout: timeout, whenAnswered: answered)
             return Data(reply.first?.asBytes ?? [])
         }
     }
@@ -269,10 +269,11 @@ public actor Peripheral {
         try ATTLimits.checkWrite(length: data.count, mtu: mtu, type: .withResponse)
         let connection = self.connection
         let timeout = callTimeout
-        try await perform(.write, on: path) {
+        try await perform(.write, on: path) { answered in
             _ = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
-                method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout)
+                method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout,
+                whenAnswered: answered)
         }
     }
 
@@ -462,19 +463,24 @@ public actor Peripheral {
     }
 
     /// Runs `body` (a BlueZ call) for `attribute` (see `performOnce`), pairing and retrying once on
-    /// `insufficientAuthentication` when allowed.
+    /// `insufficientAuthentication` when allowed. `body` passes the closure it is given to the call's
+    /// `whenAnswered`.
     private func perform<T: Sendable>(
         _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable () async throws -> T
+        _ body: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) async throws -> T
     ) async throws -> T {
         try await retryingAfterPairing { try await performOnce(operation, on: attribute, body) }
     }
 
     /// Runs `body` (a BlueZ call) for `attribute`: one operation per attribute at a time, `InProgress` from BlueZ
-    /// retried briefly, and failed at once with the disconnect error when the link drops meanwhile.
+    /// retried briefly, and failed at once with the disconnect error when the link drops before BlueZ answered.
+    /// An answer that came first stands: bluetoothd answers a request and then reports the link down (a
+    /// peer refusing pairing, issue 19's stress runs), and the caller must get that answer ("ATT error:
+    /// 0x0e"), not `peripheralDisconnected`. The answer is noted on this thread as it is dispatched
+    /// (`whenAnswered`), while the task that carries it on runs later on the pool.
     private func performOnce<T: Sendable>(
         _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable () async throws -> T
+        _ body: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) async throws -> T
     ) async throws -> T {
         await acquire(attribute)
         defer { release(attribute) }
@@ -485,10 +491,15 @@ public actor Peripheral {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let once = ResumeOnce(continuation)
                 operations[id] = { error in once.resume(with: .failure(error)) }
+                // On the D-Bus thread, which this actor is pinned to, as the answer is dispatched.
+                let answered: @Sendable () -> Void = { [weak self] in
+                    self?.assumeIsolated { $0.operationFinished(id) }
+                }
                 Task {
                     let result: Result<T, any Error>
                     do {
-                        result = .success(try await Self.retryingInProgress(operation, clock: clock, body))
+                        result = .success(
+                            try await Self.retryingInProgress(operation, clock: clock) { try await body(answered) })
                     } catch {
                         result = .failure(BluetoothError.from(error, during: operation))
                     }

@@ -213,7 +213,7 @@ extension BlueZSimulator {
             if devices[key]!.spec.refusesPairing {
                 // The pairing's status maps to AuthenticationFailed in bluetoothd (not measured for `Pair`
                 // itself: the VM tier measured the security raise, see refusePairing).
-                await refusePairing(key)
+                await refusePairing(key, answering: call)
                 throw BlueZError.authenticationFailed.dbus
             }
             if needsPasskey {

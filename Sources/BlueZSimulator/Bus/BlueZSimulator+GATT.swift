@@ -36,7 +36,7 @@ extension BlueZSimulator {
 
     func readValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws -> [UInt8] {
         let options = try Self.parseOptions(call.arguments.first)
-        return try await withSecurity(key) { try readValue(key, offset: options.offset) }
+        return try await withSecurity(key, call) { try readValue(key, offset: options.offset) }
     }
 
     private func readValue(_ key: CharacteristicKey, offset: UInt16) throws -> [UInt8] {
@@ -68,7 +68,7 @@ extension BlueZSimulator {
             }
             type = parsed
         }
-        try await withSecurity(key) {
+        try await withSecurity(key, call) {
             try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
         }
     }
@@ -96,7 +96,7 @@ extension BlueZSimulator {
     }
 
     func startNotify(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
-        try await withSecurity(key) { try startNotify(key, sender: call.sender) }
+        try await withSecurity(key, call) { try startNotify(key, sender: call.sender) }
     }
 
     private func startNotify(_ key: CharacteristicKey, sender: String) throws {
@@ -131,7 +131,7 @@ extension BlueZSimulator {
     /// `AcquireNotify` / `AcquireWrite`: a SOCK_SEQPACKET pair; replies `(h fd, q mtu)`.
     func acquire(_ key: CharacteristicKey, notify: Bool, _ call: DBusMethodCall) async throws -> [DBusValue] {
         _ = try Self.parseOptions(call.arguments.first)
-        try await withSecurity(key) {
+        try await withSecurity(key, call) {
             let link = link(key)
             let state = devices[key.address]!.characteristics[key.id]!
             do {

@@ -21,21 +21,23 @@ extension BlueZSimulator {
     /// The error a peer's "insufficient authentication/encryption" answer becomes on D-Bus.
     static let notPaired = BlueZError.att(.insufficientAuthentication).dbus
 
-    /// Runs `operation`; when the peer refuses it for want of security, raises the link's security and
-    /// runs it once more.
-    func withSecurity<T>(_ key: CharacteristicKey, _ operation: () throws -> T) async throws -> T {
+    /// Runs `operation`, the work of `call`; when the peer refuses it for want of security, raises the
+    /// link's security and runs it once more.
+    func withSecurity<T>(_ key: CharacteristicKey, _ call: DBusMethodCall, _ operation: () throws -> T) async throws
+        -> T
+    {
         do {
             return try operation()
         } catch let error as DBusError where error == Self.notPaired {
-            guard try await raiseSecurity(key.address) else { throw error }
+            guard try await raiseSecurity(key.address, for: call) else { throw error }
             return try operation()
         }
     }
 
     /// Pairs the connected, unpaired device `key` through the default agent (or waits for the pairing that
-    /// already runs); returns whether it is paired afterwards. Throws the error the operation gets when
-    /// the peer refuses the pairing (``refusePairing(_:)``).
-    func raiseSecurity(_ key: String) async throws -> Bool {
+    /// already runs) for `call`; returns whether it is paired afterwards. Throws the error the operation
+    /// gets when the peer refuses the pairing (``refusePairing(_:answering:)``).
+    func raiseSecurity(_ key: String, for call: DBusMethodCall) async throws -> Bool {
         guard let device = devices[key], device.connected else { return false }
         if device.paired { return true }
         if device.bonding {
@@ -44,7 +46,7 @@ extension BlueZSimulator {
         }
         guard case .begin = devices[key]!.beginPairing() else { return false }
         if devices[key]!.spec.refusesPairing {
-            await refusePairing(key)
+            await refusePairing(key, answering: call)
             throw BlueZError.att(.unlikelyError).dbus
         }
         log.info("raising security: pairing through the default agent", [("device", key)])
@@ -64,15 +66,18 @@ extension BlueZSimulator {
     /// after the timing's `pairing_refusal_delay`, and the link drops (the pairing fails with it), as
     /// bluetoothd 5.66 showed in the VM tier: bonding status 0x05 then 0x0e in its log, the request that
     /// raised security answered `Failed` "Operation failed with ATT error: 0x0e", the device left unpaired.
-    /// The caller answers its D-Bus call with the error when this returns; the link drops just after.
-    func refusePairing(_ key: String) async {
+    /// The caller answers `call` with the error when this returns; the link drops once that answer is
+    /// queued on the bus, as bluetoothd's answer comes before the disconnection. (A 5 ms timer used to
+    /// drop it: on a loaded machine the drop then went out before the answer, and the gateway answered
+    /// `device_unavailable` instead of `not_paired`; `make stress`, 2026-12-04.)
+    func refusePairing(_ key: String, answering call: DBusMethodCall) async {
         log.info("the device refuses pairing", [("device", key), ("after", "\(timing.pairingRefusalDelay)")])
         let generation = self.generation
         // Real delay: the simulated peer's time to refuse (a scenario timing).
         try? await Task.sleep(for: timing.pairingRefusalDelay)
         guard generation == self.generation, devices[key]?.connected == true else { return }
         let attempt = connectAttempts[key]
-        schedule(key, after: .milliseconds(5)) { simulator in
+        afterReply(call) { simulator in
             guard await simulator.connectAttempts[key] == attempt else { return }
             await simulator.linkDown(key, pendingError: nil)
         }

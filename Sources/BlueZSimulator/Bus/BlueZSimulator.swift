@@ -95,7 +95,7 @@ package actor BlueZSimulator {
     /// (``settleBusChanges(of:)``).
     var busChangeWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var sockets: [SocketKey: AcquiredSocket] = [:]
-    /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:)``).
+    /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:for:)``).
     var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var load = LoadState()
     /// Passing mode's progress (``ScenarioPassing``).

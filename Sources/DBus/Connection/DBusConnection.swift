@@ -90,13 +90,19 @@ public final class DBusConnection: Sendable {
     /// `org.freedesktop.DBus.Error.NoReply` after `timeout`, `ServiceUnknown` when nobody owns
     /// `destination`, `Disconnected` when the connection closes, and `CancellationError` when the
     /// calling task is cancelled.
+    ///
+    /// `whenAnswered` runs on the connection's thread as the call's outcome is dispatched (the
+    /// reply, an error, the time-out), in bus order with the signals: before any signal that
+    /// arrived after the reply, and before the caller resumes. A caller that also fails its call
+    /// on a signal (a `Peripheral` on a link drop) learns there that the answer came first.
     package func call(
         destination: String, path: DBusObjectPath, interface: String, method: String,
-        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
+        whenAnswered: (@Sendable () -> Void)? = nil
     ) async throws -> [DBusValue] {
         let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
         try message.append(arguments)
-        let reply = try await send(message, timeout: timeout)
+        let reply = try await send(message, timeout: timeout, whenAnswered: whenAnswered)
         if let error = reply.replyError() { throw error }
         return try reply.arguments()
     }
@@ -112,7 +118,9 @@ public final class DBusConnection: Sendable {
     }
 
     /// Sends `message` and waits for its reply (a method return or an error message).
-    func send(_ message: Message, timeout: Duration) async throws -> Message {
+    func send(_ message: Message, timeout: Duration, whenAnswered: (@Sendable () -> Void)? = nil) async throws
+        -> Message
+    {
         let token = CallToken()
         let milliseconds = Int32(clamping: timeout.inMilliseconds)
         let loop = self.loop
@@ -120,6 +128,7 @@ public final class DBusConnection: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
                 let accepted = loop.submit { state in
                     state.startCall(message, timeoutMilliseconds: max(1, milliseconds), token: token) {
+                        whenAnswered?()
                         continuation.resume(with: $0)
                     }
                 }
