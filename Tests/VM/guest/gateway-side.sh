@@ -31,9 +31,10 @@ arrived_after() {
 
 # wait_for_reading_after COUNT SINCE LABEL [LIMIT]: waits (up to 60 s) for more than COUNT
 # readings; prints and records the time from SINCE to the first one's arrival; fails the scenario
-# beyond LIMIT seconds (10).
+# when that time, less bluetoothd's Connect call when the gateway connected meanwhile, is beyond
+# LIMIT seconds (10).
 wait_for_reading_after() {
-    local count=$1 since=$2 label=$3 limit=${4:-10} took arrived deadline
+    local count=$1 since=$2 label=$3 limit=${4:-10} took arrived deadline connect own
     # Bounded by the clock, not by a count of polls: each poll starts processes, and on the loaded
     # guest 600 of them took longer than the guest's whole time limit (so its logs were lost).
     deadline=$(($(date +%s) + 60))
@@ -46,9 +47,18 @@ wait_for_reading_after() {
     fi
     arrived=$(arrived_after "$since" $O/readings.log)
     took=$(elapsed "$since" "${arrived:-$(now)}")
-    echo "guest: $label: reading after ${took}s"
-    echo "$label $took (BlueZ back at $since)" >> $O/recovery.txt
-    awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { echo "guest: FAIL $label took ${took}s (> $limit s)"; tail -40 $O/gateway.log; exit 1; }
+    # bluetoothd's Connect call is the controller's time, not the gateway's: in this emulated guest
+    # on a loaded host one connect took 2.2-12.0 s (2026-12-04, the VM tier beside `make stress`;
+    # bluez-late failed at 11.9 s with 8.2 s of it in Connect), on a Pi about 0.1-1 s. When the
+    # gateway connected after SINCE (its `connect timeline` line, before the reading), LIMIT applies
+    # to the rest: noticing, discovery, GATT, subscribing and the first value. Both are printed.
+    connect=$(awk -v s="$since" -v a="${arrived:-9e99}" '$1 > s && $1 <= a && /connect timeline/ {
+        for (i = 1; i <= NF; i++) if ($i ~ /^connect=/) { v = substr($i, 9); sub(/s$/, "", v); print v; exit }
+    }' $O/gateway.log)
+    own=$(awk -v t="$took" -v c="${connect:-0}" 'BEGIN { printf "%.1f", t - c }')
+    echo "guest: $label: reading after ${took}s${connect:+ (${connect}s of it in the Connect call)}"
+    echo "$label $took${connect:+ connect $connect} (BlueZ back at $since)" >> $O/recovery.txt
+    awk -v t="$own" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { echo "guest: FAIL $label took ${took}s, ${own}s of it outside bluetoothd's Connect (> $limit s)"; tail -40 $O/gateway.log; exit 1; }
 }
 
 # The `bluetooth.problem` of the newest bridge/health message ("null" when Bluetooth is usable,
