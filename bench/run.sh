@@ -24,8 +24,9 @@
 # another binary (e.g. .build/release/blebridge, dynamically linked). BENCH_KEEP=1 keeps the working
 # directory (logs, configuration, databases). BENCH_PROFILE=DIR samples the process under test with
 # `perf record -e cpu-clock -g` (Debian's linux-perf) during each latency phase and writes
-# DIR/<phase>.perf.data and DIR/<phase>.txt (the functions by self time, then by children). Everything runs at the caller's priority (no boost:
-# `BENCH_NICE` was removed, issue 20), on loopback; every phase has a fixed duration.
+# DIR/<phase>.perf.data and DIR/<phase>.txt (the functions by self time, then by children).
+# Everything runs at the caller's priority (no boost: `BENCH_NICE` was removed, issue 20), on
+# loopback; every phase has a fixed duration.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +49,10 @@ for argument in "$@"; do
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
     esac
 done
+if [ -n "${BENCH_PROFILE:-}" ] && ! command -v perf >/dev/null; then
+    echo "bench/run.sh: BENCH_PROFILE needs perf: apt-get install linux-perf" >&2
+    exit 69
+fi
 if [ -n "${BENCH_NICE:-}" ]; then
     echo "bench/run.sh: BENCH_NICE was removed: the figures are measured at the caller's priority (issue 20)" >&2
     exit 64
