@@ -475,7 +475,7 @@ public actor Peripheral {
     /// Runs `body` (a BlueZ call) for `attribute`: one operation per attribute at a time, `InProgress` from BlueZ
     /// retried briefly, and failed at once with the disconnect error when the link drops before BlueZ answered.
     /// An answer that came first stands: bluetoothd answers a request and then reports the link down (a
-    /// peer refusing pairing, issue 19's stress runs), and the caller must get that answer ("ATT error:
+    /// peer refusing pairing; `make stress`, 2026-12-04), and the caller must get that answer ("ATT error:
     /// 0x0e"), not `peripheralDisconnected`. The answer is noted on this thread as it is dispatched
     /// (`whenAnswered`), while the task that carries it on runs later on the pool.
     private func performOnce<T: Sendable>(
