@@ -85,6 +85,31 @@ import Testing
         }
     }
 
+    /// `whenAnswered` hears which answer came, before the caller resumes: nil for a reply, the error's
+    /// name for an error and for a time-out (a `Peripheral` repeats a call answered `InProgress`).
+    @Test func whenAnsweredIsGivenTheAnswersErrorName() async throws {
+        try await withBus { bus in
+            let (server, client) = try await serve(bus)
+            let heard = Mutex<[DBusErrorName?]>([])
+            func answered(_ method: String, _ arguments: [DBusValue], timeout: Duration = .seconds(25)) async {
+                let note: @Sendable (DBusErrorName?) -> Void = { name in heard.withLock { $0.append(name) } }
+                _ = try? await client.call(
+                    destination: Self.name, path: Self.path, interface: Self.interface, method: method,
+                    arguments: arguments, timeout: timeout, whenAnswered: note)
+                #expect(heard.withLock { $0.count } == 1, "heard before the caller resumed")
+            }
+            await answered("Echo", [.string("x")])
+            #expect(heard.withLock { $0 } == [nil])
+            heard.withLock { $0 = [] }
+            await answered("Busy", [])
+            #expect(heard.withLock { $0 } == [DBusErrorName("org.bluez.Error.InProgress")])
+            heard.withLock { $0 = [] }
+            await answered("Slow", [.uint32(3000)], timeout: .milliseconds(100))
+            #expect(heard.withLock { $0 } == [.noReply])
+            _ = server
+        }
+    }
+
     @Test func unknownThingsAndWrongSignaturesGetStandardErrors() async throws {
         try await withBus { bus in
             let (server, client) = try await serve(bus)

@@ -467,7 +467,7 @@ public actor Peripheral {
     /// `whenAnswered`.
     private func perform<T: Sendable>(
         _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) async throws -> T
+        _ body: @escaping @Sendable (_ answered: @escaping @Sendable (DBusErrorName?) -> Void) async throws -> T
     ) async throws -> T {
         try await retryingAfterPairing { try await performOnce(operation, on: attribute, body) }
     }
@@ -477,10 +477,12 @@ public actor Peripheral {
     /// An answer that came first stands: bluetoothd answers a request and then reports the link down (a
     /// peer refusing pairing; `make stress`, 2026-12-04), and the caller must get that answer ("ATT error:
     /// 0x0e"), not `peripheralDisconnected`. The answer is noted on this thread as it is dispatched
-    /// (`whenAnswered`), while the task that carries it on runs later on the pool.
+    /// (`whenAnswered`), while the task that carries it on runs later on the pool. An `InProgress` answer
+    /// is not the answer: the call is repeated after a pause, and a link drop during that pause fails the
+    /// operation at once (it used to wait out the pause and fail with BlueZ's own "Not connected").
     private func performOnce<T: Sendable>(
         _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) async throws -> T
+        _ body: @escaping @Sendable (_ answered: @escaping @Sendable (DBusErrorName?) -> Void) async throws -> T
     ) async throws -> T {
         await acquire(attribute)
         defer { release(attribute) }
@@ -492,14 +494,16 @@ public actor Peripheral {
                 let once = ResumeOnce(continuation)
                 operations[id] = { error in once.resume(with: .failure(error)) }
                 // On the D-Bus thread, which this actor is pinned to, as the answer is dispatched.
-                let answered: @Sendable () -> Void = { [weak self] in
+                let answered: @Sendable (DBusErrorName?) -> Void = { [weak self] error in
+                    guard error != Self.inProgress else { return }
                     self?.assumeIsolated { $0.operationFinished(id) }
                 }
                 Task {
                     let result: Result<T, any Error>
                     do {
                         result = .success(
-                            try await Self.retryingInProgress(operation, clock: clock) { try await body(answered) })
+                            try await Self.retryingInProgress(
+                                operation, clock: clock, until: { once.isResumed }, { try await body(answered) }))
                     } catch {
                         result = .failure(BluetoothError.from(error, during: operation))
                     }
@@ -512,20 +516,27 @@ public actor Peripheral {
         }
     }
 
+    /// Repeats `body` while BlueZ answers `InProgress` (at most three times, 100, 200 and 300 ms apart), and
+    /// not once `ended` (the operation was failed meanwhile: a link drop, a cancel).
     private static func retryingInProgress<T: Sendable>(
-        _ operation: BluetoothOperation, clock: any BridgeClock, _ body: @Sendable () async throws -> T
+        _ operation: BluetoothOperation, clock: any BridgeClock, until ended: @Sendable () -> Bool,
+        _ body: @Sendable () async throws -> T
     ) async throws -> T {
         var attempt = 0
         while true {
             do {
                 return try await body()
-            } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" && attempt < 3 {
+            } catch let error as DBusError where error.name == inProgress && attempt < 3 {
                 attempt += 1
                 // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
                 try await clock.sleep(for: .milliseconds(100 * attempt))
+                if ended() { throw error }
             }
         }
     }
+
+    /// bluetoothd's answer to a request on an attribute that has one of its kind under way (from any client).
+    static let inProgress = DBusErrorName("org.bluez.Error.InProgress")
 
     private func operationFinished(_ id: Int) { operations[id] = nil }
 

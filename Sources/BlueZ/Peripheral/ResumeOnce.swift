@@ -9,6 +9,9 @@ final class ResumeOnce<Value: Sendable>: Sendable {
         self.continuation = Mutex(continuation)
     }
 
+    /// Resumed already (by either side).
+    var isResumed: Bool { continuation.withLock { $0 == nil } }
+
     func resume(with result: Result<Value, any Error>) {
         let taken = continuation.withLock { stored in
             defer { stored = nil }

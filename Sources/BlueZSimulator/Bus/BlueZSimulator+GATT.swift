@@ -57,7 +57,13 @@ extension BlueZSimulator {
         }
     }
 
+    /// `WriteValue`. As bluetoothd 5.66 (`characteristic_write_value`): "Not connected" first, then
+    /// `InProgress` while a write request on the characteristic is under way (here: one waiting for a
+    /// security raise, i.e. a pairing), from this client or another; a write command (without
+    /// response) is never under way. (A second `ReadValue` at the same offset shares the running
+    /// read's answer in bluetoothd, which is what waiting for the same pairing gives here.)
     func writeValue(_ key: CharacteristicKey, _ call: DBusMethodCall) async throws {
+        if devices[key.address]!.connected && writesUnderWay.contains(key) { throw BlueZError.inProgress.dbus }
         guard let bytes = call.arguments.first?.asBytes else { throw BlueZError.invalidArguments.dbus }
         let options = try Self.parseOptions(call.arguments.last)
         var type: CharacteristicState.WriteType?
@@ -68,6 +74,8 @@ extension BlueZSimulator {
             }
             type = parsed
         }
+        let holds = type != .command && writesUnderWay.insert(key).inserted
+        defer { if holds { writesUnderWay.remove(key) } }
         try await withSecurity(key, call) {
             try performWrite(key, bytes, type: type, offset: options.offset, sender: call.sender)
         }

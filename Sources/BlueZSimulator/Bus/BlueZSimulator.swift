@@ -95,6 +95,9 @@ package actor BlueZSimulator {
     /// (``settleBusChanges(of:)``).
     var busChangeWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var sockets: [SocketKey: AcquiredSocket] = [:]
+    /// Characteristics with a write request under way (bluetoothd's `chrc->write_op`): another
+    /// `WriteValue` on one, from any client, is answered `InProgress` until it ends.
+    var writesUnderWay: Set<CharacteristicKey> = []
     /// Operations waiting for a device's running pairing to end (``raiseSecurity(_:for:)``).
     var pairingWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var load = LoadState()

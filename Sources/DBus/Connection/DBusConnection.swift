@@ -93,12 +93,13 @@ public final class DBusConnection: Sendable {
     ///
     /// `whenAnswered` runs on the connection's thread as the call's outcome is dispatched (the
     /// reply, an error, the time-out), in bus order with the signals: before any signal that
-    /// arrived after the reply, and before the caller resumes. A caller that also fails its call
-    /// on a signal (a `Peripheral` on a link drop) learns there that the answer came first.
+    /// arrived after the reply, and before the caller resumes. It is given the error's name (nil for
+    /// a reply). A caller that also fails its call on a signal (a `Peripheral` on a link drop)
+    /// learns there that the answer came first, and which answer it was.
     package func call(
         destination: String, path: DBusObjectPath, interface: String, method: String,
         arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
-        whenAnswered: (@Sendable () -> Void)? = nil
+        whenAnswered: (@Sendable (_ error: DBusErrorName?) -> Void)? = nil
     ) async throws -> [DBusValue] {
         let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
         try message.append(arguments)
@@ -118,18 +119,23 @@ public final class DBusConnection: Sendable {
     }
 
     /// Sends `message` and waits for its reply (a method return or an error message).
-    func send(_ message: Message, timeout: Duration, whenAnswered: (@Sendable () -> Void)? = nil) async throws
-        -> Message
-    {
+    func send(
+        _ message: Message, timeout: Duration, whenAnswered: (@Sendable (_ error: DBusErrorName?) -> Void)? = nil
+    ) async throws -> Message {
         let token = CallToken()
         let milliseconds = Int32(clamping: timeout.inMilliseconds)
         let loop = self.loop
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
                 let accepted = loop.submit { state in
-                    state.startCall(message, timeoutMilliseconds: max(1, milliseconds), token: token) {
-                        whenAnswered?()
-                        continuation.resume(with: $0)
+                    state.startCall(message, timeoutMilliseconds: max(1, milliseconds), token: token) { outcome in
+                        if let whenAnswered {
+                            switch outcome {
+                            case .success(let reply): whenAnswered(reply.replyError()?.name)
+                            case .failure(let error): whenAnswered((error as? DBusError)?.name ?? .failed)
+                            }
+                        }
+                        continuation.resume(with: outcome)
                     }
                 }
                 if !accepted { continuation.resume(throwing: DBusError.connectionClosed) }
