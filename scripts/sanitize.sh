@@ -19,10 +19,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=$root/.build/sanitize
 mkdir -p "$out"
+# Writable by every user, sticky as /tmp: DebianPackageTests runs the sanitized blebridge as the
+# `blebridge` system user, and a sanitizer that cannot open its log_path prints "Can't open file:
+# …/tsan-report.N (reason: 13)" and exits with its error code, the report itself lost (2026-12-04).
+chmod 1777 "$out"
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-2}"
 # Child processes the tests start (blebridge, outbox-probe) are built with the same sanitizer
 # and write their reports next to the test process's.
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$root/Tests/Sanitizers/tsan.supp log_path=$out/tsan-report"
+# DebianPackageTests installs the sanitized binary as a service: unstripped, so its reports are
+# symbolized and matched against the suppressions like every other (deploy/package).
+export BLEBRIDGE_PACKAGE_KEEP_SYMBOLS=1
 export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 suppressions=$root/Tests/Sanitizers/asan.supp log_path=$out/asan-report"
 skip=${SANITIZE_SKIP:-DBusLeakTests|aHugePublishDoesNotRaiseTheGatewaysMemory}
 # First: does this toolchain's TSan see Synchronization.Mutex? (Tests/Sanitizers/tsan.supp
@@ -73,9 +80,11 @@ for sanitizer in ${SANITIZERS:-thread address}; do
     tested=$(($(date +%s) - start))
     loadEnd=$(cut -d' ' -f1-3 /proc/loadavg)
     passed=$(grep -E '✔ Test .* passed' "$log" | grep -vc '✔ Test run with' || true)
-    failures=$(grep -E '✘ Test .* failed' "$log" | grep -vc '✘ Test run with' || true)
+    failures=$(grep -E '✘ Test .* failed after' "$log" | grep -vc '✘ Test run with' || true)
     reports=$(cat "$out/$short-report".* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: AddressSanitizer)' || true)
     reports=$((reports + $(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log" || true)))
+    # A report the sanitizer could not write (its log_path not writable) still counts.
+    reports=$((reports + $(grep -c "ERROR: Can't open file: $out/$short-report" "$log" || true)))
     echo "| $sanitizer | ${built}s | ${tested}s | $passed | $failures | $reports | $loadStart → $loadEnd |" >>"$results"
     if ((status != 0 || reports != 0)); then
         failed=1

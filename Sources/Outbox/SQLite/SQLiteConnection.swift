@@ -58,6 +58,14 @@ package final class SQLiteConnection {
     /// the file is write-protected for this process (SQLite then falls back to reading it).
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
+    /// Heap bytes this connection's page cache holds now (`SQLITE_DBSTATUS_CACHE_USED`).
+    package var pageCacheBytes: Int {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
+        return Int(current)
+    }
+
     /// Checks a result code of this connection (see ``check(_:database:sql:)``).
     @discardableResult
     func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) -> Int32 {
