@@ -31,13 +31,15 @@ final class OutboxDatabase {
     private let readCounters: SQLiteStatement
     private let selectOldest: SQLiteStatement
 
-    /// The page cache's bound (`PRAGMA cache_size`), in KiB: 64 pages of 4 KiB. A queue's hot pages are
-    /// few (the table's root and interior pages, the leaf rows are appended to and the one they are
-    /// deleted from, the free list, the counters); a backlog is read once, in order, from the OS's
-    /// file cache. SQLite's default (2,000 KiB) let the cache fill with every page the queue moved
-    /// through, a page at a time: `RssAnon` crept 4–8 kB a minute in `make soak` (84 kB in a
-    /// 20-minute day, 2026-12-04) towards a plateau at the file's size, hours away.
-    static let pageCacheKiB = 256
+    /// The page cache's bound (`PRAGMA cache_size`), in KiB: 32 pages of 4 KiB. A queue's hot pages are
+    /// about a dozen (the first page, the table's root and interior pages, the leaf rows are appended
+    /// to and the one they are deleted from, the free list, the sequence, the counters, the kv state);
+    /// a backlog is read once, in order, from the OS's file cache. The cache keeps every page it took
+    /// until it is full, and the queue moves through the whole file, so it always fills up, a page at
+    /// a time: at SQLite's default (2,000 KiB) `RssAnon` crept 4–8 kB a minute in `make soak` (84 kB
+    /// in a 20-minute day, 2026-12-04) towards a plateau at the file's size, hours away; at 256 KiB it
+    /// still crept at minutes 11–15 of the day. 128 KiB fills during the soak's priming.
+    static let pageCacheKiB = 128
 
     /// Opens (creating and migrating as needed) the database at `path`.
     init(path: String, options: OutboxOptions) throws {
