@@ -495,7 +495,7 @@ public actor Peripheral {
                 operations[id] = { error in once.resume(with: .failure(error)) }
                 // On the D-Bus thread, which this actor is pinned to, as the answer is dispatched.
                 let answered: @Sendable (DBusErrorName?) -> Void = { [weak self] error in
-                    guard error != Self.inProgress else { return }
+                    guard error != BlueZNames.inProgressError else { return }
                     self?.assumeIsolated { $0.operationFinished(id) }
                 }
                 Task {
@@ -526,7 +526,7 @@ public actor Peripheral {
         while true {
             do {
                 return try await body()
-            } catch let error as DBusError where error.name == inProgress && attempt < 3 {
+            } catch let error as DBusError where error.name == BlueZNames.inProgressError && attempt < 3 {
                 attempt += 1
                 // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
                 try await clock.sleep(for: .milliseconds(100 * attempt))
@@ -534,9 +534,6 @@ public actor Peripheral {
             }
         }
     }
-
-    /// bluetoothd's answer to a request on an attribute that has one of its kind under way (from any client).
-    static let inProgress = DBusErrorName("org.bluez.Error.InProgress")
 
     private func operationFinished(_ id: Int) { operations[id] = nil }
 

@@ -38,7 +38,7 @@ final class OutboxDatabase {
     /// until it is full, and the queue moves through the whole file, so it always fills up, a page at
     /// a time: at SQLite's default (2,000 KiB) `RssAnon` crept 4–8 kB a minute in `make soak` (84 kB
     /// in a 20-minute day, 2026-12-04) towards a plateau at the file's size, hours away; at 256 KiB it
-    /// still crept at minutes 11–15 of the day. 128 KiB fills during the soak's priming.
+    /// still crept at minutes 11–15 of the day; at 128 KiB the soak's slope fell to +1.6 %/h (one run).
     static let pageCacheKiB = 128
 
     /// Opens (creating and migrating as needed) the database at `path`.
