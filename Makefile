@@ -1,5 +1,5 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test stress build release bench format package pi-check fuzz sanitize faults soak
+.PHONY: demo test stress build release bench bench-adverts format package pi-check fuzz sanitize faults soak
 demo:
 	./scripts/demo.sh
 test:
@@ -12,6 +12,8 @@ release:
 	swift build -c release
 bench:
 	./bench/run.sh
+bench-adverts:
+	./bench/adverts.sh
 format:
 	swift format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
 package:

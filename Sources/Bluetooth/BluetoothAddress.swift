@@ -19,26 +19,50 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     /// Parses `AA:BB:CC:DD:EE:FF` (or all with `-`), case-insensitively; mixed separators
     /// (`C0-FF:EE-00:00-01`) are refused.
     public init?(_ text: String, type: AddressType = .public) {
-        let separators = Set(text.filter { $0 == ":" || $0 == "-" })
-        guard separators.count <= 1 else { return nil }
-        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
-        guard parts.count == 6 else { return nil }
-        var bytes: [UInt8] = []
-        for part in parts {
-            guard part.count == 2, part.allSatisfy({ $0.isHexDigit }), let byte = UInt8(part, radix: 16) else {
-                return nil
+        // Every address BlueZ reports goes through here (each advertisement's signal names its
+        // device): read the 17 UTF-8 bytes in place instead of splitting the string.
+        var text = text
+        let parsed = text.withUTF8 { utf8 -> [UInt8]? in
+            guard utf8.count == 17 else { return nil }
+            let separator = utf8[2]
+            guard separator == UInt8(ascii: ":") || separator == UInt8(ascii: "-") else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(6)
+            for part in 0..<6 {
+                let at = part * 3
+                if part > 0, utf8[at - 1] != separator { return nil }
+                guard let high = Self.hexValue(utf8[at]), let low = Self.hexValue(utf8[at + 1]) else { return nil }
+                bytes.append(high << 4 | low)
             }
-            bytes.append(byte)
+            return bytes
         }
-        self.init(bytes: bytes, type: type)
+        guard let parsed else { return nil }
+        self.init(bytes: parsed, type: type)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `AA:BB:CC:DD:EE:FF`, uppercase as BlueZ prints it.
     public var string: String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16, uppercase: true)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: ":")
+        // Written into one buffer: the gateway prints it for every advertisement it publishes.
+        String(unsafeUninitializedCapacity: 17) { buffer in
+            let digits: StaticString = "0123456789ABCDEF"
+            digits.withUTF8Buffer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    if index > 0 { buffer[index * 3 - 1] = UInt8(ascii: ":") }
+                    buffer[index * 3] = digits[Int(byte >> 4)]
+                    buffer[index * 3 + 1] = digits[Int(byte & 0x0F)]
+                }
+            }
+            return 17
+        }
     }
 
     public var description: String { string }

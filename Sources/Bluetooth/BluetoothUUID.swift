@@ -31,6 +31,12 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
 
     /// Parses `180D`, `0x180d`, `0000180D` or the 36-character 8-4-4-4-12 form, case-insensitively.
     public init?(_ text: String) {
+        // The form BlueZ sends, once for each UUID of every signal: read in place (the general
+        // parse below splits and joins strings).
+        if let (high, low) = Self.parseCanonical(text) {
+            self.init(high: high, low: low)
+            return
+        }
         var hex = Substring(text)
         if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
         switch hex.count {
@@ -121,6 +127,37 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
 
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in ASCII hex digits, either case; nil for anything else
+    /// (which the general parse then judges).
+    private static func parseCanonical(_ text: String) -> (UInt64, UInt64)? {
+        var text = text
+        return text.withUTF8 { utf8 -> (UInt64, UInt64)? in
+            guard utf8.count == 36 else { return nil }
+            var words: (UInt64, UInt64) = (0, 0)
+            var digits = 0
+            for (index, byte) in utf8.enumerated() {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                if digits < 16 {
+                    words.0 = words.0 << 4 | UInt64(value)
+                } else {
+                    words.1 = words.1 << 4 | UInt64(value)
+                }
+                digits += 1
+            }
+            return words
+        }
     }
 
     static func hex(_ value: UInt64, width: Int) -> String {

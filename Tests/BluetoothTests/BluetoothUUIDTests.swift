@@ -1,4 +1,5 @@
 import Bluetooth
+import Foundation
 import Testing
 
 @Suite struct BluetoothUUIDTests {
@@ -30,6 +31,55 @@ import Testing
         #expect(BluetoothUUID(text) == nil)
     }
 
+    /// The 36-character form is read in place; it gives what the general parse (the reference
+    /// below, the parser before 2026-12-04) gives, for that form and anything near it.
+    @Test func theCanonicalFormParsesAsTheGeneralParseDoes() {
+        func reference(_ text: String) -> BluetoothUUID? {
+            var hex = Substring(text)
+            if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
+            switch hex.count {
+            case 4, 8:
+                guard let value = UInt32(hex, radix: 16), hex.allSatisfy(\.isHexDigit) else { return nil }
+                return BluetoothUUID(value)
+            case 36:
+                let parts = hex.split(separator: "-", omittingEmptySubsequences: false)
+                guard parts.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
+                let digits = parts.joined()
+                guard digits.allSatisfy(\.isHexDigit), let high = UInt64(digits.prefix(16), radix: 16),
+                    let low = UInt64(digits.suffix(16), radix: 16)
+                else { return nil }
+                return BluetoothUUID(high: high, low: low)
+            case 32:
+                guard hex.allSatisfy(\.isHexDigit), let high = UInt64(hex.prefix(16), radix: 16),
+                    let low = UInt64(hex.suffix(16), radix: 16)
+                else { return nil }
+                return BluetoothUUID(high: high, low: low)
+            default: return nil
+            }
+        }
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgG-x \u{FF10}\u{0661}")
+        var candidates = ["0000FCD2-0000-1000-8000-00805F9B34FB", "6e400001-b5a3-f393-e0a9-e50e24dcca9e"]
+        for _ in 0..<20_000 {
+            var characters = Array(
+                Bool.random(using: &random)
+                    ? "0000fcd2-0000-1000-8000-00805f9b34fb" : "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: characters[Int.random(in: 0..<characters.count, using: &random)] = alphabet.randomElement()!
+                case 1:
+                    characters.insert(
+                        alphabet.randomElement()!, at: Int.random(in: 0...characters.count, using: &random))
+                default: characters.remove(at: Int.random(in: 0..<characters.count, using: &random))
+                }
+            }
+            candidates.append(String(characters))
+        }
+        for text in candidates {
+            #expect(BluetoothUUID(text) == reference(text), "\(text.debugDescription)")
+        }
+    }
+
     @Test func littleEndianOnAirForms() {
         #expect(BluetoothUUID(littleEndianBytes: [0x0D, 0x18]) == BluetoothUUID(UInt16(0x180D)))
         #expect(BluetoothUUID(littleEndianBytes: [0x0D, 0x18, 0, 0]) == BluetoothUUID(UInt16(0x180D)))
@@ -45,5 +95,57 @@ import Testing
         #expect(BluetoothAddress("AA:BB:CC:DD:EE") == nil)
         #expect(BluetoothAddress("AA:BB:CC:DD:EE:GG") == nil)
         #expect(BluetoothAddress("C0:00:00:00:00:01", type: .random)?.randomSubtype == .staticAddress)
+    }
+
+    /// The parser reads UTF-8 bytes in place; it accepts exactly what splitting the string on its
+    /// separators accepted (the reference below, the parser before 2026-12-04), and printing gives
+    /// back what was parsed.
+    @Test func parsesExactlyWhatSplittingOnTheSeparatorsAccepts() throws {
+        func reference(_ text: String) -> [UInt8]? {
+            guard Set(text.filter { $0 == ":" || $0 == "-" }).count <= 1 else { return nil }
+            let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
+            guard parts.count == 6 else { return nil }
+            var bytes: [UInt8] = []
+            for part in parts {
+                guard part.count == 2, part.allSatisfy({ $0.isHexDigit }), let byte = UInt8(part, radix: 16) else {
+                    return nil
+                }
+                bytes.append(byte)
+            }
+            return bytes
+        }
+        var candidates = [
+            "C0:FF:EE:00:00:01", "c0-ff-ee-00-00-01", "C0-FF:EE-00:00-01", "C0:FF:EE:00:00:0", "C0:FF:EE:00:00:011",
+            ":C0:FF:EE:00:00", "C0::FF:EE:00:00:01", "C0:FF:EE:00:00:0G", "C0:FF:EE:00:00:\u{FF10}1",
+            "C0:FF:EE:00:00:+1", "C0:FF:EE:00:00:\u{0661}1", "C0:FF:EE:00:00:1\u{301}", "C0.FF.EE.00.00.01",
+            "C0:FF:EE:00:00:01:", "", "C0 FF EE 00 00 01", "C0:FF:EE:00:00:-1",
+        ]
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgG:-. \u{FF10}\u{0661}")
+        for _ in 0..<20_000 {
+            var characters = Array("C0:FF:EE:12:34:56")
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: characters[Int.random(in: 0..<characters.count, using: &random)] = alphabet.randomElement()!
+                case 1:
+                    characters.insert(
+                        alphabet.randomElement()!, at: Int.random(in: 0...characters.count, using: &random))
+                default:
+                    if !characters.isEmpty {
+                        characters.remove(at: Int.random(in: 0..<characters.count, using: &random))
+                    }
+                }
+            }
+            candidates.append(String(characters))
+        }
+        for text in candidates {
+            #expect(BluetoothAddress(text)?.bytes == reference(text), "\(text.debugDescription)")
+        }
+        for _ in 0..<1_000 {
+            let bytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let address = try #require(BluetoothAddress(bytes: bytes))
+            #expect(address.string == bytes.map { String(format: "%02X", $0) }.joined(separator: ":"))
+            #expect(BluetoothAddress(address.string)?.bytes == bytes)
+        }
     }
 }

@@ -29,7 +29,11 @@ actor AdvertisementIntake {
     private let pipeline: ReadingPipeline
     private let clock: any BridgeClock
     private let registry: DecoderRegistry
-    private var configuration: BridgeConfiguration
+    private var configuration: BridgeConfiguration {
+        didSet { devices = DeviceMatchIndex(configuration.devices) }
+    }
+    /// ``configuration``'s devices by id and by matched address.
+    private var devices: DeviceMatchIndex
     private let logger = Logger(label: "ble")
     /// Recently seen advertisers (for `bridge/request/scan`), bounded by count and age.
     private var seen = SeenAdvertisers()
@@ -45,6 +49,7 @@ actor AdvertisementIntake {
     ) {
         self.host = host
         self.configuration = configuration
+        self.devices = DeviceMatchIndex(configuration.devices)
         self.pipeline = pipeline
         self.clock = clock
         self.registry = registry
@@ -57,20 +62,14 @@ actor AdvertisementIntake {
         self.configuration = configuration
         pipeline.replaceConfiguration(configuration)
         assigned.removeAll()
-        packetFilters = packetFilters.filter { configuration.device(id: $0.key)?.deduplicate == true }
+        packetFilters = packetFilters.filter { devices.device(id: $0.key)?.deduplicate == true }
     }
 
     /// The configured device an advertiser is, if any: a device whose match names this address
     /// first (that includes the instances ``MatchInstances`` split off), then the first other
     /// match. `services` are the advertised service UUIDs and the service-data UUIDs.
-    func deviceID(address: String, name: String?, services: [BluetoothUUID]) -> String? {
-        let parsed = BluetoothAddress(address)
-        func matches(_ device: DeviceConfiguration) -> Bool {
-            device.match.matches(address: parsed, name: name, services: services)
-        }
-        return
-            (configuration.devices.first { $0.match.address != nil && matches($0) }
-            ?? configuration.devices.first(where: matches))?.id
+    func deviceID(address: BluetoothAddress, name: String?, services: [BluetoothUUID]) -> String? {
+        devices.deviceID(address: address, name: name, services: services)
     }
 
     /// The id an advertiser caught by `id`'s match is published under: the device itself, or for a
@@ -78,7 +77,7 @@ actor AdvertisementIntake {
     /// (asked of the gateway once per address, then remembered). Nil: refused at the bound of
     /// instances (asked again with the next advertisement, as an instance may have become idle).
     private func assignedID(_ id: String, address: BluetoothAddress) async -> String? {
-        guard configuration.device(id: id)?.match.address == nil, MatchInstances.isFixed(address) else { return id }
+        guard devices.device(id: id)?.match.address == nil, MatchInstances.isFixed(address) else { return id }
         if let known = assigned[address.string] { return known }
         guard let assignedID = await host.assignMatch(address, id) else { return nil }
         assigned[address.string] = assignedID
@@ -99,15 +98,15 @@ actor AdvertisementIntake {
     /// One advertisement (a discovery session's or an advertisement monitor's report).
     func discovered(_ discovery: Discovery, attach: Attach) async {
         let time = clock.date
-        let address = discovery.peripheral.identifier.string
+        let address = discovery.peripheral.identifier
         let advertisement = discovery.advertisementData
-        seen.record(discovery.peripheral.identifier, name: advertisement.localName, rssi: discovery.rssi, at: time)
+        seen.record(address, name: advertisement.localName, rssi: discovery.rssi, at: time)
         let id: String
         if let caughtBy = deviceID(
             address: address, name: advertisement.localName,
             services: advertisement.serviceUUIDs + advertisement.serviceData.keys)
         {
-            guard let assigned = await assignedID(caughtBy, address: discovery.peripheral.identifier) else { return }
+            guard let assigned = await assignedID(caughtBy, address: address) else { return }
             id = assigned
         } else if let automatic = await autoDeviceID(discovery) {
             id = automatic
@@ -118,9 +117,9 @@ actor AdvertisementIntake {
         // still learns every advertisement, so taking over never repeats one the owner published.
         // Paired or trusted objects outlive the device (only shared-broker mode's candidacies ask).
         guard let persistent = await attach(id, discovery.peripheral, configuration.mqtt.sharedBroker),
-            let publishes = await host.seen(id, address, discovery.rssi, persistent)
+            let publishes = await host.seen(id, address.string, discovery.rssi, persistent)
         else { return }
-        guard let device = configuration.device(id: id), let settings = device.advertisement else {
+        guard let device = devices.device(id: id), let settings = device.advertisement else {
             // Room presence hears every device, decoded or not.
             await host.report(.heard(id, rssi: discovery.rssi, readings: []))
             return
@@ -211,14 +210,14 @@ actor AdvertisementIntake {
         try? await clock.sleep(for: duration)
         return .array(
             seen.seen(since: since).map { bluetoothAddress, info in
-                let address = bluetoothAddress.string
-                return .object([
-                    JSONMember("address", .string(address)),
+                .object([
+                    JSONMember("address", .string(bluetoothAddress.string)),
                     JSONMember("name", info.name.map(JSONValue.string) ?? .null),
                     JSONMember("rssi", info.rssi.map { .int(Int64($0)) } ?? .null),
                     JSONMember(
                         "device",
-                        deviceID(address: address, name: info.name, services: []).map(JSONValue.string) ?? .null),
+                        deviceID(address: bluetoothAddress, name: info.name, services: []).map(JSONValue.string)
+                            ?? .null),
                 ])
             })
     }

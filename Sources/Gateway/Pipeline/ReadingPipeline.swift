@@ -18,9 +18,11 @@ import Timekeeping
 /// to the publisher inside it, so readings of one device enter the outbox in the order they were
 /// merged whichever thread delivered them.
 ///
-/// What the gateway actor must know about readings (a device is alive, its RSSI, new fields to
-/// announce) comes out as ``events``: at once for advertisements and new fields, else at most
-/// every ``reportInterval`` per device, so the actor is not woken for every notification.
+/// What the gateway actor must know about readings (a device is alive, new fields to announce)
+/// comes out as ``events``: at once with new fields, else at most every ``reportInterval`` per
+/// device for notifications and reads, so the actor is not woken for every notification; for an
+/// advertisement only with new fields (``AdvertisementIntake`` has told the gateway the device was
+/// seen, and its RSSI, before it delivers the readings).
 final class ReadingPipeline: Sendable {
     /// How a subscribed characteristic's values are decoded and named.
     struct Subscription: Sendable {
@@ -73,6 +75,11 @@ final class ReadingPipeline: Sendable {
         var throttle: ReadingThrottle<ContinuousClock.Instant>
         var accepting = true
         var reported: [String: ContinuousClock.Instant] = [:]
+        /// Devices whose burst window is open, with the instant it closes, in the order they opened
+        /// (the window has one length, so that is the order they close in).
+        var flushes: [(device: String, due: ContinuousClock.Instant)] = []
+        /// The flusher waits for a kick (no window open); the next window to open kicks it.
+        var flusherIdle = true
     }
 
     private let state: Mutex<State>
@@ -84,6 +91,8 @@ final class ReadingPipeline: Sendable {
     private let logger = Logger(label: "ble")
     let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
+    /// Wakes the flusher when a burst window opens while none is (``State/flusherIdle``).
+    private let kick: AsyncStream<Void>.Continuation
 
     /// `stateWindow`: readings of one device within it share one state publish (`mqtt.state_window`).
     init(
@@ -97,6 +106,21 @@ final class ReadingPipeline: Sendable {
         self.publisher = publisher
         self.clock = clock
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        let kicks: AsyncStream<Void>
+        (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // One task closes every burst window (``flushDue()``), sleeping until the next one closes:
+        // a task and a timer per window cost about a tenth of the gateway's CPU at 1,000
+        // advertisements/s (docs/benchmarks.md, "Advertisements").
+        Task { [weak self] in
+            for await _ in kicks {
+                // Real delay: until the oldest open burst window (`mqtt.state_window`) closes.
+                while let due = self?.flushDue() { try? await clock.sleep(until: due, tolerance: nil) }
+            }
+        }
+    }
+
+    deinit {
+        kick.finish()
     }
 
     /// A value notified or read from a connected device's characteristic, received at `sampleTime`.
@@ -150,7 +174,11 @@ final class ReadingPipeline: Sendable {
                     case .publish: break
                     case .scheduleFlush:
                         entries.removeFirst()
-                        scheduleFlush(device, after: state.coalescer.window)
+                        state.flushes.append((device, now + state.coalescer.window))
+                        if state.flusherIdle {
+                            state.flusherIdle = false
+                            kick.yield()
+                        }
                     case .merged: entries.removeFirst()
                     case .publishPending(let pending): entries[0] = pending
                     }
@@ -159,7 +187,10 @@ final class ReadingPipeline: Sendable {
                 discovery = output.discovery
             }
             let due = state.reported[device].map { now - $0 >= Self.reportInterval } ?? true
-            guard due || rssi != nil || !fromConnection || !discovery.isEmpty else { return nil }
+            // An advertisement's device was reported just before (the intake's `seen` records its
+            // time and RSSI with the gateway): only its new fields are news. Reporting every one
+            // cost the gateway actor a wake-up per advertisement.
+            guard fromConnection ? due || !discovery.isEmpty : !discovery.isEmpty else { return nil }
             state.reported[device] = now
             return Event(
                 device: device, sampleTime: sampleTime, rssi: rssi, fromConnection: fromConnection,
@@ -168,19 +199,26 @@ final class ReadingPipeline: Sendable {
         if let event { continuation.yield(event) }
     }
 
-    /// Publishes `device`'s merged state once the burst window has passed.
-    private func scheduleFlush(_ device: String, after window: Duration) {
-        let clock = self.clock
-        Task { [weak self] in
-            // Real delay: the burst window (`mqtt.state_window`).
-            try? await clock.sleep(for: window)
-            self?.flush(device)
-        }
-    }
+    /// Windows that close within this long after a flush are closed together, at most this long
+    /// late: a hundred sensors advertising in the same round open their windows microseconds apart,
+    /// and a wake-up (and a hand-over to the outbox thread) for each cost more than their decoding.
+    static let flushGranularity: Duration = .milliseconds(2)
 
-    private func flush(_ device: String) {
+    /// Publishes the merged state of every device whose burst window has closed, in one hand-over;
+    /// returns when to look again (the next window's close, not sooner than ``flushGranularity``
+    /// from now), or nil when none is open (the flusher then waits for a kick).
+    private func flushDue() -> ContinuousClock.Instant? {
         state.withLock { state in
-            if let entry = state.coalescer.flush(device: device) { publisher.offer([entry]) }
+            let now = clock.now
+            let closed = state.flushes.prefix { $0.due <= now }
+            let entries = closed.compactMap { state.coalescer.flush(device: $0.device) }
+            state.flushes.removeFirst(closed.count)
+            if !entries.isEmpty { publisher.offer(entries) }
+            guard let next = state.flushes.first else {
+                state.flusherIdle = true
+                return nil
+            }
+            return max(next.due, now + Self.flushGranularity)
         }
     }
 
@@ -205,6 +243,7 @@ final class ReadingPipeline: Sendable {
         state.withLock { state in
             state.accepting = false
             publisher.offer(state.coalescer.flushAll())
+            state.flushes.removeAll()
         }
         continuation.finish()
     }
