@@ -313,22 +313,41 @@ public actor CentralManager {
         let rssi = DeviceProperties.rssi(properties)
         let peripheral = self.peripheral(for: path, address: address)
         let now = options.clock.now
-        for (id, scanner) in scanners
-        where (scanner.monitor ? monitored : discovering) && scanner.filter.admits(advertisement, rssi: rssi) {
-            let isNew = scanner.reported[path] == nil
-            let advertisementChanged = scanner.reported[path] != advertisement
-            // An advertisement heard again: a new RSSI, or (DuplicateData) bluetoothd's signal of
-            // the same data again, which it sends for every advertisement while RSSI comes only
-            // when it changes; or a monitor's `DeviceFound`.
-            let again =
-                changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData")
-                || advertisingReport
-            guard isNew || advertisementChanged || (scanner.filter.allowDuplicates && again)
+        // An advertisement heard again: a new RSSI, or (DuplicateData) bluetoothd's signal of the
+        // same data again, which it sends for every advertisement while RSSI comes only when it
+        // changes; or a monitor's `DeviceFound`.
+        let again =
+            changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData")
+            || advertisingReport
+        // By id, with no copy of a scanner held while its table is written: a copy kept the table
+        // shared, so recording one advertisement copied the whole table (every device it reported).
+        for id in scanners.keys.sorted() {
+            guard
+                let continuation = reportable(
+                    by: id, path, advertisement, rssi: rssi, again: again, discovering: discovering,
+                    monitored: monitored)
             else { continue }
             scanners[id]?.reported[path] = advertisement
-            scanner.continuation.yield(
+            continuation.yield(
                 Discovery(peripheral: peripheral, advertisementData: advertisement, rssi: rssi, timestamp: now))
         }
+    }
+
+    /// The stream of scanner `id` when it reports this advertisement of `path`: the scanner's kind
+    /// (discovery or monitor) hears it, its filter admits it, and it is new, changed, or again with
+    /// duplicates allowed.
+    private func reportable(
+        by id: Int, _ path: DBusObjectPath, _ advertisement: AdvertisementData, rssi: Int?, again: Bool,
+        discovering: Bool, monitored: Bool
+    ) -> AsyncStream<Discovery>.Continuation? {
+        guard let scanner = scanners[id], scanner.monitor ? monitored : discovering,
+            scanner.filter.admits(advertisement, rssi: rssi)
+        else { return nil }
+        let reported = scanner.reported[path]
+        guard reported == nil || reported != advertisement || (scanner.filter.allowDuplicates && again) else {
+            return nil
+        }
+        return scanner.continuation
     }
 
     /// Whether `path` is a device object of this manager's adapter.
