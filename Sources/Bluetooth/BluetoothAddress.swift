@@ -31,22 +31,15 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
             for part in 0..<6 {
                 let at = part * 3
                 if part > 0, utf8[at - 1] != separator { return nil }
-                guard let high = Self.hexValue(utf8[at]), let low = Self.hexValue(utf8[at + 1]) else { return nil }
+                guard let high = Hex.value(ofDigit: utf8[at]), let low = Hex.value(ofDigit: utf8[at + 1]) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             }
             return bytes
         }
         guard let parsed else { return nil }
         self.init(bytes: parsed, type: type)
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `AA:BB:CC:DD:EE:FF`, uppercase as BlueZ prints it.

@@ -142,13 +142,7 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
                     guard byte == UInt8(ascii: "-") else { return nil }
                     continue
                 }
-                let value: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
+                guard let value = Hex.value(ofDigit: byte) else { return nil }
                 if digits < 16 {
                     words.0 = words.0 << 4 | UInt64(value)
                 } else {

@@ -20,6 +20,17 @@ package enum Hex {
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// The value of one ASCII hex digit (either case), nil for any other byte: for parsers that
+    /// read UTF-8 in place (addresses, UUIDs).
+    package static func value(ofDigit digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Two lowercase digits per byte, no separator.
     private static func plain(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { text in

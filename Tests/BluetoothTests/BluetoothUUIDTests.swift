@@ -61,19 +61,10 @@ import Testing
         let alphabet = Array("0123456789abcdefABCDEFgG-x \u{FF10}\u{0661}")
         var candidates = ["0000FCD2-0000-1000-8000-00805F9B34FB", "6e400001-b5a3-f393-e0a9-e50e24dcca9e"]
         for _ in 0..<20_000 {
-            var characters = Array(
+            let text =
                 Bool.random(using: &random)
-                    ? "0000fcd2-0000-1000-8000-00805f9b34fb" : "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
-            for _ in 0..<Int.random(in: 0...2, using: &random) {
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: characters[Int.random(in: 0..<characters.count, using: &random)] = alphabet.randomElement()!
-                case 1:
-                    characters.insert(
-                        alphabet.randomElement()!, at: Int.random(in: 0...characters.count, using: &random))
-                default: characters.remove(at: Int.random(in: 0..<characters.count, using: &random))
-                }
-            }
-            candidates.append(String(characters))
+                ? "0000fcd2-0000-1000-8000-00805f9b34fb" : "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
+            candidates.append(mutated(text, edits: 0...2, from: alphabet, using: &random))
         }
         for text in candidates {
             #expect(BluetoothUUID(text) == reference(text), "\(text.debugDescription)")
@@ -123,20 +114,7 @@ import Testing
         var random = SystemRandomNumberGenerator()
         let alphabet = Array("0123456789abcdefABCDEFgG:-. \u{FF10}\u{0661}")
         for _ in 0..<20_000 {
-            var characters = Array("C0:FF:EE:12:34:56")
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: characters[Int.random(in: 0..<characters.count, using: &random)] = alphabet.randomElement()!
-                case 1:
-                    characters.insert(
-                        alphabet.randomElement()!, at: Int.random(in: 0...characters.count, using: &random))
-                default:
-                    if !characters.isEmpty {
-                        characters.remove(at: Int.random(in: 0..<characters.count, using: &random))
-                    }
-                }
-            }
-            candidates.append(String(characters))
+            candidates.append(mutated("C0:FF:EE:12:34:56", edits: 1...3, from: alphabet, using: &random))
         }
         for text in candidates {
             #expect(BluetoothAddress(text)?.bytes == reference(text), "\(text.debugDescription)")
@@ -148,4 +126,23 @@ import Testing
             #expect(BluetoothAddress(address.string)?.bytes == bytes)
         }
     }
+}
+
+/// `text` with a few random edits (a character replaced, inserted or removed), for differential
+/// tests of the parsers that read UTF-8 in place.
+private func mutated(
+    _ text: String, edits: ClosedRange<Int>, from alphabet: [Character], using random: inout some RandomNumberGenerator
+) -> String {
+    var characters = Array(text)
+    for _ in 0..<Int.random(in: edits, using: &random) {
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0 where !characters.isEmpty:
+            characters[Int.random(in: 0..<characters.count, using: &random)] = alphabet.randomElement(using: &random)!
+        case 2 where !characters.isEmpty: characters.remove(at: Int.random(in: 0..<characters.count, using: &random))
+        default:
+            characters.insert(
+                alphabet.randomElement(using: &random)!, at: Int.random(in: 0...characters.count, using: &random))
+        }
+    }
+    return String(characters)
 }
