@@ -17,8 +17,12 @@ import Timekeeping
 /// (so is the BlueZ central that reports the advertisements), and this is the CPU work of the
 /// Bluetooth side that grows with the radio's traffic: on the D-Bus thread it would delay every
 /// signal and reply behind it. The link hands each discovery here and is asked back only to keep
-/// the peripheral of a device found (``Attach``); memory given back to the system after the
-/// advertisers table shrank (`malloc_trim`) is done here too.
+/// the peripheral of a device found (``Attach``), and only when the link does not hold it already;
+/// the gateway is told a device was seen at most once a second (every advertisement in
+/// shared-broker mode) and hears its RSSI only for room presence: each is a hop onto another
+/// executor, which at 1,000 advertisements a second cost more than the decoding (issue 20).
+/// Memory given back to the system after the advertisers table shrank (`malloc_trim`) is done
+/// here too.
 actor AdvertisementIntake {
     /// Gives the link the peripheral of configured or automatic device `id` (to connect to, or to a
     /// forgotten device's recovery waiting for it); when `persistence`, whether BlueZ keeps its
@@ -42,12 +46,37 @@ actor AdvertisementIntake {
     private var assigned: [String: String] = [:]
     /// Per device: the BTHome packet filter of `deduplicate`.
     private var packetFilters: [String: BTHomePacketFilter] = [:]
+    /// The link's count of peripherals it let go of (``PeripheralReleases``).
+    private let releases: PeripheralReleases
+    /// Per device: the peripheral last given to the link and the link's release count then.
+    private var given: [String: Given] = [:]
+
+    private struct Given {
+        weak var peripheral: Peripheral?
+        let releases: UInt64
+    }
+
+    /// Per device: when the gateway was last told the device advertised (``BLELink/Host/seen``), and its
+    /// answer. Outside shared-broker mode it is told again only after ``seenInterval``, not per
+    /// advertisement (a hop onto the gateway's actor each).
+    private var told: [String: Told] = [:]
+
+    private struct Told {
+        let at: Date
+        let publishes: Bool
+    }
+
+    /// Room presence is on (read at start, as the gateway's coordinator is): every advertisement's
+    /// RSSI goes to the gateway (``BLELink/Event/heard(_:rssi:readings:)``). Off, nothing reads it.
+    private let reportsHearing: Bool
 
     init(
         host: BLELink.Host, configuration: BridgeConfiguration, pipeline: ReadingPipeline, clock: any BridgeClock,
-        registry: DecoderRegistry
+        registry: DecoderRegistry, releases: PeripheralReleases = PeripheralReleases()
     ) {
         self.host = host
+        self.releases = releases
+        self.reportsHearing = configuration.presence.enabled
         self.configuration = configuration
         self.devices = DeviceMatchIndex(configuration.devices)
         self.pipeline = pipeline
@@ -62,6 +91,8 @@ actor AdvertisementIntake {
         self.configuration = configuration
         pipeline.replaceConfiguration(configuration)
         assigned.removeAll()
+        given.removeAll()
+        told.removeAll()
         packetFilters = packetFilters.filter { devices.device(id: $0.key)?.deduplicate == true }
     }
 
@@ -116,12 +147,37 @@ actor AdvertisementIntake {
         // Shared-broker mode: another gateway may own (publish) this passive device; its packet filter
         // still learns every advertisement, so taking over never repeats one the owner published.
         // Paired or trusted objects outlive the device (only shared-broker mode's candidacies ask).
-        guard let persistent = await attach(id, discovery.peripheral, configuration.mqtt.sharedBroker),
-            let publishes = await host.seen(id, address.string, discovery.rssi, persistent)
-        else { return }
+        let persistence = configuration.mqtt.sharedBroker
+        let releasesNow = releases.current
+        let persistent: Bool
+        let attached: Bool
+        if !persistence, let last = given[id], last.peripheral === discovery.peripheral,
+            last.releases == releasesNow
+        {
+            // The link holds this peripheral already: no hop onto its thread.
+            persistent = false
+            attached = false
+        } else {
+            guard let answer = await attach(id, discovery.peripheral, persistence) else { return }
+            persistent = answer
+            attached = true
+            given[id] = Given(peripheral: discovery.peripheral, releases: releasesNow)
+        }
+        // The gateway keeps the device's last-seen time and RSSI (availability, `bridge/devices`); told
+        // at most every `seenInterval`, or at once when the link was given a peripheral (a device
+        // BlueZ forgot and found again is connected when seen). Shared-broker mode's election
+        // hears every advertisement.
+        let publishes: Bool
+        if !persistence, !attached, let last = told[id], time.timeIntervalSince(last.at) < seenInterval {
+            publishes = last.publishes
+        } else {
+            guard let answer = await host.seen(id, address.string, discovery.rssi, persistent) else { return }
+            publishes = answer
+            told[id] = Told(at: time, publishes: answer)
+        }
         guard let device = devices.device(id: id), let settings = device.advertisement else {
             // Room presence hears every device, decoded or not.
-            await host.report(.heard(id, rssi: discovery.rssi, readings: []))
+            if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: [])) }
             return
         }
         let readings: [DecodedReading]
@@ -147,12 +203,18 @@ actor AdvertisementIntake {
                     localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
-        await host.report(.heard(id, rssi: discovery.rssi, readings: readings))
+        if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: readings)) }
         for reading in readings where reading.isSuccess && isNew(reading, device: device) && publishes {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,
                 fromConnection: false)
         }
+    }
+
+    /// How long the gateway may go untold of a device's advertisements: a second, or a quarter of
+    /// `scan.device_ttl` when that is shorter (a passive device is available while seen within it).
+    private var seenInterval: TimeInterval {
+        min(1, configuration.bluetooth.scan.deviceTTL.inSeconds / 4)
     }
 
     /// `auto_devices`: the id of a new automatic device for an unconfigured advertiser with a fixed
@@ -191,6 +253,9 @@ actor AdvertisementIntake {
     /// given back to the system (``ProcessMemory``): glibc otherwise keeps the peak.
     func pruneSeen() {
         seen.prune(now: clock.date)
+        given = given.filter { $0.value.peripheral != nil }
+        let now = clock.date
+        told = told.filter { now.timeIntervalSince($0.value.at) < seenInterval }
         guard seen.released >= Self.trimAfter else { return }
         let released = seen.takeReleased()
         let trimmed = ProcessMemory.releaseFreeMemory()

@@ -42,7 +42,13 @@ actor BLELink {
     private var policyTask: Task<Void, Never>?
     /// The tasks following the central's state and disconnections (ended with the central).
     private var centralTasks: [Task<Void, Never>] = []
-    var peripherals: [String: Peripheral] = [:]
+    /// The peripheral of each device, as the intake gave it (``advertised(_:peripheral:persistence:)``)
+    /// or as restored. Letting go of one is recorded in ``releases``, so the intake gives it again.
+    var peripherals: [String: Peripheral] = [:] {
+        didSet { if peripherals.count < oldValue.count { releases.record() } }
+    }
+    /// Shared with the intake: see ``PeripheralReleases``.
+    nonisolated let releases = PeripheralReleases()
     var gatt: [String: ResolvedGATT] = [:]
     /// Per device: the configured subscriptions' notification handlers (keyed by attribute id, since
     /// a characteristic UUID can appear in two services); they run the reading pipeline on the
@@ -94,7 +100,8 @@ actor BLELink {
         self.clock = clock
         registry = decoders
         intake = AdvertisementIntake(
-            host: host, configuration: configuration, pipeline: pipeline, clock: clock, registry: decoders)
+            host: host, configuration: configuration, pipeline: pipeline, clock: clock, registry: decoders,
+            releases: releases)
         self.retry = BluetoothRetry(clock: AnyBridgeClock(clock))
         self.configuration = configuration
         self.pipeline = pipeline
