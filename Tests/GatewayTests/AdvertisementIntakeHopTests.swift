@@ -32,45 +32,25 @@ import Timekeeping
             + #""advertisement": {"decoder": "bthome"}}]}"#
     }
 
-    /// What the link asked of its host.
-    final class Questions: Sendable {
+    /// What the link asked of its host, and the advertisements decoded.
+    final class Counts: Sendable {
         let seen = Atomic<Int>(0)
         let heard = Atomic<Int>(0)
-    }
-
-    /// Counts the advertisements decoded.
-    struct CountingDecoder: AdvertisementDecoder {
-        let inner = BTHomeDecoder()
-        let decoded: Questions
-
-        var name: String { inner.name }
-        var source: AdvertisementSource { inner.source }
-        var payloadMarkers: [PayloadMarker] { inner.payloadMarkers }
-        func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
-            inner.accepts(payload, context: context)
-        }
-        func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
-            decoded.seen.add(1, ordering: .relaxed)
-            return try inner.decode(payload, context: context)
-        }
+        let decoded = Atomic<Int>(0)
     }
 
     /// A link to the simulated sensor on `clock`, with `json`'s configuration; `body` gets the
-    /// host's questions and the decoder's count.
-    func withLink(
-        json: String, clock: ManualClock,
-        _ body: (_ asked: Questions, _ decoded: Questions) async throws -> Void
-    ) async throws {
+    /// counts.
+    func withLink(json: String, clock: ManualClock, _ body: (Counts) async throws -> Void) async throws {
         let bus = try await DBusDaemonFixture()
         let simulator = BlueZSimulator(scenario: try Scenario.decode(Data(Self.scenario.utf8)))
         try await simulator.start(busAddress: bus.address)
         let directory = try TemporaryDirectory(prefix: "intake-hops")
         let gateway = try await unstartedGateway(in: directory, json: json)
         let (configuration, pipeline) = await (gateway.model.configuration, gateway.pipeline)
-        let asked = Questions()
-        let decoded = Questions()
+        let asked = Counts()
         var decoders = DecoderRegistry.standard
-        decoders.register(CountingDecoder(decoded: decoded))
+        decoders.register(ObservedBTHomeDecoder { asked.decoded.add(1, ordering: .relaxed) })
         let host = BLELink.Host(
             report: { event in
                 if case .heard = event { asked.heard.add(1, ordering: .relaxed) }
@@ -84,7 +64,7 @@ import Timekeeping
             host: host, configuration: configuration, busAddress: bus.address, pipeline: pipeline, clock: clock,
             thread: try BlueZBusThread(), decoders: decoders)
         await link.start()
-        try await body(asked, decoded)
+        try await body(asked)
         await link.stop(until: .now + .seconds(1))
         await gateway.stop()
         await simulator.stop()
@@ -92,19 +72,19 @@ import Timekeeping
     }
 
     /// Waits until the decoder counted `count` advertisements.
-    func decoded(_ count: Int, _ decoded: Questions) async -> Bool {
-        await waitUntil(timeout: .seconds(30)) { decoded.seen.load(ordering: .relaxed) >= count }
+    func decoded(_ count: Int, _ counts: Counts) async -> Bool {
+        await waitUntil(timeout: .seconds(30)) { counts.decoded.load(ordering: .relaxed) >= count }
     }
 
     @Test func theGatewayIsToldOfADeviceOncePerSecondAndHearsNoRSSIWithoutPresence() async throws {
         let clock = ManualClock()
-        try await withLink(json: Self.json(), clock: clock) { asked, decoded in
-            #expect(await self.decoded(6, decoded), "the sensor's advertisements were not decoded")
+        try await withLink(json: Self.json(), clock: clock) { asked in
+            #expect(await self.decoded(6, asked), "the sensor's advertisements were not decoded")
             // The intake's clock stood still: one question for six advertisements or more.
             #expect(asked.seen.load(ordering: .relaxed) == 1)
             clock.advance(by: .seconds(1))
-            let now = decoded.seen.load(ordering: .relaxed)
-            #expect(await self.decoded(now + 3, decoded))
+            let now = asked.decoded.load(ordering: .relaxed)
+            #expect(await self.decoded(now + 3, asked))
             #expect(asked.seen.load(ordering: .relaxed) == 2)
             #expect(asked.heard.load(ordering: .relaxed) == 0)
         }
@@ -113,8 +93,8 @@ import Timekeeping
     @Test func presenceHearsEveryAdvertisementAndSharedBrokerModeIsToldOfEvery() async throws {
         let clock = ManualClock()
         let json = Self.json(#""gateway_id": "gw-a", "mqtt": {"shared_broker": true}, "presence": {"room": "lab"}, "#)
-        try await withLink(json: json, clock: clock) { asked, decoded in
-            #expect(await self.decoded(6, decoded), "the sensor's advertisements were not decoded")
+        try await withLink(json: json, clock: clock) { asked in
+            #expect(await self.decoded(6, asked), "the sensor's advertisements were not decoded")
             // Each advertisement asks before it is decoded, and reports after.
             #expect(asked.seen.load(ordering: .relaxed) >= 6)
             #expect(await waitUntil(timeout: .seconds(30)) { asked.heard.load(ordering: .relaxed) >= 6 })

@@ -23,23 +23,6 @@ import Testing
         let names = Mutex<[String]>([])
     }
 
-    /// BTHome's decoder, noting the thread each advertisement is decoded on.
-    struct ThreadNotingDecoder: AdvertisementDecoder {
-        let inner = BTHomeDecoder()
-        let threads: Threads
-
-        var name: String { inner.name }
-        var source: AdvertisementSource { inner.source }
-        var payloadMarkers: [PayloadMarker] { inner.payloadMarkers }
-        func accepts(_ payload: [UInt8], context: AdvertisementContext) -> Bool {
-            inner.accepts(payload, context: context)
-        }
-        func decode(_ payload: [UInt8], context: AdvertisementContext) throws(DecoderError) -> [DecodedField] {
-            threads.names.withLock { $0.append(ThreadNames.current()) }
-            return try inner.decode(payload, context: context)
-        }
-    }
-
     /// A link on a bus that is not there: its code runs on the thread it was given, before the bus
     /// is open, while it retries, and after it stopped (the link was on Swift's pool before).
     @Test func theLinkRunsOnItsBusThread() async throws {
@@ -69,19 +52,19 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "link-decode")
         let gateway = try await unstartedGateway(in: directory, json: Self.json)
         let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
-        let decoder = ThreadNotingDecoder(threads: Threads())
+        let threads = Threads()
         var decoders = DecoderRegistry.standard
-        decoders.register(decoder)
+        decoders.register(ObservedBTHomeDecoder { threads.names.withLock { $0.append(ThreadNames.current()) } })
         let link = BLELink(
             host: Self.host { _ in }, configuration: configuration, busAddress: bus.address, pipeline: pipeline,
             clock: clock, thread: try BlueZBusThread(), decoders: decoders)
         await link.start()
 
-        let decoded = await waitUntil(timeout: .seconds(30)) { !decoder.threads.names.withLock(\.isEmpty) }
+        let decoded = await waitUntil(timeout: .seconds(30)) { !threads.names.withLock(\.isEmpty) }
         #expect(decoded, "no decoded advertisement of the BTHome sensor")
-        let threads = decoder.threads.names.withLock { $0 }
-        #expect(!threads.isEmpty)
-        #expect(!threads.contains("blebridge.dbus"), "decoded on: \(Set(threads))")
+        let names = threads.names.withLock { $0 }
+        #expect(!names.isEmpty)
+        #expect(!names.contains("blebridge.dbus"), "decoded on: \(Set(names))")
         #expect(await link.threadName() == "blebridge.dbus")
 
         await link.stop(until: .now + .seconds(1))
