@@ -30,6 +30,10 @@ package struct MQTTConfiguration: Sendable {
     /// never read into memory. nil: no limit announced. MQTT 3.1.1 has no such property: the
     /// broker's own limit (mosquitto's `max_packet_size`) is the only cap there.
     package var maximumPacketSize: UInt32?
+    /// QoS 1 and 2 publishes libmosquitto keeps on the wire at once (`MOSQ_OPT_SEND_MAXIMUM`); the
+    /// rest wait in its queue and go out as acknowledgements arrive. libmosquitto's own default is
+    /// 20; an MQTT 5 broker's Receive Maximum (CONNACK) lowers it further. nil: libmosquitto's default.
+    package var sendMaximum: Int?
     /// The wall clock that stamps received messages (``MQTTMessage/receivedAt``).
     package var clock: any BridgeClock
 
@@ -39,9 +43,10 @@ package struct MQTTConfiguration: Sendable {
         password: MQTTSecret? = nil, keepAlive: Duration = .seconds(30), cleanSession: Bool = true,
         sessionExpiry: UInt32 = UInt32.max, tls: MQTTTLSConfiguration? = nil, will: MQTTMessage? = nil,
         minimumReconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
-        connectTimeout: Duration = .seconds(10), maximumPacketSize: UInt32? = nil,
+        connectTimeout: Duration = .seconds(10), maximumPacketSize: UInt32? = nil, sendMaximum: Int? = nil,
         clock: any BridgeClock = SystemClock()
     ) throws(MQTTError) {
+        self.sendMaximum = sendMaximum
         self.clock = clock
         self.broker = try MQTTBrokerAddress(url: url)
         self.clientID = clientID
@@ -66,6 +71,9 @@ package struct MQTTConfiguration: Sendable {
         }
         if keepAlive < .seconds(5) || keepAlive > .seconds(65535) {
             throw MQTTError(.invalidConfiguration, "keep-alive must be between 5 s and 65535 s")
+        }
+        if let sendMaximum, !(1...65535).contains(sendMaximum) {
+            throw MQTTError(.invalidConfiguration, "the send maximum must be between 1 and 65535")
         }
         if password != nil && username == nil {
             throw MQTTError(.invalidConfiguration, "a password needs a username")

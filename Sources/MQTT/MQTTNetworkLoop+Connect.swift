@@ -2,15 +2,19 @@ internal import CMosquitto
 import Foundation
 
 /// Setting up one attempt on the loop's thread: options set once per handle (protocol, TCP_NODELAY,
-/// TLS, will), credentials read afresh, and the blocking connect (DNS, TCP, TLS).
+/// send maximum, TLS, will), credentials read afresh, and the blocking connect (DNS, TCP, TLS).
 extension MQTTNetworkLoop {
-    /// Options set once per handle: protocol, TCP_NODELAY, TLS, will.
+    /// Options set once per handle: protocol, TCP_NODELAY, send maximum, TLS, will.
     func configureOnce() throws(MQTTError) {
         let mosq = handle.pointer
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try MosquittoResult.check(
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "setting the protocol version")
         try MosquittoResult.check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "setting TCP_NODELAY")
+        if let sendMaximum = configuration.sendMaximum {
+            try MosquittoResult.check(
+                mosquitto_int_option(mosq, MOSQ_OPT_SEND_MAXIMUM, Int32(sendMaximum)), "setting the send maximum")
+        }
         if configuration.broker.usesTLS { try configureTLS(configuration.tls ?? MQTTTLSConfiguration()) }
         if let will = configuration.will {
             let properties = try MosquittoPropertyList(will.properties)

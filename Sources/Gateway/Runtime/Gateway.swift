@@ -248,8 +248,15 @@ package actor Gateway {
             password: password, keepAlive: settings.keepAlive, cleanSession: settings.cleanSession, tls: tls,
             will: MQTTMessage(
                 topic: topics.bridgeState, payload: offlineState(configuration), qos: .atLeastOnce, retain: true),
-            maximumReconnectDelay: maximumReconnectDelay, maximumPacketSize: maximumInboundPacketSize)
+            maximumReconnectDelay: maximumReconnectDelay, maximumPacketSize: maximumInboundPacketSize,
+            sendMaximum: min(65535, configuration.outbox.inflight + ownMessagesInFlight))
     }
+
+    /// On top of `outbox.inflight` (the readings' window), the QoS 1 messages the gateway publishes
+    /// outside it (command answers, availability, discovery) that libmosquitto puts on the wire at
+    /// once. Without a send maximum libmosquitto kept 20 on the wire whatever `outbox.inflight` said,
+    /// and the window refilled only as fast as those 20 came back (issue 20: the throughput ramp).
+    static let ownMessagesInFlight = 16
 
     /// The longest pause between reconnect attempts. The client's default (30 s) let readings resume
     /// only 19 s after a broker came back from a 30 s outage (issue 19, D13); a probe every 5 s at most
