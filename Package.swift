@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),  // deploy/: unit file, .deb
         .testTarget(name: "DBusTests", dependencies: ["DBus", "EventLoop", "TestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "Timekeeping"]),
+        .testTarget(name: "MQTTTests", dependencies: ["EventLoop", "MQTT", "TestSupport", "Timekeeping"]),
         .testTarget(
             name: "OutboxTests", dependencies: ["Outbox", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),
         .testTarget(

@@ -64,7 +64,7 @@ package actor MQTTClient {
     var loop: MQTTNetworkLoop?
     /// The network loop while connected, nil otherwise: what ``publish(_:)`` uses without
     /// entering the actor.
-    let activeConnection = Mutex<MQTTNetworkLoop?>(nil)
+    nonisolated let activeConnection = Mutex<MQTTNetworkLoop?>(nil)
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
     var stopWaiters: [CheckedContinuation<Void, Never>] = []
     var subscriptions: [String: MQTTSubscriptionEntry] = [:]

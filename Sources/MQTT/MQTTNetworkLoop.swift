@@ -24,10 +24,14 @@ final class MQTTNetworkLoop: Sendable {
     let handle: MosquittoHandle
     let events: AsyncStream<MQTTEvent>
     let configuration: MQTTConfiguration
-    private let loop: EventLoop
+    /// The `blebridge.mqtt` thread (internal for tests, which hold it to gather a write turn).
+    let loop: EventLoop
     private let stopping = Atomic<Bool>(false)
     /// A write turn is queued on the loop: ``nudge()`` queues at most one at a time.
     private let writeQueued = Atomic<Bool>(false)
+    /// Packets queued (``nudge()`` calls) since the last turn took the count: a turn with more than
+    /// one corks the socket while libmosquitto writes them (``writeCorked(_:)``).
+    private let queuedSinceTurn = Atomic<Int>(0)
     /// The attempt and retry state. Only the loop's thread reads or changes it; the lock only
     /// makes that visible to the compiler (never contended).
     private let state: Mutex<State>
@@ -105,6 +109,7 @@ final class MQTTNetworkLoop: Sendable {
     /// packet (in threaded mode libmosquitto only queues it). Only the loop's thread asks
     /// `mosquitto_want_write`, which reads libmosquitto's queue without its lock.
     func nudge() {
+        queuedSinceTurn.add(1, ordering: .relaxed)
         guard !writeQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in
             // Cleared before the write: a packet queued during it queues the next turn.
@@ -184,8 +189,9 @@ final class MQTTNetworkLoop: Sendable {
         if mosquitto_socket(mosq) < 0 { rc = MOSQ_ERR_NO_CONN.rawValue }
         if !readiness.isDisjoint(with: [.readable, .hangUp, .error]) { run { mosquitto_loop_read(mosq, 1) } }
         // Write when the socket said so, or when a packet was queued (a publish, a PUBACK the read queued).
+        let queued = queuedSinceTurn.exchange(0, ordering: .relaxed)
         if readiness.contains(.writable) || (rc == MosquittoResult.success && mosquitto_want_write(mosq)) {
-            run { mosquitto_loop_write(mosq, 1) }
+            run { writeCorked(queued > 1) }
         }
         run { mosquitto_loop_misc(mosq) }
         context.reportConnect()
@@ -221,6 +227,29 @@ final class MQTTNetworkLoop: Sendable {
         }
         watch?.setInterest(writing ? [.readable, .writable] : .readable)
     }
+
+    /// `mosquitto_loop_write`, which sends every queued packet with a `send` of its own. The socket
+    /// has `TCP_NODELAY` (a lone publish leaves at once, whatever the broker's delayed ACKs do), so
+    /// without a cork each packet of a burst is a TCP segment of its own: at 10,000 readings/s the
+    /// MQTT thread's time was mostly the kernel's, per segment (issue 20). With `cork` (more than one
+    /// packet queued since the last turn) `TCP_CORK` holds them while libmosquitto writes, and taking
+    /// it off sends what is left at once. A socket that is not TCP refuses the option: then no cork.
+    private func writeCorked(_ cork: Bool) -> Int32 {
+        let fd = mosquitto_socket(handle.pointer)
+        let corked = cork && fd >= 0 && Self.setCork(fd, true)
+        let result = mosquitto_loop_write(handle.pointer, 1)
+        // A failed write may have closed the socket, and the number may name another one by now.
+        if corked && mosquitto_socket(handle.pointer) == fd { _ = Self.setCork(fd, false) }
+        return result
+    }
+
+    private static func setCork(_ fd: Int32, _ on: Bool) -> Bool {
+        var value: Int32 = on ? 1 : 0
+        return setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
+
+    /// The connection's socket, -1 between attempts (tests read its `TCP_INFO`).
+    var socketDescriptor: Int32 { mosquitto_socket(handle.pointer) }
 
     /// Why the connection ended, from a failed libmosquitto call; nil for a requested disconnect.
     private func failure(_ rc: Int32, errnoValue: Int32, _ attempt: MosquittoCallbackContext.Attempt) -> MQTTError? {
