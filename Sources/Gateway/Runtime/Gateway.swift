@@ -254,8 +254,8 @@ package actor Gateway {
 
     /// On top of `outbox.inflight` (the readings' window), the QoS 1 messages the gateway publishes
     /// outside it (command answers, availability, discovery) that libmosquitto puts on the wire at
-    /// once. Without a send maximum libmosquitto kept 20 on the wire whatever `outbox.inflight` said,
-    /// and the window refilled only as fast as those 20 came back (issue 20: the throughput ramp).
+    /// once. Without a send maximum libmosquitto kept 20 on the wire whatever `outbox.inflight` said:
+    /// no measurable difference on loopback, but 400 readings/s at most to a broker 50 ms away.
     static let ownMessagesInFlight = 16
 
     /// The longest pause between reconnect attempts. The client's default (30 s) let readings resume
