@@ -111,6 +111,7 @@ let package = Package(
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "TaskPoolTests", dependencies: ["TaskPool", "TestSupport", "Timekeeping"]),
+        .testTarget(name: "ProcessMemoryTests", dependencies: ["ProcessMemory", "TestSupport"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
         .testTarget(
             name: "ConfigurationTests", dependencies: ["Configuration", "ByteLayouts", "Bluetooth", "TestSupport"]),

@@ -7,6 +7,9 @@ import TaskPool
     import Darwin
 #endif
 
+// First: glibc reads its allocator tunables only at start, so the process starts again with
+// them (same PID and arguments; ProcessMemory.startWithTunedAllocator).
+ProcessMemory.startWithTunedAllocator()
 // Before any thread exists: one malloc arena for the whole process (ProcessMemory).
 ProcessMemory.useCompactAllocator()
 // Before the first task: Swift's global executor on a fixed pool of threads (TaskPool), not on

@@ -87,6 +87,8 @@ def main():
     binary = sys.argv[1]
     kinds = sys.argv[2:] or ["idle", "link", "broker", "bluetoothd", "power", "commands"]
     world = harness.World(binary, "eventmem", DEVICES, RATE)
+    probe = harness.HeapProbe(world.work)  # mallinfo2 without stopping the gateway, as gdb does
+    world.gateway_env.update(probe.env())
     rows = []
     try:
         world.start()
@@ -148,6 +150,10 @@ def main():
                 anon.append(figures["anon_kb"])
                 heap.append(heap_kb(pid))
                 allocator = allocator_figures(pid)
+                probed = probe.figures()
+                if probed and not allocator:
+                    allocator = {"arena": probed["heap_arena"], "uordblks": probed["heap_in_use"],
+                                 "fordblks": probed["heap_free"]}
                 log(kind, index, "anon", anon[-1], "heap", heap[-1], "threads", figures["threads"],
                     "sqlite", allocator.get("sqlite"), "arena", allocator.get("arena"),
                     "in use", allocator.get("uordblks"), "free", allocator.get("fordblks"))

@@ -56,9 +56,67 @@ def process_figures(pid):
             key = names.get(line.split(maxsplit=1)[0] if line.strip() else "")
             if key:
                 figures[key] = int(line.split()[1])
+    figures["threads"] -= probe_threads(pid)  # a test instrument's, not the gateway's
     figures["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
     figures["pool_threads"] = pool_threads(pid)
     return figures
+
+
+class HeapProbe:
+    """The heap in use of a gateway started with `env()` (Tests/Faults/heapprobe.c, preloaded): what
+    a leak grows, whatever the allocator keeps resident. `figures()` asks the probe's thread through
+    a FIFO and waits for its answer line; {} when the probe is not built or did not answer."""
+
+    LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.build/faults/heapprobe.so")
+
+    def __init__(self, work):
+        self.fifo = os.path.join(work, "heapprobe.fifo")
+        self.out = os.path.join(work, "heapprobe.tsv")
+        self.asked = 0
+        self.available = os.path.exists(self.LIBRARY)
+        if self.available:
+            os.mkfifo(self.fifo)
+
+    def env(self):
+        if not self.available:
+            return {}
+        return {"LD_PRELOAD": os.path.abspath(self.LIBRARY), "HEAPPROBE_FIFO": self.fifo, "HEAPPROBE_OUT": self.out}
+
+    def figures(self, timeout=5):
+        """Bytes: heap_in_use (mallinfo2's uordblks), heap_arena, heap_free, heap_top."""
+        if not self.available:
+            return {}
+        fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)  # the probe holds it open for reading
+        try:
+            os.write(fd, b"?")
+        finally:
+            os.close(fd)
+        self.asked += 1
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with open(self.out) as f:
+                    lines = f.read().splitlines()
+            except FileNotFoundError:
+                lines = []
+            # The probe counts from 1 in each gateway process; the last line is the newest answer.
+            if len(lines) >= self.asked:
+                fields = [int(x) for x in lines[-1].split("\t")]
+                return dict(zip(("heap_in_use", "heap_arena", "heap_free", "heap_top"), fields[1:]))
+            time.sleep(0.01)
+        return {}
+
+
+def probe_threads(pid):
+    """Threads named `heapprobe` (HeapProbe's, preloaded: not the gateway's own)."""
+    count = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as comm:
+                count += comm.read().strip() == "heapprobe"
+        except OSError:
+            pass  # the thread ended between the listing and the read
+    return count
 
 
 def pool_threads(pid):

@@ -30,6 +30,7 @@ venv=$root/.build/venv-faults
 "$venv/bin/python" -c 'import paho.mqtt' 2>/dev/null || "$venv/bin/pip" install -q "paho-mqtt==2.1.0"
 mkdir -p .build/faults
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -o .build/faults/clockshift.so Tests/Faults/clockshift.c -ldl
+cc -shared -fPIC -O2 -Wall -Wextra -Werror -o .build/faults/heapprobe.so Tests/Faults/heapprobe.c -lpthread
 case "$what" in
     faults)
         # The SIGKILL judgement's own checks first (it must fail what it must fail).

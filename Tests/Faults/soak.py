@@ -52,6 +52,10 @@ def address(index):
 class Soak:
     def __init__(self, binary):
         self.world = harness.World(binary, "soak", DEVICES, RATE)
+        # The heap in use (mallinfo2, through a preloaded probe): what a leak grows, judged beside
+        # RssAnon, which the gateway's heap reserve keeps flat for a while whatever is live.
+        self.probe = harness.HeapProbe(self.world.work)
+        self.world.gateway_env.update(self.probe.env())
         self.random = random.Random(19)
         self.counts = {name: 0 for name in EVENTS}
         self.away = {}  # device index → real time it comes back
@@ -123,6 +127,7 @@ class Soak:
         figures["outbox_rows"] = harness.outbox_rows(w.outbox) or 0
         figures["outbox_bytes"] = harness.file_size(w.outbox)
         figures["received"] = w.subscriber.received()
+        figures.update(self.probe.figures())
         self.samples.append(figures)
         log("sample", " ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
 
@@ -187,6 +192,8 @@ def main():
     finally:
         soak.world.close(keep=os.environ.get("SOAK_KEEP") == "1")
     keys = ["rss_kb", "anon_kb", "file_kb", "fds", "threads", "outbox_rows", "outbox_bytes", "pool_threads"]
+    if soak.samples and all("heap_in_use" in sample for sample in soak.samples):
+        keys += ["heap_in_use", "heap_top"]
     with open(os.path.join(OUTPUT, "samples.tsv"), "w") as f:
         f.write("minute\t" + "\t".join(keys) + "\n")
         for s in soak.samples:
@@ -207,7 +214,7 @@ def main():
         # mean says nothing (one sample of 12 rows among 1–8 reads as hundreds of %/h): they are
         # judged absolutely (`depth_is_flat`, `size_is_flat`). file_kb (code paged in as paths run
         # the first time) is shown, and judged within rss_kb.
-        if key in ("rss_kb", "anon_kb", "fds", "threads"):
+        if key in ("rss_kb", "anon_kb", "fds", "threads", "heap_in_use"):
             judged = abs(relative) < 1
         elif key == "outbox_rows":
             judged = depth_is_flat(points, DEVICES * RATE)
@@ -302,6 +309,10 @@ def attribute(rows, log, output=None, margin_ns=2_000_000_000):
 
 
 def plot(samples, png):
+    with open(samples) as f:
+        probed = "heap_in_use" in f.readline()
+    heap = (f'''set title "heap in use (MiB, mallinfo2; squares: free at the heap's top)"; plot "{samples}" using 1:($10/1048576) with linespoints, "" using 1:($11/1048576) with linespoints pt 4
+''' if probed else "")
     script = f"""set terminal pngcairo size 1000,900 font ",10"
 set output "{png}"
 set multiplot layout 4,2 title "blebridge compressed 24-hour soak (one simulated hour = 50 s)"
@@ -314,7 +325,7 @@ set title "open fds"; plot "{samples}" using 1:5 with linespoints
 set title "threads (squares: global executor workers, blebridge.pool or default-qos)"; plot "{samples}" using 1:6 with linespoints, "" using 1:9 with linespoints pt 4
 set title "outbox depth (rows)"; plot "{samples}" using 1:7 with linespoints
 set title "outbox size (KiB, db + WAL)"; plot "{samples}" using 1:($8/1024) with linespoints
-unset multiplot
+{heap}unset multiplot
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
