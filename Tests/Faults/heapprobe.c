@@ -4,8 +4,8 @@
 // written there it appends one line to HEAPPROBE_OUT: a sequence number, then glibc's mallinfo2()
 // figures in bytes: blocks in use (uordblks), the arena's size (arena), free blocks (fordblks)
 // and the releasable top (keepcost). mallinfo2 takes the arena's lock for a few microseconds. The
-// heap in use is what a leak grows whatever the allocator keeps resident (the gateway keeps a
-// reserve at the heap's top: ProcessMemory.reserveHeap), so the soak judges it beside RssAnon.
+// heap in use tells live memory (and blocks held in glibc's per-thread caches) from the free
+// memory the allocator keeps resident; the soak and eventmem print it beside RssAnon.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>

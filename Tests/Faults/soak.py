@@ -52,8 +52,8 @@ def address(index):
 class Soak:
     def __init__(self, binary):
         self.world = harness.World(binary, "soak", DEVICES, RATE)
-        # The heap in use (mallinfo2, through a preloaded probe): what a leak grows, judged beside
-        # RssAnon, which the gateway's heap reserve keeps flat for a while whatever is live.
+        # The heap in use (mallinfo2, through a preloaded probe): shown beside RssAnon, to tell
+        # live memory from what the allocator keeps.
         self.probe = harness.HeapProbe(self.world.work)
         self.world.gateway_env.update(self.probe.env())
         self.random = random.Random(19)
@@ -214,7 +214,11 @@ def main():
         # mean says nothing (one sample of 12 rows among 1–8 reads as hundreds of %/h): they are
         # judged absolutely (`depth_is_flat`, `size_is_flat`). file_kb (code paged in as paths run
         # the first time) is shown, and judged within rss_kb.
-        if key in ("rss_kb", "anon_kb", "fds", "threads", "heap_in_use"):
+        # heap_in_use is shown, not judged: it counts the readings and D-Bus replies in flight
+        # at the sample's moment (−130 to +40 kB around 1.5 MB in the runs of 2026-12-04, dips
+        # when the broker is away), more than 1 %/h allows over a 15-minute window; a leak is
+        # looked for with `run.sh eventmem` and heaptrack (docs/testing.md, "The threads' caches").
+        if key in ("rss_kb", "anon_kb", "fds", "threads"):
             judged = abs(relative) < 1
         elif key == "outbox_rows":
             judged = depth_is_flat(points, DEVICES * RATE)
