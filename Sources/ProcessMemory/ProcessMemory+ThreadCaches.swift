@@ -39,7 +39,8 @@ extension ProcessMemory {
             setenv(tunedMarker, "1", 1)
             setenv("GLIBC_TUNABLES", value, 1)
             execv("/proc/self/exe", CommandLine.unsafeArgv)
-            // Not started again: leave the environment as it was for any child process.
+            // Not started again: GLIBC_TUNABLES as it was for any child process; the marker stays
+            // (this process does not try again, and a child need not either).
             if let current { setenv("GLIBC_TUNABLES", current, 1) } else { unsetenv("GLIBC_TUNABLES") }
         #endif
     }
