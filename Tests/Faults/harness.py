@@ -107,16 +107,21 @@ class HeapProbe:
         return {}
 
 
-def probe_threads(pid):
-    """Threads named `heapprobe` (HeapProbe's, preloaded: not the gateway's own)."""
+def threads_named(pid, names):
+    """The process's threads whose comm is one of `names`."""
     count = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{task}/comm") as comm:
-                count += comm.read().strip() == "heapprobe"
+                count += comm.read().strip() in names
         except OSError:
             pass  # the thread ended between the listing and the read
     return count
+
+
+def probe_threads(pid):
+    """Threads named `heapprobe` (HeapProbe's, preloaded: not the gateway's own)."""
+    return threads_named(pid, ("heapprobe",))
 
 
 def pool_threads(pid):
@@ -125,14 +130,7 @@ def pool_threads(pid):
     (comm `oot.default-qos`, the tail of `com.apple.root.default-qos`), which ran it before and
     now run only a signal source's handler; libdispatch alone decides how many of those there are
     (docs/testing.md, "The ninth thread")."""
-    count = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/comm") as comm:
-                count += comm.read().strip() in ("oot.default-qos", "blebridge.pool")
-        except OSError:
-            pass  # the thread ended between the listing and the read
-    return count
+    return threads_named(pid, ("oot.default-qos", "blebridge.pool"))
 
 
 class Subscriber:
