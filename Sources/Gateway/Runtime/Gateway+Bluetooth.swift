@@ -26,6 +26,12 @@ extension Gateway {
     /// Every event ``BLELink`` reports, handled here (one hop onto the actor, as a method call was).
     func linkEvent(_ event: BLELink.Event) async {
         switch event {
+        case .adapterPowered, .connected, .disconnected, .health:
+            // Bursts: every object of a device or of BlueZ went and came back (``FreeMemorySchedule``).
+            freeMemory.burst(at: clock.now)
+        case .heard, .vanished, .connectFailed, .unseen, .described, .pollFinished: break
+        }
+        switch event {
         case .health(let health): await bluetoothHealthChanged(health)
         case .adapterPowered(let powered): await adapterPowered(powered)
         case .heard(let id, let rssi, let readings): await presenceHeard(id, rssi: rssi, readings: readings)

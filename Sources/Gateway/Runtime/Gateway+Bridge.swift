@@ -181,6 +181,7 @@ extension Gateway {
     func refreshAvailability() async {
         for id in devices.keys.sorted() { await publishAvailability(id) }
         await ble?.pruneSeen()
+        if freeMemory.releaseDue(at: clock.now) { options.releaseFreeMemory() }
     }
 
     /// Every discovery message: bridge entities, controls, fields seen so far. Remembers the

@@ -48,6 +48,8 @@ package actor Gateway {
     /// The time as the gateway reads it (``GatewayOptions/clock``).
     let clock: any BridgeClock
     var counters = GatewayCounters()
+    /// When the allocator's free memory is given back after a burst (checked at each availability sweep).
+    var freeMemory = FreeMemorySchedule()
     var devices: [String: DeviceStatus] = [:]
     /// The last `bridge/devices` payload published in this connection (only a change is sent again).
     var publishedDevices: [UInt8]?
@@ -525,6 +527,8 @@ package actor Gateway {
         switch connectionState {
         case .connected:
             logger.info("broker connected")
+            // A burst: the outbox's backlog is read and published (``FreeMemorySchedule``).
+            freeMemory.burst(at: clock.now)
             updateStatus { $0.broker = .connected }
             // Candidacies first: they replace what an earlier run left retained before the record
             // says online (same queue, so in that order on the broker).

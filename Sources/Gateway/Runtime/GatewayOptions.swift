@@ -1,3 +1,4 @@
+import ProcessMemory
 import Timekeeping
 
 /// Run-time overrides and timings that are not part of `config.json` (set by `blebridge run`
@@ -22,6 +23,9 @@ package struct GatewayOptions: Sendable {
     /// rate limits, the pool's backoff and the periodic sweeps. Tests use a ``ManualClock``. (The
     /// bounds of a shutdown stay in real time, so a stop ends even when a test's clock stands still.)
     package var clock: any BridgeClock = SystemClock()
+    /// Gives the allocator's free memory back to the system once things settled after a burst
+    /// (``FreeMemorySchedule``): ``ProcessMemory/releaseFreeMemory()``. Tests count the calls.
+    package var releaseFreeMemory: @Sendable () -> Void = { ProcessMemory.releaseFreeMemory() }
 
     package init(
         busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,
