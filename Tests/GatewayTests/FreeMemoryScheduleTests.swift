@@ -11,29 +11,35 @@ import Testing
         start + .milliseconds(Int64(seconds * 1000))
     }
 
+    /// ``FreeMemorySchedule/releaseDue(at:)`` `seconds` after the start (outside `#expect`, which
+    /// cannot call a mutating method).
+    func due(_ schedule: inout FreeMemorySchedule, _ seconds: Double) -> Bool {
+        schedule.releaseDue(at: at(seconds))
+    }
+
     @Test func nothingIsGivenBackWithoutABurst() {
         var schedule = FreeMemorySchedule()
-        #expect(!schedule.releaseDue(at: at(0)))
-        #expect(!schedule.releaseDue(at: at(3600)))
+        #expect(!due(&schedule, 0))
+        #expect(!due(&schedule, 3600))
     }
 
     @Test func aBurstIsFollowedByOneReleaseOnceItSettled() {
         var schedule = FreeMemorySchedule()
         schedule.burst(at: at(0))
-        #expect(!schedule.releaseDue(at: at(4.9)))
-        #expect(schedule.releaseDue(at: at(5)))
+        #expect(!due(&schedule, 4.9))
+        #expect(due(&schedule, 5))
         // Once per burst: the next sweeps leave it alone.
-        #expect(!schedule.releaseDue(at: at(10)))
-        #expect(!schedule.releaseDue(at: at(600)))
+        #expect(!due(&schedule, 10))
+        #expect(!due(&schedule, 600))
     }
 
     @Test func theReleaseWaitsForTheLastEventOfTheBurst() {
         // A power cycle: the adapter back, then twenty reconnections over four seconds.
         var schedule = FreeMemorySchedule()
         for tenth in stride(from: 0, through: 40, by: 2) { schedule.burst(at: at(Double(tenth) / 10)) }
-        #expect(!schedule.releaseDue(at: at(5)))
-        #expect(!schedule.releaseDue(at: at(8.9)))
-        #expect(schedule.releaseDue(at: at(9)))
+        #expect(!due(&schedule, 5))
+        #expect(!due(&schedule, 8.9))
+        #expect(due(&schedule, 9))
     }
 
     @Test func releasesAreAMinuteApartWhateverTheBursts() {
@@ -54,10 +60,10 @@ import Testing
     @Test func aBurstDuringTheSpacingIsGivenBackWhenItEnds() {
         var schedule = FreeMemorySchedule()
         schedule.burst(at: at(0))
-        #expect(schedule.releaseDue(at: at(5)))
+        #expect(due(&schedule, 5))
         schedule.burst(at: at(20))
-        #expect(!schedule.releaseDue(at: at(30)))
-        #expect(!schedule.releaseDue(at: at(64.9)))
-        #expect(schedule.releaseDue(at: at(65)))
+        #expect(!due(&schedule, 30))
+        #expect(!due(&schedule, 64.9))
+        #expect(due(&schedule, 65))
     }
 }
