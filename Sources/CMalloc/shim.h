@@ -16,7 +16,28 @@ static inline int blebridge_malloc_trim(void) { return malloc_trim(0); }
 static inline int blebridge_malloc_compact(void) {
     return mallopt(M_ARENA_MAX, 1) && mallopt(M_TRIM_THRESHOLD, 1024 * 1024) && mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }
+// Gives back the free memory at the heap's top beyond `keep` bytes (brk), and nothing else:
+// malloc_trim also gives back the free pages inside the heap, which the steady traffic touches
+// again within seconds. glibc has no call for the top alone; free() trims it when it frees a
+// block of 64 KiB or more and the top is at least the trim threshold, down to the top pad. So:
+// both set to `keep` for one such free, then set back (the 1 MiB threshold above, glibc's
+// default pad of 128 KiB). Returns 1 when the top was over `keep` (+ two pages).
+static inline int blebridge_malloc_trim_top(size_t keep) {
+    struct mallinfo2 info = mallinfo2();
+    if (info.keepcost <= keep + 8192) return 0;
+    if (!mallopt(M_TOP_PAD, (int)keep) || !mallopt(M_TRIM_THRESHOLD, (int)keep)) return 0;
+    // volatile: a compiler removes a malloc/free pair whose block is never used.
+    void *volatile block = malloc(64 * 1024);
+    free(block);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+    mallopt(M_TOP_PAD, 128 * 1024);
+    return 1;
+}
+// The free memory at the main arena's top (mallinfo2's keepcost), in bytes.
+static inline size_t blebridge_malloc_top(void) { return mallinfo2().keepcost; }
 #else
+static inline size_t blebridge_malloc_top(void) { return 0; }
+static inline int blebridge_malloc_trim_top(size_t keep) { (void)keep; return 0; }
 static inline int blebridge_malloc_trim(void) { return 0; }
 static inline int blebridge_malloc_compact(void) { return 0; }
 #endif
