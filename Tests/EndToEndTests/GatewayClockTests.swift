@@ -1,9 +1,9 @@
 import BlueZSimulator
 import Configuration
 import Foundation
-import Synchronization
 import Gateway
 import MQTT
+import Synchronization
 import TestSupport
 import Testing
 import Timekeeping
@@ -15,23 +15,11 @@ import Timekeeping
     static let bthome = "C0:FF:EE:00:00:03"
 
     @Test func aSilentPassiveDeviceGoesOfflineWhenTheClockPassesItsTimeToLive() async throws {
-        let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
-        try await simulator.start(busAddress: bus.address)
-        let broker = try await MosquittoFixture()
-        let recorder = try await MQTTRecorder(url: broker.url)
-        try await recorder.subscribe("blebridge/bthome/availability")
-        let directory = try TemporaryDirectory(prefix: "gateway-clock")
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var configuration = try ConfigurationLoader().load(path: root.appendingPathComponent("config.json").path)
-        configuration.devices = configuration.devices.filter { $0.id == "bthome" }
-        let clock = ManualClock()
-        var options = GatewayOptions(
-            busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path)
-        options.clock = clock
-        let gateway = try await Gateway(configuration: configuration, options: options)
-        try await gateway.start()
+        let world = try await World(device: "bthome")
+        let (simulator, recorder, clock, configuration) = (
+            world.simulator, world.recorder, world.clock, world.configuration
+        )
+        try await world.start()
 
         #expect(
             await recorder.first(on: "blebridge/bthome/availability", timeout: .seconds(30)) { $0.text == "online" }
@@ -61,61 +49,81 @@ import Timekeeping
             offline = await recorder.wait(timeout: .seconds(10), offlineAfterOnline)
         }
         #expect(offline, "\(recorder.on("blebridge/bthome/availability").map(\.text))")
-
-        await gateway.stop()
-        await recorder.close()
-        await simulator.stop()
-        await broker.stop()
-        await bus.stop()
+        await world.stop()
     }
 
     /// Free memory is given back once a burst settled (``FreeMemorySchedule``): the heart-rate
     /// strap's connection is one, and the sweep 5 s later on the gateway's clock gives it back,
-    /// once. (Through the option's closure: what `malloc_trim` returns cannot be told from outside
-    /// in a test; the soak shows it, docs/testing.md.)
-    final class Releases: Sendable {
-        let count = Atomic<Int>(0)
-    }
-
+    /// once. (Through the option's closure: what glibc gives back cannot be told from outside in a
+    /// test; `HeapTopTests` checks the call, the soak its effect, docs/testing.md.)
     @Test func freeMemoryIsGivenBackOnceAConnectionSettled() async throws {
-        let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
-        try await simulator.start(busAddress: bus.address)
-        let broker = try await MosquittoFixture()
-        let recorder = try await MQTTRecorder(url: broker.url)
-        try await recorder.subscribe("blebridge/hr_strap/availability")
-        let directory = try TemporaryDirectory(prefix: "gateway-clock")
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var configuration = try ConfigurationLoader().load(path: root.appendingPathComponent("config.json").path)
-        configuration.devices = configuration.devices.filter { $0.id == "hr_strap" }
-        let clock = ManualClock()
-        var options = GatewayOptions(
-            busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path)
-        options.clock = clock
         let releases = Releases()
-        options.releaseFreeMemory = { releases.count.add(1, ordering: .relaxed) }
-        let gateway = try await Gateway(configuration: configuration, options: options)
-        try await gateway.start()
-
+        let world = try await World(device: "hr_strap") { options in
+            options.releaseFreeMemory = { releases.count.add(1, ordering: .relaxed) }
+        }
+        try await world.start()
         #expect(
-            await recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) { $0.text == "online" }
-                != nil)
+            await world.recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) {
+                $0.text == "online"
+            } != nil)
         // Connected with the clock standing still: the burst is not given back yet.
         #expect(releases.count.load(ordering: .relaxed) == 0)
         // The sweep (every 5 s of the clock) after the connection's 5 s of settling gives it back.
         // (Up to three sweeps: the sweep's timer may have been armed after the first move.)
         var given = false
         for _ in 0..<3 where !given {
-            clock.advance(by: .seconds(5))
+            world.clock.advance(by: .seconds(5))
             given = await waitUntil(timeout: .seconds(3)) { releases.count.load(ordering: .relaxed) > 0 }
         }
         #expect(releases.count.load(ordering: .relaxed) == 1)
+        await world.stop()
+    }
 
-        await gateway.stop()
-        await recorder.close()
-        await simulator.stop()
-        await broker.stop()
-        await bus.stop()
+    final class Releases: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// The demo scenario on a private bus, mosquitto, and a gateway on a ``ManualClock`` for one
+    /// device of the repository's config.json, recording its availability.
+    struct World {
+        let bus: DBusDaemonFixture
+        let simulator: BlueZSimulator
+        let broker: MosquittoFixture
+        let recorder: MQTTRecorder
+        let directory: TemporaryDirectory
+        let configuration: BridgeConfiguration
+        let clock = ManualClock()
+        let gateway: Gateway
+
+        init(device: String, options change: (inout GatewayOptions) -> Void = { _ in }) async throws {
+            bus = try await DBusDaemonFixture()
+            simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
+            try await simulator.start(busAddress: bus.address)
+            broker = try await MosquittoFixture()
+            recorder = try await MQTTRecorder(url: broker.url)
+            try await recorder.subscribe("blebridge/\(device)/availability")
+            directory = try TemporaryDirectory(prefix: "gateway-clock")
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            var configuration = try ConfigurationLoader().load(
+                path: root.appendingPathComponent("config.json").path)
+            configuration.devices = configuration.devices.filter { $0.id == device }
+            self.configuration = configuration
+            var options = GatewayOptions(
+                busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path)
+            options.clock = clock
+            change(&options)
+            gateway = try await Gateway(configuration: configuration, options: options)
+        }
+
+        func start() async throws { try await gateway.start() }
+
+        func stop() async {
+            await gateway.stop()
+            await recorder.close()
+            await simulator.stop()
+            await broker.stop()
+            await bus.stop()
+        }
     }
 }

@@ -24,7 +24,7 @@ struct FreeMemorySchedule: Sendable {
     static let spacing: Duration = .seconds(60)
     /// The free memory left at the heap's top (bytes): more than the steady traffic uses there
     /// (130–165 kB in the soaks, between bursts), so that traffic does not touch new pages again.
-    static let keptAtTop = 192 * 1024
+    static let keptAtTop = 128 * 1024
 
     private var lastBurst: ContinuousClock.Instant?
     private var lastRelease: ContinuousClock.Instant?
