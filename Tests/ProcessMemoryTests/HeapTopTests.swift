@@ -31,11 +31,11 @@ import Testing
 
     /// In the child: the gateway's allocator settings (a 1 MiB trim threshold, so glibc keeps
     /// what is freed below it), 720 kB allocated at the heap's top and freed (the top grows and
-    /// stays), then the top beyond 192 KiB given back.
+    /// stays), then the top beyond 128 KiB given back.
     /// (The lower bound leaves room for what the test runner's threads take from the top meanwhile.)
     static func shrinkTheTop() throws {
         #expect(ProcessMemory.useCompactAllocator())
-        let kept = 192 * 1024
+        let kept = 128 * 1024
         // 40 blocks: the first ones may fill free blocks inside the heap (this process has freed
         // memory since it started); the last 12 come from the top. Those are freed first.
         var blocks: [UnsafeMutableRawPointer] = []
