@@ -6,6 +6,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 static inline int blebridge_malloc_trim(void) { return malloc_trim(0); }
+// The gateway's trim threshold (below) and glibc's default top pad, set back by
+// blebridge_malloc_trim_top after it changed them.
+#define BLEBRIDGE_TRIM_THRESHOLD (1024 * 1024)
+#define BLEBRIDGE_GLIBC_TOP_PAD (128 * 1024)
 // One arena for every thread, a fixed mmap threshold (glibc's default, 128 KiB) and a fixed trim
 // threshold of 1 MiB: fixing them turns off glibc's dynamic threshold, which after one large block
 // was freed keeps up to twice its size at an arena's top and puts later large blocks into the
@@ -14,7 +18,7 @@ static inline int blebridge_malloc_trim(void) { return malloc_trim(0); }
 // 100-170 kB, a Swift pool thread gives it back), and every thread's malloc waited behind that
 // system call (docs/testing.md, "The ninth thread"). Returns 1 when all three were accepted.
 static inline int blebridge_malloc_compact(void) {
-    return mallopt(M_ARENA_MAX, 1) && mallopt(M_TRIM_THRESHOLD, 1024 * 1024) && mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    return mallopt(M_ARENA_MAX, 1) && mallopt(M_TRIM_THRESHOLD, BLEBRIDGE_TRIM_THRESHOLD) && mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }
 // Gives back the free memory at the heap's top beyond `keep` bytes (brk), and nothing else:
 // malloc_trim also gives back the free pages inside the heap, which the steady traffic touches
@@ -29,8 +33,8 @@ static inline int blebridge_malloc_trim_top(size_t keep) {
     // volatile: a compiler removes a malloc/free pair whose block is never used.
     void *volatile block = malloc(64 * 1024);
     free(block);
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
-    mallopt(M_TOP_PAD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, BLEBRIDGE_TRIM_THRESHOLD);
+    mallopt(M_TOP_PAD, BLEBRIDGE_GLIBC_TOP_PAD);
     return 1;
 }
 // The free memory at the main arena's top (mallinfo2's keepcost), in bytes.
