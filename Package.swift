@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "TaskPool", dependencies: ["CTaskPool"]),  // installed first thing in blebridge's main
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping", dependencies: ["TaskPool"]),
+        // One task group per component owning its tasks (TaskScope), with cancellable children.
+        .target(name: "TaskScope", dependencies: ["Timekeeping"]),
         // One thread with epoll, an eventfd wake-up, timers on an injected clock; a SerialExecutor.
         .target(name: "EventLoop", dependencies: ["CEpoll", "Logging", "Timekeeping"]),
 
@@ -77,7 +79,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
-                "Bluetooth", "HomeAssistantTables", "ProcessMemory", "Timekeeping",
+                "Bluetooth", "HomeAssistantTables", "ProcessMemory", "TaskScope", "Timekeeping",
             ]),
         .executableTarget(
             name: "blebridge",
@@ -110,6 +112,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "TaskScopeTests", dependencies: ["TaskScope", "Timekeeping"]),
         .testTarget(name: "TaskPoolTests", dependencies: ["TaskPool", "TestSupport", "Timekeeping"]),
         .testTarget(name: "ProcessMemoryTests", dependencies: ["ProcessMemory", "TestSupport"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),

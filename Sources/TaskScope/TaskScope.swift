@@ -1,0 +1,71 @@
+import Timekeeping
+
+/// One task group that owns a component's tasks (issue 20): every loop, timer and job the
+/// component starts is a child of it, so none outlives the component. ``close(until:)`` cancels
+/// them all and returns once every one has ended, where a bag of unstructured `Task`s could
+/// only be cancelled and left running.
+///
+/// The group lives in the scope's own task (made at `init`); ``spawn(_:)`` hands work to it
+/// through a stream, because only the task that owns a group may add to it.
+///
+/// ```swift
+/// let scope = TaskScope()
+/// scope.spawn { for await event in events { await handle(event) } }
+/// let timer = scope.spawnCancellable { try? await clock.sleep(for: .seconds(5)); await fire() }
+/// timer?.cancel()
+/// await scope.close(until: .now + .seconds(2))
+/// ```
+package final class TaskScope: Sendable {
+    private struct Job: Sendable {
+        let work: @Sendable () async -> Void
+    }
+
+    private let jobs: AsyncStream<Job>.Continuation
+    private let root: Task<Void, Never>
+    private let ended = Signal()
+
+    package init() {
+        let (stream, jobs) = AsyncStream.makeStream(of: Job.self)
+        self.jobs = jobs
+        root = Task { [ended] in
+            defer { ended.fire() }
+            await withDiscardingTaskGroup { group in
+                for await job in stream { group.addTask(operation: job.work) }
+                // Closed: the children are cancelled (the root task is) and awaited by the group.
+            }
+        }
+    }
+
+    /// Starts `work` as a child of the scope. Returns false, and runs nothing, once the scope is closed.
+    @discardableResult
+    package func spawn(_ work: @escaping @Sendable () async -> Void) -> Bool {
+        if case .enqueued = jobs.yield(Job(work: work)) { return true }
+        return false
+    }
+
+    /// Starts `work` as a child of the scope that can also be cancelled and awaited by itself;
+    /// nil (nothing runs) once the scope is closed.
+    package func spawnCancellable(_ work: @escaping @Sendable () async -> Void) -> ScopedTask? {
+        let task = ScopedTask()
+        return spawn { await task.run(work) } ? task : nil
+    }
+
+    /// Whether ``close(until:)`` has returned with every child ended.
+    package var isClosed: Bool { ended.isFired }
+
+    /// Takes no more work, cancels every child and waits until all have returned or `deadline`
+    /// passes. Returns whether all ended: a child that ignores cancellation (a call on a frozen
+    /// peer) is left to end by itself after the deadline, so a stop stays bounded.
+    @discardableResult
+    package func close(until deadline: ContinuousClock.Instant, clock: any BridgeClock = SystemClock()) async -> Bool {
+        jobs.finish()
+        root.cancel()
+        await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended] in await ended.wait() }
+        return ended.isFired
+    }
+
+    deinit {
+        jobs.finish()
+        root.cancel()
+    }
+}

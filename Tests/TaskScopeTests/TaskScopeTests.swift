@@ -1,0 +1,123 @@
+import Synchronization
+import TaskScope
+import Testing
+import Timekeeping
+
+@Suite struct TaskScopeTests {
+    /// What the children did, in order.
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    @Test func closeCancelsEveryChildAndReturnsOnceAllHaveEnded() async {
+        let scope = TaskScope()
+        let log = Log()
+        let (events, feed) = AsyncStream.makeStream(of: Int.self)
+        let started = Signal()
+        let clock = ManualClock()
+        scope.spawn {
+            started.fire()
+            for await event in events { log.append("event \(event)") }
+            // Reached only after the last event was handled: the iteration ends on cancellation.
+            log.append("loop ended")
+        }
+        scope.spawn {
+            do { try await clock.sleep(for: .seconds(3600)) } catch { log.append("timer cancelled") }
+        }
+        await started.wait()
+        feed.yield(1)
+        await clock.sleeping(atLeast: 1)
+        #expect(await scope.close(until: .now + .seconds(10)))
+        #expect(scope.isClosed)
+        // Both ended before close returned (no child left running behind it).
+        #expect(Set(log.all.filter { $0 != "event 1" }) == ["loop ended", "timer cancelled"])
+    }
+
+    @Test func workSpawnedAfterCloseDoesNotRun() async {
+        let scope = TaskScope()
+        await scope.close(until: .now + .seconds(10))
+        let ran = Signal()
+        #expect(!scope.spawn { ran.fire() })
+        #expect(scope.spawnCancellable { ran.fire() } == nil)
+        #expect(!ran.isFired)
+    }
+
+    @Test func closeIsBoundedByItsDeadlineWhenAChildIgnoresCancellation() async {
+        let scope = TaskScope()
+        let release = Signal()
+        let started = Signal()
+        scope.spawn {
+            started.fire()
+            // Ignores cancellation (a call on a frozen peer): waits in a task of its own.
+            await Task.detached { await release.wait() }.value
+        }
+        await started.wait()
+        let before = ContinuousClock.now
+        #expect(await !scope.close(until: .now + .milliseconds(200)))
+        #expect(ContinuousClock.now - before < .seconds(5))
+        #expect(!scope.isClosed)
+        release.fire()
+        #expect(await scope.close(until: .now + .seconds(10)))
+    }
+
+    @Test func aCancellableChildEndsByItselfWhileTheOthersRun() async {
+        let scope = TaskScope()
+        let log = Log()
+        let clock = ManualClock()
+        let timer = scope.spawnCancellable {
+            do { try await clock.sleep(for: .seconds(5)) } catch { log.append("timer cancelled") }
+        }
+        let other = scope.spawnCancellable {
+            do { try await clock.sleep(for: .seconds(60)) } catch { log.append("other cancelled") }
+        }
+        await clock.sleeping(atLeast: 2)
+        timer?.cancel()
+        await timer?.finished()
+        #expect(timer?.isFinished == true)
+        #expect(other?.isFinished == false)
+        #expect(log.all == ["timer cancelled"])
+        #expect(await scope.close(until: .now + .seconds(10)))
+        #expect(other?.isFinished == true)
+        #expect(log.all == ["timer cancelled", "other cancelled"])
+    }
+
+    @Test func finishedCancelsTheChildWhenTheDeadlinePasses() async {
+        let scope = TaskScope()
+        let clock = ManualClock()
+        let log = Log()
+        let work = scope.spawnCancellable {
+            do { try await ManualClock().sleep(for: .seconds(3600)) } catch { log.append("cancelled at the deadline") }
+        }
+        let waiter = Task { await work?.finished(cancellingAt: clock.now + .seconds(3), clock: clock) }
+        await clock.sleeping(atLeast: 1)
+        clock.advance(by: .seconds(2))
+        #expect(work?.isFinished == false)
+        clock.advance(by: .seconds(1))
+        await waiter.value
+        #expect(log.all == ["cancelled at the deadline"])
+        await scope.close(until: .now + .seconds(10))
+    }
+
+    @Test func aSignalReleasesEveryWaiterAndLaterOnesAtOnce() async {
+        let signal = Signal()
+        let log = Log()
+        let waiters = (0..<3).map { index in
+            Task {
+                await signal.wait()
+                log.append("waiter \(index)")
+            }
+        }
+        signal.fire()
+        for waiter in waiters { await waiter.value }
+        await signal.wait()
+        #expect(log.all.count == 3)
+        // A cancelled wait returns without the signal.
+        let other = Signal()
+        let cancelled = Task { await other.wait() }
+        cancelled.cancel()
+        await cancelled.value
+        #expect(!other.isFired)
+    }
+}
