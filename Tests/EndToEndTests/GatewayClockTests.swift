@@ -79,6 +79,24 @@ import Timekeeping
         await world.stop()
     }
 
+    /// `stop` returns only once every task the gateway started has ended (its ``TaskScope`` is
+    /// closed): the loops over the client's and the pipeline's events, the timers on its clock,
+    /// the answer lanes and the command readers. Before, they were cancelled and left to end.
+    @Test func stopReturnsOnceEveryTaskOfTheGatewayHasEnded() async throws {
+        let world = try await World(device: "hr_strap")
+        try await world.start()
+        #expect(
+            await world.recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) {
+                $0.text == "online"
+            } != nil)
+        #expect(!world.gateway.allTasksEnded)
+        await world.gateway.stop()
+        #expect(world.gateway.allTasksEnded)
+        // Its timers on the clock are gone with them (the health tick, the availability sweep, the pool's wake-up).
+        #expect(world.clock.sleeperCount == 0)
+        await world.stop()
+    }
+
     final class Releases: Sendable {
         let count = Atomic<Int>(0)
     }

@@ -18,5 +18,8 @@ import Testing
         #expect(await gateway.ble == nil, "Bluetooth was opened by a start after the stop")
         let state = await gateway.client.connectionState
         #expect(state == .disconnected(reason: nil), "the MQTT client was started again after the stop: \(state)")
+        // Nor did it start a task: the stop closed the gateway's scope, which takes no more work.
+        #expect(gateway.allTasksEnded)
+        #expect(await gateway.tasks.isEmpty)
     }
 }

@@ -7,6 +7,7 @@ import Logging
 import Outbox
 import Publisher
 import Synchronization
+import TaskScope
 import Timekeeping
 
 /// The path of every reading, from the value that arrived to the publisher: decode, name the
@@ -95,10 +96,12 @@ final class ReadingPipeline: Sendable {
     private let kick: AsyncStream<Void>.Continuation
 
     /// `stateWindow`: readings of one device within it share one state publish (`mqtt.state_window`).
+    /// `scope`: where the task that closes the windows runs (the gateway's, which its stop closes;
+    /// by default one of the pipeline's own, ended with it).
     init(
         router: ReadingRouter, namer: FieldNamer, publisher: Publisher, stateWindow: Duration = .zero,
         throttle: ReadingThrottle<ContinuousClock.Instant> = ReadingThrottle(),
-        clock: any BridgeClock = SystemClock()
+        clock: any BridgeClock = SystemClock(), scope: TaskScope = TaskScope()
     ) {
         state = Mutex(
             State(
@@ -111,7 +114,7 @@ final class ReadingPipeline: Sendable {
         // One task closes every burst window (``flushDue()``), sleeping until the next one closes:
         // a task and a timer per window cost about a tenth of the gateway's CPU at 1,000
         // advertisements/s (docs/benchmarks.md, "Advertisements").
-        Task { [weak self] in
+        scope.spawn { [weak self] in
             for await _ in kicks {
                 // Real delay: until the oldest open burst window (`mqtt.state_window`) closes.
                 while let due = self?.flushDue() { try? await clock.sleep(until: due, tolerance: nil) }
@@ -246,5 +249,7 @@ final class ReadingPipeline: Sendable {
             state.flushes.removeAll()
         }
         continuation.finish()
+        // No window opens any more: the task that closed them ends.
+        kick.finish()
     }
 }

@@ -356,6 +356,9 @@ extension BLELink {
         }
         // A listener whose link did not end by the deadline stops here.
         for held in draining { held.listener.cancel() }
+        // Then the central goes with its tasks (its cache sweep, its signal handlers) and the bus
+        // connection: nothing of the link outlives the gateway's stop.
+        await dropCentral()
     }
 
     /// A reloaded configuration; a peripheral stays attached to its device while the device's

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTT
 import Publisher
+import TaskScope
 import Timekeeping
 
 /// The `bridge/…` topics, availability and Home Assistant discovery.
@@ -311,7 +312,12 @@ extension Gateway {
         discoveryResend?.cancel()
         let delay = options.discoveryDelay
         // Home Assistant's discovery is re-sent this long after it announced itself online.
-        discoveryResend = Deadline.after(delay, clock: clock) { [weak self] in await self?.publishDiscovery() }
+        let clock = self.clock
+        discoveryResend = scope.spawnCancellable { [weak self] in
+            // Real delay: Home Assistant ignores discovery while it starts.
+            do { try await clock.sleep(for: delay) } catch { return }
+            await self?.publishDiscovery()
+        }
     }
 
     /// Publishes `bridge/health` (while connected) with the outbox figures `stats` (read by the caller).

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import MQTT
+import TaskScope
 import Timekeeping
 
 /// Commands from MQTT: validate, queue for the device, execute through the pool, answer.
@@ -228,10 +229,12 @@ extension Gateway {
             // Answered from its own task: a scan lasts its whole window, and the requests behind it
             // on the same subscription (`devices`, `gatt/read`, other scans) must not wait for it.
             commandsInFlight += 1
-            scanTasks[pending.id] = Task { [weak self] in
+            scanTasks[pending.id] = scope.spawnCancellable { [weak self] in
                 let found = await ble.scanSnapshot(for: duration)
                 await self?.finishScan(pending, found: found)
             }
+            // The stop has closed the scope: no scan runs, and none is waited for.
+            if scanTasks[pending.id] == nil { commandsInFlight -= 1 }
         default:
             guard let id = command.device else {
                 respond(

@@ -102,17 +102,16 @@ extension Gateway {
         let continuation = loggingContinuation
         loggingTap = LogConfiguration.shared.addTap(minimum: .warning, LogSink { continuation.yield($0) })
         let (records, client, topic) = (loggingRecords, client, model.topics.bridgeLogging)
-        tasks.append(
-            Task.detached {
-                for await record in records where client.connectionState.isConnected {
-                    let payload = JSONValue.object([
-                        JSONMember("level", .string(record.level.description)),
-                        JSONMember("label", .string(record.label)),
-                        JSONMember("message", .string(record.text)),
-                    ])
-                    try? await client.publish(MQTTMessage(topic: topic, payload: payload.bytes, qos: .atMostOnce))
-                }
-            })
+        startLoop {
+            for await record in records where client.connectionState.isConnected {
+                let payload = JSONValue.object([
+                    JSONMember("level", .string(record.level.description)),
+                    JSONMember("label", .string(record.label)),
+                    JSONMember("message", .string(record.text)),
+                ])
+                try? await client.publish(MQTTMessage(topic: topic, payload: payload.bytes, qos: .atMostOnce))
+            }
+        }
     }
 
     func stopBridgeLogging() {

@@ -1,6 +1,7 @@
 import Decoders
 import Foundation
 import Outbox
+import TaskScope
 import Timekeeping
 
 /// Performs the connection pool's actions and feeds it Bluetooth events.
@@ -19,7 +20,7 @@ extension Gateway {
             case .poll(let id):
                 await ble?.poll(id)
             case .runCommands(let id):
-                Task { await self.runCommands(id) }
+                scope.spawn { await self.runCommands(id) }
             case .failCommands(let id):
                 failCommands(id)
             case .pauseDiscovery:
@@ -36,7 +37,7 @@ extension Gateway {
         wake?.cancel()
         guard !stopping, let deadline = scheduler.nextDeadline() else { return }
         let clock = self.clock
-        wake = Task { [weak self] in
+        wake = scope.spawnCancellable { [weak self] in
             // Real delay: the pool scheduler's next deadline (a rotation slot, a reconnect backoff).
             try? await clock.sleep(until: deadline, tolerance: nil)
             guard !Task.isCancelled, let self else { return }

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Logging
 import MQTT
+import TaskScope
 import Timekeeping
 
 /// Shared-broker mode (`mqtt.shared_broker`, docs/multi-gateway.md): the gateway record on
@@ -63,7 +64,7 @@ extension Gateway {
         case .wait(let instant):
             recordTimer?.cancel()
             let clock = self.clock
-            recordTimer = Task { [weak self] in
+            recordTimer = scope.spawnCancellable { [weak self] in
                 // Real delay: the record's rate bound (a change within the interval goes out at its end).
                 try? await clock.sleep(for: instant - clock.now)
                 guard !Task.isCancelled else { return }
@@ -109,13 +110,12 @@ extension Gateway {
     ) async {
         do {
             let messages = try await client.subscribe(filter, qos: .atLeastOnce, retainedAtSubscribe: true)
-            tasks.append(
-                Task { [weak self] in
-                    for await message in messages {
-                        guard let self else { return }
-                        await handle(self, message)
-                    }
-                })
+            startLoop { [weak self] in
+                for await message in messages {
+                    guard let self else { return }
+                    await handle(self, message)
+                }
+            }
         } catch {
             logger.error("cannot follow \(what)", [("code", code), ("filter", filter), ("error", "\(error)")])
         }

@@ -1,5 +1,6 @@
 import Logging
 import MQTT
+import TaskScope
 import Timekeeping
 
 /// The last moments of a shutdown: commands that arrive after the response queue has closed are
@@ -47,7 +48,7 @@ extension Gateway {
     func finishCommandStreams(until deadline: ContinuousClock.Instant) async {
         let tasks = Array(commandTasks.values)
         commandTasks = [:]
-        await Deadline.all(tasks, cancellingAt: deadline)
+        for task in tasks { await task.finished(cancellingAt: deadline) }
     }
 
     /// Answers still unpublished after DISCONNECT (their commands were received while it was

@@ -7,6 +7,7 @@ import Logging
 import MQTT
 import Outbox
 import Publisher
+import TaskScope
 import Timekeeping
 
 /// The gateway: BlueZ central → decoders → outbox → MQTT, and commands back from MQTT.
@@ -63,16 +64,22 @@ package actor Gateway {
     /// What produced each field entity announced (persisted, for removing those of
     /// characteristics no longer read).
     var discoverySources = DiscoverySources()
-    var tasks: [Task<Void, Never>] = []
+    /// The one task group every task the gateway starts belongs to (issue 20): the loops below,
+    /// the command readers, scans, timers and the answer lanes. `stop` closes it last, so no task
+    /// of the gateway outlives it.
+    let scope = TaskScope()
+    /// The loops over the client's, the pipeline's and the timers' events; cancelled by `stop`
+    /// once the readings are out.
+    var tasks: [ScopedTask] = []
     /// The tasks reading the command subscriptions, per filter; they end with the connection
     /// (see `stop`), or when a reload drops their filter (Home Assistant's status topic).
-    var commandTasks: [String: Task<Void, Never>] = [:]
+    var commandTasks: [String: ScopedTask] = [:]
     /// Command subscriptions opened but not read yet (Bluetooth not started), and the filters opened.
     var unreadCommandStreams: [String: AsyncStream<MQTTMessage>] = [:]
     var commandFilters: Set<String> = []
     var readingCommands = false
-    var discoveryResend: Task<Void, Never>?
-    var wake: Task<Void, Never>?
+    var discoveryResend: ScopedTask?
+    var wake: ScopedTask?
     var stopping = false
     var commandsInFlight = 0 {
         didSet { if commandsInFlight == 0 { resumeCommandWaiter() } }
@@ -81,7 +88,7 @@ package actor Gateway {
     var commandWaiter: CheckedContinuation<Void, Never>?
     var pendingCommands: [String: [PendingCommand]] = [:]
     /// Bridge `scan` requests in their window, by command id; cut short by the stop.
-    var scanTasks: [Int: Task<Void, Never>] = [:]
+    var scanTasks: [Int: ScopedTask] = [:]
     var nextCommandID = 0
     /// Refused response topics are logged at most once a minute.
     var responseTopicLog = LogThrottle()
@@ -106,7 +113,7 @@ package actor Gateway {
     /// them never holds up a bridge request's answer.
     let outgoing: [AnswerLane: AsyncStream<MQTTMessage>.Continuation]
     private let outgoingMessages: [AnswerLane: AsyncStream<MQTTMessage>]
-    private var outgoingTasks: [Task<[MQTTMessage], Never>] = []
+    private var outgoingTasks: [ScopedTask] = []
     /// Readings that brought new fields, for the one task that records and announces them
     /// (``announce(_:)``), so the readings loop never waits for the broker or the outbox.
     let newFields: AsyncStream<ReadingPipeline.Event>.Continuation
@@ -136,7 +143,7 @@ package actor Gateway {
     /// Shared-broker mode (`Gateway+SharedBroker.swift`): when the gateway record goes out, the
     /// timer armed for a change that came too soon, the other gateways, and the load figures.
     var recordSchedule = GatewayRecordSchedule()
-    var recordTimer: Task<Void, Never>?
+    var recordTimer: ScopedTask?
     var peers: GatewayPeers
     var loadSample: (published: Int, at: ContinuousClock.Instant)?
     var readingsPerSecond: Double?
@@ -193,7 +200,8 @@ package actor Gateway {
         self.pipeline = ReadingPipeline(
             router: router, namer: FieldNamer(configuration: configuration), publisher: publisher,
             stateWindow: configuration.mqtt.stateWindow,
-            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)), clock: options.clock)
+            throttle: ReadingThrottle(policies: ReadingThrottle.policies(configuration)), clock: options.clock,
+            scope: scope)
         var streams: [AnswerLane: AsyncStream<MQTTMessage>] = [:]
         var continuations: [AnswerLane: AsyncStream<MQTTMessage>.Continuation] = [:]
         for lane in AnswerLane.allCases {
@@ -287,8 +295,11 @@ package actor Gateway {
         }
         let (client, logger) = (client, logger)
         for (lane, messages) in outgoingMessages {
-            outgoingTasks.append(
-                Task.detached { await Self.publishOutgoing(messages, lane: lane, client: client, logger: logger) })
+            let task = scope.spawnCancellable { [weak self] in
+                let left = await Self.publishOutgoing(messages, lane: lane, client: client, logger: logger)
+                await self?.keepLate(left)
+            }
+            outgoingTasks += task.map { [$0] } ?? []
         }
         // The command streams exist before the first CONNACK: with a persistent session the broker
         // sends the commands it queued while the gateway was down right after it, and the client
@@ -304,52 +315,47 @@ package actor Gateway {
         startBridgeLogging()
         try await client.start()
         let states = client.connectionStates
-        tasks.append(
-            Task { [weak self] in
-                for await connectionState in states {
-                    guard let self else { return }
-                    await self.connectionChanged(connectionState)
-                }
-            })
+        startLoop { [weak self] in
+            for await connectionState in states {
+                guard let self else { return }
+                await self.connectionChanged(connectionState)
+            }
+        }
         await publisher.start()
         // Nor timers and Bluetooth once stopped: the stop has cancelled the tasks it knew of, and a
         // link opened now would connect devices nobody disconnects (see BLELink.stop(until:)).
         guard !stopping else { return }
         let readings = pipeline.events
-        tasks.append(
-            Task { [weak self] in
-                for await event in readings {
-                    guard let self else { return }
-                    await self.reading(event)
-                }
-            })
+        startLoop { [weak self] in
+            for await event in readings {
+                guard let self else { return }
+                await self.reading(event)
+            }
+        }
         let announcements = newFieldEvents
-        tasks.append(
-            Task { [weak self] in
-                for await event in announcements {
-                    guard let self else { return }
-                    await self.announce(event)
-                }
-            })
+        startLoop { [weak self] in
+            for await event in announcements {
+                guard let self else { return }
+                await self.announce(event)
+            }
+        }
         let clock = self.clock
-        tasks.append(
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    guard let interval = self?.options.healthInterval else { return }
-                    // Real delay: the health topic's period (`--health-interval`).
-                    try? await clock.sleep(for: interval)
-                    await self?.healthTick()
-                }
-            })
+        startLoop { [weak self] in
+            while !Task.isCancelled {
+                guard let interval = self?.options.healthInterval else { return }
+                // Real delay: the health topic's period (`--health-interval`).
+                try? await clock.sleep(for: interval)
+                await self?.healthTick()
+            }
+        }
         // Passive and on-demand devices go offline when they stop advertising (no event marks it).
-        tasks.append(
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    // Real delay: the availability sweep's period (passive devices go offline on silence, which no event marks).
-                    try? await clock.sleep(for: Self.availabilitySweep)
-                    await self?.refreshAvailability()
-                }
-            })
+        startLoop { [weak self] in
+            while !Task.isCancelled {
+                // Real delay: the availability sweep's period (passive devices go offline on silence, which no event marks).
+                try? await clock.sleep(for: Self.availabilitySweep)
+                await self?.refreshAvailability()
+            }
+        }
         // The D-Bus thread the link and each of its bus connections run on, for the gateway's life.
         let link = BLELink(
             host: linkHost(), configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
@@ -428,6 +434,10 @@ package actor Gateway {
         // What the client received (and acknowledged) before the DISCONNECT is still answered.
         await finishCommandStreams(until: max(deadline, .now + .seconds(2)))
         await answerOverASecondConnection()
+        // Every task the gateway started ends here, or is left behind named in the log.
+        if await !scope.close(until: max(deadline, .now + .seconds(1))) {
+            logger.warning("stopping: some of the gateway's tasks did not end in time; stopping without them")
+        }
         await store.close()
         statusContinuation.finish()
         controlContinuation.finish()
@@ -435,13 +445,26 @@ package actor Gateway {
         logger.info("stopped")
     }
 
+    /// Whether every task the gateway started has ended (true once ``stop()`` returned, unless a
+    /// task ignored its cancellation past the stop's deadline, which the stop logs).
+    package nonisolated var allTasksEnded: Bool { scope.isClosed }
+
+    /// Starts `work` in the gateway's ``scope`` as one of ``tasks`` (cancelled by `stop` with them);
+    /// nothing runs once the stop has closed the scope.
+    func startLoop(_ work: @escaping @Sendable () async -> Void) {
+        if let task = scope.spawnCancellable(work) { tasks.append(task) }
+    }
+
     /// Lets the queued responses go out (until `deadline`) before the connection closes.
     /// What is still queued at the deadline (a slow broker or gateway) waits in `lateResponses`.
     private func drainOutgoing(until deadline: ContinuousClock.Instant) async {
         for continuation in outgoing.values { continuation.finish() }
         let limit = max(deadline, .now + .milliseconds(500))
-        var left: [MQTTMessage] = []
-        for task in outgoingTasks { left += await Deadline.value(of: task, cancellingAt: limit) }
+        for task in outgoingTasks { await task.finished(cancellingAt: limit) }
+    }
+
+    /// What an answer lane had not published when it ended (``drainOutgoing(until:)``).
+    private func keepLate(_ left: [MQTTMessage]) {
         lateResponses = left + lateResponses
     }
 
@@ -582,7 +605,7 @@ package actor Gateway {
 
     func readCommandStreams() {
         for (filter, stream) in unreadCommandStreams {
-            commandTasks[filter] = Task { [weak self] in
+            commandTasks[filter] = scope.spawnCancellable { [weak self] in
                 for await message in stream {
                     guard let self else { return }
                     await self.received(message)
