@@ -112,7 +112,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Logging", "Timekeeping"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
-        .testTarget(name: "TaskScopeTests", dependencies: ["TaskScope", "Timekeeping"]),
+        .testTarget(name: "TaskScopeTests", dependencies: ["TaskScope", "TestSupport", "Timekeeping"]),
         .testTarget(name: "TaskPoolTests", dependencies: ["TaskPool", "TestSupport", "Timekeeping"]),
         .testTarget(name: "ProcessMemoryTests", dependencies: ["ProcessMemory", "TestSupport"]),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth"]),
@@ -147,7 +147,7 @@ let package = Package(
                 "Publisher", "MQTT", "Decoders", "Bluetooth", "DBus", "HomeAssistantTables", "Timekeeping",
             ]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
+        .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Timekeeping"]),
         .testTarget(
             name: "EndToEndTests",

@@ -11,7 +11,7 @@ import Timekeeping
 /// ```swift
 /// let scope = TaskScope()
 /// scope.spawn { for await event in events { await handle(event) } }
-/// let timer = scope.spawnCancellable { try? await clock.sleep(for: .seconds(5)); await fire() }
+/// let timer = scope.spawnCancellable { if (try? await clock.sleep(for: .seconds(5))) != nil { await fire() } }
 /// timer?.cancel()
 /// await scope.close(until: .now + .seconds(2))
 /// ```

@@ -1,19 +1,12 @@
-import Synchronization
 import TaskScope
+import TestSupport
 import Testing
 import Timekeeping
 
 @Suite struct TaskScopeTests {
-    /// What the children did, in order.
-    final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     @Test func closeCancelsEveryChildAndReturnsOnceAllHaveEnded() async {
         let scope = TaskScope()
-        let log = Log()
+        let log = Recorded<String>()
         let (events, feed) = AsyncStream.makeStream(of: Int.self)
         let started = Signal()
         let clock = ManualClock()
@@ -64,7 +57,7 @@ import Timekeeping
 
     @Test func aCancellableChildEndsByItselfWhileTheOthersRun() async {
         let scope = TaskScope()
-        let log = Log()
+        let log = Recorded<String>()
         let clock = ManualClock()
         let timer = scope.spawnCancellable {
             do { try await clock.sleep(for: .seconds(5)) } catch { log.append("timer cancelled") }
@@ -86,7 +79,7 @@ import Timekeeping
     @Test func finishedCancelsTheChildWhenTheDeadlinePasses() async {
         let scope = TaskScope()
         let clock = ManualClock()
-        let log = Log()
+        let log = Recorded<String>()
         let work = scope.spawnCancellable {
             do { try await ManualClock().sleep(for: .seconds(3600)) } catch { log.append("cancelled at the deadline") }
         }
@@ -102,7 +95,7 @@ import Timekeeping
 
     @Test func aSignalReleasesEveryWaiterAndLaterOnesAtOnce() async {
         let signal = Signal()
-        let log = Log()
+        let log = Recorded<String>()
         let waiters = (0..<3).map { index in
             Task {
                 await signal.wait()

@@ -94,6 +94,8 @@ final class ReadingPipeline: Sendable {
     private let continuation: AsyncStream<Event>.Continuation
     /// Wakes the flusher when a burst window opens while none is (``State/flusherIdle``).
     private let kick: AsyncStream<Void>.Continuation
+    /// Where the task closing the windows runs; held, since by default it is the pipeline's own.
+    private let scope: TaskScope
 
     /// `stateWindow`: readings of one device within it share one state publish (`mqtt.state_window`).
     /// `scope`: where the task that closes the windows runs (the gateway's, which its stop closes;
@@ -108,6 +110,7 @@ final class ReadingPipeline: Sendable {
                 router: router, namer: namer, coalescer: StateCoalescer(window: stateWindow), throttle: throttle))
         self.publisher = publisher
         self.clock = clock
+        self.scope = scope
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let kicks: AsyncStream<Void>
         (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -117,7 +120,10 @@ final class ReadingPipeline: Sendable {
         scope.spawn { [weak self] in
             for await _ in kicks {
                 // Real delay: until the oldest open burst window (`mqtt.state_window`) closes.
-                while let due = self?.flushDue() { try? await clock.sleep(until: due, tolerance: nil) }
+                // (Cancelled: the scope closed, and the windows left are flushed by `stopAccepting`.)
+                while let due = self?.flushDue() {
+                    do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
+                }
             }
         }
     }

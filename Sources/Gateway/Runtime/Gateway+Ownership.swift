@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTT
+import TaskScope
 import Timekeeping
 
 /// Shared-broker mode: who holds each connected device (docs/multi-gateway.md, "Ownership of
@@ -75,7 +76,7 @@ extension Gateway {
     /// One timer, at the coordinator's next deadline (a candidacy due by its rate bound or
     /// renewal, a sample leaving the window, a switch delay ending).
     private func rescheduleOwnershipTimer() {
-        ownershipWakeUp.arm(at: stopping ? nil : ownership?.nextDeadline, clock: clock) { [weak self] in
+        ownershipWakeUp.arm(at: stopping ? nil : ownership?.nextDeadline, clock: clock, in: scope) { [weak self] in
             await self?.ownershipDue()
         }
     }

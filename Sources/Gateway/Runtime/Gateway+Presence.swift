@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import Logging
 import MQTT
+import TaskScope
 import Timekeeping
 
 /// Room presence (`presence.room`, docs/multi-gateway.md, "Room presence").
@@ -82,7 +83,7 @@ extension Gateway {
     /// One timer, at the coordinator's next deadline (a report timing out, a room's switch delay
     /// or the warm-up ending, a held device's renewal).
     private func reschedulePresenceTimer() {
-        presenceWakeUp.arm(at: stopping ? nil : presence?.nextDeadline, clock: clock) { [weak self] in
+        presenceWakeUp.arm(at: stopping ? nil : presence?.nextDeadline, clock: clock, in: scope) { [weak self] in
             await self?.presenceDue()
         }
     }

@@ -1,5 +1,6 @@
 import Logging
 import MQTT
+import TaskScope
 
 /// Shared-broker mode and Home Assistant (docs/multi-gateway.md, "Home Assistant: one device"):
 /// every gateway announces a device under the same ids (``DiscoveryBuilder/deviceScope``), and
@@ -85,7 +86,7 @@ extension Gateway {
     }
 
     private func rescheduleViaRepair() {
-        viaRepairWakeUp.arm(at: stopping ? nil : viaRepair?.nextDeadline, clock: clock) { [weak self] in
+        viaRepairWakeUp.arm(at: stopping ? nil : viaRepair?.nextDeadline, clock: clock, in: scope) { [weak self] in
             await self?.viaRepairDue()
         }
     }
