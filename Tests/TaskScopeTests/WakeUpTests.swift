@@ -1,4 +1,3 @@
-import TestSupport
 import TaskScope
 import TestSupport
 import Testing
