@@ -14,50 +14,59 @@ extension BLELink {
     func connect(_ id: String) {
         guard let central, let device = configuration.device(id: id) else {
             let host = self.host
-            Task { await host.report(.connectFailed(id, error: "not seen by the adapter")) }
+            scope.spawn { await host.report(.connectFailed(id, error: "not seen by the adapter")) }
             return
         }
         guard !stopped else { return }
         let timeout = configuration.bluetooth.connectTimeout
         nextConnectTask += 1
         let token = nextConnectTask
-        connectTasks[token] = Task {
-            defer { connectTasks[token] = nil }
-            // The device forgotten and found again during recovery is a new peripheral.
-            guard var peripheral = await peripheral(forConnecting: id, central: central) else {
-                await host.report(.unseen(id))
-                return
+        // Assigned before the task can reach the link (the link is busy until this returns), so
+        // the task's own removal at its end comes after it.
+        connectTasks[token] = scope.spawnCancellable { [self] in
+            await connectAttempt(token, id, device: device, central: central, timeout: timeout)
+        }
+    }
+
+    /// The connect task of ``connect(_:)``, from the link's executor.
+    private func connectAttempt(
+        _ token: Int, _ id: String, device: DeviceConfiguration, central: CentralManager, timeout: Duration
+    ) async {
+        defer { connectTasks[token] = nil }
+        // The device forgotten and found again during recovery is a new peripheral.
+        guard var peripheral = await peripheral(forConnecting: id, central: central) else {
+            await host.report(.unseen(id))
+            return
+        }
+        var timeline = ConnectTimeline(at: clock.now)
+        do {
+            try Task.checkCancellation()
+            try await central.connect(peripheral, timeout: timeout)
+            timeline.step("connect", at: clock.now)
+            var services = try await resolve(id, peripheral: peripheral)
+            timeline.step("resolve", at: clock.now)
+            while let missing = missingConfiguredAttribute(id, device: device) {
+                // Waits for late characteristics, reconnects, or forgets and rediscovers the device, in
+                // place; or throws (given up, with the fix).
+                peripheral = try await recoverMissing(
+                    id, missing, device: device, peripheral: peripheral, central: central, timeout: timeout)
+                services = try await resolve(id, peripheral: peripheral)
+                timeline.step("recovery", at: clock.now)
             }
-            var timeline = ConnectTimeline(at: clock.now)
-            do {
-                try Task.checkCancellation()
-                try await central.connect(peripheral, timeout: timeout)
-                timeline.step("connect", at: clock.now)
-                var services = try await resolve(id, peripheral: peripheral)
-                timeline.step("resolve", at: clock.now)
-                while let missing = missingConfiguredAttribute(id, device: device) {
-                    // Waits for late characteristics, reconnects, or forgets and rediscovers the device, in
-                    // place; or throws (given up, with the fix).
-                    peripheral = try await recoverMissing(
-                        id, missing, device: device, peripheral: peripheral, central: central, timeout: timeout)
-                    services = try await resolve(id, peripheral: peripheral)
-                    timeline.step("recovery", at: clock.now)
-                }
-                cacheRecovery[id]?.servicesComplete()
-                try await subscribe(id, device: device, peripheral: peripheral)
-                timeline.step("subscribe", at: clock.now)
-                await remember(id, peripheral: peripheral, device: device, services: services)
-                await host.report(.connected(id, services: services.map(\.shortString)))
-                timeline.step("report", at: clock.now)
-                logger.debug("connect timeline", [("device", id)] + timeline.fields)
-                await describe(id, peripheral: peripheral)
-            } catch {
-                cancelSubscriptions(id)
-                expectedDisconnects.insert(id)
-                await central.cancelConnection(peripheral)
-                let reason = (error as? BluetoothError).flatMap(Self.refusedPairing) ?? "\(error)"
-                await host.report(.connectFailed(id, error: reason))
-            }
+            cacheRecovery[id]?.servicesComplete()
+            try await subscribe(id, device: device, peripheral: peripheral)
+            timeline.step("subscribe", at: clock.now)
+            await remember(id, peripheral: peripheral, device: device, services: services)
+            await host.report(.connected(id, services: services.map(\.shortString)))
+            timeline.step("report", at: clock.now)
+            logger.debug("connect timeline", [("device", id)] + timeline.fields)
+            await describe(id, peripheral: peripheral)
+        } catch {
+            cancelSubscriptions(id)
+            expectedDisconnects.insert(id)
+            await central.cancelConnection(peripheral)
+            let reason = (error as? BluetoothError).flatMap(Self.refusedPairing) ?? "\(error)"
+            await host.report(.connectFailed(id, error: reason))
         }
     }
 

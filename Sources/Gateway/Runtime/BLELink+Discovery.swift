@@ -4,6 +4,7 @@ import Configuration
 import Decoders
 import Foundation
 import JSON
+import TaskScope
 import Timekeeping
 
 extension BLELink {
@@ -17,7 +18,7 @@ extension BLELink {
         let scan = configuration.bluetooth.scan
         let intake = self.intake
         let attach = attachment()
-        scanTask = Task { [weak self] in
+        scanTask = scope.spawnCancellable { [weak self] in
             do {
                 let discoveries = try await central.scan(
                     services: scan.services, allowDuplicates: scan.duplicates, rssiThreshold: scan.rssiMin)

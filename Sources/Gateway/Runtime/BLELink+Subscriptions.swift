@@ -4,6 +4,7 @@ import ByteLayouts
 import Configuration
 import Decoders
 import Foundation
+import TaskScope
 import Timekeeping
 
 extension BLELink {
@@ -123,12 +124,14 @@ extension BLELink {
 
     /// Pool action `poll`: read every polled characteristic, then report.
     func poll(_ id: String) {
-        Task {
-            if let peripheral = peripherals[id], let device = configuration.device(id: id) {
-                await readPolled(id, device: device, peripheral: peripheral)
-            }
-            await host.report(.pollFinished(id))
+        scope.spawn { [self] in await pollNow(id) }
+    }
+
+    private func pollNow(_ id: String) async {
+        if let peripheral = peripherals[id], let device = configuration.device(id: id) {
+            await readPolled(id, device: device, peripheral: peripheral)
         }
+        await host.report(.pollFinished(id))
     }
 
     /// How long a listener let go at a disconnect the gateway decided may wait for its link to end:
@@ -148,12 +151,12 @@ extension BLELink {
         guard let central, let peripheral = peripherals[id] else {
             cancelSubscriptions(id)
             let host = self.host
-            Task { await host.report(.disconnected(id, expected: true)) }
+            scope.spawn { await host.report(.disconnected(id, expected: true)) }
             return
         }
         let draining = forgetSubscriptions(id)
         let clock = self.clock
-        Task {
+        scope.spawn { [self] in
             await central.cancelConnection(peripheral)
             await self.disconnectedDevice(id)
             guard !draining.isEmpty else { return }

@@ -6,6 +6,7 @@ import Decoders
 import Foundation
 import JSON
 import Logging
+import TaskScope
 import Timekeeping
 
 /// The gateway's Bluetooth side: one discovery session, connections, subscriptions, reads,
@@ -36,12 +37,14 @@ actor BLELink {
     private var retry: BluetoothRetry<AnyBridgeClock>
     /// The gateway's clock (``GatewayOptions/clock``): sample times, last seen, the retry's backoff.
     let clock: any BridgeClock
-    private var retryTask: Task<Void, Never>?
+    /// The task group the link's tasks belong to (the gateway's, which its stop closes).
+    let scope: TaskScope
+    private var retryTask: ScopedTask?
     /// While the system bus refuses access: the policy directories' changes bring the retry forward.
     private var policyWatch: PolicyDirectoryWatch?
-    private var policyTask: Task<Void, Never>?
+    private var policyTask: ScopedTask?
     /// The tasks following the central's state and disconnections (ended with the central).
-    private var centralTasks: [Task<Void, Never>] = []
+    private var centralTasks: [ScopedTask] = []
     /// The peripheral of each device, as the intake gave it (``advertised(_:peripheral:persistence:)``)
     /// or as restored. Letting go of one is recorded in ``releases``, so the intake gives it again.
     var peripherals: [String: Peripheral] = [:] {
@@ -62,11 +65,11 @@ actor BLELink {
     /// Devices whose Device Information was read in this run.
     var described: Set<String> = []
     /// The connects in progress (connect, resolve, subscribe, report), awaited by ``stop(until:)``.
-    var connectTasks: [Int: Task<Void, Never>] = [:]
+    var connectTasks: [Int: ScopedTask] = [:]
     var nextConnectTask = 0
-    var scanTask: Task<Void, Never>?
+    var scanTask: ScopedTask?
     /// Passive mode: the task following the advertisement monitors' reports.
-    private var monitorTask: Task<Void, Never>?
+    private var monitorTask: ScopedTask?
     /// Passive mode: the monitors were activated once (renewed on a new central).
     private var passiveRunning = false
     /// `scan.mode` `"passive"`: bluetoothd's version, asked as soon as the bus is open, so that the
@@ -93,8 +96,10 @@ actor BLELink {
 
     init(
         host: Host, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
-        clock: any BridgeClock, thread: BlueZBusThread, decoders: DecoderRegistry = .standard
+        clock: any BridgeClock, thread: BlueZBusThread, decoders: DecoderRegistry = .standard,
+        scope: TaskScope = TaskScope()
     ) {
+        self.scope = scope
         self.thread = thread
         self.host = host
         self.clock = clock
@@ -140,27 +145,23 @@ extension BLELink {
             self.bus = bus
             await registerPairingAgent(central)
             let states = central.stateUpdates
-            centralTasks.append(
-                Task { [weak self] in
-                    for await state in states { await self?.managerState(state) }
-                })
+            keepCentralTask { [weak self] in
+                for await state in states { await self?.managerState(state) }
+            }
             // Passive mode: a bluetoothd restarted without -E has no monitor manager (health says so).
             let monitorManager = central.monitorManagerUpdates
-            centralTasks.append(
-                Task { [weak self] in
-                    for await _ in monitorManager { await self?.monitorManagerChanged() }
-                })
+            keepCentralTask { [weak self] in
+                for await _ in monitorManager { await self?.monitorManagerChanged() }
+            }
             let disconnections = central.disconnections
-            centralTasks.append(
-                Task { [weak self] in
-                    for await event in disconnections { await self?.disconnected(event) }
-                })
+            keepCentralTask { [weak self] in
+                for await event in disconnections { await self?.disconnected(event) }
+            }
             // Shared-broker mode: a device object BlueZ removed is a device no longer heard.
             let removals = central.deviceRemovals
-            centralTasks.append(
-                Task { [weak self] in
-                    for await address in removals { await self?.deviceObjectRemoved(address) }
-                })
+            keepCentralTask { [weak self] in
+                for await address in removals { await self?.deviceObjectRemoved(address) }
+            }
             // Before start returns: the gateway reads commands next, and a command the broker
             // queued while it was down must find its device.
             await restoreKnownPeripherals()
@@ -222,7 +223,7 @@ extension BLELink {
         monitorTask?.cancel()
         let intake = self.intake
         let attach = attachment()
-        monitorTask = Task { await intake.follow(discoveries, advertising: services, attach: attach) }
+        monitorTask = scope.spawnCancellable { await intake.follow(discoveries, advertising: services, attach: attach) }
         return nil
     }
 
@@ -272,10 +273,9 @@ extension BLELink {
     private func scheduleRetry(at due: ContinuousClock.Instant) {
         retryTask?.cancel()
         let clock = self.clock
-        retryTask = Task { [weak self] in
+        retryTask = scope.spawnCancellable { [weak self] in
             // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
-            try? await clock.sleep(until: due, tolerance: nil)
-            guard !Task.isCancelled else { return }
+            do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
             await self?.start()
         }
     }
@@ -288,7 +288,7 @@ extension BLELink {
         else { return }
         policyWatch = watch
         let changes = watch.changes
-        policyTask = Task { [weak self] in
+        policyTask = scope.spawnCancellable { [weak self] in
             for await _ in changes { await self?.policyChanged() }
         }
     }
@@ -304,6 +304,11 @@ extension BLELink {
         policyTask = nil
         policyWatch?.cancel()
         policyWatch = nil
+    }
+
+    /// Starts `work` in the link's scope as one of ``centralTasks`` (cancelled with the central).
+    private func keepCentralTask(_ work: @escaping @Sendable () async -> Void) {
+        if let task = scope.spawnCancellable(work) { centralTasks.append(task) }
     }
 
     /// Drops the central and its bus connection (access was refused: a new connection is needed to
@@ -346,7 +351,7 @@ extension BLELink {
             await withTaskGroup(of: Void.self) { group in
                 for peripheral in targets { group.addTask { await central.cancelConnection(peripheral) } }
             }
-            for task in pending { await task.value }
+            for task in pending { await task.finished() }
             await withTaskGroup(of: Void.self) { group in
                 for peripheral in targets { group.addTask { await central.disconnect(peripheral) } }
             }

@@ -359,7 +359,7 @@ package actor Gateway {
         // The D-Bus thread the link and each of its bus connections run on, for the gateway's life.
         let link = BLELink(
             host: linkHost(), configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
-            clock: clock, thread: try BlueZBusThread())
+            clock: clock, thread: try BlueZBusThread(), scope: scope)
         ble = link
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.
