@@ -85,7 +85,7 @@ let package = Package(
             name: "blebridge",
             dependencies: [
                 "Gateway", "Configuration", "BlueZSimulator", "BlueZ", "Decoders", "ByteLayouts", "Logging",
-                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "ProcessMemory", "TaskPool", "Timekeeping",
+                "Bluetooth", "JSON", "SystemdNotify", "MQTT", "ProcessMemory", "TaskPool", "TaskScope", "Timekeeping",
             ]),
 
         // Micro-benchmarks (not tests; release builds): bench/dbus/run.sh, bench/mqtt/run.sh, docs/benchmarks.md.

@@ -4,6 +4,7 @@ import Gateway
 import Logging
 import MQTT
 import SystemdNotify
+import TaskScope
 import Timekeeping
 
 #if canImport(Glibc)
@@ -90,22 +91,24 @@ enum RunCommand: CLICommand {
             throw startFailure(error)
         }
         let (events, eventSink) = AsyncStream.makeStream(of: RunEvent.self)
-        let feeders = [
-            Task { for await signal in signals { eventSink.yield(.signal(signal)) } },
-            Task {
-                do {
-                    try await gateway.start()
-                    eventSink.yield(.started)
-                } catch {
-                    eventSink.yield(.startFailed(error))
-                }
-            },
-            Task { for await request in gateway.controlRequests { eventSink.yield(.control(request)) } },
-        ]
-        defer { for feeder in feeders { feeder.cancel() } }
+        // The command's own tasks (the event feeders, STATUS= forwarding) in one group, ended
+        // before it returns. (The gateway's tasks are the gateway's scope.)
+        let tasks = TaskScope()
+        tasks.spawn { for await signal in signals { eventSink.yield(.signal(signal)) } }
+        tasks.spawn {
+            do {
+                try await gateway.start()
+                eventSink.yield(.started)
+            } catch {
+                eventSink.yield(.startFailed(error))
+            }
+        }
+        tasks.spawn { for await request in gateway.controlRequests { eventSink.yield(.control(request)) } }
+        /// Ends them; bounded, as a start still waiting on a frozen broker may not end at once.
+        func endTasks() async { await tasks.close(until: .now + .seconds(1)) }
         var notifier: SystemdNotifier?
         var watchdog: Task<Void, Never>?
-        var statusTask: Task<Void, Never>?
+        var statusTask: ScopedTask?
         var running = false
         /// SIGHUP and `bridge/request/config/reload`: the same reload; nil when it applied.
         func reload() async -> String? {
@@ -125,6 +128,7 @@ enum RunCommand: CLICommand {
         loop: for await event in events {
             switch event {
             case .startFailed(let error):
+                await endTasks()
                 throw startFailure(error)
             case .started:
                 running = true
@@ -140,8 +144,10 @@ enum RunCommand: CLICommand {
                 // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
                 watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
                 // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
-                statusTask = notifier.map { notifier in
-                    Task { await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock()) }
+                statusTask = notifier.flatMap { notifier in
+                    tasks.spawnCancellable {
+                        await forwardStatus(gateway.statusUpdates, to: notifier, clock: ContinuousClock())
+                    }
                 }
             case .signal(SIGHUP):
                 guard running else {
@@ -170,6 +176,7 @@ enum RunCommand: CLICommand {
         }
         watchdog?.cancel()
         await gateway.stop()
+        await endTasks()
         if restart { try restartProcess() }
         return .success
     }
