@@ -15,7 +15,7 @@ import Timekeeping
 /// ```swift
 /// let notifier = try SystemdNotifier.fromEnvironment()
 /// try notifier?.notify(.ready, .status("connected to 3 devices"))
-/// let watchdog = notifier?.startWatchdog { await gateway.isResponsive() }
+/// scope.spawn { await notifier.runWatchdog { await gateway.isResponsive() } }
 /// …
 /// try notifier?.notify(.stopping)
 /// watchdog?.cancel()
@@ -89,17 +89,16 @@ package final class SystemdNotifier: Sendable {
     ///
     /// `isHealthy` should ask the component that can hang (e.g. an `await` on the gateway actor):
     /// when it does not return, no ping is sent and systemd restarts the service after `WatchdogSec`.
-    /// Returns nil when the watchdog is off. Cancel the task to stop.
-    package func startWatchdog(isHealthy: @escaping @Sendable () async -> Bool) -> Task<Void, Never>? {
-        guard let interval = watchdogInterval else { return nil }
-        return Task { [self] in
-            while !Task.isCancelled {
-                if await isHealthy() {
-                    try? notify(.watchdog)
-                }
-                // Real delay: the watchdog's ping interval (half of WatchdogSec).
-                try? await SystemClock().sleep(for: interval)
+    /// Returns at once when the watchdog is off, else when the calling task is cancelled (the
+    /// caller runs it in a task of its own, e.g. a `TaskScope` child).
+    package func runWatchdog(isHealthy: @escaping @Sendable () async -> Bool) async {
+        guard let interval = watchdogInterval else { return }
+        while !Task.isCancelled {
+            if await isHealthy() {
+                try? notify(.watchdog)
             }
+            // Real delay: the watchdog's ping interval (half of WatchdogSec).
+            do { try await SystemClock().sleep(for: interval) } catch { return }
         }
     }
 

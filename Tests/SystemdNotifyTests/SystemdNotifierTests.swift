@@ -51,12 +51,13 @@ import Testing
         #expect(notifier.watchdogInterval == .milliseconds(20))
         let healthy = Atomic<Bool>(true)
         let unhealthyChecks = Atomic<Int>(0)
-        let task = try #require(
-            notifier.startWatchdog {
+        let task = Task {
+            await notifier.runWatchdog {
                 let isHealthy = healthy.load(ordering: .sequentiallyConsistent)
                 if !isHealthy { unhealthyChecks.add(1, ordering: .sequentiallyConsistent) }
                 return isHealthy
-            })
+            }
+        }
         defer { task.cancel() }
         #expect(await systemd.waitForMessage(timeout: .seconds(30)) { _ in systemd.messages.count >= 3 })
         #expect(Set(systemd.messages) == ["WATCHDOG=1\n"])
@@ -76,10 +77,15 @@ import Testing
         #expect(systemd.messages.count == countWhenUnhealthy)
     }
 
-    @Test func watchdogIsOffWithoutWatchdogUsec() throws {
+    @Test func watchdogIsOffWithoutWatchdogUsec() async throws {
         let systemd = try NotifySocketFixture()
         let notifier = try #require(try SystemdNotifier.fromEnvironment(systemd.environment()))
-        #expect(notifier.startWatchdog { true } == nil)
+        // Returns at once: no loop runs (bounded, so a loop that ran would fail the test, not hang it).
+        let returned = await withDeadline(.seconds(10)) { () async -> Bool? in
+            await notifier.runWatchdog { true }
+            return true
+        }
+        #expect(returned == true)
     }
 
     @Test func reportsSendFailureWhenSystemdIsGone() throws {

@@ -107,7 +107,7 @@ enum RunCommand: CLICommand {
         /// Ends them; bounded, as a start still waiting on a frozen broker may not end at once.
         func endTasks() async { await tasks.close(until: .now + .seconds(1)) }
         var notifier: SystemdNotifier?
-        var watchdog: Task<Void, Never>?
+        var watchdog: ScopedTask?
         var statusTask: ScopedTask?
         var running = false
         /// SIGHUP and `bridge/request/config/reload`: the same reload; nil when it applied.
@@ -142,7 +142,9 @@ enum RunCommand: CLICommand {
                 try? notifier?.notify(.ready)
                 // The watchdog answers while the gateway actor does, Bluetooth or not (a restart cannot
                 // bring bluetoothd back); the Bluetooth state goes to STATUS= and bridge/health instead.
-                watchdog = notifier?.startWatchdog { await gateway.isHealthy() }
+                watchdog = notifier.flatMap { notifier in
+                    tasks.spawnCancellable { await notifier.runWatchdog { await gateway.isHealthy() } }
+                }
                 // STATUS= follows the gateway's ServiceStatus (Bluetooth, devices, broker, outbox).
                 statusTask = notifier.flatMap { notifier in
                     tasks.spawnCancellable {
