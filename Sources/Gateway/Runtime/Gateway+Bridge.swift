@@ -103,8 +103,12 @@ extension Gateway {
         do {
             let info = model.bridgeInfo(startedAt: startedAt).json.bytes
             if info != publishedInfo {
-                try await publishRetained(model.topics.bridgeInfo, info)
+                // Recorded before the publish, as in ``publishDevices()``.
                 publishedInfo = info
+                do { try await publishRetained(model.topics.bridgeInfo, info) } catch {
+                    if publishedInfo == info { publishedInfo = nil }
+                    throw error
+                }
             }
             try await publishDevices()
         } catch {
@@ -120,11 +124,19 @@ extension Gateway {
     /// connects, disconnects or is reconfigured; published only when it changed (RSSI and last
     /// seen change all the time: they are in the answer of `bridge/request/devices` and in each
     /// device's state).
+    ///
+    /// The payload is recorded before the publish: the actor runs other calls while it awaits the
+    /// PUBACK, and one that found the same payload not recorded yet published it a second time
+    /// (two identical retained messages in a row, seen under load). A failed publish forgets it,
+    /// so the next call sends it again.
     func publishDevices() async throws {
         let payload = DeviceSummary.list(deviceSummaries(), stable: true).bytes
         guard payload != publishedDevices else { return }
-        try await publishRetained(model.topics.bridgeDevices, payload)
         publishedDevices = payload
+        do { try await publishRetained(model.topics.bridgeDevices, payload) } catch {
+            if publishedDevices == payload { publishedDevices = nil }
+            throw error
+        }
     }
 
     /// Every followed device as `bridge/devices` and `bridge/request/devices` list it.

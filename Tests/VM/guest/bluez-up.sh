@@ -7,8 +7,11 @@ export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0
 mkdir -p /run/dbus /var/lib/bluetooth
 # The logs live on the guest's tmpfs and are copied to the output directory when the script
 # exits: a debug log written line by line over 9p slowed bluetoothd's start on a busy host.
-trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null' EXIT
+trap 'cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/hci.btsnoop /tmp/out/ 2>/dev/null' EXIT
 dbus-daemon --system --fork --nopidfile || { echo "guest: dbus-daemon failed"; exit 20; }
+# Every HCI packet of both controllers, for a scenario that fails (`btmon -r hci.btsnoop` reads it):
+# the kernel's side of a connect that never completes is not in bluetoothd's log.
+btmon -w /tmp/hci.btsnoop >/dev/null 2>&1 &
 
 # btmgmt 5.82 (Debian 13) never runs its command when its standard input is /dev/null, as in every
 # background job of a script (measured in the guest: `btmgmt --index 1 rm-adv 1 </dev/null` and the
@@ -39,7 +42,7 @@ hung_watchdog() {
         done >/tmp/out/stacks-hung.txt 2>&1
         dmesg >/tmp/out/dmesg-hung.txt
         ps -eo pid,stat,wchan:32,args >/tmp/out/ps-hung.txt 2>&1
-        cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/out/ 2>/dev/null
+        cp /tmp/bluetoothd.log /tmp/btvirt.log /tmp/hci.btsnoop /tmp/out/ 2>/dev/null
         echo 126 >/tmp/out/status
         sync
         echo o >/proc/sysrq-trigger
