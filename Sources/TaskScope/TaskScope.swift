@@ -50,6 +50,18 @@ package final class TaskScope: Sendable {
         return spawn { await task.run(work) } ? task : nil
     }
 
+    /// A timer as a child: `fire` runs once `deadline` has passed on `clock`, unless the returned
+    /// task is cancelled first (then `fire` never runs); nil (nothing runs) once the scope is closed.
+    package func spawnTimer(
+        at deadline: ContinuousClock.Instant, clock: any BridgeClock, _ fire: @escaping @Sendable () async -> Void
+    ) -> ScopedTask? {
+        spawnCancellable {
+            // Real delay: the timer's deadline (each caller says what it waits for).
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            await fire()
+        }
+    }
+
     /// Whether ``close(until:)`` has returned with every child ended.
     package var isClosed: Bool { ended.isFired }
 

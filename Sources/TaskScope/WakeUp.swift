@@ -23,11 +23,8 @@ package struct WakeUp: Sendable {
         task?.cancel()
         task = nil
         guard let deadline else { return }
-        task = scope.spawnCancellable {
-            // Real delay: the state machine's next deadline (it has no other way to learn that time passed).
-            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-            await fire()
-        }
+        // The state machine's next deadline (it has no other way to learn that time passed).
+        task = scope.spawnTimer(at: deadline, clock: clock, fire)
     }
 
     /// The timer fired: it is armed for nothing (the next ``arm(at:clock:in:_:)`` arms it, even for

@@ -93,6 +93,23 @@ import Timekeeping
         await scope.close(until: .now + .seconds(10))
     }
 
+    @Test func aTimerFiresAtItsDeadlineOnTheClockAndNeverOnceCancelled() async {
+        let scope = TaskScope()
+        let clock = ManualClock()
+        let fired = Recorded<String>()
+        let timer = scope.spawnTimer(at: clock.now + .seconds(5), clock: clock) { fired.append("due") }
+        let cancelled = scope.spawnTimer(at: clock.now + .seconds(5), clock: clock) { fired.append("cancelled") }
+        await clock.sleeping(atLeast: 2)
+        cancelled?.cancel()
+        await cancelled?.finished()
+        clock.advance(by: .seconds(4))
+        #expect(fired.all.isEmpty)
+        clock.advance(by: .seconds(1))
+        await timer?.finished()
+        #expect(fired.all == ["due"])
+        await scope.close(until: .now + .seconds(10))
+    }
+
     @Test func aSignalReleasesEveryWaiterAndLaterOnesAtOnce() async {
         let signal = Signal()
         let log = Recorded<String>()

@@ -272,12 +272,8 @@ extension BLELink {
 
     private func scheduleRetry(at due: ContinuousClock.Instant) {
         retryTask?.cancel()
-        let clock = self.clock
-        retryTask = scope.spawnCancellable { [weak self] in
-            // Real delay: BluetoothRetry's backoff before the next attempt to open the bus.
-            do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
-            await self?.start()
-        }
+        // BluetoothRetry's backoff before the next attempt to open the bus.
+        retryTask = scope.spawnTimer(at: due, clock: clock) { [weak self] in await self?.start() }
     }
 
     /// Refused by the system bus: follow its policy directories, so a fix is tried about a second

@@ -324,10 +324,8 @@ extension Gateway {
         discoveryResend?.cancel()
         let delay = options.discoveryDelay
         // Home Assistant's discovery is re-sent this long after it announced itself online.
-        let clock = self.clock
-        discoveryResend = scope.spawnCancellable { [weak self] in
-            // Real delay: Home Assistant ignores discovery while it starts.
-            do { try await clock.sleep(for: delay) } catch { return }
+        // Home Assistant ignores discovery while it starts.
+        discoveryResend = scope.spawnTimer(at: clock.now + delay, clock: clock) { [weak self] in
             await self?.publishDiscovery()
         }
     }

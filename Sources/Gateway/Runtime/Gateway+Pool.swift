@@ -36,13 +36,8 @@ extension Gateway {
     func rescheduleWake() {
         wake?.cancel()
         guard !stopping, let deadline = scheduler.nextDeadline() else { return }
-        let clock = self.clock
-        wake = scope.spawnCancellable { [weak self] in
-            // Real delay: the pool scheduler's next deadline (a rotation slot, a reconnect backoff).
-            try? await clock.sleep(until: deadline, tolerance: nil)
-            guard !Task.isCancelled, let self else { return }
-            await self.poolEvent(.tick)
-        }
+        // The pool scheduler's next deadline (a rotation slot, a reconnect backoff).
+        wake = scope.spawnTimer(at: deadline, clock: clock) { [weak self] in await self?.poolEvent(.tick) }
     }
 
     func poolEvent(_ event: ConnectionScheduler.Event) async {

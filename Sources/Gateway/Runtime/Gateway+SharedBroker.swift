@@ -63,13 +63,8 @@ extension Gateway {
             recordSchedule.published(payload, at: now)
         case .wait(let instant):
             recordTimer?.cancel()
-            let clock = self.clock
-            recordTimer = scope.spawnCancellable { [weak self] in
-                // Real delay: the record's rate bound (a change within the interval goes out at its end).
-                try? await clock.sleep(for: instant - clock.now)
-                guard !Task.isCancelled else { return }
-                await self?.gatewayRecordDue()
-            }
+            // The record's rate bound: a change within the interval goes out at its end.
+            recordTimer = scope.spawnTimer(at: instant, clock: clock) { [weak self] in await self?.gatewayRecordDue() }
         case .none:
             break
         }

@@ -299,7 +299,7 @@ package actor Gateway {
                 let left = await Self.publishOutgoing(messages, lane: lane, client: client, logger: logger)
                 await self?.keepLate(left)
             }
-            outgoingTasks += task.map { [$0] } ?? []
+            if let task { outgoingTasks.append(task) }
         }
         // The command streams exist before the first CONNACK: with a persistent session the broker
         // sends the commands it queued while the gateway was down right after it, and the client
