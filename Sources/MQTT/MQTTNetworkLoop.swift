@@ -119,9 +119,13 @@ final class MQTTNetworkLoop: Sendable {
     }
 
     /// Test hook: shuts the socket down without DISCONNECT, as a crash or network loss would.
+    /// On the loop's thread, which alone closes the socket: from another thread the number could
+    /// be closed and reused by then.
     func dropConnection() {
-        let fd = mosquitto_socket(handle.pointer)
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        loop.execute { [handle] in
+            let fd = mosquitto_socket(handle.pointer)
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }

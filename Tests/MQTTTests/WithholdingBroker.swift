@@ -10,6 +10,9 @@ import Synchronization
 final class WithholdingBroker: Sendable {
     let port: UInt16
     private let listener: Int32
+    /// Whether `listener` is still open. It is closed under this lock, so `close()` never shuts down
+    /// a descriptor number that was closed and handed to another socket (of another test) since.
+    private let listening = Mutex(true)
     private let received = Mutex<[String]>([])
 
     /// The topics of the publishes received, in order.
@@ -38,12 +41,17 @@ final class WithholdingBroker: Sendable {
 
     /// Stops accepting (the connection ends when the client disconnects).
     func close() {
-        shutdown(listener, Int32(SHUT_RDWR))
+        listening.withLock { open in
+            if open { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func serve() {
         let connection = accept(listener, nil, nil)
-        Glibc.close(listener)
+        listening.withLock { open in
+            open = false
+            Glibc.close(listener)
+        }
         guard connection >= 0 else { return }
         defer { Glibc.close(connection) }
         var pending: [UInt8] = []

@@ -23,6 +23,9 @@ package final class TCPProxy: Sendable {
         var paused = false
         var refusing = false
         var stopped = false
+        /// Whether the listener is closed: it is closed under `lock`, so `stop()` never shuts down
+        /// a descriptor number handed to another socket since.
+        var listenerClosed = false
         var sockets: Set<Int32> = []
         /// The write end of each connection's pipe: a byte wakes its paused copier.
         var wakes: Set<Int32> = []
@@ -108,7 +111,7 @@ package final class TCPProxy: Sendable {
         defer { gate.lock.unlock() }
         guard !gate.stopped else { return }
         gate.stopped = true
-        shutdown(listener, Int32(SHUT_RDWR))
+        if !gate.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
         for fd in gate.sockets { shutdown(fd, Int32(SHUT_RDWR)) }
         gate.wakeAll()
     }
@@ -122,7 +125,12 @@ package final class TCPProxy: Sendable {
     }
 
     private static func accept(on listener: Int32, upstream: UInt16, gate: Gate) {
-        defer { close(listener) }
+        defer {
+            gate.lock.lock()
+            gate.listenerClosed = true
+            close(listener)
+            gate.lock.unlock()
+        }
         while true {
             let client = Glibc.accept(listener, nil, nil)
             guard client >= 0 else {
