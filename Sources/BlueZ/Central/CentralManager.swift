@@ -87,19 +87,19 @@ public actor CentralManager {
     private nonisolated let stateBroadcaster = Broadcaster<ManagerState>(initial: .unknown, replaysLatest: true)
     private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
     nonisolated let monitorManagerBroadcaster = Broadcaster<Bool>(replaysLatest: false)
-    private nonisolated let removalBroadcaster = Broadcaster<BluetoothAddress>(replaysLatest: false)
+    nonisolated let removalBroadcaster = Broadcaster<BluetoothAddress>(replaysLatest: false)
 
-    private var tracker = AdapterStateTracker()
-    private var arbiter = DiscoveryArbiter<Int>()
+    var tracker = AdapterStateTracker()
+    var arbiter = DiscoveryArbiter<Int>()
     var scanners: [Int: Scanner] = [:]
     var nextScannerID = 0
     var objects = ManagedObjects()
     /// The advertisement monitors of a listen-only scan (``startMonitoring(_:allowDuplicates:rssiThreshold:timeout:)``).
     var monitoring: MonitorSession?
-    private var lastSeen: [DBusObjectPath: ContinuousClock.Instant] = [:]
-    private var peripherals: [DBusObjectPath: Peripheral] = [:]
-    private var loading = true
-    private var buffered: [DBusSignal] = []
+    var lastSeen: [DBusObjectPath: ContinuousClock.Instant] = [:]
+    var peripherals: [DBusObjectPath: Peripheral] = [:]
+    var loading = true
+    var buffered: [DBusSignal] = []
     /// The `GetManagedObjects` under way (`loading`), which `init` waits for.
     private var loadTask: Task<Void, Never>?
     private var tasks: [Task<Void, Never>] = []
@@ -219,140 +219,8 @@ public actor CentralManager {
         if tracker.state != .poweredOn { throw tracker.state.operationError ?? BluetoothError(.timeout) }
     }
 
-    private func requirePoweredOn() throws(BluetoothError) {
+    func requirePoweredOn() throws(BluetoothError) {
         if let error = tracker.state.operationError { throw error }
-    }
-
-    // MARK: Scanning
-
-    /// Scans for peripherals (`scanForPeripherals(withServices:options:)`). The stream ends when the consumer
-    /// stops; discovery stops when the last scanner ends. Scanning pauses while the adapter is off and resumes
-    /// when it is back. With `allowDuplicates` false, a peripheral is reported when first seen and whenever its
-    /// advertisement changes; with true, on every advertising report (RSSI updates included).
-    public func scan(
-        services: [BluetoothUUID] = [], allowDuplicates: Bool = false, rssiThreshold: Int? = nil
-    ) throws(BluetoothError) -> AsyncStream<Discovery> {
-        try requirePoweredOn()
-        nextScannerID += 1
-        let id = nextScannerID
-        let filter = DiscoveryFilter(
-            services: Set(services), rssiThreshold: rssiThreshold, allowDuplicates: allowDuplicates)
-        let (stream, continuation) = AsyncStream.makeStream(of: Discovery.self, bufferingPolicy: .bufferingNewest(1024))
-        scanners[id] = Scanner(filter: filter, continuation: continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.scannerEnded(id) }
-        }
-        runDiscovery(arbiter.handle(.scannerAdded(id, filter)))
-        return stream
-    }
-
-    /// True while this process's discovery session runs.
-    public var isScanning: Bool { arbiter.isDiscovering }
-
-    private func scannerEnded(_ id: Int) {
-        guard scanners.removeValue(forKey: id) != nil else { return }
-        runDiscovery(arbiter.handle(.scannerRemoved(id)))
-    }
-
-    private func runDiscovery(_ actions: [DiscoveryArbiter<Int>.Action]) {
-        for action in actions {
-            switch action {
-            case .failScanners(let ids, _):
-                for id in ids { scanners.removeValue(forKey: id)?.continuation.finish() }
-            case .setFilter(let filter):
-                var properties: [String: DBusValue] = [
-                    "Transport": .string("le"), "DuplicateData": .boolean(filter.allowDuplicates),
-                ]
-                if !filter.services.isEmpty {
-                    properties["UUIDs"] = .strings(filter.services.sorted().map(\.uuidString))
-                }
-                if let rssi = filter.rssiThreshold { properties["RSSI"] = .int16(Int16(clamping: rssi)) }
-                adapterCall("SetDiscoveryFilter", [.properties(properties)])
-            case .startDiscovery: adapterCall("StartDiscovery", [])
-            case .stopDiscovery: adapterCall("StopDiscovery", [])
-            }
-        }
-    }
-
-    /// The call's result reaches the arbiter under the call's number: it may come after the
-    /// adapter's signals that made it stale (replies and signals take different paths here).
-    private func adapterCall(_ method: String, _ arguments: [DBusValue]) {
-        let connection = self.connection
-        let path = adapterPath
-        let timeout = options.callTimeout
-        let number = arbiter.lastCall
-        Task {
-            do {
-                _ = try await connection.call(
-                    destination: BlueZNames.service, path: path, interface: BlueZNames.adapter, method: method,
-                    arguments: arguments, timeout: timeout)
-                self.discoveryCallFinished(number, nil)
-            } catch {
-                self.discoveryCallFinished(number, BluetoothError.from(error, during: .discovery))
-            }
-        }
-    }
-
-    private func discoveryCallFinished(_ number: Int, _ error: BluetoothError?) {
-        runDiscovery(arbiter.handle(error.map { .callFailed(number, $0) } ?? .callSucceeded(number)))
-    }
-
-    /// Reports a device of this manager's adapter to the scanners (devices under other adapters,
-    /// `/org/bluez/hci1/…` for a manager on `hci0`, are not ours and are ignored).
-    /// `advertisingReport`: an advertisement arrived without changing a property (a monitor's
-    /// `DeviceFound`), reported again when duplicates are allowed, as is a signal of `RSSI`,
-    /// `ManufacturerData` or `ServiceData` whose value did not change.
-    func reportDiscovery(_ path: DBusObjectPath, changed: Set<String>, advertisingReport: Bool = false) {
-        let discovering = arbiter.isDiscovering || arbiter.isBusy
-        let monitored = monitoring?.lifecycle.follows(path) ?? false
-        guard !scanners.isEmpty, discovering || monitored, isOurDevice(path),
-            let properties = objects.properties(path, BlueZNames.device),
-            let address = DeviceProperties.address(properties)
-        else { return }
-        let advertisement = DeviceProperties.advertisement(properties)
-        let rssi = DeviceProperties.rssi(properties)
-        let peripheral = self.peripheral(for: path, address: address)
-        let now = options.clock.now
-        // An advertisement heard again: a new RSSI, or (DuplicateData) bluetoothd's signal of the
-        // same data again, which it sends for every advertisement while RSSI comes only when it
-        // changes; or a monitor's `DeviceFound`.
-        let again =
-            changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData")
-            || advertisingReport
-        // By id, with no copy of a scanner held while its table is written: a copy kept the table
-        // shared, so recording one advertisement copied the whole table (every device it reported).
-        for id in scanners.keys.sorted() {
-            guard
-                let continuation = reportable(
-                    by: id, path, advertisement, rssi: rssi, again: again, discovering: discovering,
-                    monitored: monitored)
-            else { continue }
-            scanners[id]?.reported[path] = advertisement
-            continuation.yield(
-                Discovery(peripheral: peripheral, advertisementData: advertisement, rssi: rssi, timestamp: now))
-        }
-    }
-
-    /// The stream of scanner `id` when it reports this advertisement of `path`: the scanner's kind
-    /// (discovery or monitor) hears it, its filter admits it, and it is new, changed, or again with
-    /// duplicates allowed.
-    private func reportable(
-        by id: Int, _ path: DBusObjectPath, _ advertisement: AdvertisementData, rssi: Int?, again: Bool,
-        discovering: Bool, monitored: Bool
-    ) -> AsyncStream<Discovery>.Continuation? {
-        guard let scanner = scanners[id], scanner.monitor ? monitored : discovering,
-            scanner.filter.admits(advertisement, rssi: rssi)
-        else { return nil }
-        let reported = scanner.reported[path]
-        guard reported == nil || reported != advertisement || (scanner.filter.allowDuplicates && again) else {
-            return nil
-        }
-        return scanner.continuation
-    }
-
-    /// Whether `path` is a device object of this manager's adapter.
-    func isOurDevice(_ path: DBusObjectPath) -> Bool {
-        path.isDescendant(of: adapterPath, orEqual: false)
     }
 
     // MARK: Peripherals
@@ -440,11 +308,11 @@ public actor CentralManager {
         await peripheral.disconnect()
     }
 
-    private func devicePath(_ address: BluetoothAddress) -> DBusObjectPath {
+    func devicePath(_ address: BluetoothAddress) -> DBusObjectPath {
         DBusObjectPath(validating: BlueZPaths.device(address, adapter: options.adapter)) ?? adapterPath
     }
 
-    private func peripheral(for path: DBusObjectPath, address: BluetoothAddress) -> Peripheral {
+    func peripheral(for path: DBusObjectPath, address: BluetoothAddress) -> Peripheral {
         if let existing = peripherals[path] { return existing }
         let broadcaster = disconnectBroadcaster
         var pairing: (@Sendable (Peripheral, BluetoothError) async throws -> Void)?
@@ -482,7 +350,7 @@ public actor CentralManager {
     }
 
     /// bluetoothd (re)exported `AgentManager1`: the agent registers again, in a task (it awaits BlueZ).
-    private func agentManagerAppeared() {
+    func agentManagerAppeared() {
         let agent = self.agent
         Task { await agent.agentManagerAppeared() }
     }
@@ -498,7 +366,7 @@ public actor CentralManager {
         }
     }
 
-    private func track(_ event: AdapterStateTracker.Event) {
+    func track(_ event: AdapterStateTracker.Event) {
         for action in tracker.handle(event) { perform(action) }
     }
 
@@ -562,163 +430,4 @@ public actor CentralManager {
             manager: objects.properties(adapterPath, BlueZNames.advertisementMonitorManager))
     }
 
-    private func receive(_ signal: DBusSignal) {
-        if loading {
-            buffered.append(signal)
-            return
-        }
-        dispatch(signal)
-    }
-
-    private func dispatch(_ signal: DBusSignal) {
-        defer { signalHandled(signal.sequence) }
-        switch (signal.interface, signal.member) {
-        case (BlueZNames.objectManager, "InterfacesAdded"):
-            guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
-            interfacesAdded(path, ManagedObjects.interfaces(signal.arguments[1]))
-        case (BlueZNames.objectManager, "InterfacesRemoved"):
-            guard let path = signal.arguments.first?.asObjectPath, signal.arguments.count > 1 else { return }
-            interfacesRemoved(path, signal.arguments[1].asStrings ?? [])
-        case (BlueZNames.properties, "PropertiesChanged"):
-            guard signal.arguments.count > 1, let interface = signal.arguments[0].asString else { return }
-            let changed = signal.arguments[1].asDictionary ?? [:]
-            let invalidated = signal.arguments.count > 2 ? (signal.arguments[2].asStrings ?? []) : []
-            propertiesChanged(signal.path, interface, changed, invalidated)
-        case (BlueZNames.device, "Disconnected"):
-            guard let reason = signal.arguments.first?.asString, let peripheral = peripherals[signal.path] else {
-                return
-            }
-            update(peripheral) { $0.handle(.disconnectReasonReported(DisconnectReason(bluezReason: reason))) }
-        default:
-            break
-        }
-    }
-
-    private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) {
-        objects.add(path, interfaces)
-        if path == adapterPath { monitorManagerChanged() }
-        if path == PairingAgent.managerPath, interfaces[BlueZNames.agentManager] != nil {
-            agentManagerAppeared()
-        }
-        if path == adapterPath, let adapter = interfaces[BlueZNames.adapter] {
-            let powered = adapter["Powered"]?.asBool ?? false
-            track(.adapterAdded(powered: powered))
-            runDiscovery(arbiter.handle(.adapterAvailable(powered)))
-            return
-        }
-        if let device = interfaces[BlueZNames.device] {
-            guard isOurDevice(path) else { return }
-            lastSeen[path] = options.clock.now
-            if let peripheral = peripherals[path] { update(peripheral) { $0.deviceAdded(device) } }
-            reportDiscovery(path, changed: Set(device.keys))
-            return
-        }
-        if let owner = owningPeripheral(path) { update(owner) { $0.gattAdded(path, interfaces) } }
-    }
-
-    private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {
-        let removedDevice =
-            interfaces.contains(BlueZNames.device) && isOurDevice(path)
-            ? objects.properties(path, BlueZNames.device).flatMap(DeviceProperties.address) : nil
-        objects.remove(path, interfaces)
-        if path == adapterPath { monitorManagerChanged() }
-        if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
-            for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.bluezRestarted) } }
-            runDiscovery(arbiter.handle(.adapterAvailable(false)))
-            track(.adapterRemoved)
-            return
-        }
-        if interfaces.contains(BlueZNames.device) {
-            if let removedDevice { removalBroadcaster.yield(removedDevice) }
-            lastSeen[path] = nil
-            for id in scanners.keys { scanners[id]?.reported[path] = nil }
-            if let peripheral = peripherals[path] {
-                update(peripheral) { $0.deviceRemoved() }
-                peripherals[path] = nil
-            }
-            return
-        }
-        if let owner = owningPeripheral(path) { update(owner) { $0.gattRemoved(path, interfaces) } }
-    }
-
-    private func propertiesChanged(
-        _ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]
-    ) {
-        objects.change(path, interface, changed, invalidated: invalidated)
-        switch interface {
-        case BlueZNames.adapter where path == adapterPath:
-            if let powered = changed["Powered"]?.asBool {
-                if !powered {
-                    for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.adapterPoweredOff) } }
-                }
-                track(.poweredChanged(powered))
-                runDiscovery(arbiter.handle(.adapterAvailable(powered)))
-            }
-            if let discovering = changed["Discovering"]?.asBool {
-                runDiscovery(arbiter.handle(.discoveringChanged(discovering)))
-            }
-        case BlueZNames.device:
-            if let peripheral = peripherals[path] {
-                update(peripheral) { $0.deviceChanged(changed, invalidated: invalidated) }
-            }
-            if isOurDevice(path),
-                !changed.keys.allSatisfy({ ["Connected", "ServicesResolved", "Paired", "Trusted"].contains($0) })
-            {
-                lastSeen[path] = options.clock.now
-                reportDiscovery(path, changed: Set(changed.keys))
-            }
-        default:
-            if let owner = owningPeripheral(path) { update(owner) { $0.gattChanged(path, interface, changed) } }
-        }
-    }
-
-    /// Runs `body` on `peripheral`, which shares this manager's thread: a plain call, in bus order.
-    private func update(_ peripheral: Peripheral, _ body: (isolated Peripheral) -> Void) {
-        peripheral.assumeIsolated(body)
-    }
-
-    /// The peripheral whose device path is a prefix of `path` (a GATT object).
-    private func owningPeripheral(_ path: DBusObjectPath) -> Peripheral? {
-        let components = path.rawValue.split(separator: "/")
-        guard components.count > 4 else { return nil }
-        let devicePath = "/" + components.prefix(4).joined(separator: "/")
-        return DBusObjectPath(validating: devicePath).flatMap { peripherals[$0] }
-    }
-
-    // MARK: Device cache
-
-    /// Removes devices BlueZ caches that nobody needs (bleak#500). Runs every `cacheSweepInterval`.
-    public func sweepDeviceCache() async {
-        guard tracker.state == .poweredOn else { return }
-        var entries: [DeviceCachePolicy.Entry] = []
-        let now = options.clock.now
-        for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
-            guard let properties = objects.properties(path, BlueZNames.device),
-                let address = DeviceProperties.address(properties)
-            else { continue }
-            var protected =
-                (properties["Connected"]?.asBool ?? false) || (properties["Paired"]?.asBool ?? false)
-                || (properties["Trusted"]?.asBool ?? false)
-            if !protected, let peripheral = peripherals[path] { protected = await peripheral.isProtected }
-            entries.append(
-                DeviceCachePolicy.Entry(address: address, lastSeen: lastSeen[path] ?? now, isProtected: protected))
-        }
-        let policy = DeviceCachePolicy(
-            timeToLive: options.deviceTimeToLive, maximumDevices: options.maximumCachedDevices)
-        for address in policy.devicesToRemove(entries, now: now) {
-            let path = devicePath(address)
-            _ = try? await connection.call(
-                destination: BlueZNames.service, path: adapterPath, interface: BlueZNames.adapter,
-                method: "RemoveDevice", arguments: [.objectPath(path)], timeout: options.callTimeout)
-        }
-    }
-
-    /// How many peripherals the manager tracks (one per device object BlueZ reported; to watch
-    /// them stay bounded among passing addresses and across bluetoothd restarts).
-    public var trackedPeripheralCount: Int { peripherals.count }
-
-    /// How many devices BlueZ currently holds for the adapter (to watch the cache stay bounded).
-    public var cachedDeviceCount: Int {
-        objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.count
-    }
 }

@@ -1,0 +1,172 @@
+import Bluetooth
+import DBus
+import Foundation
+import Logging
+import Timekeeping
+
+/// Notifications and indications: enabling (`AcquireNotify`, else `StartNotify`), sharing between
+/// listeners, and their end.
+extension Peripheral {
+    // MARK: Notifications
+
+    /// Values the characteristic notifies or indicates, as a stream. Enables notifications before returning
+    /// (`AcquireNotify` where BlueZ offers it: a socket read by the process's one notify thread; else `StartNotify` and
+    /// `PropertiesChanged`), shares them between all listeners, and disables them when the last listener stops.
+    /// The stream ends with `peripheralDisconnected` when the link drops: subscribe again after reconnecting.
+    public func notifications(for characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<
+        Data, any Error
+    > {
+        try await retryingAfterPairing { try await subscribe(to: characteristic) }
+    }
+
+    /// Delivers the characteristic's values to `onValue` on the thread that receives them (the
+    /// `AcquireNotify` socket thread, or the D-Bus thread, as the `PropertiesChanged` signal is
+    /// dispatched, for `StartNotify`: indications), in order, with no task, stream or actor hop: for hot paths that do little and hand the value on. `onEnd` runs once
+    /// when the notifications end by themselves (the peripheral disconnected; the error says why),
+    /// never after ``NotificationListener/cancel()``. Both must return quickly: they hold up every
+    /// other notification of the process. Enabling works, fails and is shared exactly as for
+    /// ``notifications(for:)``; notifications stop when the last listener of the characteristic leaves.
+    public func notifications(
+        for characteristic: GATTCharacteristic, onValue: @escaping @Sendable (Data) -> Void,
+        onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }
+    ) async throws -> NotificationListener {
+        try await retryingAfterPairing {
+            let (path, channel, id) = try await listen(
+                to: characteristic, with: .handler(onValue: onValue, onEnd: onEnd))
+            return NotificationListener { [weak self] in
+                // At once, not in the task: values that arrive after cancel() returned must not reach
+                // the handler (a re-subscription would otherwise see them twice).
+                _ = channel.remove(id)
+                Task { await self?.listenerEnded(path, channel: channel, id: id) }
+            }
+        }
+    }
+
+    private func subscribe(to characteristic: GATTCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Data.self, bufferingPolicy: .bufferingNewest(4096))
+        let (path, channel, id) = try await listen(to: characteristic, with: .stream(continuation))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.listenerEnded(path, channel: channel, id: id) }
+        }
+        return stream
+    }
+
+    /// Enables notifications (once per characteristic, shared) and adds `listener` to its channel.
+    private func listen(to characteristic: GATTCharacteristic, with listener: NotificationChannel.Listener)
+        async throws -> (DBusObjectPath, NotificationChannel, Int)
+    {
+        let characteristic = try current(characteristic)
+        guard characteristic.properties.canNotify else {
+            throw BluetoothError(
+                .operationNotSupported,
+                "\(characteristic.uuid) can neither notify nor indicate \(characteristic.properties)")
+        }
+        let path = DBusObjectPath(trusted: characteristic.id)
+        let subscription: Subscription
+        if let existing = subscriptions[path] {
+            subscription = existing
+        } else {
+            let channel = NotificationChannel()
+            let properties = characteristic.properties
+            let enabling = Task { try await self.enable(path, channel: channel, properties: properties) }
+            subscription = Subscription(channel: channel, reader: nil, enabling: enabling)
+            subscriptions[path] = subscription
+        }
+        do {
+            try await subscription.enabling?.value
+        } catch {
+            if subscriptions[path]?.channel === subscription.channel { subscriptions[path] = nil }
+            throw BluetoothError.from(error, during: .notify)
+        }
+        guard let id = subscription.channel.add(listener) else {
+            throw BluetoothError(.peripheralDisconnected, "the peripheral disconnected while enabling notifications")
+        }
+        return (path, subscription.channel, id)
+    }
+
+    /// Whether notifications are currently enabled on the characteristic by this process.
+    public func isNotifying(_ characteristic: GATTCharacteristic) -> Bool {
+        let path = DBusObjectPath(trusted: characteristic.id)
+        guard let subscription = subscriptions[path] else { return false }
+        if subscription.reader != nil { return true }
+        return gatt[path]?[BlueZNames.gattCharacteristic]?["Notifying"]?.asBool ?? false
+    }
+
+    private func enable(_ path: DBusObjectPath, channel: NotificationChannel, properties: CharacteristicProperties)
+        async throws
+    {
+        try requireReady()
+        if properties.contains(.notify) {
+            do {
+                let reply = try await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                    method: "AcquireNotify", arguments: [.properties([:])], timeout: callTimeout)
+                if let descriptor = reply.first?.asFileDescriptor {
+                    let fd = try descriptor.duplicate()
+                    if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
+                    let reader = NotifySocketPoller.shared.add(
+                        fd: fd, onValue: { channel.yield($0) },
+                        onEnd: { [weak self] in Task { await self?.acquiredSocketEnded(path, channel: channel) } })
+                    if subscriptions[path]?.channel === channel {
+                        subscriptions[path]?.reader = reader
+                    } else {
+                        reader.stop()  // every listener left while BlueZ was answering
+                    }
+                    return
+                }
+            } catch {
+                let mapped = BluetoothError.from(error, during: .notify)
+                switch mapped.code {
+                // The peer's own ATT error (its CCCD write failed; 0x0e after a refused pairing) would fail
+                // StartNotify the same way, on a link bluetoothd is dropping: that error is the answer.
+                case .notConnected, .peripheralDisconnected, .resetting, .notPoweredOn, .attributeError: throw mapped
+                default: break  // fall back to StartNotify (indications, NotifyAcquired by someone else, …)
+                }
+            }
+        }
+        do {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "StartNotify", timeout: callTimeout)
+        } catch {
+            throw BluetoothError.from(error, during: .notify)
+        }
+    }
+
+    private func listenerEnded(_ path: DBusObjectPath, channel: NotificationChannel, id: Int) async {
+        guard channel.remove(id) == 0, let subscription = subscriptions[path], subscription.channel === channel else {
+            return
+        }
+        subscriptions[path] = nil
+        if let reader = subscription.reader {
+            reader.stop()  // closing our end makes BlueZ disable notifications
+        } else if lifecycle.state == .ready {
+            _ = try? await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                method: "StopNotify", timeout: callTimeout)
+        }
+    }
+
+    private func acquiredSocketEnded(_ path: DBusObjectPath, channel: NotificationChannel) async {
+        // BlueZ closes the socket as the link drops, just before it sends Connected=false; the signal can reach
+        // this actor later (signals and replies take separate paths here). BlueZ's answer to a Get comes after
+        // that signal on the bus: when it says the link is down, the signal is on its way and ends the stream
+        // with the real reason (`failPendingOperations`). Otherwise the socket ended on its own.
+        if lifecycle.state == .ready, await linkReportedDown() { return }
+        guard let subscription = subscriptions[path], subscription.channel === channel else { return }
+        subscriptions[path] = nil
+        channel.finish(
+            throwing: lifecycle.state == .ready
+                ? BluetoothError(.failed, "BlueZ closed the notification socket")
+                : BluetoothError(.peripheralDisconnected))
+    }
+
+    /// Whether BlueZ says `Connected` is false now (nil answer: unknown, treated as up).
+    private func linkReportedDown() async -> Bool {
+        let reply = try? await connection.call(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.properties, method: "Get",
+            arguments: [.string(BlueZNames.device), .string("Connected")], timeout: callTimeout)
+        return reply?.first?.asBool == false
+    }
+}
