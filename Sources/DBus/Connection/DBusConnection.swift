@@ -101,11 +101,11 @@ public final class DBusConnection: Sendable {
         arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
         whenAnswered: (@Sendable (_ error: DBusErrorName?) -> Void)? = nil
     ) async throws -> [DBusValue] {
-        let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
-        try message.append(arguments)
-        let reply = try await send(message, timeout: timeout, whenAnswered: whenAnswered)
-        if let error = reply.replyError() { throw error }
-        return try reply.arguments()
+        try Task.checkCancellation()  // a cancelled task's call is not sent
+        return try await startCall(
+            destination: destination, path: path, interface: interface, method: method, arguments: arguments,
+            timeout: timeout, whenAnswered: whenAnswered
+        ).reply()
     }
 
     /// Calls a method without waiting for (or asking for) a reply.
@@ -122,28 +122,21 @@ public final class DBusConnection: Sendable {
     func send(
         _ message: Message, timeout: Duration, whenAnswered: (@Sendable (_ error: DBusErrorName?) -> Void)? = nil
     ) async throws -> Message {
-        let token = CallToken()
-        let milliseconds = Int32(clamping: timeout.inMilliseconds)
-        let loop = self.loop
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
-                let accepted = loop.submit { state in
-                    state.startCall(message, timeoutMilliseconds: max(1, milliseconds), token: token) { outcome in
-                        if let whenAnswered {
-                            switch outcome {
-                            case .success(let reply): whenAnswered(reply.replyError()?.name)
-                            case .failure(let error): whenAnswered((error as? DBusError)?.name ?? .failed)
-                            }
-                        }
-                        continuation.resume(with: outcome)
-                    }
-                }
-                if !accepted { continuation.resume(throwing: DBusError.connectionClosed) }
-            }
-        } onCancel: {
-            token.cancel()
-            loop.submit { $0.cancelCall(token) }
-        }
+        try Task.checkCancellation()  // a cancelled task's call is not sent
+        return try await DBusSentCall(message, timeout: timeout, loop: loop, whenAnswered: whenAnswered).replyMessage()
+    }
+
+    /// Sends a method call now, in the order of the caller's calls, and returns it; its reply is
+    /// awaited with ``DBusSentCall/reply()``, possibly by another task. What ``call(destination:path:interface:method:arguments:timeout:whenAnswered:)``
+    /// does in two steps.
+    package func startCall(
+        destination: String, path: DBusObjectPath, interface: String, method: String,
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
+        whenAnswered: (@Sendable (_ error: DBusErrorName?) -> Void)? = nil
+    ) throws -> DBusSentCall {
+        let message = try Message.methodCall(destination: destination, path: path, interface: interface, method: method)
+        try message.append(arguments)
+        return DBusSentCall(message, timeout: timeout, loop: loop, whenAnswered: whenAnswered)
     }
 
     // MARK: Signals
