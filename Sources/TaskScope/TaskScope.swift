@@ -1,4 +1,5 @@
 import Timekeeping
+import Synchronization
 
 /// One task group that owns a component's tasks (issue 20): every loop, timer and job the
 /// component starts is a child of it, so none outlives the component. ``close(until:)`` cancels
@@ -23,6 +24,7 @@ package final class TaskScope: Sendable {
     private let jobs: AsyncStream<Job>.Continuation
     private let root: Task<Void, Never>
     private let ended = Signal()
+    private let closing = Atomic(false)
 
     package init() {
         let (stream, jobs) = AsyncStream.makeStream(of: Job.self)
@@ -62,6 +64,9 @@ package final class TaskScope: Sendable {
         }
     }
 
+    /// False once ``close(until:)`` was called: ``spawn(_:)`` runs nothing more.
+    package var isOpen: Bool { !closing.load(ordering: .acquiring) }
+
     /// Whether ``close(until:)`` has returned with every child ended.
     package var isClosed: Bool { ended.isFired }
 
@@ -70,6 +75,7 @@ package final class TaskScope: Sendable {
     /// peer) is left to end by itself after the deadline, so a stop stays bounded.
     @discardableResult
     package func close(until deadline: ContinuousClock.Instant, clock: any BridgeClock = SystemClock()) async -> Bool {
+        closing.store(true, ordering: .releasing)
         jobs.finish()
         root.cancel()
         await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended] in await ended.wait() }

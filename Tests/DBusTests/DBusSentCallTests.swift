@@ -8,16 +8,19 @@ import Testing
     static let path: DBusObjectPath = "/io/blebridge/SentCall"
     static let interface = "io.blebridge.SentCall1"
 
-    /// A server whose `Record(u)` notes its argument, in the order the calls arrive, and whose
-    /// `Slow(u)` answers after that many milliseconds.
+    /// A server whose `Record(u)` notes its argument with the call's serial (the order it was sent
+    /// in: the server runs handlers concurrently), and whose `Slow(u)` answers after that many
+    /// milliseconds.
     final class Server: Sendable {
-        let received = Recorded<UInt32>()
+        let recorded = Recorded<(serial: UInt32, number: UInt32)>()
+        /// The numbers recorded, in the order their calls were sent.
+        var received: [UInt32] { recorded.all.sorted { $0.serial < $1.serial }.map(\.number) }
         let connection: DBusConnection
 
         init(_ bus: BusFixture) async throws {
             connection = try await bus.connect()
             #expect(try await connection.requestName(DBusSentCallTests.name) == .primaryOwner)
-            let received = self.received
+            let recorded = self.recorded
             try await connection.export(
                 path: DBusSentCallTests.path,
                 interfaces: [
@@ -26,7 +29,7 @@ import Testing
                         methods: [
                             DBusMethod(name: "Record", inSignature: "u", outSignature: "u") { call in
                                 let number = call.arguments[0].asUInt32 ?? 0
-                                received.append(number)
+                                recorded.append((call.serial, number))
                                 return [.uint32(number)]
                             },
                             DBusMethod(name: "Slow", inSignature: "u") { call in
@@ -58,7 +61,7 @@ import Testing
                 for await (index, reply) in group { replies[index] = reply }
                 return replies
             }
-            #expect(server.received.all == (0..<50).map { UInt32($0) })
+            #expect(server.received == (0..<50).map { UInt32($0) })
             #expect((0..<50).allSatisfy { replies[$0] == [.uint32(UInt32($0))] })
         }
     }
@@ -73,7 +76,7 @@ import Testing
                 destination: Self.name, path: Self.path, interface: Self.interface, method: "Record",
                 arguments: [.uint32(8)])
             #expect(try await call.reply() == [.uint32(7)])
-            #expect(server.received.all == [7, 8])
+            #expect(server.received == [7, 8])
         }
     }
 

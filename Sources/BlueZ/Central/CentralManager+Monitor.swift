@@ -32,6 +32,7 @@ extension CentralManager {
         _ patternSets: [[AdvertisementPattern]], allowDuplicates: Bool = false, rssiThreshold: Int? = nil,
         root: DBusObjectPath = "/io/blebridge/monitor", timeout: Duration = .seconds(10)
     ) async throws -> AsyncStream<Discovery> {
+        try requireOpen()
         guard monitoring == nil else { throw BluetoothError(.alreadyExists, "advertisement monitors already run") }
         guard let manager = objects.properties(adapterPath, BlueZNames.advertisementMonitorManager) else {
             throw BluetoothError(.unsupported, "the adapter has no \(BlueZNames.advertisementMonitorManager)")
@@ -65,12 +66,12 @@ extension CentralManager {
             scannerID: id)
         monitorManagerChanged()
         // How long bluetoothd may take to activate the monitors.
-        let timeoutTask = Deadline.after(timeout, clock: options.clock) { [weak self] in
+        let timeoutTask = scope.spawnTimer(at: options.clock.now + timeout, clock: options.clock) { [weak self] in
             await self?.monitorWaitEnded(
                 BluetoothError(
                     .connectionTimeout, "bluetoothd did not activate the advertisement monitors in \(timeout)"))
         }
-        defer { timeoutTask.cancel() }
+        defer { timeoutTask?.cancel() }
         do {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 if monitoring?.lifecycle.wasReady == true {
@@ -164,16 +165,21 @@ extension CentralManager {
         let connection = self.connection
         let path = adapterPath
         let timeout = options.callTimeout
-        Task {
+        // Sent now (before any `UnregisterMonitor` that follows); the reply is awaited in the scope.
+        let call = Result {
+            try connection.startCall(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.advertisementMonitorManager,
+                method: "RegisterMonitor", arguments: [.objectPath(root)], timeout: timeout)
+        }
+        let awaiting = scope.spawn {
             do {
-                _ = try await connection.call(
-                    destination: BlueZNames.service, path: path, interface: BlueZNames.advertisementMonitorManager,
-                    method: "RegisterMonitor", arguments: [.objectPath(root)], timeout: timeout)
-                self.monitorEvent(.registerSucceeded)
+                _ = try await call.get().reply()
+                await self.monitorEvent(.registerSucceeded)
             } catch {
-                self.monitorEvent(.registerFailed("\(error)"))
+                await self.monitorEvent(.registerFailed("\(error)"))
             }
         }
+        if !awaiting { (try? call.get())?.cancel() }
     }
 
     /// `org.bluez.AdvertisementMonitor1` for one pattern set: `or_patterns`, no RSSI thresholds

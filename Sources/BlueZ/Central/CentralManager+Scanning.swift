@@ -22,8 +22,10 @@ extension CentralManager {
             services: Set(services), rssiThreshold: rssiThreshold, allowDuplicates: allowDuplicates)
         let (stream, continuation) = AsyncStream.makeStream(of: Discovery.self, bufferingPolicy: .bufferingNewest(1024))
         scanners[id] = Scanner(filter: filter, continuation: continuation)
+        let scope = self.scope
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.scannerEnded(id) }
+            guard let self else { return }
+            scope.spawn { await self.scannerEnded(id) }
         }
         runDiscovery(arbiter.handle(.scannerAdded(id, filter)))
         return stream
@@ -64,16 +66,21 @@ extension CentralManager {
         let path = adapterPath
         let timeout = options.callTimeout
         let number = arbiter.lastCall
-        Task {
+        // Sent now, in the arbiter's order; the reply is awaited in the scope.
+        let call = Result {
+            try connection.startCall(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.adapter, method: method,
+                arguments: arguments, timeout: timeout)
+        }
+        let awaiting = scope.spawn {
             do {
-                _ = try await connection.call(
-                    destination: BlueZNames.service, path: path, interface: BlueZNames.adapter, method: method,
-                    arguments: arguments, timeout: timeout)
-                self.discoveryCallFinished(number, nil)
+                _ = try await call.get().reply()
+                await self.discoveryCallFinished(number, nil)
             } catch {
-                self.discoveryCallFinished(number, BluetoothError.from(error, during: .discovery))
+                await self.discoveryCallFinished(number, BluetoothError.from(error, during: .discovery))
             }
         }
+        if !awaiting { (try? call.get())?.cancel() }  // closed: nobody is left to hear the answer
     }
 
     private func discoveryCallFinished(_ number: Int, _ error: BluetoothError?) {

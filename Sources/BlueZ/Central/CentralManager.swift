@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Foundation
+import TaskScope
 import Timekeeping
 
 /// The central role on BlueZ (`CBCentralManager`): adapter state, scanning, connecting.
@@ -101,8 +102,10 @@ public actor CentralManager {
     var loading = true
     var buffered: [DBusSignal] = []
     /// The `GetManagedObjects` under way (`loading`), which `init` waits for.
-    private var loadTask: Task<Void, Never>?
-    private var tasks: [Task<Void, Never>] = []
+    private var loadTask: ScopedTask?
+    /// Every task of the manager and of its peripherals (the cache sweep, BlueZ calls awaiting
+    /// their replies, timers), ended by ``close()``.
+    nonisolated let scope = TaskScope()
     /// bluetoothd's signals and its name's owner changes, handled on the connection's thread.
     private var signalHandlers: [DBusSignalHandler] = []
     /// One `GetManagedObjects` shared by the connects that end at about the same time (`CentralManager+Snapshot`).
@@ -146,18 +149,17 @@ public actor CentralManager {
             })
         let present = (try? await connection.nameOwner(BlueZNames.service)) != nil
         bluezOwnerChanged(present: present)
-        await loadTask?.value
+        await loadTask?.finished()
         let sweepInterval = options.cacheSweepInterval
         let clock = options.clock
-        tasks.append(
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    // Real delay: the period of the sweep that forgets devices unseen for `deviceTimeToLive`.
-                    try? await clock.sleep(for: sweepInterval)
-                    guard let self else { return }
-                    await self.sweepDeviceCache()
-                }
-            })
+        scope.spawn { [weak self] in
+            while true {
+                // Real delay: the period of the sweep that forgets devices unseen for `deviceTimeToLive`.
+                do { try await clock.sleep(for: sweepInterval) } catch { return }
+                guard let self else { return }
+                await self.sweepDeviceCache()
+            }
+        }
     }
 
     /// A manager on the bus at `busAddress` (`unix:path=…`), or on the system bus (honouring
@@ -168,7 +170,9 @@ public actor CentralManager {
     }
 
     /// Stops everything: the pairing agent is unregistered, scanners end, connections are left to BlueZ, streams
-    /// finish.
+    /// finish. Returns once every task of the manager and its peripherals has ended (calls awaiting
+    /// BlueZ are abandoned: a pending connect fails with `operationCancelled`), or after 2 s of the
+    /// manager's clock for one that ignores its cancellation.
     public func close() async {
         await stopMonitoring()
         await agent.unregister()
@@ -176,15 +180,19 @@ public actor CentralManager {
         signalHandled(.max)
         for handler in signalHandlers { handler.cancel() }
         signalHandlers.removeAll()
-        for task in tasks { task.cancel() }
-        tasks.removeAll()
+        // No signal ends an attempt or a link from here on: each peripheral ends its own.
+        for peripheral in peripherals.values { update(peripheral) { $0.managerClosed() } }
         for scanner in scanners.values { scanner.continuation.finish() }
         scanners.removeAll()
         stateBroadcaster.finish()
         disconnectBroadcaster.finish()
         monitorManagerBroadcaster.finish()
         removalBroadcaster.finish()
+        await scope.close(until: options.clock.now + .seconds(2), clock: options.clock)
     }
+
+    /// Whether ``close()`` has returned with every task of the manager and its peripherals ended.
+    package nonisolated var allTasksEnded: Bool { scope.isClosed }
 
     // MARK: State
 
@@ -220,7 +228,13 @@ public actor CentralManager {
     }
 
     func requirePoweredOn() throws(BluetoothError) {
+        try requireOpen()
         if let error = tracker.state.operationError { throw error }
+    }
+
+    /// After ``close()`` nothing more starts (its tasks would have no scope to run in).
+    func requireOpen() throws(BluetoothError) {
+        if closed || !scope.isOpen { throw BluetoothError(.operationCancelled, "the central manager is closed") }
     }
 
     // MARK: Peripherals
@@ -322,7 +336,7 @@ public actor CentralManager {
             }
         }
         let peripheral = Peripheral(
-            identifier: address, path: path, connection: connection, lifecycle: options.connection,
+            identifier: address, path: path, connection: connection, scope: scope, lifecycle: options.connection,
             callTimeout: options.callTimeout, clock: options.clock, onDisconnect: { broadcaster.yield($0) },
             authenticationHandler: pairing)
         peripherals[path] = peripheral
@@ -352,7 +366,7 @@ public actor CentralManager {
     /// bluetoothd (re)exported `AgentManager1`: the agent registers again, in a task (it awaits BlueZ).
     func agentManagerAppeared() {
         let agent = self.agent
-        Task { await agent.agentManagerAppeared() }
+        scope.spawn { await agent.agentManagerAppeared() }
     }
 
     private func perform(_ action: AdapterStateTracker.Action) {
@@ -362,7 +376,7 @@ public actor CentralManager {
             // From here until the reply is applied, signals wait in `buffered` (replayed in order).
             loading = true
             buffered.removeAll()
-            loadTask = Task { await self.loadObjects() }
+            loadTask = scope.spawnCancellable { await self.loadObjects() }
         }
     }
 

@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Logging
+import TaskScope
 import Timekeeping
 
 /// The connection, driven by ``CentralManager`` through the ``ConnectionLifecycle`` state machine.
@@ -9,6 +10,7 @@ extension Peripheral {
     // MARK: Connection (driven by CentralManager)
 
     func connect(timeout: Duration) async throws {
+        guard scope.isOpen else { throw BluetoothError(.operationCancelled, "the central manager is closed") }
         nextID += 1
         let id = nextID
         try await withTaskCancellationHandler {
@@ -17,7 +19,7 @@ extension Peripheral {
                 handle(.connectRequested(timeout: timeout))
             }
         } onCancel: {
-            Task { await self.cancelConnectWaiter(id) }
+            Task { await self.cancelConnectWaiter(id) }  // a hop from the cancelling thread: resumes the waiter
         }
     }
 
@@ -48,7 +50,7 @@ extension Peripheral {
                 }
             }
         } onCancel: {
-            Task { await self.resumeSettledWaiter(id) }
+            Task { await self.resumeSettledWaiter(id) }  // a hop from the cancelling thread: resumes the waiter
         }
     }
 
@@ -86,14 +88,16 @@ extension Peripheral {
             let path = self.path
             // Our own deadline governs; the D-Bus timeout is only a backstop.
             let timeout = max(callTimeout, .seconds(60))
-            Task {
-                do {
-                    _ = try await connection.call(
-                        destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Connect",
-                        timeout: timeout)
-                    await self.handle(.connectSucceeded(attempt: attempt, servicesCached: self.hasCachedServices))
-                } catch {
-                    self.handle(.connectFailed(attempt: attempt, BluetoothError.from(error, during: .connect)))
+            let call = Result {
+                try connection.startCall(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Connect",
+                    timeout: timeout)
+            }
+            awaitReply(call) { peripheral, error in
+                if let error {
+                    peripheral.handle(.connectFailed(attempt: attempt, BluetoothError.from(error, during: .connect)))
+                } else {
+                    peripheral.handle(.connectSucceeded(attempt: attempt, servicesCached: peripheral.hasCachedServices))
                 }
             }
         case .callDisconnect:
@@ -102,16 +106,20 @@ extension Peripheral {
             let connection = self.connection
             let path = self.path
             let timeout = callTimeout
-            Task {
-                _ = try? await connection.call(
+            let call = Result {
+                try connection.startCall(
                     destination: BlueZNames.service, path: path, interface: BlueZNames.device, method: "Disconnect",
                     timeout: timeout)
-                self.handle(curing ? .cureFinished(attempt: attempt) : .disconnectFinished)
+            }
+            awaitReply(call) { peripheral, _ in
+                peripheral.handle(curing ? .cureFinished(attempt: attempt) : .disconnectFinished)
             }
         case .startTimeout(let attempt, let duration):
             timeoutTask?.cancel()
             // The connect attempt's timeout (a stale one is ignored by the lifecycle: `attempt`).
-            timeoutTask = Deadline.after(duration, clock: clock) { await self.handle(.timeoutFired(attempt: attempt)) }
+            timeoutTask = scope.spawnTimer(at: clock.now + duration, clock: clock) {
+                await self.handle(.timeoutFired(attempt: attempt))
+            }
         case .cancelTimeout:
             timeoutTask?.cancel()
             timeoutTask = nil
@@ -122,16 +130,16 @@ extension Peripheral {
             Self.logger.debug(
                 "waiting for ServicesResolved of a cached device",
                 [("device", identifier.description), ("limit", "\(duration)")])
-            resolveTimerTask = Deadline.after(duration, clock: clock) {
+            resolveTimerTask = scope.spawnTimer(at: clock.now + duration, clock: clock) {
                 await self.resolveTimerFired(attempt: attempt, round: round, after: duration)
             }
         case .scheduleRetry(let attempt, let delay):
-            let clock = self.clock
-            Task {
-                // Real delay: the lifecycle's retry delay (after InProgress or an aborted link).
-                try? await clock.sleep(for: delay)
-                self.handle(.retryDue(attempt: attempt))
+            // The lifecycle's retry delay (after InProgress or an aborted link). Once the manager is
+            // closed the retry is due at once, and its connect fails `operationCancelled`.
+            let timer = scope.spawnTimer(at: clock.now + delay, clock: clock) {
+                await self.handle(.retryDue(attempt: attempt))
             }
+            if timer == nil { Task { await self.handle(.retryDue(attempt: attempt)) } }
         case .completeConnect(let error):
             let waiters = connectWaiters
             connectWaiters.removeAll()
@@ -159,6 +167,37 @@ extension Peripheral {
         case .emitDisconnected(let reason):
             onDisconnect(DisconnectEvent(peripheral: self, reason: reason))
         }
+    }
+
+    /// Awaits `call`'s reply in the manager's scope and hands the outcome (nil for a reply, else the
+    /// error) to `answered` on this actor. Once the manager is closed the call is abandoned and
+    /// `answered` gets `operationCancelled` through a short hop: something waits for it (a connect, a
+    /// disconnect), and no scope is left to run it in.
+    private func awaitReply(
+        _ call: Result<DBusSentCall, any Error>, _ answered: @escaping @Sendable (isolated Peripheral, (any Error)?) -> Void
+    ) {
+        let awaiting = scope.spawn {
+            var failure: (any Error)?
+            do { _ = try await call.get().reply() } catch { failure = error }
+            await self.deliver(failure, to: answered)
+        }
+        if !awaiting {
+            (try? call.get())?.cancel()
+            let closed = BluetoothError(.operationCancelled, "the central manager is closed")
+            Task { await self.deliver(closed, to: answered) }
+        }
+    }
+
+    private func deliver(
+        _ failure: (any Error)?, to answered: @Sendable (isolated Peripheral, (any Error)?) -> Void
+    ) {
+        answered(self, failure)
+    }
+
+    /// ``CentralManager/close()``: the manager's signals stop, so nothing would end an attempt or a
+    /// link: both end here, as if the adapter went away (`operationCancelled` for what waits).
+    func managerClosed() {
+        handle(.adapterLost(.local))
     }
 
     private func resolveTimerFired(attempt: UInt64, round: Int, after duration: Duration) {

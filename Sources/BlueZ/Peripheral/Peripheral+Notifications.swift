@@ -33,11 +33,13 @@ extension Peripheral {
         try await retryingAfterPairing {
             let (path, channel, id) = try await listen(
                 to: characteristic, with: .handler(onValue: onValue, onEnd: onEnd))
+            let scope = self.scope
             return NotificationListener { [weak self] in
                 // At once, not in the task: values that arrive after cancel() returned must not reach
                 // the handler (a re-subscription would otherwise see them twice).
                 _ = channel.remove(id)
-                Task { await self?.listenerEnded(path, channel: channel, id: id) }
+                guard let self else { return }
+                scope.spawn { await self.listenerEnded(path, channel: channel, id: id) }
             }
         }
     }
@@ -46,8 +48,10 @@ extension Peripheral {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Data.self, bufferingPolicy: .bufferingNewest(4096))
         let (path, channel, id) = try await listen(to: characteristic, with: .stream(continuation))
+        let scope = self.scope
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.listenerEnded(path, channel: channel, id: id) }
+            guard let self else { return }
+            scope.spawn { await self.listenerEnded(path, channel: channel, id: id) }
         }
         return stream
     }
@@ -69,6 +73,8 @@ extension Peripheral {
         } else {
             let channel = NotificationChannel()
             let properties = characteristic.properties
+            // Awaited by every listener that comes while it runs (a task, not a scope child: its
+            // result is shared); it ends with its BlueZ calls, bounded by their time-out.
             let enabling = Task { try await self.enable(path, channel: channel, properties: properties) }
             subscription = Subscription(channel: channel, reader: nil, enabling: enabling)
             subscriptions[path] = subscription
@@ -105,9 +111,13 @@ extension Peripheral {
                 if let descriptor = reply.first?.asFileDescriptor {
                     let fd = try descriptor.duplicate()
                     if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
+                    let scope = self.scope
                     let reader = NotifySocketPoller.shared.add(
                         fd: fd, onValue: { channel.yield($0) },
-                        onEnd: { [weak self] in Task { await self?.acquiredSocketEnded(path, channel: channel) } })
+                        onEnd: { [weak self] in
+                            guard let self else { return }
+                            scope.spawn { await self.acquiredSocketEnded(path, channel: channel) }
+                        })
                     if subscriptions[path]?.channel === channel {
                         subscriptions[path]?.reader = reader
                     } else {

@@ -19,10 +19,11 @@ extension Peripheral {
         let path = DBusObjectPath(trusted: characteristic.id)
         let timeout = callTimeout
         return try await perform(.read, on: path) { answered in
-            let reply = try await connection.call(
+            try connection.startCall(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
                 method: "ReadValue", arguments: [.properties([:])], timeout: timeout, whenAnswered: answered)
-            return Data(reply.first?.asBytes ?? [])
+        } reply: { reply in
+            Data(reply.first?.asBytes ?? [])
         }
     }
 
@@ -40,11 +41,11 @@ extension Peripheral {
         let path = DBusObjectPath(trusted: characteristic.id)
         let timeout = callTimeout
         try await perform(.write, on: path) { answered in
-            _ = try await connection.call(
+            try connection.startCall(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties(["type": .string(type.bluezType)])],
                 timeout: timeout, whenAnswered: answered)
-        }
+        } reply: { _ in }
     }
 
     /// Reads a descriptor's value.
@@ -55,10 +56,11 @@ extension Peripheral {
         let connection = self.connection
         let timeout = callTimeout
         return try await perform(.read, on: path) { answered in
-            let reply = try await connection.call(
+            try connection.startCall(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
                 method: "ReadValue", arguments: [.properties([:])], timeout: timeout, whenAnswered: answered)
-            return Data(reply.first?.asBytes ?? [])
+        } reply: { reply in
+            Data(reply.first?.asBytes ?? [])
         }
     }
 
@@ -71,11 +73,11 @@ extension Peripheral {
         let connection = self.connection
         let timeout = callTimeout
         try await perform(.write, on: path) { answered in
-            _ = try await connection.call(
+            try connection.startCall(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout,
                 whenAnswered: answered)
-        }
+        } reply: { _ in }
     }
 
     // MARK: Operations
@@ -100,27 +102,34 @@ extension Peripheral {
         BluetoothError(.attributeNotFound, "\(id) is not in the peripheral's GATT database")
     }
 
-    /// Runs `body` (a BlueZ call) for `attribute` (see `performOnce`), pairing and retrying once on
-    /// `insufficientAuthentication` when allowed. `body` passes the closure it is given to the call's
-    /// `whenAnswered`.
+    /// Sends a BlueZ call for an operation, passing it the closure it is given as `whenAnswered`.
+    typealias CallStarter = @Sendable (_ answered: @escaping @Sendable (DBusErrorName?) -> Void) throws -> DBusSentCall
+
+    /// Runs the BlueZ call `start` sends for `attribute` (see `performOnce`), pairing and retrying
+    /// once on `insufficientAuthentication` when allowed; `reply` reads the result from its reply.
     func perform<T: Sendable>(
-        _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable (_ answered: @escaping @Sendable (DBusErrorName?) -> Void) async throws -> T
+        _ operation: BluetoothOperation, on attribute: DBusObjectPath, _ start: @escaping CallStarter,
+        reply: @escaping @Sendable ([DBusValue]) throws -> T
     ) async throws -> T {
-        try await retryingAfterPairing { try await performOnce(operation, on: attribute, body) }
+        try await retryingAfterPairing { try await performOnce(operation, on: attribute, start, reply: reply) }
     }
 
-    /// Runs `body` (a BlueZ call) for `attribute`: one operation per attribute at a time, `InProgress` from BlueZ
-    /// retried briefly, and failed at once with the disconnect error when the link drops before BlueZ answered.
-    /// An answer that came first stands: bluetoothd answers a request and then reports the link down (a
-    /// peer refusing pairing; `make stress`, 2026-12-04), and the caller must get that answer ("ATT error:
-    /// 0x0e"), not `peripheralDisconnected`. The answer is noted on this thread as it is dispatched
-    /// (`whenAnswered`), while the task that carries it on runs later on the pool. An `InProgress` answer
-    /// is not the answer: the call is repeated after a pause, and a link drop during that pause fails the
-    /// operation at once (it used to wait out the pause and fail with BlueZ's own "Not connected").
-    private func performOnce<T: Sendable>(
-        _ operation: BluetoothOperation, on attribute: DBusObjectPath,
-        _ body: @escaping @Sendable (_ answered: @escaping @Sendable (DBusErrorName?) -> Void) async throws -> T
+    /// Runs the BlueZ call `start` sends for `attribute`: one operation per attribute at a time, `InProgress`
+    /// from BlueZ retried briefly, and failed at once with the disconnect error when the link drops before
+    /// BlueZ answered. An answer that came first stands: bluetoothd answers a request and then reports the
+    /// link down (a peer refusing pairing; `make stress`, 2026-12-04), and the caller must get that answer
+    /// ("ATT error: 0x0e"), not `peripheralDisconnected`. The answer is noted on this thread as it is
+    /// dispatched (`whenAnswered`), while the task that carries it on runs later on the pool. An
+    /// `InProgress` answer is not the answer: the call is repeated after a pause, and a link drop during
+    /// that pause fails the operation at once (it used to wait out the pause and fail with BlueZ's own
+    /// "Not connected").
+    ///
+    /// The call is sent here, on the peripheral's thread, so calls leave in the order the operations
+    /// reached BlueZ; its reply is awaited by a child of the manager's scope (``CentralManager/close()``
+    /// ends it). After the manager closed, the operation fails with `operationCancelled`.
+    func performOnce<T: Sendable>(
+        _ operation: BluetoothOperation, on attribute: DBusObjectPath, _ start: @escaping CallStarter,
+        reply: @escaping @Sendable ([DBusValue]) throws -> T
     ) async throws -> T {
         await acquire(attribute)
         defer { release(attribute) }
@@ -136,44 +145,55 @@ extension Peripheral {
                     guard error != BlueZNames.inProgressError else { return }
                     self?.assumeIsolated { $0.operationFinished(id) }
                 }
-                Task {
+                let first = Result { try start(answered) }
+                let clock = self.clock
+                let awaiting = scope.spawn {
                     let result: Result<T, any Error>
                     do {
-                        result = .success(
-                            try await Self.retryingInProgress(
-                                operation, clock: clock, until: { once.isResumed }, { try await body(answered) }))
+                        let values = try await Self.retryingInProgress(
+                            first, clock: clock, until: { once.isResumed }, again: { try start(answered) })
+                        result = .success(try reply(values))
                     } catch {
                         result = .failure(BluetoothError.from(error, during: operation))
                     }
                     once.resume(with: result)
-                    self.operationFinished(id)
+                    await self.operationFinished(id)
+                }
+                if !awaiting {
+                    (try? first.get())?.cancel()
+                    once.resume(with: .failure(BluetoothError(.operationCancelled, "the central manager is closed")))
+                    operationFinished(id)
                 }
             }
         } onCancel: {
+            // A hop from the cancelling thread that only fails the operation.
             Task { await self.failOperation(id, BluetoothError(.operationCancelled)) }
         }
     }
 
-    /// Repeats `body` while BlueZ answers `InProgress` (at most three times, 100, 200 and 300 ms apart), and
-    /// not once `ended` (the operation was failed meanwhile: a link drop, a cancel).
-    private static func retryingInProgress<T: Sendable>(
-        _ operation: BluetoothOperation, clock: any BridgeClock, until ended: @Sendable () -> Bool,
-        _ body: @Sendable () async throws -> T
-    ) async throws -> T {
+    /// The reply to `first`, the call sent again (`again`) while BlueZ answers `InProgress` (at most three
+    /// times, 100, 200 and 300 ms apart), and not once `ended` (the operation was failed meanwhile: a link
+    /// drop, a cancel).
+    static func retryingInProgress(
+        _ first: Result<DBusSentCall, any Error>, clock: any BridgeClock, until ended: @Sendable () -> Bool,
+        again: @Sendable () throws -> DBusSentCall
+    ) async throws -> [DBusValue] {
+        var call = first
         var attempt = 0
         while true {
             do {
-                return try await body()
+                return try await call.get().reply()
             } catch let error as DBusError where error.name == BlueZNames.inProgressError && attempt < 3 {
                 attempt += 1
                 // Real delay: backoff before repeating a call BlueZ answered InProgress (it has no event for 'done').
                 try await clock.sleep(for: .milliseconds(100 * attempt))
                 if ended() { throw error }
+                call = Result { try again() }
             }
         }
     }
 
-    private func operationFinished(_ id: Int) { operations[id] = nil }
+    func operationFinished(_ id: Int) { operations[id] = nil }
 
     private func failOperation(_ id: Int, _ error: BluetoothError) {
         operations.removeValue(forKey: id)?(error)

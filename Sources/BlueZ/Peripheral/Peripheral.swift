@@ -2,6 +2,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Logging
+import TaskScope
 import Timekeeping
 
 /// A remote LE peripheral (`CBPeripheral`) backed by a BlueZ `org.bluez.Device1` object.
@@ -21,6 +22,9 @@ public actor Peripheral {
     public nonisolated let identifier: BluetoothAddress
     nonisolated let path: DBusObjectPath
     nonisolated let connection: DBusConnection
+    /// The manager's ``TaskScope``: the peripheral's BlueZ calls await their replies, and its timers
+    /// run, as children of it, so ``CentralManager/close()`` ends them.
+    nonisolated let scope: TaskScope
     /// The D-Bus connection's thread, shared with the ``CentralManager`` (see its comment).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     let onDisconnect: @Sendable (DisconnectEvent) -> Void
@@ -42,8 +46,8 @@ public actor Peripheral {
     var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     var operations: [Int: @Sendable (BluetoothError) -> Void] = [:]
     var nextID = 0
-    var timeoutTask: Task<Void, Never>?
-    var resolveTimerTask: Task<Void, Never>?
+    var timeoutTask: ScopedTask?
+    var resolveTimerTask: ScopedTask?
     var subscriptions: [DBusObjectPath: Subscription] = [:]
     var busyAttributes: Set<DBusObjectPath> = []
     var attributeWaiters: [DBusObjectPath: [CheckedContinuation<Void, Never>]] = [:]
@@ -66,7 +70,7 @@ public actor Peripheral {
     }
 
     init(
-        identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection,
+        identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection, scope: TaskScope,
         lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration, clock: any BridgeClock = SystemClock(),
         onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
         authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)? = nil
@@ -74,6 +78,7 @@ public actor Peripheral {
         self.identifier = identifier
         self.path = path
         self.connection = connection
+        self.scope = scope
         self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
         self.callTimeout = callTimeout
         self.clock = clock
@@ -185,10 +190,15 @@ public actor Peripheral {
                 let once = ResumeOnce(continuation)
                 gattWaiters[id] = GATTWaiter(uuid: uuid, service: service, once: once)
                 operations[id] = { error in once.resume(with: .failure(error)) }
-                // Not cancelled when the wait ends: ending an ended wait does nothing.
-                Deadline.after(timeout, clock: clock) { await self.endGATTWait(id, .success(false)) }
+                // Not cancelled when the wait ends: ending an ended wait does nothing. Once the
+                // manager is closed there is no timer: the wait ends at once.
+                let timer = scope.spawnTimer(at: clock.now + timeout, clock: clock) {
+                    await self.endGATTWait(id, .success(false))
+                }
+                if timer == nil { endGATTWait(id, .success(false)) }
             }
         } onCancel: {
+            // A hop from the cancelling thread that only ends the wait (also after the manager closed).
             Task { await self.endGATTWait(id, .failure(BluetoothError(.operationCancelled))) }
         }
         return appeared ? try? characteristic(uuid, service: service) : nil

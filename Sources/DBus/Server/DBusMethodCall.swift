@@ -13,10 +13,13 @@ package struct DBusMethodCall: Sendable {
     /// effects (bluetoothd's `DeviceFound` after the device's `PropertiesChanged`) waits until its
     /// consumer has handled this one.
     package var signalsBefore: UInt64
+    /// The number the caller's connection gave the call as it sent it: calls of one caller are
+    /// handled concurrently, so this, not the order handlers run in, is the order they were sent.
+    package var serial: UInt32
 
     package init(
         sender: String, path: DBusObjectPath, interface: String?, member: String, arguments: [DBusValue],
-        replyNotice: DBusReplyNotice = DBusReplyNotice(), signalsBefore: UInt64 = 0
+        replyNotice: DBusReplyNotice = DBusReplyNotice(), signalsBefore: UInt64 = 0, serial: UInt32 = 0
     ) {
         self.sender = sender
         self.path = path
@@ -25,5 +28,6 @@ package struct DBusMethodCall: Sendable {
         self.arguments = arguments
         self.replyNotice = replyNotice
         self.signalsBefore = signalsBefore
+        self.serial = serial
     }
 }

@@ -129,10 +129,12 @@ extension LoopState {
         let sender = message.sender ?? ""
         let notice = DBusReplyNotice()
         let signalsBefore = signalOrder.lastSignal(from: sender)
+        let serial = message.serial
         ServerReplies.respond(to: message, loop: loop, outSignature: method.outSignature, notice: notice) {
             let call = DBusMethodCall(
                 sender: sender, path: path, interface: resolvedInterface, member: member,
-                arguments: try message.arguments(), replyNotice: notice, signalsBefore: signalsBefore)
+                arguments: try message.arguments(), replyNotice: notice, signalsBefore: signalsBefore,
+                serial: serial)
             return try await method.handler(call)
         }
     }

@@ -71,6 +71,8 @@ final class Message: @unchecked Sendable {
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+    /// The number its sender gave the message (a connection numbers its messages as it sends them).
+    var serial: UInt32 { dbus_message_get_serial(raw) }
     var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
     var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
