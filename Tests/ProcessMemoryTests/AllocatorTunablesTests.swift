@@ -41,6 +41,7 @@ import Testing
         #expect(variables.contains("GLIBC_TUNABLES=\(userSetting ?? "glibc.malloc.tcache_max=256")"))
         #expect(variables.contains("BLEBRIDGE_ALLOCATOR_TUNED=1") == (userSetting == nil))
         simulate.signal(SIGINT)
-        #expect(await simulate.waitForExit(timeout: .seconds(10)) == 0)
+        let status = await simulate.waitForExit(timeout: .seconds(10))
+        #expect(status == 0, "exit \(String(describing: status)): \(simulate.standardOutput)\(simulate.standardError)")
     }
 }

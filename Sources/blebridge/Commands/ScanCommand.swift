@@ -2,7 +2,6 @@ import BlueZ
 import Bluetooth
 import Configuration
 import Decoders
-import Dispatch
 import Foundation
 import Gateway
 import JSON
@@ -72,6 +71,8 @@ struct ScanCommand: CLICommand {
             bindKeys[address] = key
         }
         try arguments.finish()
+        // Taken before the scan starts, so no SIGINT finds the default action (see SimulateCommand).
+        let interrupts = SignalEvents.stream([SIGINT, SIGTERM])
 
         let manager: CentralManager
         do {
@@ -119,29 +120,18 @@ struct ScanCommand: CLICommand {
             }
             return view
         }
-        // Real delay: the scan lasts `--duration` (or until interrupted).
-        if let deadline { try? await Task.sleep(until: deadline) } else { await waitForInterrupt() }
+        // The scan lasts `--duration` or until SIGINT or SIGTERM, whichever comes first.
+        if let deadline {
+            await Deadline.run(until: deadline) { for await _ in interrupts { return } }
+        } else {
+            for await _ in interrupts { break }
+        }
         consumer.cancel()
         var view = await consumer.value
         await manager.close()
         if live { StandardStreams.out(view.redraw(size: TerminalSize.standardOutput)) }
         if printConfiguration { StandardStreams.out(view.configuration.serialized + "\n") }
         return .success
-    }
-
-    /// Returns on SIGINT or SIGTERM.
-    private static func waitForInterrupt() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            sources.append(source)
-        }
-        for await _ in stream { break }
-        for source in sources { source.cancel() }
     }
 }
 

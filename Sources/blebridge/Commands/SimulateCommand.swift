@@ -1,7 +1,6 @@
 import BlueZSimulator
-import Dispatch
 import Foundation
-import Synchronization
+import Gateway
 
 #if canImport(Glibc)
     import Glibc
@@ -53,6 +52,10 @@ struct SimulateCommand: CLICommand {
             StandardStreams.out(json + "\n")
             return .success
         }
+        // Taken from here on, before anything starts: "Press Ctrl-C" printed before the handler was
+        // in place let a SIGINT sent on seeing it end the process by the default action (a
+        // script's, or `make stress`'s AllocatorTunablesTests under load, 2026-12-05).
+        let terminations = SignalEvents.stream([SIGINT, SIGTERM])
         let scenario: Scenario
         do {
             scenario = try Scenario.load(scenarioName)
@@ -95,45 +98,10 @@ struct SimulateCommand: CLICommand {
             Press Ctrl-C to stop.
 
             """)
-        await waitForTermination()
+        for await _ in terminations { break }
         await simulator.stop()
         privateBus?.stop()
         StandardStreams.out("blebridge simulate: stopped\n")
         return .success
-    }
-
-    /// Returns on SIGINT or SIGTERM.
-    private static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = TerminationLatch(continuation)
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { once.fire() }
-                source.resume()
-                once.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation once, from whichever signal comes first, and keeps the signal sources alive.
-private final class TerminationLatch: Sendable {
-    private let state: Mutex<(continuation: CheckedContinuation<Void, Never>?, sources: [any DispatchSourceSignal])>
-
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-        state = Mutex((continuation, []))
-    }
-
-    func keep(_ source: any DispatchSourceSignal) {
-        state.withLock { $0.sources.append(source) }
-    }
-
-    func fire() {
-        let continuation = state.withLock { value in
-            defer { value.continuation = nil }
-            return value.continuation
-        }
-        continuation?.resume()
     }
 }
