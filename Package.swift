@@ -67,7 +67,8 @@ let package = Package(
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
 
         // BLE.
-        .target(name: "BlueZ", dependencies: ["DBus", "Bluetooth", "EventLoop", "Logging", "TaskScope", "Timekeeping"]),
+        .target(
+            name: "BlueZ", dependencies: ["DBus", "Bluetooth", "EventLoop", "Logging", "TaskScope", "Timekeeping"]),
         .target(
             name: "BlueZSimulator", dependencies: ["DBus", "Bluetooth", "JSON", "Logging", "Timekeeping"]),
         .target(

@@ -1,5 +1,5 @@
-import Timekeeping
 import Synchronization
+import Timekeeping
 
 /// One task group that owns a component's tasks (issue 20): every loop, timer and job the
 /// component starts is a child of it, so none outlives the component. ``close(until:)`` cancels

@@ -174,7 +174,8 @@ extension Peripheral {
     /// `answered` gets `operationCancelled` through a short hop: something waits for it (a connect, a
     /// disconnect), and no scope is left to run it in.
     private func awaitReply(
-        _ call: Result<DBusSentCall, any Error>, _ answered: @escaping @Sendable (isolated Peripheral, (any Error)?) -> Void
+        _ call: Result<DBusSentCall, any Error>,
+        _ answered: @escaping @Sendable (isolated Peripheral, (any Error)?) -> Void
     ) {
         let awaiting = scope.spawn {
             var failure: (any Error)?

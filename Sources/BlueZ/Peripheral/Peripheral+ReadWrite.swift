@@ -45,7 +45,8 @@ extension Peripheral {
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties(["type": .string(type.bluezType)])],
                 timeout: timeout, whenAnswered: answered)
-        } reply: { _ in }
+        } reply: { _ in
+        }
     }
 
     /// Reads a descriptor's value.
@@ -77,7 +78,8 @@ extension Peripheral {
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout,
                 whenAnswered: answered)
-        } reply: { _ in }
+        } reply: { _ in
+        }
     }
 
     // MARK: Operations
