@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["Timekeeping"]),
         // C: Swift's global executor on fixed threads (the runtime's hooks); imported by TaskPool only.
         .target(name: "CTaskPool"),
+        // sigaction with an async-signal-safe handler that writes to a pipe; imported by Gateway only.
+        .target(name: "CSignalPipe"),
         .target(name: "TaskPool", dependencies: ["CTaskPool"]),  // installed first thing in blebridge's main
         // The injected clock, durations, deadlines and timestamps.
         .target(name: "Timekeeping", dependencies: ["TaskPool"]),
@@ -80,7 +82,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Configuration", "BlueZ", "Decoders", "ByteLayouts", "JSON", "MQTT", "Outbox", "Publisher", "Logging",
-                "Bluetooth", "HomeAssistantTables", "ProcessMemory", "TaskScope", "Timekeeping",
+                "Bluetooth", "CSignalPipe", "HomeAssistantTables", "ProcessMemory", "TaskScope", "Timekeeping",
             ]),
         .executableTarget(
             name: "blebridge",

@@ -160,7 +160,7 @@ static SWIFTCC void deadlineHook(
     enqueueAt(due, job);
 }
 
-// Workers take no asynchronous signal, as libdispatch's do: the gateway's signal sources and the
+// Workers take no asynchronous signal, as libdispatch's do: the `blebridge.signals` thread and the
 // main thread get them.
 static void blockAsynchronousSignals(void) {
     sigset_t mask;

@@ -45,7 +45,6 @@ extension Peripheral {
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties(["type": .string(type.bluezType)])],
                 timeout: timeout, whenAnswered: answered)
-        } reply: { _ in
         }
     }
 
@@ -78,7 +77,6 @@ extension Peripheral {
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattDescriptor,
                 method: "WriteValue", arguments: [.bytes(Array(data)), .properties([:])], timeout: timeout,
                 whenAnswered: answered)
-        } reply: { _ in
         }
     }
 
@@ -114,6 +112,13 @@ extension Peripheral {
         reply: @escaping @Sendable ([DBusValue]) throws -> T
     ) async throws -> T {
         try await retryingAfterPairing { try await performOnce(operation, on: attribute, start, reply: reply) }
+    }
+
+    /// ``perform(_:on:_:reply:)`` for a call whose reply carries nothing the caller needs.
+    func perform(
+        _ operation: BluetoothOperation, on attribute: DBusObjectPath, _ start: @escaping CallStarter
+    ) async throws {
+        try await perform(operation, on: attribute, start, reply: { _ in })
     }
 
     /// Runs the BlueZ call `start` sends for `attribute`: one operation per attribute at a time, `InProgress`

@@ -1,28 +1,11 @@
-import Dispatch
-import Foundation
-import Synchronization
-
-/// POSIX signals as an `AsyncStream`, delivered by a dispatch source (not an async-signal
-/// handler), so the gateway can react to SIGTERM / SIGINT / SIGHUP on its own terms.
+/// POSIX signals as an `AsyncStream`, so the gateway can react to SIGTERM / SIGINT / SIGHUP on its
+/// own terms, off the signal handler (``SignalHub``).
 package enum SignalEvents {
-    /// Ignores the default action of `signals` and yields each delivery.
+    /// Each delivery of `signals`, from the moment this returns: their default action no longer
+    /// applies (the process is not ended by them) and none is lost, so a command creates the
+    /// stream before it says it is ready ("Press Ctrl-C", READY=1). The handler stays when the
+    /// stream ends; a signal nobody listens to is then dropped.
     package static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
-        AsyncStream { continuation in
-            let queue = DispatchQueue(label: "blebridge.signals")
-            let sources = signals.map { number in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { continuation.yield(number) }
-                source.resume()
-                return source
-            }
-            // The sources are only touched again to cancel them, under the mutex.
-            let owned = Mutex(sources)
-            continuation.onTermination = { _ in
-                owned.withLock { sources in
-                    for source in sources { source.cancel() }
-                }
-            }
-        }
+        SignalHub.shared.subscribe(signals)
     }
 }

@@ -1,0 +1,81 @@
+internal import CSignalPipe
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The process's one receiver of the signals ``SignalEvents`` hands out.
+///
+/// A C handler (`CSignalPipe`) writes each signal's number to a pipe, and a thread of its own
+/// (`blebridge.signals`) reads the pipe and feeds every stream that asked for that signal. The
+/// handler is in place the moment ``subscribe(_:)`` returns, and the thread takes every
+/// asynchronous signal (its mask is empty), so a handled signal always has a thread to run on
+/// whatever the others block (the pool's workers and the loops they start block them all).
+///
+/// It replaced libdispatch signal sources, which set the disposition to ignored and install
+/// their handler later, at registration on libdispatch's own thread: a signal sent in that
+/// window was ignored (`SignalEventsTests`; `blebridge simulate` lost the SIGINT sent on seeing
+/// "Press Ctrl-C" in 2 of 7 `make stress` runs, 2026-12-05).
+final class SignalHub: Sendable {
+    static let shared = SignalHub()
+
+    private struct Subscriber {
+        let signals: Set<Int32>
+        let continuation: AsyncStream<Int32>.Continuation
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        var forwarded: Set<Int32> = []
+    }
+
+    private let state = Mutex(State())
+    private init() {
+        // -1 when the pipe could not be made: then nothing is forwarded and streams never yield.
+        let readEnd = blebridge_signal_pipe_open()
+        guard readEnd >= 0 else { return }
+        // The hub is the process's, never freed: the thread holds it for good.
+        let thread = Thread { [self] in
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            var numbers = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = numbers.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                for number in numbers[0..<count] { deliver(Int32(number)) }
+            }
+        }
+        thread.name = "blebridge.signals"
+        thread.start()
+    }
+
+    /// A stream of `signals` as they come; their handler is installed before this returns.
+    func subscribe(_ signals: [Int32]) -> AsyncStream<Int32> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let id = state.withLock { state in
+            for number in signals where !state.forwarded.contains(number) {
+                if blebridge_signal_forward(number) == 0 { state.forwarded.insert(number) }
+            }
+            state.nextID += 1
+            state.subscribers[state.nextID] = Subscriber(signals: Set(signals), continuation: continuation)
+            return state.nextID
+        }
+        continuation.onTermination = { [self] _ in
+            _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func deliver(_ number: Int32) {
+        state.withLock { state in
+            for subscriber in state.subscribers.values where subscriber.signals.contains(number) {
+                subscriber.continuation.yield(number)
+            }
+        }
+    }
+}
