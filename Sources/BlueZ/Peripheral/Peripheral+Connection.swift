@@ -139,7 +139,7 @@ extension Peripheral {
             let timer = scope.spawnTimer(at: clock.now + delay, clock: clock) {
                 await self.handle(.retryDue(attempt: attempt))
             }
-            if timer == nil { Task { await self.handle(.retryDue(attempt: attempt)) } }
+            if timer == nil { Task { self.handle(.retryDue(attempt: attempt)) } }
         case .completeConnect(let error):
             let waiters = connectWaiters
             connectWaiters.removeAll()
@@ -185,7 +185,7 @@ extension Peripheral {
         if !awaiting {
             (try? call.get())?.cancel()
             let closed = BluetoothError(.operationCancelled, "the central manager is closed")
-            Task { await self.deliver(closed, to: answered) }
+            Task { self.deliver(closed, to: answered) }
         }
     }
 
