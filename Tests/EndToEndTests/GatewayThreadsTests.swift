@@ -16,6 +16,8 @@ import Testing
         let cores = max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         #expect(names["blebridge.pool"] == cores, "\(names)")
         #expect(names["blebridge.timer"] == 1, "\(names)")
+        // SignalHub's (comm keeps 15 bytes of a name).
+        #expect(names["blebridge.signa"] == 1, "\(names)")
         // libdispatch's default-priority workers (comm: the tail of com.apple.root.default-qos).
         #expect(names["oot.default-qos", default: 0] == 0, "\(names)")
         await world.shutdown()

@@ -1,5 +1,6 @@
 internal import CSignalPipe
 import Foundation
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -39,6 +40,8 @@ final class SignalHub: Sendable {
         guard readEnd >= 0 else { return }
         // The hub is the process's, never freed: the thread holds it for good.
         let thread = Thread { [self] in
+            // Else it keeps its creator's name (a `blebridge.pool` worker's).
+            ThreadName.setCurrent("blebridge.signals")
             var none = sigset_t()
             sigemptyset(&none)
             pthread_sigmask(SIG_SETMASK, &none, nil)
@@ -50,7 +53,6 @@ final class SignalHub: Sendable {
                 for number in numbers[0..<count] { deliver(Int32(number)) }
             }
         }
-        thread.name = "blebridge.signals"
         thread.start()
     }
 
