@@ -63,9 +63,11 @@ let package = Package(
 
         // Wrappers of C libraries.
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop", "Logging", "Timekeeping"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "EventLoop", "Logging", "Timekeeping"]),
+        .target(
+            name: "MQTT", dependencies: ["CMosquitto", "CCrypto", "EventLoop", "Logging", "TaskScope", "Timekeeping"]),
         .target(name: "Outbox", dependencies: ["CSQLite", "EventLoop", "Logging", "Timekeeping"]),
-        .target(name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "Timekeeping"]),
+        .target(
+            name: "Publisher", dependencies: ["Outbox", "EventLoop", "MQTT", "Logging", "TaskScope", "Timekeeping"]),
         .target(name: "ProcessMemory", dependencies: ["CMalloc"]),  // malloc_trim after a table shrank; one arena
 
         // BLE.

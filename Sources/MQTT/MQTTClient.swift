@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Logging
 import Synchronization
+import TaskScope
 
 /// An MQTT 3.1.1 / 5.0 client on libmosquitto.
 ///
@@ -70,6 +71,9 @@ package actor MQTTClient {
     var subscriptions: [String: MQTTSubscriptionEntry] = [:]
     var pendingSubscribes: [Int32: MQTTPendingSubscribe] = [:]
     var nextStreamID = 0
+    /// The tasks of the current (or last) run of the network loop: the one that carries its
+    /// events into this actor. ``disconnect()`` returns once they have ended.
+    private var runTasks: TaskScope?
 
     package init(configuration: MQTTConfiguration) {
         self.configuration = configuration
@@ -107,7 +111,12 @@ package actor MQTTClient {
     package func disconnect() async {
         perform(lifecycle.handle(.stop))
         await waitUntilStopped()
+        // The loop has stopped: its events end, and so does the task carrying them.
+        await runTasks?.close(until: .now + .seconds(1))
     }
+
+    /// Whether no task of the client runs: none started, or the last run ended by ``disconnect()``.
+    package var allTasksEnded: Bool { runTasks?.isClosed ?? true }
 
     /// Test hook: drops the TCP connection without DISCONNECT (the broker then publishes the
     /// will); the client reconnects as after any network failure.
@@ -125,7 +134,10 @@ package actor MQTTClient {
         let loop = try MQTTNetworkLoop(configuration: configuration, stopAfterFirstFailure: failFast)
         self.loop = loop
         perform(lifecycle.handle(.start(failFast: failFast)))
-        Task { await self.consume(loop.events) }
+        // A run's scope: the previous one's task ended with its loop's events.
+        let tasks = TaskScope()
+        runTasks = tasks
+        tasks.spawn { await self.consume(loop.events) }
     }
 
     private func consume(_ events: AsyncStream<MQTTEvent>) async {

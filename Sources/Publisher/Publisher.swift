@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTT
 import Outbox
+import TaskScope
 import Timekeeping
 
 /// Joins the outbox and the MQTT client: readings are stored first, then published, and deleted
@@ -44,7 +45,10 @@ package actor Publisher {
     nonisolated let inbox: PublisherInbox
     let logger: Logger
     var window: PublishWindow
-    private var watcher: Task<Void, Never>?
+    /// Follows the client's connection state from ``start()`` to ``stop(drainTimeout:)``, in
+    /// `watcherScope`, which the stop closes last.
+    private var watcher: ScopedTask?
+    private var watcherScope: TaskScope?
     /// A stall timer waits on the outbox's thread (one at most; see ``armStallTimer()``).
     private var stallTimerArmed = false
     /// Stalled windows sent again (``PublisherStats/stalls``).
@@ -107,8 +111,10 @@ package actor Publisher {
     package func start() {
         guard watcher == nil else { return }
         let states = client.connectionStates
-        // Weak: a publisher nobody holds any more stops by itself.
-        watcher = Task { [weak self] in
+        let scope = TaskScope()
+        watcherScope = scope
+        // Weak: a publisher nobody holds any more stops by itself (its scope then ends the task).
+        watcher = scope.spawnCancellable { [weak self] in
             for await state in states {
                 guard let self else { return }
                 await self.connectionChanged(state)
@@ -121,6 +127,7 @@ package actor Publisher {
     package func stop(drainTimeout: Duration = .seconds(5)) async {
         watcher?.cancel()
         watcher = nil
+        let watching = watcherScope
         stopping = true
         drain()  // from here on, outcomes wake the thread at once (`stopping` makes them urgent)
         if memory != nil { performMemory(memory?.stop() ?? []) }  // nothing held in memory is lost on a stop
@@ -136,7 +143,12 @@ package actor Publisher {
         persistHeldDrops()
         perform(window.connectionChanged(connected: false, now: clock.now))
         await wait(until: .idle, timeout: drainTimeout)
+        // The watcher was cancelled first; this returns once it has ended.
+        await watching?.close(until: clock.now + .seconds(1), clock: clock)
     }
+
+    /// Whether no task of the publisher runs: never started, or stopped.
+    package var allTasksEnded: Bool { watcherScope?.isClosed ?? true }
 
     /// Waits (at most `timeout`) until everything committed has been published and deleted, or
     /// until the connection is down: what a stopping gateway lets go out while the broker is there.

@@ -10,8 +10,12 @@ import Testing
         let broker = try await MosquittoFixture()
         let client = MQTTClient(configuration: try MQTTTestHelpers.configuration(broker, clientID: "states"))
         let states = client.connectionStates
+        #expect(await client.allTasksEnded)
         try await client.connect()
+        #expect(await !client.allTasksEnded)
         await client.disconnect()
+        // The disconnect returns once the task carrying the network loop's events has ended (issue 20).
+        #expect(await client.allTasksEnded)
         let seen = await MQTTTestHelpers.collect(states, count: 4)
         #expect(
             seen == [
