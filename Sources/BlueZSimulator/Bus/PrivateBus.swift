@@ -17,7 +17,10 @@ package final class PrivateBus: Sendable {
     private let exited: DispatchSemaphore
 
     /// Starts `dbus-daemon` (from PATH or /usr/bin) and waits until it prints its address.
-    package static func start(timeout: Duration = .seconds(10)) async throws -> PrivateBus {
+    /// `endingWithParent`: the daemon is ended when this process dies (``ChildCommand``).
+    package static func start(timeout: Duration = .seconds(10), endingWithParent: Bool = false) async throws
+        -> PrivateBus
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blebridge-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,15 +37,18 @@ package final class PrivateBus: Sendable {
             )
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let command = ChildCommand.endingWithParent(
+            executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
+            bound: endingWithParent)
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ChildCommand.run(process)
         // The daemon prints its address once the socket listens; read it on a background thread.
         let address = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {

@@ -4,6 +4,7 @@ import Foundation
 import Gateway
 import Logging
 import MQTT
+import TaskPool
 import Timekeeping
 
 /// `blebridge demo`: the whole product on a machine without Bluetooth.
@@ -73,7 +74,7 @@ enum DemoCommand: CLICommand {
 
         let bus: PrivateBus
         do {
-            bus = try await PrivateBus.start()
+            bus = try await PrivateBus.start(endingWithParent: TaskPool.isInstalled)
         } catch {
             throw CommandLineError.failure("could not start dbus-daemon: \(error)", status: .unavailable)
         }

@@ -1,6 +1,7 @@
 import BlueZSimulator
 import Foundation
 import Gateway
+import TaskPool
 
 #if canImport(Glibc)
     import Glibc
@@ -75,7 +76,7 @@ struct SimulateCommand: CLICommand {
             address = busAddress
         } else {
             do {
-                privateBus = try await PrivateBus.start()
+                privateBus = try await PrivateBus.start(endingWithParent: TaskPool.isInstalled)
             } catch {
                 throw CommandLineError.failure("\(error)", status: .unavailable)
             }

@@ -35,6 +35,7 @@ final class DemoBroker: Sendable {
         let config = "\(directory)/mosquitto.conf"
         try """
         listener \(port) 127.0.0.1
+        user \(currentUser())
         allow_anonymous true
         persistence false
         log_dest stderr
@@ -52,6 +53,14 @@ final class DemoBroker: Sendable {
         }
         broker.stop()
         throw CommandLineError.failure("mosquitto did not start on 127.0.0.1:\(port)", status: .unavailable)
+    }
+
+    /// The user this process runs as. mosquitto started by root drops to its own user, and Linux
+    /// clears a process's parent-death signal when its user changes: the broker would then outlive
+    /// a killed demo (`ChildCommand`). So it stays the demo's user, root or not.
+    private static func currentUser() -> String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "\(geteuid())" }
+        return String(cString: name)
     }
 
     /// SIGTERM, then SIGKILL if the broker is still there after two seconds.

@@ -1,5 +1,7 @@
+import BlueZSimulator
 import Foundation
 import Synchronization
+import TaskPool
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +28,10 @@ final class DemoChild: Sendable {
         onExit: @escaping @Sendable (_ signalled: Bool, _ status: Int32) -> Void = { _, _ in }
     ) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        // Ended with the demo, even a killed one: the demo runs on TaskPool's threads.
+        let command = ChildCommand.endingWithParent(executable, arguments, bound: TaskPool.isInstalled)
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = output ?? FileHandle.standardError
@@ -36,7 +40,7 @@ final class DemoChild: Sendable {
             onExit(process.terminationReason == .uncaughtSignal, process.terminationStatus)
             exited.signal()
         }
-        try Self.runWithDefaultSignalMask(process)
+        try ChildCommand.run(process)
         self.name = name
         self.processIdentifier = process.processIdentifier
         self.process = Mutex(process)
@@ -44,18 +48,6 @@ final class DemoChild: Sendable {
     }
 
     var isRunning: Bool { process.withLock { $0.isRunning } }
-
-    /// A child inherits the spawning thread's signal mask, and Swift's worker threads block
-    /// SIGTERM/SIGINT: spawn with an empty mask so the child stops when asked. Synchronous, so
-    /// the mask is restored on the same thread.
-    private static func runWithDefaultSignalMask(_ process: Process) throws {
-        var empty = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&empty)
-        pthread_sigmask(SIG_SETMASK, &empty, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        try process.run()
-    }
 
     /// Sends `signal` if the child is still running.
     func signal(_ signal: Int32) {

@@ -5,6 +5,7 @@ import Gateway
 import JSON
 import Logging
 import MQTT
+import TaskPool
 import Timekeeping
 
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ struct MultiGatewayDemo {
         for index in gateways.indices {
             let bus: PrivateBus
             do {
-                bus = try await PrivateBus.start()
+                bus = try await PrivateBus.start(endingWithParent: TaskPool.isInstalled)
             } catch {
                 throw CommandLineError.failure("could not start dbus-daemon: \(error)", status: .unavailable)
             }
