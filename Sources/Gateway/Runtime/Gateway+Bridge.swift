@@ -69,6 +69,15 @@ extension Gateway {
         return []
     }
 
+    /// A new connection to the broker: what was published on the last one is sent again (a
+    /// restarted broker may have lost it). Called as the connection is reported, before any await:
+    /// a device seen while the gateway subscribes then publishes `bridge/devices` once, and the
+    /// announcement after it does not repeat it. (Resetting in ``announceBridge()`` did: two
+    /// identical retained lists in a row, `HomeAssistantControlTests` under load, 2026-12-05.)
+    func brokerConnectionBegan() {
+        publishedDevices = nil
+    }
+
     /// After every (re)connection: state online, info, devices, availability, discovery.
     func announceBridge() async {
         let topics = model.topics
@@ -83,7 +92,7 @@ extension Gateway {
             let info = model.bridgeInfo(startedAt: startedAt).json.bytes
             try await publishRetained(topics.bridgeInfo, info)
             publishedInfo = info
-            publishedDevices = nil
+            // Sent unless this connection has it already (``brokerConnectionBegan()``).
             try await publishDevices()
             for id in devices.keys.sorted() {
                 devices[id]?.availability = nil

@@ -549,6 +549,7 @@ package actor Gateway {
     func connectionChanged(_ connectionState: MQTTConnectionState) async {
         switch connectionState {
         case .connected:
+            brokerConnectionBegan()
             logger.info("broker connected")
             // A burst: the outbox's backlog is read and published (``FreeMemorySchedule``).
             freeMemory.burst(at: clock.now)
