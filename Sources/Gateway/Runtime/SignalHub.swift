@@ -34,10 +34,14 @@ final class SignalHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Whether the pipe was made. Without it no handler is installed: the signals keep their
+    /// default action (SIGTERM still ends the process), rather than being swallowed.
+    private let piped: Bool
+
     private init() {
-        // -1 when the pipe could not be made: then nothing is forwarded and streams never yield.
         let readEnd = blebridge_signal_pipe_open()
-        guard readEnd >= 0 else { return }
+        piped = readEnd >= 0
+        guard piped else { return }
         // The hub is the process's, never freed: the thread holds it for good.
         let thread = Thread { [self] in
             // Else it keeps its creator's name (a `blebridge.pool` worker's).
@@ -60,7 +64,7 @@ final class SignalHub: Sendable {
     func subscribe(_ signals: [Int32]) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         let id = state.withLock { state in
-            for number in signals where !state.forwarded.contains(number) {
+            for number in signals where piped && !state.forwarded.contains(number) {
                 if blebridge_signal_forward(number) == 0 { state.forwarded.insert(number) }
             }
             state.nextID += 1
