@@ -86,9 +86,8 @@ package final class PrivateBus: Sendable {
 
     /// Stops the daemon and removes its directory.
     package func stop() {
-        // SIGKILL: a child spawned from a dispatch thread inherits its blocked signal mask, so
-        // SIGTERM may never arrive. The bus holds no state worth a graceful exit. The wait is on
-        // the exit itself (`waitUntilExit` spins a run loop on Linux), bounded by 3 s.
+        // SIGKILL: the bus holds no state worth a graceful exit. The wait is on the exit itself
+        // (`waitUntilExit` spins a run loop on Linux), bounded by 3 s.
         let pid = process.processIdentifier
         if process.isRunning, pid > 0 {
             kill(pid, SIGKILL)
