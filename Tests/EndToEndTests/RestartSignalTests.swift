@@ -32,7 +32,7 @@ import Testing
         #expect(
             gateway.process.isRunning,
             "the gateway died during the restart after \(sent) SIGHUPs; log: \(gateway.log.suffix(2000))")
-        #expect(restarted(), "log: \(gateway.log.suffix(2000))")
+        #expect(restarted(), "log: \(gateway.log.suffix(2000))\nthreads: \(gateway.process.threadReport)")
         print("restart: \(sent) SIGHUPs sent until the restarted gateway ran")
         gateway.process.signal(SIGTERM)
         _ = await gateway.process.waitForExit(timeout: .seconds(15))

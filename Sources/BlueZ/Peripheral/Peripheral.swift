@@ -57,6 +57,9 @@ public actor Peripheral {
     /// `waitForCharacteristic` calls, woken when the GATT tree grows.
     var gattWaiters: [Int: GATTWaiter] = [:]
 
+    /// How many `waitForCharacteristic` calls are waiting (tests wait for one to be in place).
+    package var pendingCharacteristicWaits: Int { gattWaiters.count }
+
     struct GATTWaiter {
         let uuid: BluetoothUUID
         let service: BluetoothUUID?
