@@ -11,7 +11,9 @@ import Foundation
 package final class PrivateBus: Sendable {
     /// `unix:path=/tmp/blebridge-bus-…/bus,guid=…`: export it as `DBUS_SYSTEM_BUS_ADDRESS`.
     package let address: String
-    package let directory: String
+    /// The socket's directory; a SIGKILLed owner's is removed by the next bus made (``TemporaryWorkspace``).
+    package var directory: String { workspace.path }
+    private let workspace: TemporaryWorkspace
     private let process: Process
     /// Signalled by Foundation once the daemon has exited and been reaped.
     private let exited: DispatchSemaphore
@@ -21,9 +23,8 @@ package final class PrivateBus: Sendable {
     package static func start(timeout: Duration = .seconds(10), endingWithParent: Bool = false) async throws
         -> PrivateBus
     {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "blebridge-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let workspace = try TemporaryWorkspace(prefix: "blebridge-bus")
+        let directory = workspace.url
         let socket = directory.appendingPathComponent("bus").path
         let config = directory.appendingPathComponent("bus.conf")
         try PrivateBusConfiguration.text(socketPath: socket).write(to: config, atomically: true, encoding: .utf8)
@@ -74,12 +75,12 @@ package final class PrivateBus: Sendable {
             process.terminate()
             throw SimulatorError(.busUnavailable, "dbus-daemon did not start within \(timeout)")
         }
-        return PrivateBus(address: address, directory: directory.path, process: process, exited: exited)
+        return PrivateBus(address: address, workspace: workspace, process: process, exited: exited)
     }
 
-    private init(address: String, directory: String, process: Process, exited: DispatchSemaphore) {
+    private init(address: String, workspace: TemporaryWorkspace, process: Process, exited: DispatchSemaphore) {
         self.address = address
-        self.directory = directory
+        self.workspace = workspace
         self.process = process
         self.exited = exited
     }
@@ -93,7 +94,7 @@ package final class PrivateBus: Sendable {
             kill(pid, SIGKILL)
             _ = exited.wait(timeout: .now() + .seconds(3))
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        workspace.remove()
     }
 
     deinit { stop() }

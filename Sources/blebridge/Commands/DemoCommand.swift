@@ -67,10 +67,9 @@ enum DemoCommand: CLICommand {
         }
         let logger = Logger(label: "demo")
 
-        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "blebridge-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: workspace) }
+        // A SIGKILLed demo's directory is removed by the next demo (TemporaryWorkspace).
+        let workspace = try TemporaryWorkspace(prefix: "blebridge-demo")
+        defer { workspace.remove() }
 
         let bus: PrivateBus
         do {
@@ -100,7 +99,7 @@ enum DemoCommand: CLICommand {
         var options = GatewayOptions()
         options.busAddress = bus.address
         options.brokerURL = broker.url
-        options.outboxPath = workspace.appendingPathComponent("outbox.sqlite").path
+        options.outboxPath = workspace.url.appendingPathComponent("outbox.sqlite").path
         options.healthInterval = .seconds(10)
         // The demo's broker and bus live in this process: a restart would take them down.
         options.controlRequests = [.reload]

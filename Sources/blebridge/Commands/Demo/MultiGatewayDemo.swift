@@ -39,10 +39,9 @@ struct MultiGatewayDemo {
     func run() async throws -> ExitStatus {
         let logger = Logger(label: "demo")
         let signals = SignalEvents.stream([SIGTERM, SIGINT])
-        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "blebridge-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: workspace) }
+        // A SIGKILLed demo's directory is removed by the next demo (TemporaryWorkspace).
+        let workspace = try TemporaryWorkspace(prefix: "blebridge-demo")
+        defer { workspace.remove() }
         let document = try Self.document(at: configurationPath)
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
 
@@ -73,7 +72,7 @@ struct MultiGatewayDemo {
         var arguments: [[String]] = []
         var logs: [String] = []
         for (index, gateway) in gateways.enumerated() {
-            let directory = workspace.appendingPathComponent(gateway.0).path
+            let directory = workspace.url.appendingPathComponent(gateway.0).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = "\(directory)/config.json"
             try Self.configuration(document, gatewayID: gateway.0, room: gateway.1).serialized.write(
