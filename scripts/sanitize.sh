@@ -11,8 +11,8 @@
 #   RSS at 64 MiB; a sanitized gateway carries the sanitizer's shadow memory (and ASan's quarantine)
 #   in its RSS: 79,900 KiB under TSan, 86,336 KiB under ASan, with no report. The bound stays; the
 #   normal suite checks it.
-#   HeapTopTests: gives back the top of glibc's heap; a sanitizer replaces glibc's malloc with its
-#   own allocator, so the test's blocks never reach that heap.
+#   FreeMemoryTests: gives free pages of glibc's heap back; a sanitizer replaces glibc's malloc with
+#   its own allocator, so the test's blocks never reach that heap.
 #   The VM tier (Tests/VM, QEMU guests) is not a Swift test; BLEBRIDGE_BENCH benchmarks stay off.
 # Suppressions: Tests/Sanitizers/tsan.supp and asan.supp (each entry with its reason). Exits non-zero when a
 # sanitizer reported anything or a test failed. Not part of scripts/test.sh (CI budget).
@@ -33,7 +33,7 @@ export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$root/
 # symbolized and matched against the suppressions like every other (deploy/package).
 export BLEBRIDGE_PACKAGE_KEEP_SYMBOLS=1
 export ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 suppressions=$root/Tests/Sanitizers/asan.supp log_path=$out/asan-report"
-skip=${SANITIZE_SKIP:-DBusLeakTests|aHugePublishDoesNotRaiseTheGatewaysMemory|HeapTopTests}
+skip=${SANITIZE_SKIP:-DBusLeakTests|aHugePublishDoesNotRaiseTheGatewaysMemory|FreeMemoryTests}
 # First: does this toolchain's TSan see Synchronization.Mutex? (Tests/Sanitizers/tsan.supp
 # exists because it does not; see Tests/Sanitizers/MutexVisibilityProbe.swift.)
 if [[ " ${SANITIZERS:-thread address} " == *" thread "* ]]; then

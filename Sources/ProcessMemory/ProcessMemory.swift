@@ -15,17 +15,6 @@ package enum ProcessMemory {
         blebridge_malloc_trim() != 0
     }
 
-    /// Gives back the free memory at the heap's top beyond `keep` bytes, leaving the free
-    /// blocks inside the heap as they are; true when the top held more.
-    @discardableResult
-    package static func releaseHeapTop(keeping keep: Int) -> Bool {
-        blebridge_malloc_trim_top(keep) != 0
-    }
-
-    /// The free memory at the top of the main arena (the part `brk` can give back), in bytes; 0
-    /// where the C library does not say.
-    package static var heapTop: Int { Int(blebridge_malloc_top()) }
-
     /// Makes glibc's allocator keep less memory it no longer needs; call it first thing in `main`,
     /// before any thread exists (a thread keeps the arena it already has).
     ///

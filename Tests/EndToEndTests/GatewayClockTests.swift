@@ -55,7 +55,7 @@ import Timekeeping
     /// Free memory is given back once a burst settled (``FreeMemorySchedule``): the heart-rate
     /// strap's connection is one, and the sweep 5 s later on the gateway's clock gives it back,
     /// once. (Through the option's closure: what glibc gives back cannot be told from outside in a
-    /// test; `HeapTopTests` checks the call, the soak its effect, docs/testing.md.)
+    /// test; `FreeMemoryTests` checks what the call gives back, the soak its effect, docs/testing.md.)
     @Test func freeMemoryIsGivenBackOnceAConnectionSettled() async throws {
         let releases = Releases()
         let world = try await World(device: "hr_strap") { options in

@@ -1,17 +1,20 @@
-/// When the gateway gives the free memory at the heap's top back to the system
-/// (``ProcessMemory/releaseHeapTop(keeping:)``, all but ``keptAtTop``): once things have settled
-/// after a burst, and at most once a ``spacing``.
+/// When the gateway gives the allocator's free memory back to the system
+/// (``ProcessMemory/releaseFreeMemory()``, `malloc_trim(0)`): once things have settled after a
+/// burst, and at most once a ``spacing``.
 ///
 /// A burst is whatever allocates a lot for a moment and frees it again: a device connected or
 /// lost (its GATT objects, the D-Bus replies of its discovery), the adapter back after a power
 /// cycle or bluetoothd back after a restart (every object again), the broker back (the outbox's
-/// backlog read and published). The heap's top grows to the burst's peak and glibc keeps up to
-/// 1 MiB free there (``ProcessMemory/useCompactAllocator()``), so each new peak raised the
-/// resident memory for good: the soak's steps of 40–56 kB after a power cycle or a bluetoothd
-/// restart (docs/testing.md, "The threads' caches"). Only the top is given back: `malloc_trim`
-/// also gives back the free pages inside the heap, which the steady traffic touches again within
-/// 15–20 s, so the resident memory dipped by about 190 kB after each (two soaks failed on those
-/// dips alone; docs/testing.md, "After a burst"). Never per reading: streaming is no burst.
+/// backlog read and published). Its blocks take pages the steady traffic never touched, at the
+/// heap's top (where glibc keeps up to 1 MiB free, ``ProcessMemory/useCompactAllocator()``) and
+/// inside the heap, and those pages stayed resident once freed: the soak's steps of 4–56 kB after
+/// a power cycle or a bluetoothd restart (docs/testing.md, "The threads' caches" and "After a
+/// burst"). `malloc_trim` gives back the top and every free page inside the heap, so after each
+/// burst the resident memory falls back to what the steady traffic uses. It dips below that for
+/// 15–20 s (about 190 kB, the free pages the steady traffic touches again), which is why the
+/// soak judges its memory by a slope robust to single samples. Giving back the top alone
+/// (2026-12-04 to 12-05) left the steps inside the heap: 3 of 4 soaks failed on them. Never per
+/// reading: streaming is no burst.
 ///
 /// A plain state machine, advanced with the gateway's clock: ``burst(at:)`` at each such event,
 /// ``releaseDue(at:)`` at each availability sweep (every 5 s).
@@ -22,12 +25,6 @@ struct FreeMemorySchedule: Sendable {
     /// The least time between two releases: link drops a few seconds apart (a flaky device) give
     /// memory back once a minute, not at every one.
     static let spacing: Duration = .seconds(60)
-    /// The free memory left at the heap's top (bytes): glibc's own top pad. When the heap grows,
-    /// glibc takes 128 KiB more than it needs, which stays untouched until used, so the pages
-    /// the steady traffic touches lie within the first part of the free top and a burst's pages
-    /// beyond them. Keeping 192 KiB (130–200 kB were free there between bursts) kept the pages
-    /// bursts had touched: two soaks stepped by +24 and +44 kB as before (docs/testing.md).
-    static let keptAtTop = 128 * 1024
 
     private var lastBurst: ContinuousClock.Instant?
     private var lastRelease: ContinuousClock.Instant?

@@ -23,11 +23,9 @@ package struct GatewayOptions: Sendable {
     /// rate limits, the pool's backoff and the periodic sweeps. Tests use a ``ManualClock``. (The
     /// bounds of a shutdown stay in real time, so a stop ends even when a test's clock stands still.)
     package var clock: any BridgeClock = SystemClock()
-    /// Gives the free memory at the heap's top back to the system once things settled after a
-    /// burst (``FreeMemorySchedule``): ``ProcessMemory/releaseHeapTop(keeping:)``. Tests count the calls.
-    package var releaseFreeMemory: @Sendable () -> Void = {
-        ProcessMemory.releaseHeapTop(keeping: FreeMemorySchedule.keptAtTop)
-    }
+    /// Gives the allocator's free memory back to the system once things settled after a burst
+    /// (``FreeMemorySchedule``): ``ProcessMemory/releaseFreeMemory()``. Tests count the calls.
+    package var releaseFreeMemory: @Sendable () -> Void = { ProcessMemory.releaseFreeMemory() }
 
     package init(
         busAddress: String? = nil, brokerURL: String? = nil, outboxPath: String? = nil,
