@@ -81,11 +81,15 @@ final class SignalHub: Sendable {
         return stream
     }
 
+    /// Yields outside the lock: a stream's end (`onTermination`, which takes the lock) runs while
+    /// Swift holds the cancelled reader's status lock, and a yield that resumes that reader takes
+    /// the same status lock, so a yield under our lock deadlocked against a cancellation (both
+    /// threads waited for good: `SignalEventsTests`, `RestartSignalTests`). Only this thread
+    /// delivers, so the signals keep their order.
     private func deliver(_ number: Int32) {
-        state.withLock { state in
-            for subscriber in state.subscribers.values where subscriber.signals.contains(number) {
-                subscriber.continuation.yield(number)
-            }
+        let continuations = state.withLock { state in
+            state.subscribers.values.filter { $0.signals.contains(number) }.map(\.continuation)
         }
+        for continuation in continuations { continuation.yield(number) }
     }
 }
