@@ -177,8 +177,10 @@ def robust_slope_per_hour(points):
     the gateway gives its free heap pages back after a burst (`FreeMemorySchedule`; about 190 kB
     of 4.4 MB, refilled by the steady traffic): a least-squares line through 16 samples leans by
     more than 1 %/h when one of them falls in such a dip at either end of the window (+1.10 and
-    +5.04 %/h in two flat soaks of 2026-12-05, one dip each at minute 5). A leak or a step moves
-    the slopes of most pairs, so the median sees it (`test_soak_judge.py`)."""
+    +5.04 %/h in two flat soaks of 2026-12-05, one dip each at minute 5). A leak, or a step in
+    mid-window, moves the slopes of most pairs, so the median sees it (`test_soak_judge.py`); a
+    single step among the first or last few samples does not (docs/testing.md, "After a burst,
+    again")."""
     pairs = [(y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(points) for x2, y2 in points[i + 1:] if x2 != x1]
     if not pairs:
         return 0.0, 0.0
