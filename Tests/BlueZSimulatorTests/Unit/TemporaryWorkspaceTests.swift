@@ -25,16 +25,19 @@ import Testing
         // What a killed process leaves: its lock file, locked by nobody.
         let abandoned = parent.appendingPathComponent("demo-DEADBEEF")
         try FileManager.default.createDirectory(at: abandoned, withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: abandoned.appendingPathComponent(TemporaryWorkspace.lockName).path, contents: nil)
-        FileManager.default.createFile(atPath: abandoned.appendingPathComponent("outbox.sqlite").path, contents: nil)
+        #expect(
+            FileManager.default.createFile(
+                atPath: abandoned.appendingPathComponent(TemporaryWorkspace.lockName).path, contents: nil))
+        let outbox = abandoned.appendingPathComponent("outbox.sqlite").path
+        #expect(FileManager.default.createFile(atPath: outbox, contents: nil))
         // Not made by this type: no lock file.
         let foreign = parent.appendingPathComponent("demo-notours")
         try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
         let otherPrefix = parent.appendingPathComponent("bus-DEADBEEF")
         try FileManager.default.createDirectory(at: otherPrefix, withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: otherPrefix.appendingPathComponent(TemporaryWorkspace.lockName).path, contents: nil)
+        #expect(
+            FileManager.default.createFile(
+                atPath: otherPrefix.appendingPathComponent(TemporaryWorkspace.lockName).path, contents: nil))
 
         let next = try TemporaryWorkspace(prefix: "demo", in: parent)
 
