@@ -32,12 +32,16 @@ extension Gateway {
         ownership?.publishes(id) ?? true
     }
 
-    /// Feeds the coordinator one event and performs what it decides.
+    /// Feeds the coordinator one event and performs what it decides, after what earlier events
+    /// decided: when another event's actions are being performed (this actor re-entered at one of
+    /// their awaits), that caller performs these too, in order (``OrderedActions``).
     func ownershipEvent(_ event: OwnershipCoordinator.Event) async {
         guard var coordinator = ownership else { return }
         let actions = coordinator.handle(event, at: clock.now)
         ownership = coordinator
-        for action in actions { await perform(action) }
+        if ownershipActions.add(actions) {
+            while let action = ownershipActions.next() { await perform(action) }
+        }
         rescheduleOwnershipTimer()
     }
 

@@ -150,6 +150,8 @@ package actor Gateway {
     /// Shared-broker mode: who holds each connected device (`Gateway+Ownership.swift`), nil
     /// without the mode; its timer and the deadline it is armed for.
     var ownership: OwnershipCoordinator?
+    /// Its actions, performed in the order decided (``OrderedActions``).
+    var ownershipActions = OrderedActions<OwnershipCoordinator.Action>()
     /// Shared-broker mode: the other gateways whose retained candidacy for a device (configured
     /// here or not) is up, per device; a request naming a device this gateway does not know is
     /// left to them (``sharedRequestDuty(_:payload:)``).
