@@ -45,20 +45,8 @@ import Testing
         }
         flooder.start()
         defer { flooding.store(false, ordering: .relaxed) }
-        for round in 0..<300 {
-            let signals = SignalEvents.stream([SIGUSR2])
-            let reader = Task {
-                var count = 0
-                for await _ in signals { count += 1 }
-                return count
-            }
-            // Cancelled while it waits for the next signal, or while one is being handed over.
-            try await Task.sleep(for: .microseconds(Int.random(in: 50...500)))
-            reader.cancel()
-            let ended = await withDeadline(.seconds(10)) { await reader.value }
-            #expect(ended != nil, "round \(round): the cancelled reader never ended")
-            if ended == nil { return }
-        }
+        let stuck = try await firstCancelledReaderThatDidNotEnd(rounds: 300) { SignalEvents.stream([SIGUSR2]) }
+        try #require(stuck == nil, "round \(stuck ?? -1): the cancelled reader never ended")
         // The hub still delivers.
         let after = SignalEvents.stream([SIGUSR2])
         let delivered = await withDeadline(.seconds(10)) {

@@ -41,18 +41,7 @@ import Testing
         }
         publisher.start()
         defer { publishing.store(false, ordering: .relaxed) }
-        for round in 0..<300 {
-            let states = broadcaster.stream()
-            let reader = Task {
-                var count = 0
-                for await _ in states { count += 1 }
-                return count
-            }
-            try await Task.sleep(for: .microseconds(Int.random(in: 50...500)))
-            reader.cancel()
-            let ended = await withDeadline(.seconds(10)) { await reader.value }
-            #expect(ended != nil, "round \(round): the cancelled reader never ended")
-            if ended == nil { return }
-        }
+        let stuck = try await firstCancelledReaderThatDidNotEnd(rounds: 300) { broadcaster.stream() }
+        #expect(stuck == nil, "round \(stuck ?? -1): the cancelled reader never ended")
     }
 }
