@@ -6,7 +6,8 @@ internal import CMalloc
 /// passing advertisers' entries were freed, RSS stays at its peak although the memory is unused.
 /// `malloc_trim(0)` returns the free pages of every arena. It walks the arenas (a few milliseconds
 /// for tens of megabytes) and takes no lock another thread waits on for long, so it is called
-/// rarely, after a table shrank a lot, never per advertisement.
+/// rarely: after the advertisers table shrank a lot, and once a burst settled (the gateway's
+/// `FreeMemorySchedule`, at most once a minute), never per advertisement or reading.
 package enum ProcessMemory {
     /// Returns free heap memory to the system; true when some was released (false where the C
     /// library has no `malloc_trim`).
