@@ -32,8 +32,13 @@ actor BLELink {
     let registry: DecoderRegistry
     var central: CentralManager?
     private var bus: BlueZBus?
-    /// What is known about Bluetooth (reported to the gateway on every change).
-    private var health: BluetoothHealth
+    /// What is known about Bluetooth (reported to the gateway on every change, through
+    /// ``healthReports``).
+    private(set) var health: BluetoothHealth
+    /// The health reports not yet handed to the host, in the order the link decided them.
+    private var healthReports = OrderedActions<BluetoothHealth>()
+    /// Counts ``updateHealth(_:)``'s computations begun: one that a later one overtook is dropped.
+    private var healthComputations = 0
     private var retry: BluetoothRetry<AnyBridgeClock>
     /// The gateway's clock (``GatewayOptions/clock``): sample times, last seen, the retry's backoff.
     let clock: any BridgeClock
@@ -261,10 +266,11 @@ extension BLELink {
 
     /// Bluetooth cannot be reached: report it and try again when ``BluetoothRetry`` says.
     private func unavailable(_ problem: BluetoothHealth.Problem, error: any Error) async {
-        health = BluetoothHealth(
-            adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem, user: health.user)
         let due = retry.failed()
-        await host.report(.health(health))
+        healthComputations += 1
+        await report(
+            BluetoothHealth(
+                adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem, user: health.user))
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
         scheduleRetry(at: due)
         if problem == .accessDenied { watchPolicy() }
@@ -408,6 +414,8 @@ extension BLELink {
 
     /// The health as the central's `state` and BlueZ's name owner say.
     private func updateHealth(_ state: ManagerState) async {
+        healthComputations += 1
+        let computation = healthComputations
         var owner: String?
         if let bus { owner = await bus.bluezOwner() }
         var updated = health
@@ -420,9 +428,22 @@ extension BLELink {
         if updated.problem == nil, passiveRunning, await central?.advertisementMonitorSupport()?.missing != nil {
             updated.problem = .monitorUnsupported
         }
-        guard updated != health else { return }
+        // The state stream's task and the monitor manager's both compute here, and each awaits
+        // above: a computation begun later (from a later state) may have finished meanwhile.
+        guard computation == healthComputations, updated != health else { return }
+        await report(updated)
+    }
+
+    /// Makes `updated` the link's health and reports it. Reports are handed to the host in the
+    /// order they were decided, whichever of the link's tasks decided them: each task's report
+    /// leaves the link's thread through Swift's pool before it reaches the gateway, so two tasks'
+    /// reports could arrive in either order. The gateway then kept an older health (bluetoothd
+    /// restarted without `-E`: `adapter_missing` reported from before the adapter came back arrived
+    /// after `monitor_unsupported`, and `bridge/health` stayed at it; a stress run, 2026-12-05).
+    private func report(_ updated: BluetoothHealth) async {
         health = updated
-        await host.report(.health(health))
+        guard healthReports.add([updated]) else { return }
+        while let next = healthReports.next() { await host.report(.health(next)) }
     }
 
     private func monitorManagerChanged() async {
