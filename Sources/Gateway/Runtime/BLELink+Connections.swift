@@ -13,8 +13,7 @@ extension BLELink {
     /// each notifies), reads the polled ones once, then reports to the gateway.
     func connect(_ id: String) {
         guard let central, let device = configuration.device(id: id) else {
-            let host = self.host
-            scope.spawn { await host.report(.connectFailed(id, error: "not seen by the adapter")) }
+            scope.spawn { [self] in await report(.connectFailed(id, error: "not seen by the adapter")) }
             return
         }
         guard !stopped else { return }
@@ -35,7 +34,7 @@ extension BLELink {
         defer { connectTasks[token] = nil }
         // The device forgotten and found again during recovery is a new peripheral.
         guard var peripheral = await peripheral(forConnecting: id, central: central) else {
-            await host.report(.unseen(id))
+            await report(.unseen(id))
             return
         }
         var timeline = ConnectTimeline(at: clock.now)
@@ -57,7 +56,7 @@ extension BLELink {
             try await subscribe(id, device: device, peripheral: peripheral)
             timeline.step("subscribe", at: clock.now)
             await remember(id, peripheral: peripheral, device: device, services: services)
-            await host.report(.connected(id, services: services.map(\.shortString)))
+            await report(.connected(id, services: services.map(\.shortString)))
             timeline.step("report", at: clock.now)
             logger.debug("connect timeline", [("device", id)] + timeline.fields)
             await describe(id, peripheral: peripheral)
@@ -66,7 +65,7 @@ extension BLELink {
             expectedDisconnects.insert(id)
             await central.cancelConnection(peripheral)
             let reason = (error as? BluetoothError).flatMap(Self.refusedPairing) ?? "\(error)"
-            await host.report(.connectFailed(id, error: reason))
+            await report(.connectFailed(id, error: reason))
         }
     }
 
@@ -101,7 +100,7 @@ extension BLELink {
         }
         described.insert(id)
         guard !strings.isEmpty else { return }
-        await host.report(
+        await report(
             .described(id, manufacturer: strings[0x2A29], model: strings[0x2A24], firmware: strings[0x2A26]))
     }
 

@@ -62,7 +62,7 @@ extension BLELink {
     /// the configured devices it was are no longer heard (their candidacies may end).
     func deviceObjectRemoved(_ address: BluetoothAddress) async {
         for id in peripherals.keys.sorted() where peripherals[id]?.identifier == address {
-            await host.report(.vanished(id))
+            await report(.vanished(id))
         }
     }
 

@@ -6,7 +6,7 @@ import Decoders
 /// has. The gateway builds the host (``Gateway/linkHost()``) and handles every event in one place
 /// (``Gateway/linkEvent(_:)``).
 extension BLELink {
-    /// What the link tells the gateway, in the order it happened in each of the link's tasks.
+    /// What the link tells the gateway, in the order the link decided it (``report(_:)``).
     enum Event: Sendable, Equatable {
         /// What is known about Bluetooth changed (the bus, bluetoothd, the adapter, the monitors).
         case health(BluetoothHealth)
@@ -30,9 +30,9 @@ extension BLELink {
     }
 
     /// What the link is given instead of the gateway: one sink for its ``Event``s, and the answers it
-    /// must wait for. Each is awaited where the link used to call the gateway, so the gateway handles
-    /// the link's reports in the same order and with the same waits as before (a stream read by one
-    /// task would queue every report behind a handler waiting for the broker's PUBACK).
+    /// must wait for. Each answer is awaited where the link used to call the gateway (a stream read
+    /// by one task would queue every question behind a handler waiting for the broker's PUBACK);
+    /// the events go through ``BLELink/report(_:)``.
     struct Host: Sendable {
         /// Every event; returns once the gateway has handled it.
         let report: @Sendable (Event) async -> Void
@@ -54,5 +54,21 @@ extension BLELink {
         let knownPeripherals: @Sendable () async throws -> [KnownPeripheral]
         /// Stores a peripheral after a connection.
         let remember: @Sendable (KnownPeripheral) async throws -> Void
+    }
+
+    /// Hands `event` to the host after every event the link decided before it, whichever of the
+    /// link's tasks decided them (``OrderedActions``): the caller that finds nobody reporting
+    /// reports until none is left; a caller that finds another at it returns at once.
+    ///
+    /// Each event leaves the link's thread through Swift's pool on its way to the gateway (the
+    /// host's closures are not isolated), so two tasks that each awaited their own report could
+    /// have them arrive in either order. After bluetoothd restarted without `-E` the gateway got
+    /// `adapter_missing` (decided before the adapter was back, by the task following the central's
+    /// state) after `monitor_unsupported` (decided by the task following the monitor manager), and
+    /// `bridge/health` stayed at it (a stress run, 2026-12-05); a device's `connected` (its connect
+    /// task) and `disconnected` (the disconnections' task) could cross the same way.
+    func report(_ event: Event) async {
+        guard reports.add([event]) else { return }
+        while let next = reports.next() { await host.report(next) }
     }
 }

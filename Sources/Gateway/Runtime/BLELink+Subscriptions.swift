@@ -131,7 +131,7 @@ extension BLELink {
         if let peripheral = peripherals[id], let device = configuration.device(id: id) {
             await readPolled(id, device: device, peripheral: peripheral)
         }
-        await host.report(.pollFinished(id))
+        await report(.pollFinished(id))
     }
 
     /// How long a listener let go at a disconnect the gateway decided may wait for its link to end:
@@ -150,8 +150,7 @@ extension BLELink {
         expectedDisconnects.insert(id)
         guard let central, let peripheral = peripherals[id] else {
             cancelSubscriptions(id)
-            let host = self.host
-            scope.spawn { await host.report(.disconnected(id, expected: true)) }
+            scope.spawn { [self] in await report(.disconnected(id, expected: true)) }
             return
         }
         let draining = forgetSubscriptions(id)
@@ -183,7 +182,7 @@ extension BLELink {
         forgetSubscriptions(id)
         if reconnectingInPlace.contains(id) { return }
         let expected = expectedDisconnects.remove(id) != nil
-        await host.report(.disconnected(id, expected: expected))
+        await report(.disconnected(id, expected: expected))
     }
 
     func remember(_ id: String, peripheral: Peripheral, device: DeviceConfiguration, services: [BluetoothUUID])

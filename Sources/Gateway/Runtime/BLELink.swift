@@ -32,11 +32,10 @@ actor BLELink {
     let registry: DecoderRegistry
     var central: CentralManager?
     private var bus: BlueZBus?
-    /// What is known about Bluetooth (reported to the gateway on every change, through
-    /// ``healthReports``).
+    /// What is known about Bluetooth (reported to the gateway on every change).
     private(set) var health: BluetoothHealth
-    /// The health reports not yet handed to the host, in the order the link decided them.
-    private var healthReports = OrderedActions<BluetoothHealth>()
+    /// The events not yet handed to the host, in the order the link decided them (``report(_:)``).
+    var reports = OrderedActions<Event>()
     /// Counts ``updateHealth(_:)``'s computations begun: one that a later one overtook is dropped.
     private var healthComputations = 0
     private var retry: BluetoothRetry<AnyBridgeClock>
@@ -269,7 +268,7 @@ extension BLELink {
         let due = retry.failed()
         healthComputations += 1
         await report(
-            BluetoothHealth(
+            health: BluetoothHealth(
                 adapter: configuration.bluetooth.adapter, lastError: "\(error)", problem: problem, user: health.user))
         logger.debug("Bluetooth retry scheduled", [("attempt", "\(retry.failures)"), ("error", "\(error)")])
         scheduleRetry(at: due)
@@ -431,19 +430,14 @@ extension BLELink {
         // The state stream's task and the monitor manager's both compute here, and each awaits
         // above: a computation begun later (from a later state) may have finished meanwhile.
         guard computation == healthComputations, updated != health else { return }
-        await report(updated)
+        await report(health: updated)
     }
 
-    /// Makes `updated` the link's health and reports it. Reports are handed to the host in the
-    /// order they were decided, whichever of the link's tasks decided them: each task's report
-    /// leaves the link's thread through Swift's pool before it reaches the gateway, so two tasks'
-    /// reports could arrive in either order. The gateway then kept an older health (bluetoothd
-    /// restarted without `-E`: `adapter_missing` reported from before the adapter came back arrived
-    /// after `monitor_unsupported`, and `bridge/health` stayed at it; a stress run, 2026-12-05).
-    private func report(_ updated: BluetoothHealth) async {
+    /// Makes `updated` the link's health and reports it (``report(_:)``: the gateway kept an older
+    /// health when one task's report overtook another's).
+    private func report(health updated: BluetoothHealth) async {
         health = updated
-        guard healthReports.add([updated]) else { return }
-        while let next = healthReports.next() { await host.report(.health(next)) }
+        await report(.health(updated))
     }
 
     private func monitorManagerChanged() async {
@@ -470,6 +464,6 @@ extension BLELink {
             peripherals.removeAll()
             restored = false
         }
-        await host.report(.adapterPowered(isOn))
+        await report(.adapterPowered(isOn))
     }
 }
