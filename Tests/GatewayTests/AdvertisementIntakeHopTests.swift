@@ -52,7 +52,7 @@ import Timekeeping
         var decoders = DecoderRegistry.standard
         decoders.register(ObservedBTHomeDecoder { asked.decoded.add(1, ordering: .relaxed) })
         let host = BLELink.Host(
-            report: { event in
+            report: { event, _ in
                 if case .heard = event { asked.heard.add(1, ordering: .relaxed) }
             },
             seen: { _, _, _, _ in

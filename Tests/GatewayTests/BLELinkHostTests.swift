@@ -30,20 +30,20 @@ import Timekeeping
         #expect(await gateway.devices["strap"]?.rssi == -61)
         #expect(await gateway.devices["strap"]?.lastSeen != nil)
 
-        await host.report(.connected("strap", services: ["180D"]))
+        await host.report(.connected("strap", services: ["180D"]), nil)
         #expect(await gateway.devices["strap"]?.connected == true)
         #expect(await gateway.devices["strap"]?.services == ["180D"])
-        await host.report(.disconnected("strap", expected: false))
+        await host.report(.disconnected("strap", expected: false), nil)
         #expect(await gateway.devices["strap"]?.connected == false)
         #expect(await gateway.counters.reconnects == 1, "an unexpected drop of a connected device counts")
-        await host.report(.connected("strap", services: ["180D"]))
-        await host.report(.adapterPowered(false))
+        await host.report(.connected("strap", services: ["180D"]), nil)
+        await host.report(.adapterPowered(false), nil)
         #expect(await gateway.devices["strap"]?.connected == false, "the adapter going off drops every link")
-        await host.report(.unseen("strap"))
+        await host.report(.unseen("strap"), nil)
         #expect(await gateway.unseenByBlueZ.contains("strap"))
 
         let health = BluetoothHealth(adapter: "hci0", lastError: "gone", problem: .adapterMissing)
-        await host.report(.health(health))
+        await host.report(.health(health), nil)
         #expect(await gateway.bluetooth == health)
 
         // The match without an address keeps its id for the first fixed address it catches.
@@ -70,7 +70,7 @@ import Timekeeping
         let gateway = try await unstartedGateway(in: directory, json: Self.json)
         let events = Mutex<[BLELink.Event]>([])
         let host = BLELink.Host(
-            report: { event in events.withLock { $0.append(event) } },
+            report: { event, _ in events.withLock { $0.append(event) } },
             seen: { _, _, _, _ in true }, assignMatch: { _, template in template },
             addAutoDevice: { _, _, _ in nil }, knownPeripherals: { [] }, remember: { _ in })
         let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)

@@ -177,7 +177,7 @@ actor AdvertisementIntake {
         }
         guard let device = devices.device(id: id), let settings = device.advertisement else {
             // Room presence hears every device, decoded or not.
-            if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: [])) }
+            if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: []), nil) }
             return
         }
         let readings: [DecodedReading]
@@ -203,7 +203,7 @@ actor AdvertisementIntake {
                     localName: advertisement.localName, serviceUUIDs: advertisement.serviceUUIDs),
                 decoder: settings.decoder)
         }
-        if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: readings)) }
+        if reportsHearing { await host.report(.heard(id, rssi: discovery.rssi, readings: readings), nil) }
         for reading in readings where reading.isSuccess && isNew(reading, device: device) && publishes {
             pipeline.deliver(
                 device: id, fields: reading.fields, raw: nil, rssi: discovery.rssi, sampleTime: time,

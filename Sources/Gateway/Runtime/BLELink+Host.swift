@@ -6,7 +6,7 @@ import Decoders
 /// has. The gateway builds the host (``Gateway/linkHost()``) and handles every event in one place
 /// (``Gateway/linkEvent(_:)``).
 extension BLELink {
-    /// What the link tells the gateway, in the order the link decided it (``report(_:)``).
+    /// What the link tells the gateway, handled in the order the link decided it (``report(_:)``).
     enum Event: Sendable, Equatable {
         /// What is known about Bluetooth changed (the bus, bluetoothd, the adapter, the monitors).
         case health(BluetoothHealth)
@@ -34,8 +34,10 @@ extension BLELink {
     /// by one task would queue every question behind a handler waiting for the broker's PUBACK);
     /// the events go through ``BLELink/report(_:)``.
     struct Host: Sendable {
-        /// Every event; returns once the gateway has handled it.
-        let report: @Sendable (Event) async -> Void
+        /// Every event; returns once the gateway has handled it. The link's own events are numbered
+        /// 1, 2, 3, … in the order it decided them (``BLELink/report(_:)``); the advertisement
+        /// intake's (`heard`, on the pool, each device's in order) have no number.
+        let report: @Sendable (Event, _ number: Int?) async -> Void
         /// A configured device advertised (`rssi`), or was restored from the state database (`rssi`
         /// nil); `persistent` when BlueZ keeps its object (paired or trusted). Whether this gateway
         /// publishes its advertisement readings (shared-broker mode: only the passive device's
@@ -56,19 +58,19 @@ extension BLELink {
         let remember: @Sendable (KnownPeripheral) async throws -> Void
     }
 
-    /// Hands `event` to the host after every event the link decided before it, whichever of the
-    /// link's tasks decided them (``OrderedActions``): the caller that finds nobody reporting
-    /// reports until none is left; a caller that finds another at it returns at once.
+    /// Reports `event` numbered in the order the link decided its events, whichever of the link's
+    /// tasks decided them; the gateway handles them in that order (``ArrivalOrder``).
     ///
     /// Each event leaves the link's thread through Swift's pool on its way to the gateway (the
-    /// host's closures are not isolated), so two tasks that each awaited their own report could
-    /// have them arrive in either order. After bluetoothd restarted without `-E` the gateway got
-    /// `adapter_missing` (decided before the adapter was back, by the task following the central's
-    /// state) after `monitor_unsupported` (decided by the task following the monitor manager), and
-    /// `bridge/health` stayed at it (a stress run, 2026-12-05); a device's `connected` (its connect
-    /// task) and `disconnected` (the disconnections' task) could cross the same way.
+    /// host's closures are not isolated), so two tasks' events could arrive in either order. After
+    /// bluetoothd restarted without `-E` the gateway got `adapter_missing` (decided before the
+    /// adapter was back, by the task following the central's state) after `monitor_unsupported`
+    /// (decided by the task following the monitor manager), and `bridge/health` stayed at it (a
+    /// stress run, 2026-12-05); a device's `connected` (its connect task) and `disconnected` (the
+    /// disconnections' task) could cross the same way. The number is taken and the event handed
+    /// over in one step of the link's executor, so every number reaches the host.
     func report(_ event: Event) async {
-        guard reports.add([event]) else { return }
-        while let next = reports.next() { await host.report(next) }
+        eventNumber += 1
+        await host.report(event, eventNumber)
     }
 }

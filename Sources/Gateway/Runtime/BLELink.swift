@@ -34,8 +34,8 @@ actor BLELink {
     private var bus: BlueZBus?
     /// What is known about Bluetooth (reported to the gateway on every change).
     private(set) var health: BluetoothHealth
-    /// The events not yet handed to the host, in the order the link decided them (``report(_:)``).
-    var reports = OrderedActions<Event>()
+    /// The number of the last event reported (``report(_:)``).
+    var eventNumber = 0
     /// Counts ``updateHealth(_:)``'s computations begun: one that a later one overtook is dropped.
     private var healthComputations = 0
     private var retry: BluetoothRetry<AnyBridgeClock>

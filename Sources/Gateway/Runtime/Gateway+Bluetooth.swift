@@ -8,7 +8,7 @@ extension Gateway {
     func linkHost() -> BLELink.Host {
         let state = self.state
         return BLELink.Host(
-            report: { [weak self] event in await self?.linkEvent(event) },
+            report: { [weak self] event, number in await self?.linkEvent(event, number: number) },
             seen: { [weak self] id, address, rssi, persistent in
                 await self?.deviceSeen(id, address: address, rssi: rssi, persistent: persistent)
             },
@@ -24,7 +24,19 @@ extension Gateway {
     }
 
     /// Every event ``BLELink`` reports, handled here (one hop onto the actor, as a method call was).
-    func linkEvent(_ event: BLELink.Event) async {
+    /// A numbered event (the link's own) starts after every event the link numbered before it
+    /// (``ArrivalOrder``): on their way here through Swift's pool, one of the link's tasks' events
+    /// could overtake another's (`bridge/health` kept an older `adapter_missing`, 2026-12-05).
+    func linkEvent(_ event: BLELink.Event, number: Int? = nil) async {
+        if let number {
+            if !linkEventOrder.isTurn(number) {
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    linkEventOrder.park(number, waiter)
+                }
+            }
+            // The next one (if it is here) runs once this handler first awaits, as it would have.
+            linkEventOrder.went(number)?.resume()
+        }
         switch event {
         case .adapterPowered, .connected, .disconnected, .health:
             // Bursts: every object of a device or of BlueZ went and came back (``FreeMemorySchedule``).

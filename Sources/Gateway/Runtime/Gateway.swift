@@ -152,6 +152,8 @@ package actor Gateway {
     var ownership: OwnershipCoordinator?
     /// Its actions, performed in the order decided (``OrderedActions``).
     var ownershipActions = OrderedActions<OwnershipCoordinator.Action>()
+    /// ``BLELink``'s numbered events, let in the order the link decided them (``linkEvent(_:number:)``).
+    var linkEventOrder = ArrivalOrder<CheckedContinuation<Void, Never>>()
     /// Shared-broker mode: the other gateways whose retained candidacy for a device (configured
     /// here or not) is up, per device; a request naming a device this gateway does not know is
     /// left to them (``sharedRequestDuty(_:payload:)``).

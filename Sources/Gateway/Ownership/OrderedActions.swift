@@ -6,7 +6,6 @@
 /// and the first's then ran stale. In shared-broker mode a gateway took the lamp after releasing it
 /// to the gateway that now owned it (`take` decided first, performed last), and stayed connected
 /// beside the owner (`MultiGatewayBridgeEndToEndTests`, a stress run under load, 2026-12-05).
-/// ``BLELink`` reports its health through one, too (its tasks' reports overtook each other).
 ///
 /// ```swift
 /// if queue.add(coordinator.handle(event, at: now)) {
