@@ -46,7 +46,8 @@ import Testing
         let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
         let recorder = Recorder()
         let link = BLELink(
-            host: Self.host(recorder, passingTo: await gateway.linkHost()), configuration: configuration, busAddress: bus.address, pipeline: pipeline,
+            host: Self.host(recorder, passingTo: await gateway.linkHost()), configuration: configuration,
+            busAddress: bus.address, pipeline: pipeline,
             clock: clock, thread: try BlueZBusThread())
         recorder.link.withLock { $0 = link }
         await link.start()

@@ -76,7 +76,8 @@ import Testing
     /// A host that reports to `report` and answers as a gateway without shared-broker mode would.
     static func host(_ report: @escaping @Sendable (BLELink.Event) -> Void) -> BLELink.Host {
         BLELink.Host(
-            report: { event, _ in report(event) }, seen: { _, _, _, _ in true }, assignMatch: { _, template in template },
+            report: { event, _ in report(event) }, seen: { _, _, _, _ in true },
+            assignMatch: { _, template in template },
             addAutoDevice: { _, _, _ in nil }, knownPeripherals: { [] }, remember: { _ in })
     }
 }
