@@ -50,18 +50,32 @@ package final class TemporaryWorkspace: Sendable {
     deinit { remove() }
 
     /// Removes every `<prefix>-…` directory in `parent` that has a lock file nobody holds. Directories
-    /// without one (not made by this type, or half made) are left alone.
+    /// without one (not made by this type, or half made) are left alone, and so is anything that is
+    /// not a real directory of this user with a lock file of this user: in a shared `/tmp` another
+    /// user could name a symbolic link or a directory of theirs so (a demo run with `sudo` would
+    /// otherwise have removed another user's directory).
     static func removeAbandoned(prefix: String, in parent: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
         for name in names where name.hasPrefix(prefix + "-") {
             let directory = parent.appendingPathComponent(name)
+            guard isOwnDirectory(directory.path) else { continue }
             let descriptor = open(directory.appendingPathComponent(lockName).path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
+            var file = stat()
+            guard fstat(descriptor, &file) == 0, file.st_mode & S_IFMT == S_IFREG, file.st_uid == geteuid() else {
+                continue
+            }
             // Held: its process is alive. Taken: abandoned, and held by us while it is removed, so
             // another process sweeping at the same moment leaves it alone.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
             try? FileManager.default.removeItem(at: directory)
         }
+    }
+
+    /// Whether `path` is a directory (not a link to one) that this process's user owns.
+    private static func isOwnDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid()
     }
 }

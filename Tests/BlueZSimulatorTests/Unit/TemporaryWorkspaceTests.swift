@@ -52,6 +52,44 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: live.path))
     }
 
+    /// What is not this user's own directory is never removed: a symbolic link named like a
+    /// workspace (to a directory with an unlocked lock file), and, when the test may change owners
+    /// (root), a directory or a lock file of another user.
+    @Test func onlyThisUsersOwnDirectoriesAreSwept() throws {
+        let parent = try parent()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let manager = FileManager.default
+        func abandoned(_ name: String) throws -> URL {
+            let url = parent.appendingPathComponent(name)
+            try manager.createDirectory(at: url, withIntermediateDirectories: true)
+            #expect(
+                manager.createFile(atPath: url.appendingPathComponent(TemporaryWorkspace.lockName).path, contents: nil))
+            return url
+        }
+        let target = try abandoned("elsewhere")
+        let link = parent.appendingPathComponent("demo-LINK0000")
+        try manager.createSymbolicLink(at: link, withDestinationURL: target)
+        let mine = try abandoned("demo-MINE0000")
+        let theirs = try abandoned("demo-THEIRS00")
+        let theirLock = try abandoned("demo-THEIRLCK")
+        let mayChown = geteuid() == 0
+        if mayChown {
+            #expect(chown(theirs.path, 65534, 65534) == 0)
+            #expect(chown(theirLock.appendingPathComponent(TemporaryWorkspace.lockName).path, 65534, 65534) == 0)
+        }
+
+        let next = try TemporaryWorkspace(prefix: "demo", in: parent)
+        defer { next.remove() }
+
+        #expect(!manager.fileExists(atPath: mine.path), "this user's abandoned directory stayed")
+        #expect((try? manager.destinationOfSymbolicLink(atPath: link.path)) != nil, "the link was removed")
+        #expect(manager.fileExists(atPath: target.appendingPathComponent(TemporaryWorkspace.lockName).path))
+        if mayChown {
+            #expect(manager.fileExists(atPath: theirs.path), "another user's directory was removed")
+            #expect(manager.fileExists(atPath: theirLock.path), "a directory with another user's lock file was removed")
+        }
+    }
+
     /// The lock goes with the process, not with `remove()`: a child that holds a workspace and is
     /// killed leaves it for the next one to remove.
     @Test func aKilledOwnersDirectoryIsRemovedByTheNext() throws {
