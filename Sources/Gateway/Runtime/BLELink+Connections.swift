@@ -56,6 +56,16 @@ extension BLELink {
             try await subscribe(id, device: device, peripheral: peripheral)
             timeline.step("subscribe", at: clock.now)
             await remember(id, peripheral: peripheral, device: device, services: services)
+            // The link can drop while the state database stores the peripheral (a slow SD card),
+            // and its disconnection may have been reported already: `connected` after it left the
+            // pool holding a link that was gone, and a keep-connected device was never connected
+            // again. Read and reported in one step of the link's executor (the peripheral is on it
+            // too), so a drop after this check is reported after `connected`.
+            // Its listeners are let go by the disconnection (after their sockets were read to the end).
+            guard await peripheral.state == .connected else {
+                await report(.connectFailed(id, error: "the link dropped before the connection was complete"))
+                return
+            }
             await report(.connected(id, services: services.map(\.shortString)))
             timeline.step("report", at: clock.now)
             logger.debug("connect timeline", [("device", id)] + timeline.fields)
