@@ -20,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # What the suite needs, as scripts/test.sh does (the bleak and reference-parser venvs: in a fresh
-# checkout without them, 11 test cases failed "not installed", 2026-12-05).
+# checkout without them, 13 test cases failed "not installed" or "no .build/venv", 2026-12-05).
 "$root/scripts/setup.sh" test
 out=$root/.build/sanitize
 mkdir -p "$out"

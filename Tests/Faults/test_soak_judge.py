@@ -1,5 +1,5 @@
 """Checks of the soak's judgement of outbox depth and size (`soak.depth_is_flat`,
-`soak.size_is_flat`) and of memory (`soak.robust_slope_per_hour`) on made-up samples, so it can be seen to fail what it must fail. Run by
+`soak.size_is_flat`) and of memory (`soak.robust_slope_per_hour`, `soak.memory_is_flat`) on made-up and real samples, so it can be seen to fail what it must fail. Run by
 `run.sh soak` before the soak (stdlib `unittest`)."""
 
 import unittest
@@ -56,6 +56,21 @@ class MemoryJudgement(unittest.TestCase):
     def test_a_slow_growth_under_the_goal_passes(self):
         values = [4400 + 22 * i / 60 for i in range(16)]  # 0.5 %/h
         self.assertLess(self.relative(values), 1)
+
+    def test_dips_at_the_end_lean_the_slope_down_and_pass(self):
+        # soak48 (2026-12-05, the real minutes): flat, then three of the last five samples just
+        # after a release. The median slope is -1.80 %/h, which failed the two-sided judgement.
+        samples = [(5.01, 4476), (6.43, 4476), (7.31, 4540), (8.29, 4548), (9.47, 4548), (10.50, 4472),
+                   (11.52, 4544), (12.00, 4544), (13.28, 4524), (14.48, 4536), (15.50, 4316), (16.51, 4544),
+                   (17.50, 4364), (18.50, 4524), (19.51, 4364), (20.00, 4524)]
+        _, relative, flat = soak.memory_is_flat(samples)
+        self.assertLess(relative, -1)
+        self.assertTrue(flat)
+
+    def test_growth_over_the_goal_fails_the_judgement(self):
+        values = [4400 + 66 * i / 60 - (200 if i in (0, 6, 12) else 0) for i in range(16)]  # 1.5 %/h
+        self.assertFalse(soak.memory_is_flat(points(values))[2])
+        self.assertTrue(soak.memory_is_flat(points([4400 + 22 * i / 60 for i in range(16)]))[2])
 
 
 if __name__ == "__main__":
