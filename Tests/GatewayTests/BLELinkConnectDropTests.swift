@@ -38,16 +38,9 @@ import Testing
     }
 
     @Test func aLinkDroppedWhileThePeripheralIsStoredIsNotReportedConnected() async throws {
-        let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
-        try await simulator.start(busAddress: bus.address)
-        let directory = try TemporaryDirectory(prefix: "link-drop")
-        let gateway = try await unstartedGateway(in: directory, json: Self.json)
-        let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
         let recorder = Recorder()
-        let link = BLELink(
-            host: Self.host(recorder), configuration: configuration, busAddress: bus.address,
-            pipeline: pipeline, clock: clock, thread: try BlueZBusThread())
+        let world = try await SimulatedLink(json: Self.json, prefix: "link-drop") { _ in Self.host(recorder) }
+        let (link, simulator) = (world.link, world.simulator)
         await link.start()
         #expect(await waitUntil(timeout: .seconds(30)) { await link.peripherals["strap"] != nil }, "strap not seen")
 
@@ -69,10 +62,7 @@ import Testing
         #expect(settled, "the strap's link events: \(recorder.events.withLock { $0 })")
         #expect(try await simulator.snapshot(address: Self.strap).connected == false)
 
-        await link.stop(until: .now + .seconds(1))
-        await gateway.stop()
-        await simulator.stop()
-        await bus.stop()
+        await world.close()
     }
 
     /// A host that records every event and holds `remember` until released (10 s at most).

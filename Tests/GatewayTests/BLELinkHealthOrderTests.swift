@@ -36,19 +36,13 @@ import Testing
     /// gateway until the link has decided a later health (as a report's hop through a busy pool
     /// can be): the gateway still ends on the link's health.
     @Test func aReportHeldOnItsWayIsNotOvertakenByALaterOne() async throws {
-        let bus = try await DBusDaemonFixture()
         var scenario = try Scenario.load("demo")
         scenario.adapter.advertisementMonitor = .software
-        let simulator = BlueZSimulator(scenario: scenario)
-        try await simulator.start(busAddress: bus.address)
-        let directory = try TemporaryDirectory(prefix: "link-health")
-        let gateway = try await unstartedGateway(in: directory, json: Self.json)
-        let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
         let recorder = Recorder()
-        let link = BLELink(
-            host: Self.host(recorder, passingTo: await gateway.linkHost()), configuration: configuration,
-            busAddress: bus.address, pipeline: pipeline,
-            clock: clock, thread: try BlueZBusThread())
+        let world = try await SimulatedLink(json: Self.json, prefix: "link-health", scenario: scenario) { gateway in
+            Self.host(recorder, passingTo: await gateway.linkHost())
+        }
+        let (link, simulator, gateway) = (world.link, world.simulator, world.gateway)
         recorder.link.withLock { $0 = link }
         await link.start()
         let refusal = await link.startPassiveScan()
@@ -73,10 +67,7 @@ import Testing
         #expect(agreed, "the link's: \(problems.0), the gateway's: \(problems.1); passed on in order: \(order)")
         #expect(recorder.heldCount.withLock { $0 } > 0, "no report was held: the test did not test the order")
 
-        await link.stop(until: .now + .seconds(1))
-        await gateway.stop()
-        await simulator.stop()
-        await bus.stop()
+        await world.close()
     }
 
     /// A host passing every event on to `gateway` (the gateway's own host), recording the health;

@@ -46,18 +46,13 @@ import Testing
     /// The simulator's BTHome sensor advertises; the link (on the D-Bus thread, with the central that
     /// reports the advertisements) hands them on, and every one is decoded on another thread.
     @Test func advertisementsAreDecodedOffTheBusThread() async throws {
-        let bus = try await DBusDaemonFixture()
-        let simulator = BlueZSimulator(scenario: try Scenario.load("demo"))
-        try await simulator.start(busAddress: bus.address)
-        let directory = try TemporaryDirectory(prefix: "link-decode")
-        let gateway = try await unstartedGateway(in: directory, json: Self.json)
-        let (configuration, pipeline, clock) = await (gateway.model.configuration, gateway.pipeline, gateway.clock)
         let threads = Threads()
         var decoders = DecoderRegistry.standard
         decoders.register(ObservedBTHomeDecoder { threads.names.withLock { $0.append(ThreadNames.current()) } })
-        let link = BLELink(
-            host: Self.host { _ in }, configuration: configuration, busAddress: bus.address, pipeline: pipeline,
-            clock: clock, thread: try BlueZBusThread(), decoders: decoders)
+        let world = try await SimulatedLink(json: Self.json, prefix: "link-decode", decoders: decoders) { _ in
+            Self.host { _ in }
+        }
+        let link = world.link
         await link.start()
 
         let decoded = await waitUntil(timeout: .seconds(30)) { !threads.names.withLock(\.isEmpty) }
@@ -67,10 +62,7 @@ import Testing
         #expect(!names.contains("blebridge.dbus"), "decoded on: \(Set(names))")
         #expect(await link.threadName() == "blebridge.dbus")
 
-        await link.stop(until: .now + .seconds(1))
-        await gateway.stop()
-        await simulator.stop()
-        await bus.stop()
+        await world.close()
     }
 
     /// A host that reports to `report` and answers as a gateway without shared-broker mode would.
