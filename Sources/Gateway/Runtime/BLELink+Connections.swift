@@ -60,8 +60,8 @@ extension BLELink {
             // and its disconnection may have been reported already: `connected` after it left the
             // pool holding a link that was gone, and a keep-connected device was never connected
             // again. Read and reported in one step of the link's executor (the peripheral is on it
-            // too), so a drop after this check is reported after `connected`.
-            // Its listeners are let go by the disconnection (after their sockets were read to the end).
+            // too), so a drop after this check is reported after `connected`. Its listeners are let
+            // go by the disconnection (after their sockets were read to the end).
             guard await peripheral.state == .connected else {
                 await report(.connectFailed(id, error: "the link dropped before the connection was complete"))
                 return

@@ -4,7 +4,7 @@ import Decoders
 /// The seam between the link and the ``Gateway`` that runs it. The link holds no reference to the
 /// gateway: it says what happened as ``Event``s, and asks its ``Host`` the answers only the gateway
 /// has. The gateway builds the host (``Gateway/linkHost()``) and handles every event in one place
-/// (``Gateway/linkEvent(_:)``).
+/// (``Gateway/linkEvent(_:number:)``).
 extension BLELink {
     /// What the link tells the gateway, handled in the order the link decided it (``report(_:)``).
     enum Event: Sendable, Equatable {

@@ -3,7 +3,7 @@ import MQTT
 
 extension Gateway {
     /// What ``BLELink`` is given instead of the gateway (``BLELink/Host``): its events go to
-    /// ``linkEvent(_:)``, its questions to the gateway's methods, the known peripherals to the state
+    /// ``linkEvent(_:number:)``, its questions to the gateway's methods, the known peripherals to the state
     /// database. The gateway holds the link, so each closure holds the gateway weakly.
     func linkHost() -> BLELink.Host {
         let state = self.state
