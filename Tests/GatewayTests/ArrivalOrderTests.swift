@@ -1,4 +1,3 @@
-import Synchronization
 import TestSupport
 import Testing
 

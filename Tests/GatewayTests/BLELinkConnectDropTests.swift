@@ -1,7 +1,4 @@
-import BlueZ
 import BlueZSimulator
-import Bluetooth
-import Foundation
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,4 @@
 import BlueZ
-import BlueZSimulator
 import Bluetooth
 import Decoders
 import Foundation
