@@ -48,6 +48,7 @@ import Testing
         ),
         (.adapterMissing, "Bluetooth unavailable (adapter_missing): no adapter hci0"),
         (.bluezNotRunning, "Bluetooth unavailable (bluez_not_running): bluetoothd not running"),
+        (.bluezNotResponding, "Bluetooth unavailable (bluez_not_responding): bluetoothd not answering, retrying"),
         (.busUnavailable, "Bluetooth unavailable (bus_unavailable): D-Bus bus unreachable, retrying"),
         (.starting, "Bluetooth starting (hci0)"),
     ])

@@ -124,7 +124,7 @@ extension CentralManager {
                 monitoring?.failure = reason
                 monitorWaitEnded(BluetoothError(.operationNotSupported, reason))
             case .released(let path):
-                Logger(label: "central").warning("bluetoothd released an advertisement monitor", [("path", path)])
+                Self.logger.warning("bluetoothd released an advertisement monitor", [("path", path)])
             case .report(let device):
                 reportDiscovery(device, changed: [], advertisingReport: true)
             }

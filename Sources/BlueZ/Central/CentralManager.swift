@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Foundation
+import Logging
 import TaskScope
 import Timekeeping
 
@@ -24,6 +25,8 @@ import Timekeeping
 /// no hop), and the manager updates its peripherals with plain calls, in bus order. Nothing here
 /// blocks: BlueZ calls are awaited, and their replies come back on the same thread.
 public actor CentralManager {
+    static let logger = Logger(label: "central")
+
     public struct Options: Sendable {
         /// The adapter (`hci0`).
         public var adapter: String
@@ -89,6 +92,7 @@ public actor CentralManager {
     private nonisolated let disconnectBroadcaster = Broadcaster<DisconnectEvent>(replaysLatest: false)
     nonisolated let monitorManagerBroadcaster = Broadcaster<Bool>(replaysLatest: false)
     nonisolated let removalBroadcaster = Broadcaster<BluetoothAddress>(replaysLatest: false)
+    nonisolated let loadFailureBroadcaster = Broadcaster<String>(replaysLatest: false)
 
     var tracker = AdapterStateTracker()
     var arbiter = DiscoveryArbiter<Int>()
@@ -103,6 +107,11 @@ public actor CentralManager {
     var buffered: [DBusSignal] = []
     /// The `GetManagedObjects` under way (`loading`), which `init` waits for.
     private var loadTask: ScopedTask?
+    /// The number of the latest load: a load's outcome counts only while it is still the latest
+    /// (bluetoothd went away, or a newer load began, meanwhile).
+    private var loadNumber = 0
+    /// The wait before a failed load is tried again (``AdapterStateTracker/Action/reloadObjects(after:)``).
+    private var reloadTimer: ScopedTask?
     /// Every task of the manager and of its peripherals (the cache sweep, BlueZ calls awaiting
     /// their replies, timers), ended by ``close()``.
     nonisolated let scope = TaskScope()
@@ -119,6 +128,10 @@ public actor CentralManager {
     /// The bus's refusal behind an `unauthorized` state (dbus-daemon's text names the user's uid and
     /// the call it rejected), kept for the log; nil until access was denied.
     public private(set) var accessDeniedError: DBusError?
+    /// Why bluetoothd's objects are not loaded although it owns `org.bluez`: the error of the last
+    /// `GetManagedObjects` (not answered within `callTimeout`, or failed), while the manager waits to
+    /// ask again (``loadFailures``). nil once a load answered or `org.bluez` changed owner.
+    public private(set) var loadFailure: String?
 
     struct Scanner {
         let filter: DiscoveryFilter
@@ -188,6 +201,7 @@ public actor CentralManager {
         disconnectBroadcaster.finish()
         monitorManagerBroadcaster.finish()
         removalBroadcaster.finish()
+        loadFailureBroadcaster.finish()
         await scope.close(until: options.clock.now + .seconds(2), clock: options.clock)
     }
 
@@ -205,6 +219,11 @@ public actor CentralManager {
     /// Whether the adapter shows `AdvertisementMonitorManager1`, each time BlueZ's objects may have
     /// changed that (loaded, an adapter interface added or removed, bluetoothd gone); repeats are possible.
     public nonisolated var monitorManagerUpdates: AsyncStream<Bool> { monitorManagerBroadcaster.subscribe() }
+
+    /// Each failed load of bluetoothd's objects while it owns `org.bluez` (``loadFailure``), as it
+    /// happens; the state stays `unknown` (or `resetting`) meanwhile, and the load is tried again
+    /// after 1, 2, 4, 8, then every 15 s (``AdapterStateTracker/retryDelays``).
+    public nonisolated var loadFailures: AsyncStream<String> { loadFailureBroadcaster.subscribe() }
 
     /// Every peripheral disconnect, with its reason.
     public nonisolated var disconnections: AsyncStream<DisconnectEvent> { disconnectBroadcaster.subscribe() }
@@ -353,6 +372,13 @@ public actor CentralManager {
 
     private func bluezOwnerChanged(present: Bool) {
         if !present {
+            // A load under way or waiting to be retried is void: the next owner gets a load of its own.
+            loadNumber += 1
+            loadFailure = nil
+            reloadTimer?.cancel()
+            reloadTimer = nil
+            loading = false
+            dropBuffered()
             agent.assumeIsolated { $0.bluezVanished() }
             objects.removeAll()
             lastSeen.removeAll()
@@ -374,32 +400,81 @@ public actor CentralManager {
         case .stateChanged(let state): stateBroadcaster.yield(state)
         case .loadObjects:
             // From here until the reply is applied, signals wait in `buffered` (replayed in order).
+            // Any buffered before are older than the reply, which covers them.
+            reloadTimer?.cancel()
+            reloadTimer = nil
             loading = true
-            buffered.removeAll()
-            loadTask = scope.spawnCancellable { await self.loadObjects() }
+            dropBuffered()
+            loadNumber += 1
+            let number = loadNumber
+            loadTask = scope.spawnCancellable { await self.loadObjects(number) }
+        case .reloadObjects(let delay):
+            // Until then the signals wait in `buffered`; the next load's reply covers them.
+            let number = loadNumber
+            reloadTimer = scope.spawnTimer(at: options.clock.now + delay, clock: options.clock) { [weak self] in
+                await self?.reloadIfStillDue(number)
+            }
         }
+    }
+
+    private func reloadIfStillDue(_ number: Int) {
+        guard number == loadNumber, !closed else { return }
+        perform(.loadObjects)
+    }
+
+    /// Forgets the buffered signals (a newer `GetManagedObjects` covers them), marking them handled
+    /// for ``waitForSignals(through:)``.
+    private func dropBuffered() {
+        guard let last = buffered.last else { return }
+        buffered.removeAll()
+        signalHandled(last.sequence)
     }
 
     func track(_ event: AdapterStateTracker.Event) {
         for action in tracker.handle(event) { perform(action) }
     }
 
-    private func loadObjects() async {
+    private func loadObjects(_ number: Int) async {
+        let reply: [DBusValue]
         do {
-            let reply = try await connection.call(
+            reply = try await connection.call(
                 destination: BlueZNames.service, path: .root, interface: BlueZNames.objectManager,
                 method: "GetManagedObjects", timeout: options.callTimeout)
-            objects = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", []))
         } catch let error as DBusError where error.name == .accessDenied {
+            guard number == loadNumber, !closed else { return }
             loading = false
+            dropBuffered()
             accessDeniedError = error
             track(.accessDenied)
             return
         } catch {
-            loading = false
-            if (try? await connection.nameOwner(BlueZNames.service)) == nil { track(.bluezPresent(false)) }
+            guard number == loadNumber, !closed else { return }
+            let owner: String??
+            do { owner = .some(try await connection.nameOwner(BlueZNames.service)) } catch { owner = .none }
+            guard number == loadNumber, !closed else { return }
+            if case .some(nil) = owner {
+                // bluetoothd is gone: its NameOwnerChanged ends this load (and starts the next one).
+                loading = false
+                dropBuffered()
+                track(.bluezPresent(false))
+                return
+            }
+            // bluetoothd still owns its name but did not answer (or the bus could not say who owns
+            // it): try again later; the signals meanwhile wait in `buffered` for the next reply.
+            let actions = tracker.handle(.loadFailed)
+            if case .reloadObjects(let delay) = actions.first {
+                Self.logger.warning(
+                    "bluetoothd did not answer GetManagedObjects; trying again",
+                    [("error", "\(error)"), ("retry_in", "\(delay)")])
+                loadFailure = "\(error)"
+                loadFailureBroadcaster.yield("\(error)")
+            }
+            for action in actions { perform(action) }
             return
         }
+        guard number == loadNumber, !closed else { return }
+        loadFailure = nil
+        objects = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", []))
         let now = options.clock.now
         for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
             lastSeen[path] = now

@@ -13,6 +13,11 @@ import Bluetooth
 /// | adapter removed after being there | `resetting` |
 /// | adapter `Powered` false | `poweredOff` |
 /// | adapter `Powered` true | `poweredOn` |
+///
+/// A `GetManagedObjects` that fails while `org.bluez` keeps its owner (bluetoothd busy past the
+/// call's timeout, as when a stuck controller holds its main loop) is tried again after a backoff
+/// (``retryDelays``), until one answers or the owner changes: else the state would stay `unknown`
+/// until bluetoothd happened to restart.
 public struct AdapterStateTracker: Sendable {
     public enum Event: Sendable, Hashable {
         /// `org.bluez` has an owner on the bus (true) or none (false).
@@ -27,6 +32,8 @@ public struct AdapterStateTracker: Sendable {
         case poweredChanged(Bool)
         /// A call was refused with `AccessDenied`.
         case accessDenied
+        /// `GetManagedObjects` failed (not refused) while `org.bluez` still had its owner.
+        case loadFailed
     }
 
     public enum Action: Sendable, Hashable {
@@ -34,7 +41,13 @@ public struct AdapterStateTracker: Sendable {
         case stateChanged(ManagerState)
         /// (Re)load the object tree: add match rules first, then call `GetManagedObjects`.
         case loadObjects
+        /// Load the object tree again after `after` (on the manager's clock): the last load failed.
+        case reloadObjects(after: Duration)
     }
+
+    /// The waits before the first, second, … retry of a failed load; the last one repeats. Each
+    /// try itself may take the call's timeout (25 s by default) when bluetoothd does not answer.
+    public static let retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15)]
 
     public private(set) var state: ManagerState = .unknown
     private var bluezSeen = false
@@ -44,6 +57,8 @@ public struct AdapterStateTracker: Sendable {
     private var powered = false
     private var loaded = false
     private var denied = false
+    /// Failed loads since the last one that answered (or since `org.bluez` changed owner).
+    private var failedLoads = 0
 
     public init() {}
 
@@ -57,6 +72,7 @@ public struct AdapterStateTracker: Sendable {
             if present {
                 if !wasPresent {
                     loaded = false
+                    failedLoads = 0
                     actions.append(.loadObjects)
                 }
                 bluezSeen = true
@@ -67,6 +83,7 @@ public struct AdapterStateTracker: Sendable {
             }
         case .objectsLoaded(let present, let isPowered):
             loaded = true
+            failedLoads = 0
             adapterPresent = present
             powered = present && isPowered
             if present { adapterSeen = true }
@@ -81,6 +98,12 @@ public struct AdapterStateTracker: Sendable {
             if adapterPresent { powered = isPowered }
         case .accessDenied:
             denied = true
+        case .loadFailed:
+            if bluezPresent && !loaded && !denied {
+                let delays = Self.retryDelays
+                actions.append(.reloadObjects(after: delays[min(failedLoads, delays.count - 1)]))
+                failedLoads += 1
+            }
         }
         let next = derive()
         if next != state {

@@ -13,6 +13,18 @@ extension BlueZSimulator {
 
     typealias PropertyRow = (name: String, signature: DBusSignature, writable: Bool)
 
+    /// Counts a `GetManagedObjects` call, and fails it while ``failManagedObjects(count:)`` says so.
+    func answerManagedObjects() throws(DBusError) {
+        managedObjectsCalls += 1
+        guard managedObjectsFailures > 0 else { return }
+        managedObjectsFailures -= 1
+        throw DBusError(
+            .noReply,
+            "Did not receive a reply. Possible causes include: the remote application did not send a reply, "
+                + "the message bus security policy blocked the reply, the reply timeout expired, or the network "
+                + "connection was broken.")
+    }
+
     // MARK: /org/bluez
 
     func exportRoot(on connection: DBusConnection) async throws {

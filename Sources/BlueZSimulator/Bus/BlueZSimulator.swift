@@ -123,6 +123,9 @@ package actor BlueZSimulator {
     var deviceFoundFirst = false
     /// Successful `StartDiscovery` calls (``startDiscoveryCount``).
     var discoveryStarts = 0
+    /// `GetManagedObjects` calls still to fail (``failManagedObjects(count:)``), and those answered or failed.
+    var managedObjectsFailures = 0
+    var managedObjectsCalls = 0
     /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
     /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements
     /// are reported only after it, as bluetoothd reports devices found only after the controller's
@@ -264,7 +267,9 @@ package actor BlueZSimulator {
         let connection = try await DBusConnection(address: busAddress)
         bluez = connection
         // bluetoothd's gdbus matches a method by name and signature: a wrong signature is UnknownMethod.
-        try await connection.addObjectManager(at: .root, signatureMismatch: .unknownMethod)
+        try await connection.addObjectManager(at: .root, signatureMismatch: .unknownMethod) { [weak self] in
+            try await self?.answerManagedObjects()
+        }
         guard try await connection.requestName(SimulatorNames.bluez) == .primaryOwner else {
             connection.close()
             bluez = nil

@@ -68,6 +68,17 @@ extension BlueZSimulator {
         devices[key]!.injectConnectFailures(failure, count: count)
     }
 
+    /// Makes the next `count` `GetManagedObjects` calls fail with `NoReply`: what a client sees when
+    /// bluetoothd owns its name but does not answer within the call's timeout (its main loop held
+    /// up, as by a stuck controller), without the wait.
+    package func failManagedObjects(count: Int) throws(SimulatorError) {
+        guard count > 0 else { throw SimulatorError(.invalidArguments, "count must be at least 1") }
+        managedObjectsFailures = count
+    }
+
+    /// How many `GetManagedObjects` calls bluetoothd has had (answered or failed) since the simulator started.
+    package var managedObjectsCallCount: Int { managedObjectsCalls }
+
     /// Every write clients made to the device, oldest first.
     /// The pairing agents clients registered through `AgentManager1` (forgotten on a bluetoothd restart).
     package var pairingAgents: AgentRegistry { agents }

@@ -378,13 +378,17 @@ public final class DBusConnection: Sendable {
 
     /// Serves `org.freedesktop.DBus.ObjectManager` at `path` for every object below it
     /// (BlueZ has one at `/`). `signatureMismatch` as for `export(path:interfaces:signatureMismatch:)`.
+    /// `beforeReply`, when given, runs before each `GetManagedObjects` is answered, off the
+    /// connection's thread; an error it throws is sent instead of the objects (a simulated daemon's faults).
     package func addObjectManager(
-        at path: DBusObjectPath = .root, signatureMismatch: DBusSignatureMismatch = .invalidArgs
+        at path: DBusObjectPath = .root, signatureMismatch: DBusSignatureMismatch = .invalidArgs,
+        beforeReply: (@Sendable () async throws -> Void)? = nil
     ) async throws {
         try await loop.perform { state throws(DBusError) in
             _ = try state.requireConnection()
             try state.setSignatureMismatch(signatureMismatch, at: path)
             state.objectManagers.insert(path)
+            state.objectManagerGates[path] = beforeReply
         }
     }
 }

@@ -28,6 +28,8 @@ final class LoopState {
     var trackedNames: [String: OwnerCell] = [:]
     var objects: [DBusObjectPath: [DBusInterface]] = [:]
     var objectManagers: Set<DBusObjectPath> = []
+    /// Run before each `GetManagedObjects` reply of the object manager at the path (a test's fault).
+    var objectManagerGates: [DBusObjectPath: @Sendable () async throws -> Void] = [:]
     /// How each exported path (object or object manager) answers a wrong argument signature.
     var signatureMismatch: [DBusObjectPath: DBusSignatureMismatch] = [:]
     let recentStrings = RecentStrings()
@@ -205,6 +207,7 @@ final class LoopState {
         trackedNames.removeAll()
         objects.removeAll()
         objectManagers.removeAll()
+        objectManagerGates.removeAll()
         // The loop's watches go before libdbus closes the socket (a watch is cancelled before
         // its descriptor is closed); libdbus's own remove callbacks then find nothing.
         for entry in watches.values { entry.loopWatch?.cancel() }

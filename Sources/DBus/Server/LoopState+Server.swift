@@ -69,8 +69,10 @@ extension LoopState {
             guard requireSignature("") else { return }
             let managed = objects.filter { $0.key.isDescendant(of: path, orEqual: false) }
                 .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let gate = objectManagerGates[path]
             ServerReplies.respond(to: message, loop: loop, outSignature: nil) {
-                await ServerReplies.managedObjects(managed)
+                try await gate?()
+                return await ServerReplies.managedObjects(managed)
             }
             return
         }

@@ -13,6 +13,9 @@ package struct BluetoothHealth: Sendable, Hashable {
         case accessDenied = "access_denied"
         /// Nobody owns `org.bluez`: bluetoothd is not running.
         case bluezNotRunning = "bluez_not_running"
+        /// bluetoothd owns `org.bluez` but did not answer for its objects (`GetManagedObjects` timed
+        /// out or failed); the gateway keeps asking.
+        case bluezNotResponding = "bluez_not_responding"
         /// bluetoothd runs, but the configured adapter does not exist.
         case adapterMissing = "adapter_missing"
         /// The adapter exists and is powered off (or blocked by rfkill).
@@ -74,6 +77,10 @@ package struct BluetoothHealth: Sendable, Hashable {
             Self.accessAdvice(user: user)
         case .bluezNotRunning?:
             "bluetoothd is not running: systemctl enable --now bluetooth.service"
+        case .bluezNotResponding?:
+            "bluetoothd runs but does not answer for its objects (GetManagedObjects): it is stuck, often on "
+                + "its controller; see journalctl -u bluetooth and dmesg. The gateway asks again by itself (at most "
+                + "15 s apart); if it persists, systemctl restart bluetooth.service (and check the dongle or UART)"
         case .adapterMissing?:
             "bluetoothd has no adapter \(adapter): check bluetoothctl list, the dongle or UART, and bluetooth.adapter"
         case .adapterPoweredOff?:
@@ -117,6 +124,7 @@ package struct BluetoothHealth: Sendable, Hashable {
         case .busUnavailable: "D-Bus bus unreachable, retrying"
         case .accessDenied: "the D-Bus policy denies this user org.bluez (group bluetooth? a deny rule?), retrying"
         case .bluezNotRunning: "bluetoothd not running"
+        case .bluezNotResponding: "bluetoothd not answering, retrying"
         case .adapterMissing: "no adapter \(adapter)"
         case .adapterPoweredOff: "\(adapter) powered off or rfkill-blocked"
         case .monitorUnsupported: "no advertisement monitors for passive scanning (bluetoothd without -E)"

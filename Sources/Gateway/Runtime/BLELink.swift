@@ -157,6 +157,11 @@ extension BLELink {
             keepCentralTask { [weak self] in
                 for await _ in monitorManager { await self?.monitorManagerChanged() }
             }
+            // bluetoothd owns its name but does not answer (health says so until a retry answers).
+            let loadFailures = central.loadFailures
+            keepCentralTask { [weak self] in
+                for await _ in loadFailures { await self?.loadFailed() }
+            }
             let disconnections = central.disconnections
             keepCentralTask { [weak self] in
                 for await event in disconnections { await self?.disconnected(event) }
@@ -422,6 +427,12 @@ extension BLELink {
         updated.adapterPresent = state == .poweredOn || state == .poweredOff
         updated.powered = state == .poweredOn
         updated.problem = BluetoothHealth.problem(for: state, bluezRunning: owner != nil)
+        // Not loaded because bluetoothd did not answer: said as such, not as `starting` for good
+        // (or, after a restart, as `adapter_missing`).
+        if state == .unknown || state == .resetting, owner != nil, let failure = await central?.loadFailure {
+            updated.problem = .bluezNotResponding
+            updated.lastError = failure
+        }
         // Once passive scanning ran, a manager that went away (bluetoothd restarted without -E)
         // stops every reading: said in health rather than by exiting, and cleared when it is back.
         if updated.problem == nil, passiveRunning, await central?.advertisementMonitorSupport()?.missing != nil {
@@ -438,6 +449,11 @@ extension BLELink {
     private func report(health updated: BluetoothHealth) async {
         health = updated
         await report(.health(updated))
+    }
+
+    private func loadFailed() async {
+        guard let central else { return }
+        await updateHealth(await central.state)
     }
 
     private func monitorManagerChanged() async {

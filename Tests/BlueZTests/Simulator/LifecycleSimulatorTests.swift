@@ -242,6 +242,37 @@ import Timekeeping
         }
     }
 
+    /// bluetoothd owns its name but its `GetManagedObjects` fails twice (not answered in time, as
+    /// when a stuck controller holds its main loop up): the manager, `unknown` meanwhile, loads the
+    /// objects again after 1 s and then 2 s of its clock, and is powered on with the third answer.
+    /// Before, it stayed `unknown` (the gateway `starting`) until bluetoothd restarted.
+    @Test func aFailedObjectLoadIsRetriedOnTheManagersClock() async throws {
+        let clock = ManualClock()
+        let options = CentralManager.Options(
+            deviceTimeToLive: .seconds(36_000), cacheSweepInterval: .seconds(36_000), clock: clock)
+        let failTwice: (BlueZSimulator) async throws -> Void = { try await $0.failManagedObjects(count: 2) }
+        try await SimulatedBlueZ.run(options: options, beforeCentral: failTwice) { bluez in
+            #expect(await bluez.manager.state == .unknown)
+            #expect(await bluez.simulator.managedObjectsCallCount == 1)
+            // The cache sweep and the retry's timer.
+            #expect(await waitUntil { clock.sleeperCount == 2 }, "no retry armed")
+            clock.advance(by: .seconds(1) - .nanoseconds(1))
+            #expect(clock.sleeperCount == 2, "the retry came before its time")
+            clock.advance(by: .nanoseconds(1))
+            #expect(await waitUntil { await bluez.simulator.managedObjectsCallCount == 2 })
+            #expect(await waitUntil { clock.sleeperCount == 2 }, "no second retry armed")
+            #expect(await bluez.manager.state == .unknown)
+            clock.advance(by: .seconds(2) - .nanoseconds(1))
+            #expect(clock.sleeperCount == 2, "the second retry came before its time")
+            clock.advance(by: .nanoseconds(1))
+            #expect(await waitUntil { await bluez.manager.state == .poweredOn })
+            #expect(await bluez.simulator.managedObjectsCallCount == 3)
+            // The objects loaded are the manager's: it finds and connects a device.
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            #expect(await strap.state == .connected)
+        }
+    }
+
     /// The controller unplugged and plugged in again while bluetoothd runs: every object of the
     /// adapter goes and the manager says `resetting` (not `unsupported`: the adapter was there);
     /// after the re-add it is powered on and the unbonded device, forgotten with the adapter, is

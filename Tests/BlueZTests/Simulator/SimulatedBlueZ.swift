@@ -23,7 +23,8 @@ struct SimulatedBlueZ {
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
         advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
-        advertisementUpdateInterval: Duration? = nil
+        advertisementUpdateInterval: Duration? = nil,
+        beforeCentral: (BlueZSimulator) async throws -> Void = { _ in }
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
         var world = try Scenario.load(scenario).accelerated(
@@ -35,6 +36,7 @@ struct SimulatedBlueZ {
             scenario: world,
             options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
         try await simulator.start(busAddress: bus.address)
+        try await beforeCentral(simulator)
         let connection = try await DBusConnection(address: bus.address)
         let manager = try await CentralManager(connection: connection, options: options)
         return SimulatedBlueZ(bus: bus, simulator: simulator, connection: connection, manager: manager)
@@ -46,12 +48,14 @@ struct SimulatedBlueZ {
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
         advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
-        advertisementUpdateInterval: Duration? = nil, _ body: (SimulatedBlueZ) async throws -> Void
+        advertisementUpdateInterval: Duration? = nil,
+        beforeCentral: (BlueZSimulator) async throws -> Void = { _ in },
+        _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
         let bluez = try await start(
             scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter,
             advertisementMonitor: advertisementMonitor, advertisingInterval: advertisingInterval,
-            advertisementUpdateInterval: advertisementUpdateInterval)
+            advertisementUpdateInterval: advertisementUpdateInterval, beforeCentral: beforeCentral)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {
