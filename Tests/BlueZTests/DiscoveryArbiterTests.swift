@@ -99,10 +99,74 @@ import Testing
 
     @Test func discoveryStoppedBehindOurBackRestarts() {
         var arbiter = running([1: DiscoveryFilter()])
+        _ = arbiter.handle(.discoveringChanged(true))
         #expect(arbiter.handle(.discoveringChanged(false)) == [.startDiscovery])
-        // InProgress on start means our session still exists.
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [])
+        #expect(arbiter.isDiscovering)
+    }
+
+    /// `InProgress` while the adapter says `Discovering`: our session exists (a stale one).
+    @Test func inProgressWhileDiscoveringIsOurSession() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.discoveringChanged(true))
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.startDiscovery])
         #expect(arbiter.handle(.callFailed(arbiter.lastCall, BluetoothError(.inProgress))) == [])
         #expect(arbiter.isDiscovering)
+        #expect(!arbiter.isBusy)
+    }
+
+    /// `InProgress` while the adapter does not say `Discovering`: bluetoothd's answer when the
+    /// kernel refused to start, with our session dropped. After a pause the arbiter stops what may
+    /// be ours ("No discovery started" counts as stopped) and starts again; the pauses grow while
+    /// it keeps failing, and start over after a start that succeeded.
+    @Test func inProgressWithNothingDiscoveringIsRetriedAfterAPause() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.startDiscovery])
+        let refused = BluetoothError(.inProgress)
+        var pauses: [Duration] = []
+        for _ in 0..<6 {
+            let actions = arbiter.handle(.callFailed(arbiter.lastCall, refused))
+            guard case .retryLater(let pause, let error)? = actions.first, actions.count == 1 else {
+                Issue.record("not a retry: \(actions)")
+                return
+            }
+            #expect(error == refused)
+            pauses.append(pause)
+            // Nothing is called before the pause has passed.
+            #expect(arbiter.handle(.scannerAdded(2, DiscoveryFilter())) == [])
+            #expect(arbiter.handle(.retryDue) == [.stopDiscovery])
+            #expect(
+                arbiter.handle(.callFailed(arbiter.lastCall, BluetoothError(.failed, "No discovery started")))
+                    == [.setFilter(DiscoveryFilter())])
+            #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.startDiscovery])
+        }
+        #expect(pauses == [1, 2, 4, 8, 15, 15].map { .seconds($0) })
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [])
+        #expect(arbiter.isDiscovering)
+        // After a start that succeeded, the first pause is 1 s again.
+        _ = arbiter.handle(.discoveringChanged(false))
+        #expect(
+            arbiter.handle(.callFailed(arbiter.lastCall, refused)).first
+                == .retryLater(after: .seconds(1), error: refused))
+    }
+
+    /// A `StartDiscovery` bluetoothd did not answer in time is retried the same way.
+    @Test func anUnansweredStartIsRetried() {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        _ = arbiter.handle(.callSucceeded(arbiter.lastCall))
+        let timeout = BluetoothError(.timeout)
+        #expect(
+            arbiter.handle(.callFailed(arbiter.lastCall, timeout)) == [.retryLater(after: .seconds(1), error: timeout)])
+        #expect(arbiter.scanners.count == 1)
+        #expect(arbiter.handle(.retryDue) == [.stopDiscovery])
+        // A stop that succeeds (the session had started after all) also leads to a fresh start.
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.setFilter(DiscoveryFilter())])
     }
 
     @Test func startFailureFailsTheScanners() {

@@ -42,7 +42,8 @@ extension CentralManager {
     func runDiscovery(_ actions: [DiscoveryArbiter<Int>.Action]) {
         for action in actions {
             switch action {
-            case .failScanners(let ids, _):
+            case .failScanners(let ids, let error):
+                Self.logger.warning("bluetoothd did not start discovery; the scan ends", [("error", "\(error)")])
                 for id in ids { scanners.removeValue(forKey: id)?.continuation.finish() }
             case .setFilter(let filter):
                 var properties: [String: DBusValue] = [
@@ -55,6 +56,13 @@ extension CentralManager {
                 adapterCall("SetDiscoveryFilter", [.properties(properties)])
             case .startDiscovery: adapterCall("StartDiscovery", [])
             case .stopDiscovery: adapterCall("StopDiscovery", [])
+            case .retryLater(let delay, let error):
+                Self.logger.warning(
+                    "bluetoothd did not start discovery; trying again",
+                    [("error", "\(error)"), ("retry_in", "\(delay)")])
+                _ = scope.spawnTimer(at: options.clock.now + delay, clock: options.clock) { [weak self] in
+                    await self?.discoveryRetryDue()
+                }
             }
         }
     }
@@ -81,6 +89,11 @@ extension CentralManager {
             }
         }
         if !awaiting { (try? call.get())?.cancel() }  // closed: nobody is left to hear the answer
+    }
+
+    private func discoveryRetryDue() {
+        guard !closed else { return }
+        runDiscovery(arbiter.handle(.retryDue))
     }
 
     private func discoveryCallFinished(_ number: Int, _ error: BluetoothError?) {

@@ -503,6 +503,7 @@ public actor CentralManager {
         let adapter = objects.properties(adapterPath, BlueZNames.adapter)
         let powered = adapter?["Powered"]?.asBool ?? false
         track(.objectsLoaded(adapterPresent: adapter != nil, powered: powered))
+        runDiscovery(arbiter.handle(.discoveringChanged(adapter?["Discovering"]?.asBool ?? false)))
         runDiscovery(arbiter.handle(.adapterAvailable(adapter != nil && powered)))
         monitorManagerChanged()
         loading = false

@@ -10,6 +10,11 @@ import Bluetooth
 /// - adapter power off / BlueZ restart drops the session but keeps the scanners; when the adapter is back,
 ///   discovery starts again (scanning resumes, unlike bluez/bluez#569);
 /// - discovery stopping behind our back (`Discovering` false) restarts it;
+/// - `StartDiscovery` answered `InProgress` while the adapter does not say `Discovering`, or not
+///   answered in time, is tried again after a pause (``retryDelays``): bluetoothd answers
+///   `InProgress` also when the controller refused to start (`discovery_complete` in `adapter.c`,
+///   e.g. the kernel still stopping the last discovery), and then drops our session, so nothing
+///   runs. The retry stops whatever may be ours first, then starts afresh;
 /// - each call is numbered (``lastCall``) and its result names it: a result of a call that is no longer
 ///   in flight (the adapter went away meanwhile and a new call was made when it came back) is ignored, so
 ///   a late `NotReady` from before a power cycle cannot stop the scan started after it.
@@ -23,8 +28,10 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
         case callFailed(Int, BluetoothError)
         /// The adapter became usable (powered on and present) or unusable.
         case adapterAvailable(Bool)
-        /// `Adapter1.Discovering` changed.
+        /// `Adapter1.Discovering` changed (or was loaded).
         case discoveringChanged(Bool)
+        /// The pause asked for by ``Action/retryLater(after:)`` passed.
+        case retryDue
     }
 
     public enum Action: Sendable, Hashable {
@@ -36,7 +43,12 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
         case stopDiscovery
         /// Starting failed for good: end these scanners' streams with the error.
         case failScanners([ScannerID], BluetoothError)
+        /// Starting failed for now (`error`): report ``Event/retryDue`` after `after`.
+        case retryLater(after: Duration, error: BluetoothError)
     }
+
+    /// The pauses before the first, second, … retry of a start that failed for now; the last repeats.
+    public static var retryDelays: [Duration] { [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15)] }
 
     private enum Call: Sendable, Hashable {
         case setFilter(DiscoveryFilter)
@@ -48,6 +60,14 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     /// True while our session is running in BlueZ.
     public private(set) var isDiscovering = false
     public private(set) var isAdapterAvailable = false
+    /// `Adapter1.Discovering` as last reported: whether any session (ours or another client's) runs.
+    private var adapterDiscovering = false
+    /// A retry is waiting for ``Event/retryDue``; nothing is started meanwhile.
+    private var retryPending = false
+    /// The retry stops what may be our session before starting one.
+    private var stopBeforeStart = false
+    /// Starts that failed for now since the last one that succeeded.
+    private var failedStarts = 0
     private var appliedFilter: DiscoveryFilter?
     /// The call in flight and its number.
     private var pending: (number: Int, call: Call)?
@@ -73,7 +93,9 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
             guard number == pending?.number else { return reconcile() }
             switch inFlight {
             case .setFilter(let filter): appliedFilter = filter
-            case .start: isDiscovering = true
+            case .start:
+                isDiscovering = true
+                failedStarts = 0
             case .stop:
                 isDiscovering = false
                 appliedFilter = nil
@@ -91,11 +113,17 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
                 isDiscovering = false
                 appliedFilter = nil
                 pending = nil
+                adapterDiscovering = false
+                stopBeforeStart = false
+                failedStarts = 0
             }
         case .discoveringChanged(let discovering):
+            adapterDiscovering = discovering
             if !discovering && inFlight != .start {
                 isDiscovering = false
             }
+        case .retryDue:
+            retryPending = false
         }
         return reconcile()
     }
@@ -103,10 +131,20 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     /// Returns actions to fail the scanners when the failure is final, or nil to reconcile again.
     private mutating func callFailed(_ call: Call, _ error: BluetoothError) -> [Action]? {
         switch (call, error.code) {
-        case (.start, .inProgress), (.start, .alreadyExists):
-            // Our client already has a session (e.g. a stale one): treat it as running.
+        case (.start, .inProgress) where adapterDiscovering, (.start, .alreadyExists):
+            // Our client already has a session (e.g. a stale one): treat it as running. (Were it
+            // another client's and ours gone, its end says `Discovering` false, which restarts ours.)
             isDiscovering = true
             return nil
+        case (.start, .inProgress), (.start, .timeout):
+            // Nothing runs, or what runs is unknown: after a pause, stop what may be ours and start.
+            isDiscovering = true
+            stopBeforeStart = true
+            retryPending = true
+            let delays = Self.retryDelays
+            let delay = delays[min(failedStarts, delays.count - 1)]
+            failedStarts += 1
+            return [.retryLater(after: delay, error: error)]
         case (.stop, _):
             // "No discovery started" and friends: it is stopped either way.
             isDiscovering = false
@@ -132,7 +170,13 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     }
 
     private mutating func reconcile() -> [Action] {
-        guard inFlight == nil, isAdapterAvailable else { return [] }
+        guard inFlight == nil, isAdapterAvailable, !retryPending else { return [] }
+        if stopBeforeStart {
+            stopBeforeStart = false
+            guard isDiscovering else { return reconcile() }
+            issue(.stop)
+            return [.stopDiscovery]
+        }
         if scanners.isEmpty {
             guard isDiscovering else { return [] }
             issue(.stop)

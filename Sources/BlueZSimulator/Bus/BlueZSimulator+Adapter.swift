@@ -6,6 +6,13 @@ extension BlueZSimulator {
     /// `Discovering` (and, on stop, the devices' `TxPower`/`RSSI` going) follow the reply, as
     /// bluetoothctl shows against bluetoothd: "Discovery started" before "Discovering: yes".
     func startDiscovery(_ call: DBusMethodCall) async throws {
+        startDiscoveryCalls += 1
+        if discoveryStartFailures > 0, adapter.powered {
+            // bluetoothd's answer when the kernel refused to start (`discovery_complete` in
+            // adapter.c): InProgress, and the client's session dropped, so nothing runs.
+            discoveryStartFailures -= 1
+            throw BlueZError.busy.dbus
+        }
         do {
             let effects = try adapter.startDiscovery(sender: call.sender)
             discoveryStarts += 1

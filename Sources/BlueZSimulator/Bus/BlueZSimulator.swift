@@ -125,6 +125,9 @@ package actor BlueZSimulator {
     var discoveryStarts = 0
     /// `GetManagedObjects` calls still to fail (``failManagedObjects(count:)``), and those answered or failed.
     var managedObjectsFailures = 0
+    /// `StartDiscovery` calls still to be refused as the kernel refuses them (``failDiscoveryStarts(count:)``), and all calls.
+    var discoveryStartFailures = 0
+    var startDiscoveryCalls = 0
     var managedObjectsCalls = 0
     /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
     /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements

@@ -76,6 +76,17 @@ extension BlueZSimulator {
         managedObjectsFailures = count
     }
 
+    /// Makes the next `count` `StartDiscovery` calls (while powered) fail as bluetoothd fails them
+    /// when the controller refuses to start (the kernel busy stopping the last discovery, say):
+    /// `InProgress` "Operation already in progress", with no session left behind.
+    package func failDiscoveryStarts(count: Int) throws(SimulatorError) {
+        guard count > 0 else { throw SimulatorError(.invalidArguments, "count must be at least 1") }
+        discoveryStartFailures = count
+    }
+
+    /// How many `StartDiscovery` calls bluetoothd has had (answered or refused).
+    package var startDiscoveryCallCount: Int { startDiscoveryCalls }
+
     /// How many `GetManagedObjects` calls bluetoothd has had (answered or failed) since the simulator started.
     package var managedObjectsCallCount: Int { managedObjectsCalls }
 

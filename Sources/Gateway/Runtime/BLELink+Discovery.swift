@@ -23,6 +23,9 @@ extension BLELink {
                 let discoveries = try await central.scan(
                     services: scan.services, allowDuplicates: scan.duplicates, rssiThreshold: scan.rssiMin)
                 await intake.follow(discoveries, attach: attach)
+                // The central ends a scan whose start failed for good (it logs why).
+                guard !Task.isCancelled else { return }
+                await self?.scanFailed(BluetoothError(.failed, "the discovery session ended"))
             } catch {
                 await self?.scanFailed(error)
             }

@@ -365,6 +365,35 @@ import Timekeeping
         }
     }
 
+    /// bluetoothd refuses to start discovery twice as it does when the kernel refused (`InProgress`,
+    /// no session left, `Discovering` still false): the manager tries again after 1 s, then 2 s of
+    /// its clock, and the scan finds the strap. Before, it took `InProgress` for a running session
+    /// of its own, and the scan found nothing for as long as the adapter stayed on.
+    @Test func aRefusedDiscoveryStartIsRetriedOnTheManagersClock() async throws {
+        let clock = ManualClock()
+        let options = CentralManager.Options(
+            deviceTimeToLive: .seconds(36_000), cacheSweepInterval: .seconds(36_000), clock: clock)
+        try await SimulatedBlueZ.run(options: options) { bluez in
+            try await bluez.simulator.failDiscoveryStarts(count: 2)
+            #expect(await waitUntil { clock.sleeperCount == 1 }, "the cache sweep is not asleep")
+            let stream = try await bluez.manager.scan()
+            #expect(await waitUntil { clock.sleeperCount == 2 }, "no retry armed")
+            #expect(await bluez.simulator.startDiscoveryCallCount == 1)
+            clock.advance(by: .seconds(1) - .nanoseconds(1))
+            #expect(clock.sleeperCount == 2, "the retry came before its time")
+            clock.advance(by: .nanoseconds(1))
+            #expect(await waitUntil { await bluez.simulator.startDiscoveryCallCount == 2 })
+            #expect(await waitUntil { clock.sleeperCount == 2 }, "no second retry armed")
+            clock.advance(by: .seconds(2))
+            let found = await withDeadline(.seconds(10)) {
+                for await discovery in stream where discovery.identifier == SimulatedBlueZ.strap { return true }
+                return false
+            }
+            #expect(found == true, "the strap was not found")
+            #expect(await bluez.simulator.startDiscoveryCallCount == 3)
+        }
+    }
+
     @Test func noBlueZIsUnsupported() async throws {
         let bus = try await DBusDaemonFixture()
         do {
