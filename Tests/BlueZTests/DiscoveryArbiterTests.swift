@@ -156,10 +156,7 @@ import Testing
 
     /// A `StartDiscovery` bluetoothd did not answer in time is retried the same way.
     @Test func anUnansweredStartIsRetried() {
-        var arbiter = Arbiter()
-        _ = arbiter.handle(.adapterAvailable(true))
-        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
-        _ = arbiter.handle(.callSucceeded(arbiter.lastCall))
+        var arbiter = starting()
         let timeout = BluetoothError(.timeout)
         #expect(
             arbiter.handle(.callFailed(arbiter.lastCall, timeout)) == [.retryLater(after: .seconds(1), error: timeout)])
@@ -170,10 +167,7 @@ import Testing
     }
 
     @Test func startFailureFailsTheScanners() {
-        var arbiter = Arbiter()
-        _ = arbiter.handle(.adapterAvailable(true))
-        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
-        _ = arbiter.handle(.callSucceeded(arbiter.lastCall))
+        var arbiter = starting()
         let error = BluetoothError(.failed)
         #expect(
             arbiter.handle(.callFailed(arbiter.lastCall, error))
@@ -209,6 +203,15 @@ import Testing
         #expect(!filter.admits(AdvertisementData(serviceUUIDs: [heartRate]), rssi: -75))
         #expect(!filter.admits(AdvertisementData(serviceUUIDs: [battery]), rssi: -60))
         #expect(DiscoveryFilter.merged([DiscoveryFilter]()) == DiscoveryFilter())
+    }
+
+    /// One scanner, its filter set, and `StartDiscovery` in flight.
+    private func starting() -> Arbiter {
+        var arbiter = Arbiter()
+        _ = arbiter.handle(.adapterAvailable(true))
+        _ = arbiter.handle(.scannerAdded(1, DiscoveryFilter()))
+        _ = arbiter.handle(.callSucceeded(arbiter.lastCall))
+        return arbiter
     }
 
     private func running(_ scanners: [Int: DiscoveryFilter]) -> Arbiter {

@@ -7,7 +7,7 @@
 # Helpers: now, elapsed, readings, wait_for_reading_after COUNT SINCE LABEL [LIMIT],
 # power_on ADAPTER LABEL (sets BACK, and ASKED: when it was asked), start_gateway [USER], stop_gateway,
 # start_peripheral,
-# wait_for_problem PROBLEM SINCE LABEL [LIMIT] (sets SEEN), wait_for_status TEXT, bluez_owner.
+# wait_for_problem PROBLEM SINCE LABEL [LIMIT] (sets SEEN), wait_for_status TEXT, bluez_owner, expect_log PATTERN WHAT.
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 bin="${BLEBRIDGE_BIN_DIR:-$repo/.build/debug}"
 O=/tmp/out
@@ -85,6 +85,13 @@ wait_for_problem() {
     echo "guest: $label: bridge/health says problem=$problem after ${took}s"
     echo "$label $took (since $since)" >> $O/recovery.txt
     awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || { echo "guest: FAIL $label took ${took}s (> $limit s)"; exit 1; }
+}
+
+# expect_log PATTERN WHAT: prints the gateway log's first line with PATTERN (a fixed string), or
+# fails the scenario naming WHAT.
+expect_log() {
+    grep -m1 -F "$1" $O/gateway.log | sed 's/^/guest: log: /' | grep . \
+        || { echo "guest: FAIL: no $2 in the log"; tail -20 $O/gateway.log; exit 1; }
 }
 
 # owner_appeared_after SINCE: when org.bluez last got an owner after SINCE, as dbus-monitor saw the
