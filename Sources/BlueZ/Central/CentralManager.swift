@@ -222,7 +222,7 @@ public actor CentralManager {
 
     /// Each failed load of bluetoothd's objects while it owns `org.bluez` (``loadFailure``), as it
     /// happens; the state stays `unknown` (or `resetting`) meanwhile, and the load is tried again
-    /// after 1, 2, 4, 8, then every 15 s (``AdapterStateTracker/retryDelays``).
+    /// after 1, 2, 4, 8, then every 15 s (``RetrySchedule``).
     public nonisolated var loadFailures: AsyncStream<String> { loadFailureBroadcaster.subscribe() }
 
     /// Every peripheral disconnect, with its reason.

@@ -16,7 +16,7 @@ import Bluetooth
 ///
 /// A `GetManagedObjects` that fails while `org.bluez` keeps its owner (bluetoothd busy past the
 /// call's timeout, as when a stuck controller holds its main loop) is tried again after a backoff
-/// (``retryDelays``), until one answers or the owner changes: else the state would stay `unknown`
+/// (``RetrySchedule``), until one answers or the owner changes: else the state would stay `unknown`
 /// until bluetoothd happened to restart.
 public struct AdapterStateTracker: Sendable {
     public enum Event: Sendable, Hashable {
@@ -45,10 +45,6 @@ public struct AdapterStateTracker: Sendable {
         case reloadObjects(after: Duration)
     }
 
-    /// The waits before the first, second, … retry of a failed load; the last one repeats. Each
-    /// try itself may take the call's timeout (25 s by default) when bluetoothd does not answer.
-    public static let retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15)]
-
     public private(set) var state: ManagerState = .unknown
     private var bluezSeen = false
     private var adapterSeen = false
@@ -58,7 +54,7 @@ public struct AdapterStateTracker: Sendable {
     private var loaded = false
     private var denied = false
     /// Failed loads since the last one that answered (or since `org.bluez` changed owner).
-    private var failedLoads = 0
+    private var loadRetries = RetrySchedule()
 
     public init() {}
 
@@ -72,7 +68,7 @@ public struct AdapterStateTracker: Sendable {
             if present {
                 if !wasPresent {
                     loaded = false
-                    failedLoads = 0
+                    loadRetries.reset()
                     actions.append(.loadObjects)
                 }
                 bluezSeen = true
@@ -83,7 +79,7 @@ public struct AdapterStateTracker: Sendable {
             }
         case .objectsLoaded(let present, let isPowered):
             loaded = true
-            failedLoads = 0
+            loadRetries.reset()
             adapterPresent = present
             powered = present && isPowered
             if present { adapterSeen = true }
@@ -100,9 +96,7 @@ public struct AdapterStateTracker: Sendable {
             denied = true
         case .loadFailed:
             if bluezPresent && !loaded && !denied {
-                let delays = Self.retryDelays
-                actions.append(.reloadObjects(after: delays[min(failedLoads, delays.count - 1)]))
-                failedLoads += 1
+                actions.append(.reloadObjects(after: loadRetries.next()))
             }
         }
         let next = derive()

@@ -11,7 +11,7 @@ import Bluetooth
 ///   discovery starts again (scanning resumes, unlike bluez/bluez#569);
 /// - discovery stopping behind our back (`Discovering` false) restarts it;
 /// - `StartDiscovery` answered `InProgress` while the adapter does not say `Discovering`, or not
-///   answered in time, is tried again after a pause (``retryDelays``): bluetoothd answers
+///   answered in time, is tried again after a pause (``RetrySchedule``): bluetoothd answers
 ///   `InProgress` also when the controller refused to start (`discovery_complete` in `adapter.c`,
 ///   e.g. the kernel still stopping the last discovery), and then drops our session, so nothing
 ///   runs. The retry stops whatever may be ours first, then starts afresh;
@@ -47,9 +47,6 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
         case retryLater(after: Duration, error: BluetoothError)
     }
 
-    /// The pauses before the first, second, … retry of a start that failed for now; the last repeats.
-    public static var retryDelays: [Duration] { [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15)] }
-
     private enum Call: Sendable, Hashable {
         case setFilter(DiscoveryFilter)
         case start
@@ -67,7 +64,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
     /// The retry stops what may be our session before starting one.
     private var stopBeforeStart = false
     /// Starts that failed for now since the last one that succeeded.
-    private var failedStarts = 0
+    private var startRetries = RetrySchedule()
     private var appliedFilter: DiscoveryFilter?
     /// The call in flight and its number.
     private var pending: (number: Int, call: Call)?
@@ -95,7 +92,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
             case .setFilter(let filter): appliedFilter = filter
             case .start:
                 isDiscovering = true
-                failedStarts = 0
+                startRetries.reset()
             case .stop:
                 isDiscovering = false
                 appliedFilter = nil
@@ -115,7 +112,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
                 pending = nil
                 adapterDiscovering = false
                 stopBeforeStart = false
-                failedStarts = 0
+                startRetries.reset()
             }
         case .discoveringChanged(let discovering):
             adapterDiscovering = discovering
@@ -141,10 +138,7 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
             isDiscovering = true
             stopBeforeStart = true
             retryPending = true
-            let delays = Self.retryDelays
-            let delay = delays[min(failedStarts, delays.count - 1)]
-            failedStarts += 1
-            return [.retryLater(after: delay, error: error)]
+            return [.retryLater(after: startRetries.next(), error: error)]
         case (.stop, _):
             // "No discovery started" and friends: it is stopped either way.
             isDiscovering = false
