@@ -166,6 +166,24 @@ import Testing
         #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.setFilter(DiscoveryFilter())])
     }
 
+    /// A power cycle while a retry waits: the adapter that comes back gets a session at once, not
+    /// when the pause meant for the one that refused ends (up to 15 s later).
+    @Test func aPowerCycleDuringARetryPauseStartsAtOnce() {
+        var arbiter = starting()
+        let refused = BluetoothError(.inProgress)
+        guard case .retryLater? = arbiter.handle(.callFailed(arbiter.lastCall, refused)).first else {
+            Issue.record("not a retry")
+            return
+        }
+        #expect(arbiter.handle(.adapterAvailable(false)) == [])
+        #expect(arbiter.handle(.adapterAvailable(true)) == [.setFilter(DiscoveryFilter())])
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [.startDiscovery])
+        #expect(arbiter.handle(.callSucceeded(arbiter.lastCall)) == [])
+        #expect(arbiter.isDiscovering)
+        // The old pause's end changes nothing.
+        #expect(arbiter.handle(.retryDue) == [])
+    }
+
     @Test func startFailureFailsTheScanners() {
         var arbiter = starting()
         let error = BluetoothError(.failed)

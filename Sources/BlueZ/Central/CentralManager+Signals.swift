@@ -39,7 +39,7 @@ extension CentralManager {
     }
 
     private func interfacesAdded(_ path: DBusObjectPath, _ interfaces: [String: ManagedObjects.Properties]) {
-        objects.add(path, interfaces)
+        tree.update { $0.add(path, interfaces) }
         if path == adapterPath { monitorManagerChanged() }
         if path == PairingAgent.managerPath, interfaces[BlueZNames.agentManager] != nil {
             agentManagerAppeared()
@@ -57,17 +57,20 @@ extension CentralManager {
             reportDiscovery(path, changed: Set(device.keys))
             return
         }
-        if let owner = owningPeripheral(path) { update(owner) { $0.gattAdded(path, interfaces) } }
+        if let owner = owningPeripheral(path) { update(owner) { $0.gattAdded() } }
     }
 
     private func interfacesRemoved(_ path: DBusObjectPath, _ interfaces: [String]) {
-        let removedDevice =
-            interfaces.contains(BlueZNames.device) && isOurDevice(path)
-            ? objects.properties(path, BlueZNames.device).flatMap(DeviceProperties.address) : nil
-        objects.remove(path, interfaces)
+        let lastKnown = interfaces.contains(BlueZNames.device) ? objects.properties(path, BlueZNames.device) : nil
+        let removedDevice = isOurDevice(path) ? lastKnown.flatMap(DeviceProperties.address) : nil
+        tree.update { $0.remove(path, interfaces) }
         if path == adapterPath { monitorManagerChanged() }
         if path == adapterPath, interfaces.contains(BlueZNames.adapter) {
-            for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.bluezRestarted) } }
+            // The peripherals' GATT objects went with the adapter (their devices' removals may follow).
+            for (devicePath, peripheral) in peripherals {
+                tree.update { $0.removeDescendants(of: devicePath) }
+                update(peripheral) { $0.adapterLost(.bluezRestarted) }
+            }
             runDiscovery(arbiter.handle(.adapterAvailable(false)))
             track(.adapterRemoved)
             return
@@ -77,18 +80,17 @@ extension CentralManager {
             lastSeen[path] = nil
             for id in scanners.keys { scanners[id]?.reported[path] = nil }
             if let peripheral = peripherals[path] {
-                update(peripheral) { $0.deviceRemoved() }
+                update(peripheral) { $0.deviceRemoved(lastKnown: lastKnown ?? [:]) }
                 peripherals[path] = nil
             }
             return
         }
-        if let owner = owningPeripheral(path) { update(owner) { $0.gattRemoved(path, interfaces) } }
     }
 
     private func propertiesChanged(
         _ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]
     ) {
-        objects.change(path, interface, changed, invalidated: invalidated)
+        tree.update { $0.change(path, interface, changed, invalidated: invalidated) }
         switch interface {
         case BlueZNames.adapter where path == adapterPath:
             if let powered = changed["Powered"]?.asBool {

@@ -98,7 +98,11 @@ public actor CentralManager {
     var arbiter = DiscoveryArbiter<Int>()
     var scanners: [Int: Scanner] = [:]
     var nextScannerID = 0
-    var objects = ManagedObjects()
+    /// BlueZ's objects, the one copy this manager and its peripherals read; changed only here, as
+    /// bluetoothd's signals and replies are handled.
+    nonisolated let tree: BlueZObjectTree
+    /// The tree as it is now (a copy sharing its storage: change it through `tree.update`).
+    var objects: ManagedObjects { tree.read { $0 } }
     /// The advertisement monitors of a listen-only scan (``startMonitoring(_:allowDuplicates:rssiThreshold:timeout:)``).
     var monitoring: MonitorSession?
     var lastSeen: [DBusObjectPath: ContinuousClock.Instant] = [:]
@@ -146,6 +150,7 @@ public actor CentralManager {
         self.connection = connection
         self.options = options
         self.agent = PairingAgent(connection: connection, path: options.agentPath, policy: options.pairing)
+        self.tree = BlueZObjectTree(connection: connection)
         self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
         // Match rules first, then GetManagedObjects: nothing between the two is missed. The
         // handlers run on the connection's thread, this actor's executor: they enter it directly.
@@ -308,26 +313,21 @@ public actor CentralManager {
     /// - bluetoothd keeps a device and its GATT objects across an adapter power cycle and, finding
     ///   the same database on reconnect ("DB Hash match: skipping discovery"), announces nothing,
     ///   while the peripheral forgot its tree when the adapter went off.
-    /// So the peripheral's tree is replaced by the one bluetoothd reports now. When that tree is exactly
+    /// So the peripheral's objects are replaced by those bluetoothd reports now. When they are exactly
     /// `exportedBefore` (non-empty), bluetoothd's cached copy stood and nothing was discovered
     /// (``Peripheral/gattCacheReused``).
     private func resynchroniseGATT(
         of peripheral: Peripheral, exportedBefore: [DBusObjectPath: Set<String>]
     ) async {
         guard let all = await managedObjectsSnapshot() else {
-            await peripheral.replaceGATT(nil, cacheReused: false)
+            await peripheral.gattReloaded(objectCount: nil, cacheReused: false)
             return
         }
-        var tree: [DBusObjectPath: [String: ManagedObjects.Properties]] = [:]
-        for (path, value) in all where path.isDescendant(of: peripheral.path, orEqual: false) {
-            tree[path] = ManagedObjects.interfaces(value)
-        }
-        for (path, interfaces) in objects.descendants(of: peripheral.path) where tree[path] == nil {
-            objects.remove(path, Array(interfaces.keys))
-        }
-        for (path, interfaces) in tree { objects.add(path, interfaces) }
-        let reused = !exportedBefore.isEmpty && tree.mapValues { Set($0.keys) } == exportedBefore
-        await peripheral.replaceGATT(tree, cacheReused: reused)
+        let gatt = all.filter { $0.key.isDescendant(of: peripheral.path, orEqual: false) }
+            .mapValues(ManagedObjects.interfaces)
+        tree.update { $0.replaceDescendants(of: peripheral.path, with: gatt) }
+        let reused = !exportedBefore.isEmpty && gatt.mapValues { Set($0.keys) } == exportedBefore
+        await peripheral.gattReloaded(objectCount: gatt.count, cacheReused: reused)
     }
 
     /// Disconnects, or abandons a pending connect (`cancelPeripheralConnection(_:)`).
@@ -355,16 +355,13 @@ public actor CentralManager {
             }
         }
         let peripheral = Peripheral(
-            identifier: address, path: path, connection: connection, scope: scope, lifecycle: options.connection,
+            identifier: address, path: path, connection: connection, tree: tree, scope: scope,
+            lifecycle: options.connection,
             callTimeout: options.callTimeout, clock: options.clock, onDisconnect: { broadcaster.yield($0) },
             authenticationHandler: pairing)
         peripherals[path] = peripheral
         let device = objects.properties(path, BlueZNames.device) ?? [:]
-        let tree = objects.descendants(of: path)
-        update(peripheral) { peripheral in
-            peripheral.deviceAdded(device)
-            for (gattPath, interfaces) in tree { peripheral.gattAdded(gattPath, interfaces) }
-        }
+        update(peripheral) { $0.deviceAdded(device) }
         return peripheral
     }
 
@@ -380,7 +377,7 @@ public actor CentralManager {
             loading = false
             dropBuffered()
             agent.assumeIsolated { $0.bluezVanished() }
-            objects.removeAll()
+            tree.update { $0.removeAll() }
             lastSeen.removeAll()
             monitorManagerChanged()
             for peripheral in peripherals.values { update(peripheral) { $0.adapterLost(.bluezRestarted) } }
@@ -474,7 +471,8 @@ public actor CentralManager {
         }
         guard number == loadNumber, !closed else { return }
         loadFailure = nil
-        objects = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", []))
+        let previous = objects
+        tree.update { $0 = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", [])) }
         let now = options.clock.now
         for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
             lastSeen[path] = now
@@ -485,14 +483,14 @@ public actor CentralManager {
                 // stored: connected or paired before); it sent no InterfacesRemoved for it, so it is
                 // forgotten here as that signal would: else every address present at a restart (a
                 // crowd of passing phones) would stay in these tables for good.
-                update(peripheral) { $0.deviceRemoved() }
+                let lastKnown = previous.properties(path, BlueZNames.device) ?? [:]
+                update(peripheral) { $0.deviceRemoved(lastKnown: lastKnown) }
                 peripherals[path] = nil
                 continue
             }
-            let tree = objects.descendants(of: path)
             update(peripheral) { peripheral in
                 peripheral.deviceAdded(device)
-                for (gattPath, interfaces) in tree { peripheral.gattAdded(gattPath, interfaces) }
+                peripheral.gattAdded()
             }
         }
         for (id, scanner) in scanners {

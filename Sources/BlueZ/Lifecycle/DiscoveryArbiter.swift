@@ -112,6 +112,8 @@ public struct DiscoveryArbiter<ScannerID: Hashable & Sendable>: Sendable {
                 pending = nil
                 adapterDiscovering = false
                 stopBeforeStart = false
+                // A retry's pause is for the session that adapter refused; a new one starts at once.
+                retryPending = false
                 startRetries.reset()
             }
         case .discoveringChanged(let discovering):

@@ -96,7 +96,7 @@ extension Peripheral {
         let path = DBusObjectPath(trusted: characteristic.id)
         guard let subscription = subscriptions[path] else { return false }
         if subscription.reader != nil { return true }
-        return gatt[path]?[BlueZNames.gattCharacteristic]?["Notifying"]?.asBool ?? false
+        return gattObject(path, BlueZNames.gattCharacteristic)?["Notifying"]?.asBool ?? false
     }
 
     private func enable(_ path: DBusObjectPath, channel: NotificationChannel, properties: CharacteristicProperties)

@@ -52,7 +52,7 @@ extension Peripheral {
     public func readValue(for descriptor: GATTDescriptor) async throws -> Data {
         try requireReady()
         let path = DBusObjectPath(trusted: descriptor.id)
-        guard gatt[path]?[BlueZNames.gattDescriptor] != nil else { throw Self.notFound(descriptor.id) }
+        guard gattObject(path, BlueZNames.gattDescriptor) != nil else { throw Self.notFound(descriptor.id) }
         let connection = self.connection
         let timeout = callTimeout
         return try await perform(.read, on: path) { answered in
@@ -68,7 +68,7 @@ extension Peripheral {
     public func writeValue(_ data: Data, for descriptor: GATTDescriptor) async throws {
         try requireReady()
         let path = DBusObjectPath(trusted: descriptor.id)
-        guard gatt[path]?[BlueZNames.gattDescriptor] != nil else { throw Self.notFound(descriptor.id) }
+        guard gattObject(path, BlueZNames.gattDescriptor) != nil else { throw Self.notFound(descriptor.id) }
         try ATTLimits.checkWrite(length: data.count, mtu: mtu, type: .withResponse)
         let connection = self.connection
         let timeout = callTimeout
@@ -92,10 +92,10 @@ extension Peripheral {
     func current(_ characteristic: GATTCharacteristic) throws(BluetoothError) -> GATTCharacteristic {
         try requireReady()
         let path = DBusObjectPath(trusted: characteristic.id)
-        guard let properties = gatt[path]?[BlueZNames.gattCharacteristic] else {
+        guard let properties = gattObject(path, BlueZNames.gattCharacteristic) else {
             throw Self.notFound(characteristic.id)
         }
-        return makeCharacteristic(path, properties)
+        return makeCharacteristic(path, properties, in: gatt)
     }
 
     static func notFound(_ id: GATTAttributeID) -> BluetoothError {

@@ -22,6 +22,8 @@ public actor Peripheral {
     public nonisolated let identifier: BluetoothAddress
     nonisolated let path: DBusObjectPath
     nonisolated let connection: DBusConnection
+    /// The manager's copy of BlueZ's objects, which this peripheral reads its device and GATT objects from.
+    nonisolated let tree: BlueZObjectTree
     /// The manager's ``TaskScope``: the peripheral's BlueZ calls await their replies, and its timers
     /// run, as children of it, so ``CentralManager/close()`` ends them.
     nonisolated let scope: TaskScope
@@ -34,8 +36,9 @@ public actor Peripheral {
     /// Pairs the peripheral when an operation needs it (`CentralManager.Options.pairOnInsufficientAuthentication`).
     let authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)?
 
-    var device: [String: DBusValue] = [:]
-    var gatt: [DBusObjectPath: [String: [String: DBusValue]]] = [:]
+    /// What BlueZ last said of the device when it dropped the object: the peripheral is then
+    /// detached from the manager's tree (nothing updates it, and it has no GATT objects).
+    var detachedDevice: [String: DBusValue]?
     /// The last connection through `CentralManager.connect` resolved to exactly the GATT objects bluetoothd
     /// exported before it started: its cached copy of the peer's database stood ("DB Hash match: skipping
     /// discovery") and nothing was discovered, so a service missing now stays missing until the peer changes
@@ -73,7 +76,8 @@ public actor Peripheral {
     }
 
     init(
-        identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection, scope: TaskScope,
+        identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection, tree: BlueZObjectTree,
+        scope: TaskScope,
         lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration, clock: any BridgeClock = SystemClock(),
         onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
         authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)? = nil
@@ -81,12 +85,33 @@ public actor Peripheral {
         self.identifier = identifier
         self.path = path
         self.connection = connection
+        self.tree = tree
         self.scope = scope
         self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
         self.callTimeout = callTimeout
         self.clock = clock
         self.onDisconnect = onDisconnect
         self.authenticationHandler = authenticationHandler
+    }
+
+    // MARK: BlueZ's objects
+
+    /// The device's `Device1` properties as BlueZ reports them now.
+    var device: [String: DBusValue] {
+        if let detachedDevice { return detachedDevice }
+        return tree.read { $0.properties(path, BlueZNames.device) } ?? [:]
+    }
+
+    /// The objects below the device (its GATT services, characteristics and descriptors).
+    var gatt: [DBusObjectPath: [String: [String: DBusValue]]] {
+        guard detachedDevice == nil else { return [:] }
+        return tree.read { $0.descendants(of: path) }
+    }
+
+    /// One interface's properties of one object below the device.
+    func gattObject(_ objectPath: DBusObjectPath, _ interface: String) -> [String: DBusValue]? {
+        guard detachedDevice == nil, objectPath.isDescendant(of: path, orEqual: false) else { return nil }
+        return tree.read { $0.properties(objectPath, interface) }
     }
 
     // MARK: State
@@ -222,12 +247,13 @@ public actor Peripheral {
     // MARK: Tree
 
     private func buildServices() -> [GATTService] {
+        let gatt = self.gatt
         var characteristicsByService: [DBusObjectPath: [GATTCharacteristic]] = [:]
         for (path, interfaces) in gatt {
             if let properties = interfaces[BlueZNames.gattCharacteristic],
                 let owner = properties["Service"]?.asObjectPath
             {
-                characteristicsByService[owner, default: []].append(makeCharacteristic(path, properties))
+                characteristicsByService[owner, default: []].append(makeCharacteristic(path, properties, in: gatt))
             }
         }
         var services: [GATTService] = []
@@ -246,7 +272,11 @@ public actor Peripheral {
         return services.sorted { $0.id < $1.id }
     }
 
-    func makeCharacteristic(_ path: DBusObjectPath, _ properties: [String: DBusValue]) -> GATTCharacteristic {
+    /// The characteristic at `path`, with its descriptors from `gatt` (the objects below the device).
+    func makeCharacteristic(
+        _ path: DBusObjectPath, _ properties: [String: DBusValue],
+        in gatt: [DBusObjectPath: [String: [String: DBusValue]]]
+    ) -> GATTCharacteristic {
         var characteristic = GATTCharacteristic(
             id: GATTAttributeID(path.rawValue),
             uuid: properties["UUID"]?.asString.flatMap(BluetoothUUID.init) ?? BluetoothUUID(UInt16(0)),
