@@ -122,6 +122,32 @@ import Timekeeping
         }
     }
 
+    /// A peripheral reads its manager's one copy of BlueZ's objects. Once BlueZ removes its device
+    /// object it keeps what BlueZ last said of it, without a link and without GATT objects, and a
+    /// new discovery of the address gives a new peripheral, which the old one does not follow.
+    @Test func aRemovedDeviceLeavesItsPeripheralWithWhatBlueZLastSaid() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            #expect(await strap.name == "Polar H10 SIM")
+            #expect(await !strap.services.isEmpty)
+            let battery = try await strap.characteristic(SimulatedBlueZ.batteryLevel)
+            try await bluez.manager.forget(strap)
+            try await waitFor { await strap.state == .disconnected }
+            #expect(await strap.name == "Polar H10 SIM")
+            #expect(await strap.services.isEmpty)
+            await #expect(throws: BluetoothError.Code.notConnected) {
+                try await self.code { _ = try await strap.readValue(for: battery) }
+            }
+            let fresh = try await bluez.discover(SimulatedBlueZ.strap)
+            #expect(fresh !== strap)
+            try await bluez.manager.connect(fresh)
+            let level = try await fresh.characteristic(SimulatedBlueZ.batteryLevel)
+            #expect(try await fresh.readValue(for: level).count == 1)
+            #expect(await strap.services.isEmpty)
+            #expect(await strap.state == .disconnected)
+        }
+    }
+
     @Test func typedErrorsForBadOperations() async throws {
         try await SimulatedBlueZ.run { bluez in
             let lamp = try await bluez.connected(SimulatedBlueZ.lamp)
