@@ -66,6 +66,9 @@ class AckProxy:
         self.broker_port = broker_port
         self.lock = threading.Lock()
         self.acknowledged = set()  # (device, sequence) the broker PUBACKed to the gateway
+        # (device, sequence) → [fresh, dup]: PUBLISH packets of the reading from the gateway, without
+        # and with the DUP flag (libmosquitto's re-send of an unacknowledged packet on a new connection)
+        self.published = {}
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", port))
@@ -152,10 +155,17 @@ class AckProxy:
             if value:
                 with self.lock:
                     state["pending"][packet_id] = (value[0], value[1])
+                    counts = self.published.setdefault((value[0], value[1]), [0, 0])
+                    counts[1 if first & 0x08 else 0] += 1
 
     def acknowledged_readings(self):
         with self.lock:
             return set(self.acknowledged)
+
+    def publish_counts(self):
+        """(device, sequence) → (fresh, dup): how often the gateway published each reading."""
+        with self.lock:
+            return {reading: tuple(counts) for reading, counts in self.published.items()}
 
     def close(self):
         self.closed = True

@@ -214,13 +214,25 @@ def extract_load_value(payload):
     return None
 
 
-def count_losses(received, last_sequences, acknowledged=frozenset(), send_times=None):
+def duplicate_source(fresh, dup):
+    """Who made a reading the subscriber received more than once, from how often the gateway
+    published it (the proxy's count of PUBLISH packets without and with the DUP flag)."""
+    if fresh >= 2:
+        return "gateway published again"  # the publish window's replay of a new generation
+    if dup >= 1:
+        return "libmosquitto re-sent"  # an unacknowledged packet, on a new connection
+    return "broker delivered again"  # one PUBLISH from the gateway, two deliveries
+
+
+def count_losses(received, last_sequences, acknowledged=frozenset(), send_times=None, publish_counts=None):
     """Per device: sent (its last sequence), unique received, lost, duplicated, reordered, and the
     send times (ns) of lost sequences for attributing them to faults: exact from the simulator's
     record (`send_times`, device → (first sequence, [ns, …]), `World.load_send_times`) where it has
     them, otherwise the nearest received neighbour's (to within a period; `lost_exact` says which).
     A reading never received that the broker had acknowledged to the gateway (`acknowledged`, from
-    the proxy) was lost by the broker, not by the gateway: counted apart as `broker_lost`."""
+    the proxy) was lost by the broker, not by the gateway: counted apart as `broker_lost`. Each
+    duplicated reading is listed with its send time and, given `publish_counts` (the proxy's), who
+    made it (`duplicate_source`)."""
     rows = []
     send_times = send_times or {}
 
@@ -234,10 +246,13 @@ def count_losses(received, last_sequences, acknowledged=frozenset(), send_times=
         arrivals = received.get(device, [])
         seen = {}
         duplicated = reordered = 0
+        duplicates = []
         highest = 0
         for sequence, stamp in arrivals:
             if sequence in seen:
                 duplicated += 1
+                fresh, dup = (publish_counts or {}).get((device, sequence), (1, 0))
+                duplicates.append((sequence, stamp, duplicate_source(fresh, dup) if publish_counts else "unknown"))
                 continue
             seen[sequence] = stamp
             if sequence < highest:
@@ -256,6 +271,7 @@ def count_losses(received, last_sequences, acknowledged=frozenset(), send_times=
                 "broker_lost_sequences": broker_lost,
                 "broker_lost_times": [sent_at(device, s, seen, last)[0] for s in broker_lost],
                 "duplicated": duplicated,
+                "duplicates": duplicates,
                 "reordered": reordered,
                 "lost_sequences": missing,
                 "lost_times": [sent_at(device, s, seen, last)[0] for s in missing],
@@ -593,7 +609,9 @@ log_type warning
         time.sleep(1)  # late duplicates
         status, took = self.stop_gateway()
         send_times = {device: self.load_send_times(device) for device, sent in enumerate(last) if sent}
-        rows = count_losses(self.subscriber.sequences, last, self.proxy.acknowledged_readings(), send_times)
+        rows = count_losses(
+            self.subscriber.sequences, last, self.proxy.acknowledged_readings(), send_times,
+            self.proxy.publish_counts())
         return {
             "sent": total,
             "rows": rows,

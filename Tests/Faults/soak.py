@@ -9,7 +9,7 @@ anonymous and file-backed parts), open fds, threads, outbox depth (rows) and out
 (database + WAL); after SOAK_WARMUP minutes (5) it fits a line to each and reports the slope per
 hour relative to the mean (goal: under 1 %/h). Lost readings are attributed to the nearest event
 (of their own device, or of every device) within 2 s of their send time. Writes SOAK_OUTPUT
-(.build/soak) samples.tsv, results.md, lost.tsv, events.tsv and soak.png (gnuplot).
+(.build/soak) samples.tsv, results.md, lost.tsv, duplicates.tsv, events.tsv and soak.png (gnuplot).
 
     soak.py BINARY
 """
@@ -272,11 +272,13 @@ def main():
                      f" {slope:+,.2f} | {relative:+.2f} %{'' if judged else ' **FAILED**'} |")
     events = ", ".join(f"{name}: {count}" for name, count in soak.counts.items())
     attributed = attribute(result["rows"], soak.log, OUTPUT)
+    duplicates = attribute_duplicates(result["rows"], soak.log, OUTPUT)
     summary = (f"{MINUTES:g} min, {DEVICES} devices × {RATE:g}/s; readings sent {result['sent']:,},"
                f" lost by the gateway {result['lost']}, lost by the broker after its PUBACK {result['broker_lost']},"
                f" duplicated {result['duplicated']}, reordered {result['reordered']}; integrity_check {result['integrity']};"
                f" SIGTERM exit {result['sigterm']} in {result['sigterm_seconds']:.1f} s. Events: {events}."
-               f" Lost readings (gateway; broker) by the nearest event within 2 s of their send time: {attributed}.")
+               f" Lost readings (gateway; broker) by the nearest event within 2 s of their send time: {attributed}."
+               f" Duplicated readings by who made them and the nearest event within 2 s of their send time: {duplicates}.")
     table = "\n".join(lines) + "\n\n" + summary + "\n"
     with open(os.path.join(OUTPUT, "results.md"), "w") as f:
         f.write(table)
@@ -350,6 +352,24 @@ def attribute(rows, log, output=None, margin_ns=2_000_000_000):
     kinds = sorted({kind for kind, _ in counts})
     return ", ".join(f"{kind}: {counts.get((kind, 'gateway'), 0)}; {counts.get((kind, 'broker'), 0)}"
                      for kind in kinds) or "none lost"
+
+
+def attribute_duplicates(rows, log, output=None, margin_ns=2_000_000_000):
+    """Duplicated readings counted by who made them (`harness.duplicate_source`) and the kind of the
+    nearest event (within margin_ns) to their send time; with output, writes duplicates.tsv."""
+    counts = {}
+    lines = []
+    for row in rows:
+        for sequence, stamp, source in row.get("duplicates", []):
+            near = [(abs(stamp - at), name) for at, name, device in log
+                    if abs(stamp - at) <= margin_ns and device in (None, row["device"])]
+            kind = min(near)[1] if near else "none"
+            counts[(source, kind)] = counts.get((source, kind), 0) + 1
+            lines.append(f"{row['device']}\t{sequence}\t{stamp}\t{kind}\t{source}\n")
+    if output:
+        with open(os.path.join(output, "duplicates.tsv"), "w") as f:
+            f.write("device\tsequence\tsend_ns\tnearest_event\tmade_by\n" + "".join(lines))
+    return ", ".join(f"{source} at {kind}: {count}" for (source, kind), count in sorted(counts.items())) or "none"
 
 
 def plot(samples, png):

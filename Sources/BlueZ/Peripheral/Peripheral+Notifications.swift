@@ -91,6 +91,11 @@ extension Peripheral {
         return (path, subscription.channel, id)
     }
 
+    /// How many listeners the characteristic's notifications have (tests: one per subscriber).
+    package func notificationListenerCount(_ characteristic: GATTCharacteristic) -> Int {
+        subscriptions[DBusObjectPath(trusted: characteristic.id)]?.channel.listenerCount ?? 0
+    }
+
     /// Whether notifications are currently enabled on the characteristic by this process.
     public func isNotifying(_ characteristic: GATTCharacteristic) -> Bool {
         let path = DBusObjectPath(trusted: characteristic.id)

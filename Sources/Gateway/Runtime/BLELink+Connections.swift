@@ -11,12 +11,22 @@ extension BLELink {
 
     /// Connects, resolves services, subscribes to every configured characteristic (verifying
     /// each notifies), reads the polled ones once, then reports to the gateway.
+    ///
+    /// One attempt per device at a time: a request while one runs is left to it (its outcome is
+    /// reported as usual). Two attempts both subscribed to the same peripheral, and the second's
+    /// listener replaced the first's without ending it, so every notification became two readings
+    /// until the link dropped (the pool asks again when an adapter power cycle or a disconnection
+    /// sets a connecting device idle before its attempt has ended).
     func connect(_ id: String) {
         guard let central, let device = configuration.device(id: id) else {
             scope.spawn { [self] in await report(.connectFailed(id, error: "not seen by the adapter")) }
             return
         }
         guard !stopped else { return }
+        guard connecting.insert(id).inserted else {
+            logger.debug("connect already under way", [("device", id)])
+            return
+        }
         let timeout = configuration.bluetooth.connectTimeout
         nextConnectTask += 1
         let token = nextConnectTask
@@ -25,13 +35,17 @@ extension BLELink {
         connectTasks[token] = scope.spawnCancellable { [self] in
             await connectAttempt(token, id, device: device, central: central, timeout: timeout)
         }
+        if connectTasks[token] == nil { connecting.remove(id) }  // the scope is closed: nothing runs
     }
 
     /// The connect task of ``connect(_:)``, from the link's executor.
     private func connectAttempt(
         _ token: Int, _ id: String, device: DeviceConfiguration, central: CentralManager, timeout: Duration
     ) async {
-        defer { connectTasks[token] = nil }
+        defer {
+            connectTasks[token] = nil
+            connecting.remove(id)
+        }
         // The device forgotten and found again during recovery is a new peripheral.
         guard var peripheral = await peripheral(forConnecting: id, central: central) else {
             await report(.unseen(id))

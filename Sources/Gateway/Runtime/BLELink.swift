@@ -71,6 +71,8 @@ actor BLELink {
     /// The connects in progress (connect, resolve, subscribe, report), awaited by ``stop(until:)``.
     var connectTasks: [Int: ScopedTask] = [:]
     var nextConnectTask = 0
+    /// The devices a connect task is running for: one at a time per device (``connect(_:)``).
+    var connecting: Set<String> = []
     var scanTask: ScopedTask?
     /// Passive mode: the task following the advertisement monitors' reports.
     private var monitorTask: ScopedTask?
