@@ -329,21 +329,35 @@ def envelope_per_hour(points):
     return slope, (slope / mean_y * 100 if mean_y else 0.0)
 
 
+def nearest_event(stamp, device, log, margin_ns):
+    """The kind of the logged event nearest to `stamp` within margin_ns ("none" without one): an
+    event of one device (range, link drop) only for that device's readings."""
+    near = [(abs(stamp - at), name) for at, name, touched in log
+            if abs(stamp - at) <= margin_ns and touched in (None, device)]
+    return min(near)[1] if near else "none"
+
+
+def tally(items, log, margin_ns):
+    """(device, sequence, send time, label) items counted by (nearest event, label), and their tsv lines."""
+    counts = {}
+    lines = []
+    for device, sequence, stamp, label in items:
+        kind = nearest_event(stamp, device, log, margin_ns)
+        counts[(kind, label)] = counts.get((kind, label), 0) + 1
+        lines.append(f"{device}\t{sequence}\t{stamp}\t{kind}\t{label}\n")
+    return counts, lines
+
+
 def attribute(rows, log, output=None, margin_ns=2_000_000_000):
     """Lost readings counted by the kind of the nearest event (within margin_ns) to their send time:
     an event of one device (range, link drop) only for that device's readings. With output, writes
     lost.tsv (device, sequence, send time, nearest event) and events.tsv."""
-    counts = {}
-    lines = []
+    items = []
     for row in rows:
-        lost = [(s, t, "gateway") for s, t in zip(row["lost_sequences"], row["lost_times"])]
-        lost += [(s, t, "broker") for s, t in zip(row["broker_lost_sequences"], row["broker_lost_times"])]
-        for sequence, stamp, by in lost:
-            near = [(abs(stamp - at), name) for at, name, device in log
-                    if abs(stamp - at) <= margin_ns and device in (None, row["device"])]
-            kind = min(near)[1] if near else "none"
-            counts[(kind, by)] = counts.get((kind, by), 0) + 1
-            lines.append(f"{row['device']}\t{sequence}\t{stamp}\t{kind}\t{by}\n")
+        items += [(row["device"], s, t, "gateway") for s, t in zip(row["lost_sequences"], row["lost_times"])]
+        items += [(row["device"], s, t, "broker")
+                  for s, t in zip(row["broker_lost_sequences"], row["broker_lost_times"])]
+    counts, lines = tally(items, log, margin_ns)
     if output:
         with open(os.path.join(output, "lost.tsv"), "w") as f:
             f.write("device\tsequence\tsend_ns\tnearest_event\tlost_by\n" + "".join(lines))
@@ -357,19 +371,13 @@ def attribute(rows, log, output=None, margin_ns=2_000_000_000):
 def attribute_duplicates(rows, log, output=None, margin_ns=2_000_000_000):
     """Duplicated readings counted by who made them (`harness.duplicate_source`) and the kind of the
     nearest event (within margin_ns) to their send time; with output, writes duplicates.tsv."""
-    counts = {}
-    lines = []
-    for row in rows:
-        for sequence, stamp, source in row.get("duplicates", []):
-            near = [(abs(stamp - at), name) for at, name, device in log
-                    if abs(stamp - at) <= margin_ns and device in (None, row["device"])]
-            kind = min(near)[1] if near else "none"
-            counts[(source, kind)] = counts.get((source, kind), 0) + 1
-            lines.append(f"{row['device']}\t{sequence}\t{stamp}\t{kind}\t{source}\n")
+    items = [(row["device"], s, t, source) for row in rows for s, t, source in row.get("duplicates", [])]
+    counts, lines = tally(items, log, margin_ns)
     if output:
         with open(os.path.join(output, "duplicates.tsv"), "w") as f:
             f.write("device\tsequence\tsend_ns\tnearest_event\tmade_by\n" + "".join(lines))
-    return ", ".join(f"{source} at {kind}: {count}" for (source, kind), count in sorted(counts.items())) or "none"
+    return ", ".join(f"{source} at {kind}: {count}"
+                     for (kind, source), count in sorted(counts.items(), key=lambda e: (e[0][1], e[0][0]))) or "none"
 
 
 def plot(samples, png):
