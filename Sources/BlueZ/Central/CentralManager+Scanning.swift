@@ -40,6 +40,7 @@ extension CentralManager {
     }
 
     func runDiscovery(_ actions: [DiscoveryArbiter<Int>.Action]) {
+        defer { if !arbiter.isBusy { resumeDiscoveryCallWaiters() } }
         for action in actions {
             switch action {
             case .failScanners(let ids, let error):
@@ -89,6 +90,28 @@ extension CentralManager {
             }
         }
         if !awaiting { (try? call.get())?.cancel() }  // closed: nobody is left to hear the answer
+    }
+
+    /// Returns once no discovery call is in flight (or the manager is closed). A `Device1.Connect`
+    /// that reaches bluetoothd between `SetDiscoveryFilter` and `StartDiscovery` never connected on
+    /// the VM tier (bluetoothd 5.66, kernel 6.1: the kernel started discovery while the LE
+    /// connection was being created; 30 s, then the connect's time-out): at an adapter's power-on
+    /// the scan resumes (`SetDiscoveryFilter`, then `StartDiscovery`) as the gateway reconnects,
+    /// so a connect waits for those calls' answers, a few milliseconds.
+    func waitForDiscoveryCalls() async {
+        while arbiter.isBusy, !closed {
+            await withCheckedContinuation { discoveryCallWaiters.append($0) }
+        }
+    }
+
+    /// How many connects wait for a discovery call's answer (tests wait for one to be in place).
+    package var pendingDiscoveryCallWaits: Int { discoveryCallWaiters.count }
+
+    func resumeDiscoveryCallWaiters() {
+        guard !discoveryCallWaiters.isEmpty else { return }
+        let waiters = discoveryCallWaiters
+        discoveryCallWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 
     private func discoveryRetryDue() {

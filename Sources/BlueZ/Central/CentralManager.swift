@@ -124,6 +124,8 @@ public actor CentralManager {
     /// One `GetManagedObjects` shared by the connects that end at about the same time (`CentralManager+Snapshot`).
     var snapshots = SnapshotCoalescer()
     var snapshotWaiters: [UInt64: [CheckedContinuation<SnapshotWake, Never>]] = [:]
+    /// Connects waiting for the discovery call in flight to be answered (``waitForDiscoveryCalls()``).
+    var discoveryCallWaiters: [CheckedContinuation<Void, Never>] = []
     var closed = false
     /// The ``DBusSignal/sequence`` of the last bluetoothd signal handled, and the method calls
     /// (`DeviceFound`) waiting for one (``waitForSignals(through:)``).
@@ -195,6 +197,7 @@ public actor CentralManager {
         await stopMonitoring()
         await agent.unregister()
         closed = true
+        resumeDiscoveryCallWaiters()
         signalHandled(.max)
         for handler in signalHandlers { handler.cancel() }
         signalHandlers.removeAll()
@@ -299,6 +302,8 @@ public actor CentralManager {
             // the link's security and asks the default agent): be that agent before the first request.
             try? await registerAgent()
         }
+        await waitForDiscoveryCalls()
+        try requirePoweredOn()
         // The GATT objects bluetoothd exports before the connection (its cached copy, kept while disconnected).
         let before = objects.descendants(of: peripheral.path).mapValues { Set($0.keys) }
         try await peripheral.connect(timeout: timeout)

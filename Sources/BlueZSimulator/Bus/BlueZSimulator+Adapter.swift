@@ -7,6 +7,9 @@ extension BlueZSimulator {
     /// bluetoothctl shows against bluetoothd: "Discovery started" before "Discovering: yes".
     func startDiscovery(_ call: DBusMethodCall) async throws {
         startDiscoveryCalls += 1
+        if heldDiscoveryStarts != nil {
+            await withCheckedContinuation { heldDiscoveryStarts?.append($0) }
+        }
         if discoveryStartFailures > 0, adapter.powered {
             // bluetoothd's answer when the kernel refused to start (`discovery_complete` in
             // adapter.c): InProgress, and the client's session dropped, so nothing runs.

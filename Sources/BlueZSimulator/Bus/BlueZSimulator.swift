@@ -128,6 +128,8 @@ package actor BlueZSimulator {
     /// `StartDiscovery` calls still to be refused as the kernel refuses them (``failDiscoveryStarts(count:)``), and all calls.
     var discoveryStartFailures = 0
     var startDiscoveryCalls = 0
+    /// `StartDiscovery` calls whose answer waits for ``releaseDiscoveryStarts()`` (nil: none is held).
+    var heldDiscoveryStarts: [CheckedContinuation<Void, Never>]?
     var managedObjectsCalls = 0
     /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
     /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements
@@ -246,6 +248,7 @@ package actor BlueZSimulator {
     /// Releases the names, closes the connections and stops every timer.
     package func stop() async {
         generation += 1
+        releaseDiscoveryStarts()
         for task in worldTasks + bluezTasks + Array(remoteListeners.values) { task.cancel() }
         remoteListeners = [:]
         worldTasks = []

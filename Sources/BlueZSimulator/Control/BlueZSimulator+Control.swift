@@ -84,6 +84,23 @@ extension BlueZSimulator {
         discoveryStartFailures = count
     }
 
+    /// Holds the answers to `StartDiscovery` until ``releaseDiscoveryStarts()``: the moment between
+    /// a client's `SetDiscoveryFilter` and its `StartDiscovery` being answered, made as long as a
+    /// test needs.
+    package func holdDiscoveryStarts() {
+        if heldDiscoveryStarts == nil { heldDiscoveryStarts = [] }
+    }
+
+    /// Answers the held `StartDiscovery` calls, and holds no more.
+    package func releaseDiscoveryStarts() {
+        let held = heldDiscoveryStarts ?? []
+        heldDiscoveryStarts = nil
+        for call in held { call.resume() }
+    }
+
+    /// How many `StartDiscovery` calls wait for ``releaseDiscoveryStarts()``.
+    package var heldDiscoveryStartCount: Int { heldDiscoveryStarts?.count ?? 0 }
+
     /// How many `StartDiscovery` calls bluetoothd has had (answered or refused).
     package var startDiscoveryCallCount: Int { startDiscoveryCalls }
 

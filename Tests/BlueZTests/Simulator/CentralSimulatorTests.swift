@@ -339,6 +339,32 @@ import Timekeeping
         }
     }
 
+    /// At a power-on the scan resumes (`SetDiscoveryFilter`, then `StartDiscovery`) as a gateway
+    /// reconnects; a `Connect` sent between the two never connected on real bluetoothd (the VM tier's
+    /// scenario-power-cycle). The connect waits until the discovery calls are answered.
+    @Test func aConnectWaitsForTheDiscoveryCallsInFlight() async throws {
+        try await SimulatedBlueZ.run { bluez in
+            // Connected, so bluetoothd keeps its object across the power cycle.
+            let strap = try await bluez.connected(SimulatedBlueZ.strap)
+            let scan = try await bluez.manager.scan()
+            await bluez.simulator.setPowered(false)
+            try await waitFor { await strap.state == .disconnected }
+            try await waitFor { await bluez.manager.state == .poweredOff }
+            await bluez.simulator.holdDiscoveryStarts()
+            await bluez.simulator.setPowered(true)
+            // The scan resumes at once: its StartDiscovery is held, unanswered.
+            try await waitFor { await bluez.simulator.heldDiscoveryStartCount == 1 }
+            try await waitFor { await bluez.manager.state == .poweredOn }
+            let connect = Task { try await bluez.manager.connect(strap) }
+            try await waitFor { await bluez.manager.pendingDiscoveryCallWaits == 1 }
+            #expect(try await bluez.simulator.snapshot(address: SimulatedBlueZ.strap.string).connected == false)
+            await bluez.simulator.releaseDiscoveryStarts()
+            try await connect.value
+            #expect(await strap.state == .connected)
+            withExtendedLifetime(scan) {}
+        }
+    }
+
     @Test func bluetoothdRestart() async throws {
         try await SimulatedBlueZ.run { bluez in
             let states = bluez.manager.stateUpdates
