@@ -37,6 +37,14 @@ extension CentralManager {
     /// them stay bounded among passing addresses and across bluetoothd restarts).
     public var trackedPeripheralCount: Int { peripherals.count }
 
+    /// The addresses of the devices BlueZ holds for the adapter (tests: which ones a sweep removed).
+    package var cachedDeviceAddresses: Set<BluetoothAddress> {
+        Set(
+            objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.compactMap {
+                objects.properties($0, BlueZNames.device).flatMap(DeviceProperties.address)
+            })
+    }
+
     /// How many devices BlueZ currently holds for the adapter (to watch the cache stay bounded).
     public var cachedDeviceCount: Int {
         objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.count

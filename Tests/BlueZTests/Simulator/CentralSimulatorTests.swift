@@ -494,11 +494,14 @@ import Timekeeping
                 try await waitFor { await bluez.manager.cachedDeviceCount >= 2 }
                 withExtendedLifetime(scan) {}
             }
-            let before = await bluez.manager.cachedDeviceCount
-            // Just inside the time to live nothing goes.
+            let before = await bluez.manager.cachedDeviceAddresses
+            // Just inside the time to live nothing goes. (Compared by address: the simulator may
+            // still announce a device while the ended scan's discovery stops, which a count
+            // comparison took for a failure once, stress series 12 run 3, load 13.)
             clock.advance(by: .milliseconds(199))
             await bluez.manager.sweepDeviceCache()
-            #expect(await bluez.manager.cachedDeviceCount == before)
+            let after = await bluez.manager.cachedDeviceAddresses
+            #expect(before.isSubset(of: after), "removed: \(before.subtracting(after))")
             // A device the simulator reports again (a late advertisement) is seen afresh at the
             // clock's time and rightly kept by one sweep; each round ages the cache past the time to
             // live again, and the test still fails if the sweep never removes stale devices.
