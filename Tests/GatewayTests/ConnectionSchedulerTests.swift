@@ -52,6 +52,27 @@ import Testing
         #expect(scheduler.handle(.tick, at: start + .seconds(5)) == [.connect("k")])
     }
 
+    /// A retry that comes due while it cannot be acted on (the adapter off, the device unseen, another
+    /// device connecting) is no deadline: the event that unblocks it plans again. Returned, it made
+    /// the gateway's wake-up timer fire at once, over and over, as long as the block lasted.
+    @Test func aBlockedRetryIsNoDeadline() {
+        let devices = [Scheduler.DeviceSpec(id: "a", mode: .keepConnected), .init(id: "b", mode: .keepConnected)]
+        var scheduler = Scheduler(devices: devices, now: start, backoff: Self.backoff)
+        #expect(discoverAll(&scheduler, ["a", "b"]) == [.connect("a")])
+        #expect(scheduler.handle(.connectFailed("a"), at: start) == [.connect("b")])
+        #expect(scheduler.nextDeadline() == start + .seconds(1))
+        // b is still connecting when a's retry comes due: nothing to do until b's attempt ends.
+        #expect(scheduler.handle(.tick, at: start + .seconds(1)) == [])
+        #expect(scheduler.nextDeadline() == nil)
+        #expect(scheduler.handle(.connected("b"), at: start + .seconds(2)) == [.connect("a")])
+        // The adapter goes away with a's retry pending; it comes due while the adapter is off.
+        #expect(scheduler.handle(.connectFailed("a"), at: start + .seconds(2)) == [])
+        #expect(scheduler.handle(.adapterPowered(false), at: start + .seconds(2)) == [])
+        #expect(scheduler.handle(.tick, at: start + .seconds(10)) == [])
+        #expect(scheduler.nextDeadline() == nil)
+        #expect(scheduler.handle(.adapterPowered(true), at: start + .seconds(11)) == [.connect("a")])
+    }
+
     /// BlueZ lost the device's object (a bluetoothd restart): no backoff, connected as soon as it is seen again.
     @Test func aDeviceBlueZNoLongerKnowsWaitsForItsNextSightingWithoutBackoff() {
         var scheduler = Scheduler(devices: [.init(id: "k", mode: .keepConnected)], now: start, backoff: Self.backoff)

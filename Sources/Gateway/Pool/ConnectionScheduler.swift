@@ -120,6 +120,8 @@ package struct ConnectionScheduler: Sendable {
     private var order: [String] = []
     private var adapterPowered = true
     private var discoveryPaused = false
+    /// When ``handle(_:at:)`` last planned (``nextDeadline()``).
+    private var plannedAt: Instant?
 
     package init(
         maxConnections: Int = 5, pauseDiscoveryWhileConnecting: Bool = false, commandConnectAttempts: Int = 3,
@@ -159,11 +161,16 @@ package struct ConnectionScheduler: Sendable {
     /// Whether this gateway may connect the device (always, unless `coordinated`).
     package func isOwned(_ id: String) -> Bool { records[id]?.owned ?? false }
 
-    /// The earliest time at which a `.tick` may produce actions.
+    /// The earliest time at which a `.tick` may produce actions: after the last plan. A deadline
+    /// that plan already saw pass and did not act on (the adapter off, another device connecting,
+    /// the slots full, the device unseen) waits for the event that unblocks it, which plans again;
+    /// returned, it made the gateway's wake-up timer fire at once, over and over, for as long as the
+    /// block lasted (a busy loop; 2026-12-05, gateways left with their bus gone).
     package func nextDeadline() -> Instant? {
         var deadline: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
+            if let plannedAt, instant <= plannedAt { return }
             deadline = deadline.map { min($0, instant) } ?? instant
         }
         for record in records.values where record.spec.mode != .passive {
@@ -291,6 +298,7 @@ package struct ConnectionScheduler: Sendable {
             }
             records[id] = record
         }
+        plannedAt = now
         actions += plan(now)
         return actions
     }
