@@ -12,7 +12,7 @@ extension CentralManager {
         guard tracker.state == .poweredOn else { return }
         var entries: [DeviceCachePolicy.Entry] = []
         let now = options.clock.now
-        for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
+        for path in adapterDevicePaths {
             guard let properties = objects.properties(path, BlueZNames.device),
                 let address = DeviceProperties.address(properties)
             else { continue }
@@ -37,16 +37,19 @@ extension CentralManager {
     /// them stay bounded among passing addresses and across bluetoothd restarts).
     public var trackedPeripheralCount: Int { peripherals.count }
 
+    /// The paths of the devices BlueZ holds for the adapter.
+    var adapterDevicePaths: [DBusObjectPath] { objects.paths(with: BlueZNames.device).filter(isOurDevice) }
+
     /// The addresses of the devices BlueZ holds for the adapter (tests: which ones a sweep removed).
     package var cachedDeviceAddresses: Set<BluetoothAddress> {
         Set(
-            objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.compactMap {
+            adapterDevicePaths.compactMap {
                 objects.properties($0, BlueZNames.device).flatMap(DeviceProperties.address)
             })
     }
 
     /// How many devices BlueZ currently holds for the adapter (to watch the cache stay bounded).
     public var cachedDeviceCount: Int {
-        objects.paths(with: BlueZNames.device).filter { $0.isDescendant(of: adapterPath) }.count
+        adapterDevicePaths.count
     }
 }

@@ -280,7 +280,7 @@ public actor CentralManager {
 
     /// Peripherals BlueZ reports as connected (`retrieveConnectedPeripherals(withServices:)`).
     public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
-        objects.paths(with: BlueZNames.device).filter(isOurDevice).sorted().compactMap { path in
+        adapterDevicePaths.sorted().compactMap { path in
             guard let properties = objects.properties(path, BlueZNames.device),
                 properties["Connected"]?.asBool == true, let address = DeviceProperties.address(properties),
                 DeviceProperties.advertisement(properties).advertisesAny(of: services)
@@ -479,7 +479,7 @@ public actor CentralManager {
         let previous = objects
         tree.update { $0 = ManagedObjects(reply: reply.first ?? .array(elementSignature: "y", [])) }
         let now = options.clock.now
-        for path in objects.paths(with: BlueZNames.device) where path.isDescendant(of: adapterPath) {
+        for path in adapterDevicePaths {
             lastSeen[path] = now
         }
         for (path, peripheral) in peripherals {
