@@ -41,12 +41,9 @@ extension Publisher {
                 // from memory (they are in the outbox now, in order).
                 for item in items where memory?.holds(item.id) == true { sendFromMemory(item) }
             case .store(let entries, let reason):
-                if let reason {
-                    logger.info(
-                        "readings held in memory written to the outbox",
-                        [("count", "\(entries.count)"), ("reason", reason.rawValue)])
-                }
-                toCommit.append(PublisherInbox.Submission(entries: entries, continuation: nil))
+                // Logged by the commit, once the readings are in the file: a log line that came
+                // first would claim a reading survives a SIGKILL that can still lose it.
+                toCommit.append(PublisherInbox.Submission(entries: entries, continuation: nil, spilled: reason))
             case .checkAt(let due):
                 onThread(at: due) { publisher in
                     // Acknowledgements already reported may still wait in the inbox for their

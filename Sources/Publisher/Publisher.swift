@@ -319,6 +319,7 @@ package actor Publisher {
             let records = try withStore { try $0.appendRecords(submissions.flatMap(\.entries)) }
             noteStoreResult(.success(()))
             for submission in submissions { finish(submission, .success(())) }
+            logSpills(submissions)
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
@@ -337,6 +338,7 @@ package actor Publisher {
                 do throws(OutboxError) {
                     let records = try withStore { try $0.appendRecords(submission.entries) }
                     finish(submission, .success(()))
+                    logSpills([submission])
                     perform(window.appended(records, now: clock.now))
                 } catch {
                     settle(submission, error)
@@ -355,6 +357,16 @@ package actor Publisher {
             hold(submission.entries)
         } else {
             finish(submission, .failure(error))
+        }
+    }
+
+    /// Memory-first mode: says which committed submissions were readings spilled from memory.
+    private func logSpills(_ committed: [PublisherInbox.Submission]) {
+        for submission in committed {
+            guard let reason = submission.spilled else { continue }
+            logger.info(
+                "readings held in memory written to the outbox",
+                [("count", "\(submission.entries.count)"), ("reason", reason.rawValue)])
         }
     }
 

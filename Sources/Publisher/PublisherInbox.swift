@@ -14,6 +14,9 @@ final class PublisherInbox: Sendable {
         let entries: [OutboxEntry]
         /// Resumed with the commit's result; nil for ``Publisher/offer(_:)``.
         let continuation: CheckedContinuation<Result<Void, OutboxError>, Never>?
+        /// Memory-first mode: readings held in memory and written to the outbox after all, and why
+        /// (logged once they are committed).
+        var spilled: MemoryFirstBuffer.SpillReason? = nil
     }
 
     struct Outcome: Sendable {

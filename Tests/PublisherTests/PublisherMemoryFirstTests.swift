@@ -1,6 +1,8 @@
 import Foundation
+import Logging
 import MQTT
 import Outbox
+import Synchronization
 import TestSupport
 import Testing
 
@@ -204,6 +206,57 @@ import Testing
         let stats = try await publisher.stats()
         #expect(seqs == Array((20 - seqs.count)..<20) && seqs.count >= 15, "\(seqs) \(stats)")
         #expect(stats.inMemory == 0 && stats.spilled >= seqs.count)
+        await client.disconnect()
+    }
+
+    /// The spill's log line says the readings are in the file, so it must come after their commit:
+    /// a watcher that kills the gateway when it sees the line (as the multi-gateway no-loss test
+    /// does) finds them there. Logged before the commit, the line reached such a watcher while the
+    /// rows were not yet written, and a whole-suite run found the killed gateway's outbox empty.
+    @Test(.timeLimit(.minutes(1)))
+    func aSpillIsLoggedOnceItsReadingsAreInTheFile() async throws {
+        let broker = try await MosquittoFixture()
+        let directory = try TemporaryDirectory(prefix: "memfirst")
+        let path = directory.file("o.sqlite").path
+        let store = try await OutboxStore(path: path)
+        let client = try PublisherTestSupport.client(broker, clientID: "pub-memfirst-spill-log")
+        try await client.connect()
+        let label = "publisher-spill-log-\(UInt32.random(in: 0...UInt32.max))"
+        // (readings the line counts, rows in the file when it was logged), read through a second
+        // connection from inside the log call.
+        let logged = Mutex<[(count: Int, rows: Int64)]>([])
+        let tap = LogConfiguration.shared.addTap(
+            minimum: .info,
+            LogSink { record in
+                guard record.label == label, record.message == "readings held in memory written to the outbox" else {
+                    return
+                }
+                let count = record.metadata.first { $0.0 == "count" }.flatMap { Int($0.1) } ?? -1
+                let rows = (try? Self.rowsEverWritten(path)) ?? -1
+                logged.withLock { $0.append((count, rows)) }
+            })
+        defer { LogConfiguration.shared.removeTap(tap) }
+        let publisher = Publisher(
+            store: store, client: client, options: PublisherOptions(mode: .memoryFirst(spillAfter: .seconds(1))),
+            logger: Logger(label: label))
+        await publisher.start()
+        #expect(
+            await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                (try? await publisher.stats())?.isMemoryFirstLive ?? false
+            })
+        // The broker hangs, so the readings are late and spilled after `spill_after`.
+        broker.pause()
+        for seq in 0..<10 { publisher.offer([TestReading.entry(device: "a", seq: seq)]) }
+        let spilled = await PublisherTestSupport.wait(timeout: .seconds(10)) { !logged.withLock { $0.isEmpty } }
+        #expect(spilled, "no spill was logged")
+        let first = logged.withLock { $0.first }
+        broker.resume()
+        if let first {
+            #expect(
+                first.count > 0 && first.rows >= Int64(first.count),
+                "logged \(first.count), \(first.rows) rows in the file")
+        }
+        await publisher.stop()
         await client.disconnect()
     }
 
