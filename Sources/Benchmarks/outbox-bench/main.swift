@@ -4,13 +4,14 @@
 //       rows/s appended through OutboxStore, batched (100 rows per transaction) and unbatched
 //       (one row per transaction), synchronous NORMAL and FULL, on a fresh file each.
 //   outbox-bench publisher --port PORT [--count N] [--payload BYTES] [--window W] [--rounds R]
-//                          [--baseline PATH]
+//                          [--baseline PATH] [--reserve BYTES]
 //       QoS 1 end to end through Outbox + Publisher + MQTTClient to a local mosquitto: readings
 //       submitted one by one (one transaction each) until the outbox is empty again (every
 //       PUBACK received and every row deleted); and a backlog of N rows drained from a standing
 //       start. With --baseline, the mqtt helper's plain C libmosquitto publisher
 //       (bench/mqtt/baseline_publisher.c) publishes the same count and payload size at QoS 1 in
-//       the same run.
+//       the same run. --reserve sets the outbox's disk reserve (default 1 MiB), which bounds its
+//       WAL to half of it and so sets how often the WAL is checkpointed.
 import Foundation
 import Logging
 import MQTT
@@ -27,6 +28,7 @@ struct Options {
     var window = 64
     var rounds = 3
     var baseline = ""
+    var reserve = OutboxOptions().diskReserve
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -41,6 +43,7 @@ struct Options {
             case "--window": window = Int(value) ?? window
             case "--rounds": rounds = Int(value) ?? rounds
             case "--baseline": baseline = value
+            case "--reserve": reserve = Int(value) ?? reserve
             default: Self.usage()
             }
         }
@@ -52,7 +55,7 @@ struct Options {
             Data(
                 """
                 usage: outbox-bench store [--rows N]
-                       outbox-bench publisher --port PORT [--count N] [--payload B] [--window W] [--rounds R] [--baseline PATH]
+                       outbox-bench publisher --port PORT [--count N] [--payload B] [--window W] [--rounds R] [--baseline PATH] [--reserve BYTES]
 
                 """.utf8))
         exit(64)
@@ -168,7 +171,7 @@ func waitUntilEmpty(_ store: OutboxStore) async throws {
 func publisherRates(_ options: Options, round: Int) async throws -> (live: Double, concurrent: Double, drain: Double) {
     let (directory, path) = try temporaryDatabase()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try await OutboxStore(path: path)
+    let store = try await OutboxStore(path: path, options: OutboxOptions(diskReserve: options.reserve))
     let client = MQTTClient(
         configuration: try MQTTConfiguration(url: "mqtt://127.0.0.1:\(options.port)", clientID: "outbox-bench-\(round)")
     )
