@@ -172,12 +172,12 @@ import Timekeeping
         }
         func subscribe() async throws {
             #expect(
-                try await waitUntil {
+                await waitUntil {
                     (try? await simulator.snapshot(address: "C0:FF:EE:10:00:00").present) == true
                 })
             try await call(device, "org.bluez.Device1", "Connect")
             #expect(
-                try await waitUntil {
+                await waitUntil {
                     (try? await simulator.snapshot(address: "C0:FF:EE:10:00:00").servicesResolved) == true
                 })
             try await call(device + "/service000c/char000d", "org.bluez.GattCharacteristic1", "StartNotify")
@@ -185,7 +185,7 @@ import Timekeeping
         func lastSequence() async -> UInt64 { await simulator.loadStatistics().lastSequences.first ?? 0 }
         try await call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
         try await subscribe()
-        #expect(try await waitUntil { await lastSequence() > 0 })
+        #expect(await waitUntil { await lastSequence() > 0 })
         try await simulator.restartBluez(downtime: .milliseconds(100))
         let before = await lastSequence()
         try await subscribe()
@@ -224,9 +224,9 @@ import Timekeeping
         for index in 0..<2 {
             let address = "C0:FF:EE:10:00:0\(index)"
             let device = "/org/bluez/hci0/dev_C0_FF_EE_10_00_0\(index)"
-            #expect(try await waitUntil { (try? await simulator.snapshot(address: address).present) == true })
+            #expect(await waitUntil { (try? await simulator.snapshot(address: address).present) == true })
             _ = try await call(device, "org.bluez.Device1", "Connect")
-            #expect(try await waitUntil { (try? await simulator.snapshot(address: address).servicesResolved) == true })
+            #expect(await waitUntil { (try? await simulator.snapshot(address: address).servicesResolved) == true })
             let reply = try await call(
                 device + "/service000c/char000d", "org.bluez.GattCharacteristic1", "AcquireNotify", [.properties([:])])
             descriptors.append(try #require(reply.first?.asFileDescriptor).duplicate())
@@ -265,9 +265,9 @@ import Timekeeping
         _ = try await call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
         let address = "C0:FF:EE:10:00:00"
         let device = "/org/bluez/hci0/dev_C0_FF_EE_10_00_00"
-        #expect(try await waitUntil { (try? await simulator.snapshot(address: address).present) == true })
+        #expect(await waitUntil { (try? await simulator.snapshot(address: address).present) == true })
         _ = try await call(device, "org.bluez.Device1", "Connect")
-        #expect(try await waitUntil { (try? await simulator.snapshot(address: address).servicesResolved) == true })
+        #expect(await waitUntil { (try? await simulator.snapshot(address: address).servicesResolved) == true })
         let reply = try await call(
             device + "/service000c/char000d", "org.bluez.GattCharacteristic1", "AcquireNotify", [.properties([:])])
         let fd = try #require(reply.first?.asFileDescriptor).duplicate()
