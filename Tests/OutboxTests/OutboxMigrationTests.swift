@@ -42,6 +42,66 @@ import Testing
         #expect(try await store.stats().delivered == 1)
     }
 
+    /// Version 5 rebuilds the queue without AUTOINCREMENT: rows keep their ids, and the next id is
+    /// above the highest SQLite's sequence had issued, even one whose row was already deleted.
+    @Test func migratesAVersionFourFileKeepingItsIdsAndItsSequence() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        do {
+            let old = try SQLiteConnection(path: path)
+            #expect(try OutboxSchema.migrate(old, upTo: 4) == [1, 2, 3, 4])
+            for index in 0..<4 {
+                try old.execute(
+                    """
+                    INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
+                    VALUES ('dev', 'a/\(index)', x'01', 1, 0, 1700000000000000, 1700000000000001, 4)
+                    """)
+            }
+            try old.execute("DELETE FROM outbox WHERE id IN (1, 4)")
+        }
+        let store = try await OutboxStore(path: path)
+        #expect(try await store.withConnection { try $0.userVersion() } == OutboxSchema.currentVersion)
+        let sql = try await store.withConnection { try $0.texts("SELECT sql FROM sqlite_master WHERE name = 'outbox'") }
+        #expect(sql.count == 1 && !sql[0].uppercased().contains("AUTOINCREMENT"))
+        let records = try await store.next(limit: 10)
+        #expect(records.map(\.id) == [2, 3])
+        #expect(records.map(\.entry.topic) == ["a/1", "a/2"])
+        #expect(try await store.stats().bytes == 8)
+        #expect(try await store.append(reading("dev", 9)) == 5)
+    }
+
+    /// Version 5 copies the queue; on a full disk (here: the file pinned at its page count, which
+    /// SQLite refuses with `SQLITE_FULL` as it does a full file system) it is left for a later open,
+    /// and the file, at version 4, keeps its rows; the store writes such a file as well.
+    @Test func theQueueRebuildWaitsForRoomOnAFullDisk() throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let connection = try SQLiteConnection(path: directory.file("o.sqlite").path)
+        try OutboxSchema.migrate(connection, upTo: 4)
+        try connection.execute(
+            """
+            INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
+            VALUES ('dev', 'a/b', zeroblob(3000), 1, 0, 1, 1, 3003), ('dev', 'a/c', zeroblob(3000), 1, 0, 1, 1, 3003)
+            """)
+        let pages = try #require(try connection.integer("PRAGMA page_count"))
+        _ = try connection.integer("PRAGMA max_page_count = \(pages)")
+        let outcome = try OutboxSchema.migrateOrDefer(connection)
+        #expect(outcome.applied.isEmpty)
+        #expect(outcome.deferred?.version == 5)
+        #expect(try connection.userVersion() == 4)
+        #expect(!connection.isInTransaction)
+        #expect(try connection.integer("SELECT count(*) FROM outbox") == 2)
+        // The store's insert names the id; on the AUTOINCREMENT table SQLite keeps its sequence with it.
+        try connection.execute(
+            """
+            INSERT INTO outbox (id, stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
+            VALUES (7, 'dev', 'a/d', x'01', 1, 0, 1, 1, 4)
+            """)
+        #expect(try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'") == 7)
+        _ = try connection.integer("PRAGMA max_page_count = 1073741823")
+        #expect(try OutboxSchema.migrateOrDefer(connection).applied == [5])
+        #expect(try connection.integer(OutboxDatabase.highestIssuedIDQuery) == 7)
+    }
+
     @Test func refusesAFileFromANewerVersion() async throws {
         let directory = try TemporaryDirectory(prefix: "outbox")
         let path = directory.file("o.sqlite").path

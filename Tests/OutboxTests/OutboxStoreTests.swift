@@ -102,11 +102,44 @@ func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: Outbox
         let left = try await reopened.next(limit: 100)
         #expect(left.map(\.entry.payload) == [2, 3, 4, 6, 7, 8, 9].map { reading("dev", $0).payload })
         #expect(try await reopened.stats().delivered == 3)
-        // Ids keep increasing after removals (AUTOINCREMENT), so order holds across restarts.
+        // Ids keep increasing after removals, so order holds across restarts.
         let all = try await reopened.next(limit: 100)
         try await reopened.remove(ids: all.map(\.id))
         let newID = try await reopened.append(reading("dev", 10))
         #expect(newID > all.last!.id)
+    }
+
+    /// Ids are issued by the store, above the highest it ever issued: not after the queue emptied
+    /// (acknowledged, or dropped by a cap in the append itself), not after a restart; and no append
+    /// writes SQLite's `sqlite_sequence` (AUTOINCREMENT did, a page more in every commit).
+    @Test func idsNeverGoBackAfterTheQueueEmptiesOrTheStoreReopens() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        let options = OutboxOptions(maxAge: .seconds(3600))
+        var issued: [Int64] = []
+        do {
+            let store = try await OutboxStore(path: path, options: options)
+            issued += try await store.append((0..<5).map { reading("dev", $0) })
+            try await store.remove(ids: issued)
+        }
+        do {
+            let store = try await OutboxStore(path: path, options: options)
+            let after = try await store.append(reading("dev", 5))
+            #expect(after > issued.max()!)
+            issued.append(after)
+            try await store.remove(ids: [after])
+            // A reading past the age cap is dropped by its own append: the queue is empty again.
+            issued.append(try await store.append(reading("dev", 6, at: Date().addingTimeInterval(-7200))))
+            #expect(try await store.stats().depth == 0)
+            #expect(try await store.stats().dropped[.age] == 1)
+        }
+        let store = try await OutboxStore(path: path, options: options)
+        issued.append(try await store.append(reading("dev", 7)))
+        #expect(issued == issued.sorted() && Set(issued).count == issued.count, "ids \(issued)")
+        let sequenceRows = try await store.withConnection {
+            try $0.integer("SELECT count(*) FROM sqlite_sequence WHERE name = 'outbox'")
+        }
+        #expect(sequenceRows == 0)
     }
 
     @Test func statsReportTheOldestSampleTime() async throws {

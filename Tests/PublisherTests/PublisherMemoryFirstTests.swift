@@ -12,11 +12,11 @@ import Testing
 /// acknowledged promptly never touch the file, readings of an outage are spilled and all delivered,
 /// and a SIGKILL loses at most the readings of the last `spill_after`.
 @Suite(.serialized) struct PublisherMemoryFirstTests {
-    /// The highest row id the outbox ever gave out (AUTOINCREMENT keeps it in `sqlite_sequence`):
-    /// 0 when no reading was ever written. Read through a second connection.
+    /// The highest row id the outbox ever gave out: 0 when no reading was ever written. Read through
+    /// a second connection.
     static func rowsEverWritten(_ path: String) throws -> Int64 {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        return try connection.integer("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'outbox'") ?? 0
+        return try connection.integer(OutboxStore.highestIssuedIDQuery) ?? 0
     }
 
     static func fileSizes(_ path: String) -> [Int] {

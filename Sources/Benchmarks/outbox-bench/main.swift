@@ -117,7 +117,7 @@ func rawRate(synchronous: OutboxSynchronousMode, batch: Int, rows: Int) throws -
     try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
     try connection.execute(
         """
-        CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL, topic TEXT NOT NULL,
+        CREATE TABLE outbox (id INTEGER PRIMARY KEY, stream TEXT NOT NULL, topic TEXT NOT NULL,
             payload BLOB NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL, sample_time INTEGER NOT NULL,
             enqueued_at INTEGER NOT NULL, size INTEGER NOT NULL)
         """)

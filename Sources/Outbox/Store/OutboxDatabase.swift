@@ -13,12 +13,18 @@ final class OutboxDatabase {
     let options: OutboxOptions
     private(set) var depth: Int
     private(set) var bytes: Int
+    /// The highest row id this file ever had: the next append takes the ids above it. Read at open
+    /// from the rows and from `ids.issued` in `counters`, which every transaction that deletes rows
+    /// brings up to date, so an id is never issued twice, even after the queue emptied or a restart.
+    private var lastIssuedID: Int64
     /// Full-disk handling (see ``OutboxSpacePolicy``).
     var space: OutboxSpacePolicy
     /// The reserve file kept next to the database (`<path>-reserve`).
     let reservePath: String
     /// `PRAGMA max_page_count` as it was at open (restored when the database is unpinned).
     let unpinnedPageLimit: Int64
+    /// A schema step left for a later open because the disk was full (``OutboxSchema/Migration/deferrableWhenFull``).
+    let deferredMigration: OutboxSchema.Migration?
     /// The files whose access by every user was taken away at open (``withdrawOthersAccess(_:)``).
     let tightened: [(file: String, from: String, to: String)]
 
@@ -29,11 +35,12 @@ final class OutboxDatabase {
     private let scanHead: SQLiteStatement
     private let addCounter: SQLiteStatement
     private let readCounters: SQLiteStatement
+    private let recordIssued: SQLiteStatement
     private let selectOldest: SQLiteStatement
 
     /// The page cache's bound (`PRAGMA cache_size`), in KiB: 32 pages of 4 KiB. A queue's hot pages are
     /// about a dozen (the first page, the table's root and interior pages, the leaf rows are appended
-    /// to and the one they are deleted from, the free list, the sequence, the counters, the kv state);
+    /// to and the one they are deleted from, the free list, the counters, the kv state);
     /// a backlog is read once, in order, from the OS's file cache. The cache keeps every page it took
     /// until it is full, and the queue moves through the whole file, so it always fills up, a page at
     /// a time: at SQLite's default (2,000 KiB) `RssAnon` crept 4–8 kB a minute in `make soak` (84 kB
@@ -60,7 +67,7 @@ final class OutboxDatabase {
         }
         try connection.execute("PRAGMA synchronous = \(options.synchronous.pragmaValue)")
         try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKiB)")
-        try OutboxSchema.migrate(connection)
+        deferredMigration = try OutboxSchema.migrateOrDefer(connection).deferred
         self.connection = connection
         self.options = options
         space = OutboxSpacePolicy(reserve: options.diskReserve)
@@ -69,8 +76,8 @@ final class OutboxDatabase {
         try Self.boundWAL(connection, reserve: options.diskReserve)
         insert = try connection.prepare(
             """
-            INSERT INTO outbox (stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO outbox (id, stream, topic, payload, qos, retain, sample_time, enqueued_at, size)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         selectAfter = try connection.prepare(
             """
@@ -86,11 +93,17 @@ final class OutboxDatabase {
             ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
             """)
         readCounters = try connection.prepare("SELECT name, value FROM counters")
+        recordIssued = try connection.prepare(
+            """
+            INSERT INTO counters (name, value) VALUES ('\(Self.issuedCounter)', ?)
+            ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)
+            """)
         selectOldest = try connection.prepare("SELECT sample_time FROM outbox ORDER BY id LIMIT 1")
         let totals = try connection.prepare("SELECT count(*), coalesce(sum(size), 0) FROM outbox")
         _ = try totals.step()
         depth = Int(totals.int64(at: 0))
         bytes = Int(totals.int64(at: 1))
+        lastIssuedID = try connection.integer(Self.highestIssuedIDQuery) ?? 0
         prepareReserve()
     }
 
@@ -120,26 +133,32 @@ final class OutboxDatabase {
         let enqueued = Self.microseconds(now)
         var ids: [Int64] = []
         ids.reserveCapacity(entries.count)
+        let firstID = lastIssuedID + 1
         observeSpace()
         // A refused append is not retried here: the caller holds the readings and tries again, and
         // the space released for the full disk stays for deletions meanwhile.
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: false) {
             try connection.transaction {
+                ids.removeAll(keepingCapacity: true)
                 var addedBytes = 0
-                for entry in entries {
+                for (offset, entry) in entries.enumerated() {
+                    let id = firstID + Int64(offset)
                     try insert.run([
-                        .text(entry.stream), .text(entry.topic), .blob(entry.payload),
+                        .integer(id), .text(entry.stream), .text(entry.topic), .blob(entry.payload),
                         .integer(Int64(entry.qos.rawValue)),
                         .integer(entry.retain ? 1 : 0), .integer(Self.microseconds(entry.sampleTime)),
                         .integer(enqueued),
                         .integer(Int64(entry.size)),
                     ])
-                    ids.append(connection.lastInsertRowID)
+                    ids.append(id)
                     addedBytes += entry.size
                 }
-                return try applyCaps(depth: depth + entries.count, bytes: bytes + addedBytes, now: now)
+                return try applyCaps(
+                    depth: depth + entries.count, bytes: bytes + addedBytes, now: now,
+                    issued: firstID + Int64(entries.count - 1))
             }
         }
+        lastIssuedID = ids.last ?? lastIssuedID
         depth = newDepth
         bytes = newBytes
         return ids
@@ -196,7 +215,10 @@ final class OutboxDatabase {
                 }
                 deleteOne.reset()
             }
-            if removed > 0 { try addCounter.run([.integer(Int64(removed)), .text(counter)]) }
+            if removed > 0 {
+                try addCounter.run([.integer(Int64(removed)), .text(counter)])
+                try recordIssued.run([.integer(lastIssuedID)])
+            }
             return (removed, removedBytes)
         }
     }
@@ -213,7 +235,7 @@ final class OutboxDatabase {
     /// Applies the age cap now (appends apply every cap themselves).
     func purgeExpired(now: Date) throws {
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: true) {
-            try connection.transaction { try applyCaps(depth: depth, bytes: bytes, now: now) }
+            try connection.transaction { try applyCaps(depth: depth, bytes: bytes, now: now, issued: lastIssuedID) }
         }
         depth = newDepth
         bytes = newBytes
@@ -242,8 +264,9 @@ final class OutboxDatabase {
     // MARK: - Caps
 
     /// Drops the oldest rows while a cap is exceeded, counting each drop under its reason.
-    /// Runs inside the caller's transaction; returns the new depth and bytes.
-    private func applyCaps(depth: Int, bytes: Int, now: Date) throws -> (Int, Int) {
+    /// Runs inside the caller's transaction, whose rows have ids up to `issued`; returns the new depth
+    /// and bytes.
+    private func applyCaps(depth: Int, bytes: Int, now: Date, issued: Int64) throws -> (Int, Int) {
         let cutoff = Self.microseconds(now) - options.maxAge.inMicroseconds
         let oldest = try oldestSampleMicroseconds() ?? .max
         guard depth > options.maxMessages || bytes > options.maxBytes || oldest < cutoff else { return (depth, bytes) }
@@ -270,7 +293,10 @@ final class OutboxDatabase {
             counts[reason, default: 0] += 1
         }
         scanHead.reset()
-        if let lastDropped { try deleteThrough.run([.integer(lastDropped)]) }
+        if let lastDropped {
+            try deleteThrough.run([.integer(lastDropped)])
+            try recordIssued.run([.integer(issued)])
+        }
         for (reason, count) in counts { try addCounter.run([.integer(count), .text(reason.counterName)]) }
         return (depth, bytes)
     }
@@ -279,6 +305,16 @@ final class OutboxDatabase {
         defer { selectOldest.reset() }
         return try selectOldest.step() ? selectOldest.int64(at: 0) : nil
     }
+
+    /// The `counters` row that keeps the highest id issued across deletions and restarts.
+    static let issuedCounter = "ids.issued"
+
+    /// The highest row id a file ever had (0 when no row was ever written): the rows', or the one
+    /// `ids.issued` kept when rows were deleted. Tests read it through a second connection.
+    static let highestIssuedIDQuery = """
+        SELECT max(coalesce((SELECT max(id) FROM outbox), 0),
+                   coalesce((SELECT value FROM counters WHERE name = '\(issuedCounter)'), 0))
+        """
 
     // MARK: - Time
 

@@ -74,6 +74,11 @@ package actor OutboxStore {
                     "outbox file was readable by every user; that access is taken away",
                     [("file", file.file), ("mode", file.from), ("now", file.to)])
             }
+            if let step = database.deferredMigration {
+                logger.notice(
+                    "outbox schema step left for a later start: the disk is full (the outbox works without it)",
+                    [("step", "\(step.version)"), ("summary", step.summary), ("path", path)])
+            }
             logger.info(
                 "outbox open",
                 [("path", path), ("depth", "\(database.depth)"), ("synchronous", options.synchronous.rawValue)])
@@ -143,6 +148,10 @@ package actor OutboxStore {
         let now = clock.date
         return try withDatabase { try $0.append([entry], now: now)[0] }
     }
+
+    /// SQL giving the highest row id a store's file ever issued (0 when none), for readers of the
+    /// file through another connection (tests, tools).
+    package static var highestIssuedIDQuery: String { OutboxDatabase.highestIssuedIDQuery }
 
     /// Up to `limit` waiting records with ids greater than `id` (from the oldest when nil), oldest first.
     package func next(after id: Int64? = nil, limit: Int) throws(OutboxError) -> [OutboxRecord] {
