@@ -142,6 +142,24 @@ func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: Outbox
         #expect(sequenceRows == 0)
     }
 
+    /// Removal deletes runs of consecutive ids with one statement each: out of order, repeated,
+    /// gapped and unknown ids remove exactly the rows named, each counted once.
+    @Test func removalByRunsRemovesExactlyTheNamedRows() async throws {
+        #expect(OutboxDatabase.consecutiveRuns([]) == [])
+        #expect(OutboxDatabase.consecutiveRuns([9, 3, 4, 4, 5, 11, 10, 1]) == [1...1, 3...5, 9...11])
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let store = try await OutboxStore(path: directory.file("o.sqlite").path)
+        let ids = try await store.append((0..<20).map { reading("dev", $0) })
+        let named = [ids[7], ids[3], ids[4], ids[4], ids[5], ids[12], ids[19], ids[18], ids[19] + 100]
+        #expect(try await store.remove(ids: named) == 7)
+        let left = try await store.next(limit: 100).map(\.id)
+        #expect(left == ids.filter { !named.contains($0) })
+        let stats = try await store.stats()
+        #expect(stats.delivered == 7)
+        let keptBytes = (0..<20).filter { !named.contains(ids[$0]) }.map { reading("dev", $0).size }.reduce(0, +)
+        #expect(stats.bytes == keptBytes)
+    }
+
     @Test func statsReportTheOldestSampleTime() async throws {
         let directory = try TemporaryDirectory(prefix: "outbox")
         let store = try await OutboxStore(path: directory.file("o.sqlite").path)

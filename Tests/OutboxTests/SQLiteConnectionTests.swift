@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -75,6 +76,9 @@ import Testing
         try insert.run([.text("ä \u{1F600}"), .blob([0, 1, 255])])
         try insert.run([.text("empty"), .blob([])])
         try insert.run([nil, nil])
+        // An empty string is text, not NULL; a bridged (non-native) string binds as well.
+        try insert.run([.text(""), nil])
+        try insert.run([.text(String(NSString(string: "bridged ü"))), nil])
         let select = try connection.prepare("SELECT name, data FROM t ORDER BY id")
         try select.bind([])
         #expect(try select.step())
@@ -85,6 +89,11 @@ import Testing
         #expect(!select.isNull(at: 1))
         #expect(try select.step())
         #expect(select.isNull(at: 0))
+        #expect(try select.step())
+        #expect(!select.isNull(at: 0))
+        #expect(select.text(at: 0) == "")
+        #expect(try select.step())
+        #expect(select.text(at: 0) == "bridged ü")
         #expect(try !select.step())
     }
 

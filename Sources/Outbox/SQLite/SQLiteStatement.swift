@@ -41,11 +41,20 @@ package final class SQLiteStatement {
         case .text(let string):
             // The closure returns the result code rather than throwing: withUnsafeBufferPointer
             // only rethrows typed errors from Swift 6.1 on, and this must build with 6.0 too.
-            let utf8 = Array(string.utf8)
-            try check(
-                utf8.withUnsafeBufferPointer { buffer in
-                    blebridge_sqlite3_bind_text_transient(handle, index, buffer.baseAddress, Int32(buffer.count))
-                })
+            // A native string's UTF-8 is read in place (SQLite copies it: transient); only a
+            // bridged one is copied into an array first.
+            // An empty buffer may have no address, which would bind NULL: "" is bound as a C string.
+            let handle = handle
+            let bindText = { (buffer: UnsafeBufferPointer<UInt8>) -> Int32 in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return "".withCString { blebridge_sqlite3_bind_text_transient(handle, index, $0, 0) }
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
+                    blebridge_sqlite3_bind_text_transient(handle, index, text, Int32(buffer.count))
+                }
+            }
+            let result = string.utf8.withContiguousStorageIfAvailable(bindText)
+            try check(result ?? Array(string.utf8).withUnsafeBufferPointer(bindText))
         case .blob(let bytes):
             // A zero-length blob with a nil pointer would bind NULL; use zeroblob instead.
             if bytes.isEmpty {
