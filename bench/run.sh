@@ -25,6 +25,8 @@
 # directory (logs, configuration, databases). BENCH_PROFILE=DIR samples the process under test with
 # `perf record -e cpu-clock -g` (Debian's linux-perf) during each latency phase and writes
 # DIR/<phase>.perf.data and DIR/<phase>.txt (the functions by self time, then by children).
+# BENCH_PROFILE_CALLGRAPH replaces perf's `-g` (frame pointers), e.g. `--call-graph dwarf,16384` to see
+# callers inside libsqlite3 and libc, which Debian builds without frame pointers.
 # Everything runs at the caller's priority (no boost: `BENCH_NICE` was removed, issue 20), on
 # loopback; every phase has a fixed duration.
 set -euo pipefail
@@ -202,7 +204,7 @@ phase() {
     local profiler=""
     if [ -n "${BENCH_PROFILE:-}" ] && [[ "$name" == *-latency ]]; then
         mkdir -p "$BENCH_PROFILE"
-        perf record -q -e cpu-clock -g -p "$target" -o "$BENCH_PROFILE/$name.perf.data" -- sleep "$duration" \
+        perf record -q -e cpu-clock ${BENCH_PROFILE_CALLGRAPH:--g} -p "$target" -o "$BENCH_PROFILE/$name.perf.data" -- sleep "$duration" \
             >"$BENCH_PROFILE/$name.record.log" 2>&1 &
         profiler=$!
     fi
