@@ -142,6 +142,23 @@ func reading(_ stream: String, _ index: Int, at time: Date = Date(), qos: Outbox
         #expect(sequenceRows == 0)
     }
 
+    /// A second store on the same file (a second process given the same `outbox.path`) takes ids
+    /// this one meant to issue: its next append reads the highest again instead of failing on the
+    /// taken ids, and no row is lost.
+    @Test func anotherWriterOnTheSameFileDoesNotBlockAppends() async throws {
+        let directory = try TemporaryDirectory(prefix: "outbox")
+        let path = directory.file("o.sqlite").path
+        let first = try await OutboxStore(path: path)
+        let second = try await OutboxStore(path: path)
+        let a = try await first.append((0..<3).map { reading("a", $0) })
+        let b = try await second.append((0..<3).map { reading("b", $0) })
+        let c = try await first.append((3..<5).map { reading("a", $0) })
+        #expect(Set(a + b + c).count == 8)
+        #expect(b.min()! > a.max()! && c.min()! > b.max()!)
+        let rows = try await first.next(limit: 100)
+        #expect(rows.map(\.id) == a + b + c)
+    }
+
     /// Removal deletes runs of consecutive ids with one statement each: out of order, repeated,
     /// gapped and unknown ids remove exactly the rows named, each counted once.
     @Test func removalByRunsRemovesExactlyTheNamedRows() async throws {

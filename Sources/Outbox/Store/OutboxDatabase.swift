@@ -130,11 +130,25 @@ final class OutboxDatabase {
                 .entryTooLarge, "entry of \(large.size) bytes for \(large.topic) exceeds the cap of \(options.maxBytes)"
             )
         }
+        observeSpace()
+        let ids: [Int64]
+        do {
+            ids = try insertRows(entries, now: now)
+        } catch let error as SQLiteError where error.code == .constraint {
+            // Another connection appended to this file (a second process given the same
+            // outbox.path) and took the ids this store meant to issue: read the highest again.
+            lastIssuedID = max(lastIssuedID, try connection.integer(Self.highestIssuedIDQuery) ?? 0)
+            ids = try insertRows(entries, now: now)
+        }
+        return ids
+    }
+
+    /// ``append(_:now:)``'s transaction: the rows with the ids after ``lastIssuedID``, then the caps.
+    private func insertRows(_ entries: [OutboxEntry], now: Date) throws -> [Int64] {
         let enqueued = Self.microseconds(now)
+        let firstID = lastIssuedID + 1
         var ids: [Int64] = []
         ids.reserveCapacity(entries.count)
-        let firstID = lastIssuedID + 1
-        observeSpace()
         // A refused append is not retried here: the caller holds the readings and tries again, and
         // the space released for the full disk stays for deletions meanwhile.
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: false) {
