@@ -103,7 +103,7 @@ final class OutboxDatabase {
         _ = try totals.step()
         depth = Int(totals.int64(at: 0))
         bytes = Int(totals.int64(at: 1))
-        lastIssuedID = try connection.integer(Self.highestIssuedIDQuery) ?? 0
+        lastIssuedID = try Self.highestIssuedID(connection)
         prepareReserve()
     }
 
@@ -137,7 +137,7 @@ final class OutboxDatabase {
         } catch let error as SQLiteError where error.code == .constraint {
             // Another connection appended to this file (a second process given the same
             // outbox.path) and took the ids this store meant to issue: read the highest again.
-            lastIssuedID = max(lastIssuedID, try connection.integer(Self.highestIssuedIDQuery) ?? 0)
+            lastIssuedID = max(lastIssuedID, try Self.highestIssuedID(connection))
             ids = try insertRows(entries, now: now)
         }
         return ids
@@ -344,6 +344,18 @@ final class OutboxDatabase {
         SELECT max(coalesce((SELECT max(id) FROM outbox), 0),
                    coalesce((SELECT value FROM counters WHERE name = '\(issuedCounter)'), 0))
         """
+
+    /// ``highestIssuedIDQuery``, and SQLite's own sequence where the queue table still has one: a
+    /// file whose schema step 5 waits for room (``deferredMigration``) keeps its `AUTOINCREMENT`
+    /// table, whose sequence may be above every row left and was never copied to `ids.issued`.
+    static func highestIssuedID(_ connection: SQLiteConnection) throws -> Int64 {
+        var highest = try connection.integer(highestIssuedIDQuery) ?? 0
+        if try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'") ?? 0 > 0 {
+            let sequence = "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'outbox'"
+            highest = max(highest, try connection.integer(sequence) ?? 0)
+        }
+        return highest
+    }
 
     // MARK: - Time
 
