@@ -153,7 +153,6 @@ final class OutboxDatabase {
         // the space released for the full disk stays for deletions meanwhile.
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: false) {
             try connection.transaction {
-                ids.removeAll(keepingCapacity: true)
                 var addedBytes = 0
                 for (offset, entry) in entries.enumerated() {
                     let id = firstID + Int64(offset)
