@@ -26,7 +26,10 @@
 # `perf record -e cpu-clock -g` (Debian's linux-perf) during each latency phase and writes
 # DIR/<phase>.perf.data and DIR/<phase>.txt (the functions by self time, then by children).
 # BENCH_PROFILE_CALLGRAPH replaces perf's `-g` (frame pointers), e.g. `--call-graph dwarf,16384` to see
-# callers inside libsqlite3 and libc, which Debian builds without frame pointers.
+# callers inside libsqlite3 and libc, which Debian builds without frame pointers. BENCH_PROFILE_EVENT
+# replaces the sampled event (`cpu-clock`), e.g. `probe_libc:malloc` after `perf probe -x
+# /lib/x86_64-linux-gnu/libc.so.6 malloc` records every allocation with its caller (the sample count
+# divided by the messages received is the allocations per message).
 # Everything runs at the caller's priority (no boost: `BENCH_NICE` was removed, issue 20), on
 # loopback; every phase has a fixed duration.
 set -euo pipefail
@@ -204,7 +207,7 @@ phase() {
     local profiler=""
     if [ -n "${BENCH_PROFILE:-}" ] && [[ "$name" == *-latency ]]; then
         mkdir -p "$BENCH_PROFILE"
-        perf record -q -e cpu-clock ${BENCH_PROFILE_CALLGRAPH:--g} -p "$target" -o "$BENCH_PROFILE/$name.perf.data" -- sleep "$duration" \
+        perf record -q -e "${BENCH_PROFILE_EVENT:-cpu-clock}" ${BENCH_PROFILE_CALLGRAPH:--g} -p "$target" -o "$BENCH_PROFILE/$name.perf.data" -- sleep "$duration" \
             >"$BENCH_PROFILE/$name.record.log" 2>&1 &
         profiler=$!
     fi

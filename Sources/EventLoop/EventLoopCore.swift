@@ -212,6 +212,10 @@ final class EventLoopCore: Sendable {
 
     private func run(executor: UnownedSerialExecutor) {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
+        // The queue's two buffers take turns: the thread runs one while others append to the other,
+        // so a queue that empties and refills (a hand-over per reading) keeps its capacity instead
+        // of allocating on every first append (issue 20).
+        var work: [Work] = []
         while true {
             let timeout = waitTimeout()
             // `events` is never empty; Swift 6.0 imports epoll_wait's buffer as non-optional.
@@ -236,16 +240,16 @@ final class EventLoopCore: Sendable {
                 guard let watcher = watchers.withLock({ $0[token] }) else { continue }
                 watcher.handler(Self.readiness(events[index].events))
             }
-            let (due, work, stopping) = state.withLock { state in
+            let (due, stopping) = state.withLock { state in
                 // Read under the lock: work queued after a move of a manual clock sees the move,
                 // so the timers it made due run first.
                 let due = state.timers.popDue(now: clock.now)
-                var work: [Work] = []
                 swap(&work, &state.work)
-                return (due, work, state.stopping)
+                return (due, state.stopping)
             }
             for timer in due { timer.body() }
             perform(work, executor: executor)
+            work.removeAll(keepingCapacity: true)
             if stopping { break }
         }
         // Stopping: what was queued before the stop (and what that queues) still runs.

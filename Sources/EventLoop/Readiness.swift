@@ -13,4 +13,12 @@ package struct Readiness: OptionSet, Sendable, Hashable {
     /// The descriptor has an error pending, or could not be watched at all (a closed or
     /// unsupported descriptor): reported whether asked for or not.
     package static let error = Readiness(rawValue: 1 << 3)
+
+    // Sets of the options as constants: outside this module an array literal of them is built by
+    // unspecialised generic code, about three allocations each time (the MQTT thread's turn built
+    // one per turn, issue 20).
+    /// Data, the peer's hang-up or an error: whatever a reader must look at.
+    package static let readableOrClosed: Readiness = [.readable, .hangUp, .error]
+    /// Readable and writable: the interest of a watch with output waiting.
+    package static let readableAndWritable: Readiness = [.readable, .writable]
 }

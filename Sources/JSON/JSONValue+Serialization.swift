@@ -13,7 +13,9 @@ extension JSONValue {
         return output
     }
 
-    private func write(to output: inout [UInt8]) {
+    /// Appends the value's compact JSON text (as ``bytes`` has it) to `output`: for payloads built
+    /// around values, without a `JSONValue` for the whole.
+    public func write(to output: inout [UInt8]) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
@@ -48,7 +50,7 @@ extension JSONValue {
 
     /// `value` in quotes with `"`, `\` and the C0 controls escaped (`\n`, `\r`, `\t`, else
     /// `\u00XX`); every other byte as is. All escaped bytes are ASCII, so no multi-byte scalar is cut.
-    private static func writeString(_ value: String, to output: inout [UInt8]) {
+    public static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in

@@ -3,7 +3,7 @@
 ///
 /// Serialization is deterministic (keys in insertion order, no whitespace), so payloads
 /// are byte-stable and testable.
-public indirect enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)

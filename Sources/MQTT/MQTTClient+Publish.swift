@@ -75,10 +75,14 @@ extension MQTTClient {
         }
         let properties = message.properties.isEmpty ? nil : try MosquittoPropertyList(message.properties)
         var mid: Int32 = 0
-        let rc = message.payload.withUnsafeBytes { payload in
-            mosquitto_publish_v5(
-                loop.handle.pointer, &mid, message.topic, Int32(payload.count), payload.baseAddress,
-                message.qos.rawValue, message.retain, properties?.head)
+        // `withCString` lends a native string's own bytes; the implicit `String` to pointer
+        // conversion copied the topic into a new array for every publish (issue 20).
+        let rc = message.topic.withCString { topic in
+            message.payload.withUnsafeBytes { payload in
+                mosquitto_publish_v5(
+                    loop.handle.pointer, &mid, topic, Int32(payload.count), payload.baseAddress,
+                    message.qos.rawValue, message.retain, properties?.head)
+            }
         }
         let savedErrno = errno
         // MOSQ_ERR_NO_CONN for QoS 1/2 means the socket went away a moment ago: libmosquitto has

@@ -191,7 +191,7 @@ final class MQTTNetworkLoop: Sendable {
             if rc == MosquittoResult.success && mosquitto_socket(mosq) < 0 { rc = MOSQ_ERR_NO_CONN.rawValue }
         }
         if mosquitto_socket(mosq) < 0 { rc = MOSQ_ERR_NO_CONN.rawValue }
-        if !readiness.isDisjoint(with: [.readable, .hangUp, .error]) { run { mosquitto_loop_read(mosq, 1) } }
+        if !readiness.isDisjoint(with: .readableOrClosed) { run { mosquitto_loop_read(mosq, 1) } }
         // Write when the socket said so, or when a packet was queued (a publish, a PUBACK the read queued).
         let queued = queuedSinceTurn.exchange(0, ordering: .relaxed)
         if readiness.contains(.writable) || (rc == MosquittoResult.success && mosquitto_want_write(mosq)) {
@@ -229,7 +229,7 @@ final class MQTTNetworkLoop: Sendable {
             state.attempt?.writing = writing
             return state.attempt?.watch
         }
-        watch?.setInterest(writing ? [.readable, .writable] : .readable)
+        watch?.setInterest(writing ? .readableAndWritable : .readable)
     }
 
     /// `mosquitto_loop_write`, which sends every queued packet with a `send` of its own. The socket

@@ -76,6 +76,8 @@ package actor Publisher {
     /// One line per kind of outbox failure per ``storeLogInterval`` at most (a full disk fails every
     /// attempt; unthrottled that was 135–250 lines a second).
     private var storeLogs: [StoreLog: LogThrottle] = [:]
+    /// The inbox's other pair of arrays, empty between drains (``drain()``).
+    private var inboxSpare = PublisherInbox.Taken(submissions: [], outcomes: [])
     /// The outbox loop's clock: the window's stall deadline, acknowledgement batching, the removal
     /// delay and retries are timers on that loop, so a test moves them with a ``ManualClock``.
     let clock: any BridgeClock
@@ -261,21 +263,33 @@ package actor Publisher {
     nonisolated func onThread(
         after delay: Duration? = nil, _ body: @escaping @Sendable (isolated Publisher) -> Void
     ) {
-        let run: @Sendable (isolated OutboxStore) -> Void = { _ in self.assumeIsolated { body($0) } }
-        if let delay { store.run(after: delay, run) } else { store.run(run) }
+        // Straight on the store's loop (this actor's executor): through `store.run` the closure was
+        // wrapped once more and entered the store's isolation first, which cost two allocations
+        // more per hand-over (`assumeIsolated` allocates for its closure; issue 20).
+        let run: @Sendable () -> Void = { self.assumeIsolated { body($0) } }
+        if let delay { store.loop.schedule(after: delay, run) } else { store.loop.execute(run) }
     }
 
     /// Runs `body` on the outbox's thread once its clock reaches `deadline`.
     nonisolated func onThread(
         at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated Publisher) -> Void
     ) {
-        store.run(at: deadline) { _ in self.assumeIsolated { body($0) } }
+        store.loop.schedule(at: deadline) { self.assumeIsolated { body($0) } }
     }
 
     /// Handles everything the inbox gathered: outcomes first (they free room in the window), then
     /// one commit for all entries, publishing what fits at once.
     func drain() {
-        var taken = inbox.take()
+        // The spare arrays go to the inbox and come back emptied, capacity kept (a drain that
+        // re-enters through a handler takes fresh ones).
+        var taken = PublisherInbox.Taken(submissions: [], outcomes: [])
+        swap(&taken, &inboxSpare)
+        inbox.take(into: &taken)
+        defer {
+            taken.submissions.removeAll(keepingCapacity: true)
+            taken.outcomes.removeAll(keepingCapacity: true)
+            inboxSpare = taken
+        }
         for outcome in taken.outcomes { handle(outcome) }
         if memory != nil { taken.submissions = offerFromMemory(taken.submissions) }
         if heldRetryScheduled && taken.submissions.allSatisfy({ $0.continuation == nil }) {

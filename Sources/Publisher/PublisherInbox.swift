@@ -85,16 +85,23 @@ final class PublisherInbox: Sendable {
         }
     }
 
-    /// Takes everything gathered; called by the drain (which clears `drainScheduled`).
-    func take() -> Taken {
+    /// Takes everything gathered into `taken`, whose arrays must be empty: they become the inbox's
+    /// (so arrays emptied with their capacity kept take turns, and a hand-over per reading does not
+    /// allocate on every first append, issue 20). Called by the drain (which clears `drainScheduled`).
+    func take(into taken: inout Taken) {
+        precondition(taken.submissions.isEmpty && taken.outcomes.isEmpty, "taking into arrays in use")
         state.withLock { state in
             state.drainScheduled = false
-            defer {
-                state.submissions.removeAll()
-                state.outcomes.removeAll()
-            }
-            return Taken(submissions: state.submissions, outcomes: state.outcomes)
+            swap(&taken.submissions, &state.submissions)
+            swap(&taken.outcomes, &state.outcomes)
         }
+    }
+
+    /// Takes everything gathered into new arrays.
+    func take() -> Taken {
+        var taken = Taken(submissions: [], outcomes: [])
+        take(into: &taken)
+        return taken
     }
 
     /// Entries wait for the next drain.

@@ -12,16 +12,23 @@ import Foundation
 /// `x.122999…`. Calendar arithmetic is done here (proleptic Gregorian), not by the C library.
 package enum Timestamp {
     package static func iso8601(_ date: Date) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        appendISO8601(date, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// ``iso8601(_:)``'s UTF-8 bytes appended to `text`: every state payload's `ts` is written this
+    /// way on the notification thread, straight into the payload (joining padded strings cost ~6 µs
+    /// a reading, and a `String` of it an allocation more, issue 20).
+    package static func appendISO8601(_ date: Date, to text: inout [UInt8]) {
         let milliseconds = floorDivide(microseconds(date), 1000)
         let seconds = floorDivide(milliseconds, 1000)
         let parts = CivilTime(seconds)
         guard (0...9999).contains(parts.year) else {
-            return extended(seconds) + "." + pad(milliseconds - seconds * 1000, 3) + "Z"
+            text.append(contentsOf: (extended(seconds) + "." + pad(milliseconds - seconds * 1000, 3) + "Z").utf8)
+            return
         }
-        // Every payload's `ts` comes through here on the notification thread: the 24 bytes are
-        // written into one buffer (joining padded strings cost ~6 µs a reading, issue 20).
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
         appendDigits(parts.year, 4, to: &text)
         text.append(UInt8(ascii: "-"))
         appendDigits(parts.month, 2, to: &text)
@@ -36,7 +43,6 @@ package enum Timestamp {
         text.append(UInt8(ascii: "."))
         appendDigits(milliseconds - seconds * 1000, 3, to: &text)
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// `value` (0 ≤ value < 10^width) as exactly `width` decimal digits.

@@ -63,4 +63,30 @@ struct NotificationChannelTests {
         channel.finish(throwing: nil)
         #expect(channel.add(Received().listener) == nil)
     }
+
+    /// The `AcquireNotify` reader lends each packet's bytes for the call: a stream, a `Data` handler and a
+    /// bytes handler each get a copy that outlives the reader's buffer, and values kept for the first
+    /// listener are copies too.
+    @Test func lentBytesReachEveryKindOfListenerAsCopies() async throws {
+        let channel = NotificationChannel()
+        var buffer: [UInt8] = [1, 2]
+        buffer.withUnsafeBytes { channel.yield(bytes: $0) }  // before any listener: kept
+        let bytes = Mutex<[[UInt8]]>([])
+        _ = try #require(
+            channel.add(.bytes(onValue: { value in bytes.withLock { $0.append(value) } }, onEnd: { _ in })))
+        let handled = Received()
+        _ = try #require(channel.add(handled.listener))
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+        _ = try #require(channel.add(.stream(continuation)))
+        buffer = [3, 4, 5]
+        buffer.withUnsafeBytes { channel.yield(bytes: $0) }
+        buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the reader reuses it
+        channel.yield(Data([6]))  // a value from a `PropertiesChanged` signal
+        channel.finish(throwing: nil)
+        #expect(bytes.withLock { $0 } == [[1, 2], [3, 4, 5], [6]])
+        #expect(handled.all == [3, 4, 5, 6])
+        var streamed: [Data] = []
+        for try await value in stream { streamed.append(value) }
+        #expect(streamed == [Data([3, 4, 5]), Data([6])])
+    }
 }

@@ -23,6 +23,8 @@ import Testing
                 $0.threads.insert(thread)
             }
         }
+        /// A value lent by the poller: kept as a copy.
+        func value(_ socket: Int, _ bytes: UnsafeRawBufferPointer) { value(socket, Data(bytes)) }
         /// The threads that delivered values.
         var threads: Set<pthread_t> { state.withLock { $0.threads } }
         func end(_ socket: Int) { state.withLock { _ = $0.ended.insert(socket) } }

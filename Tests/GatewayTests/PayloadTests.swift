@@ -30,6 +30,37 @@ import Timekeeping
                 == #"{"heart_rate":75,"rr_intervals":[0.81],"battery":88,"rssi":-61,"ts":"1970-01-01T00:00:11.500Z"}"#)
     }
 
+    /// The state payload is written straight into bytes (``DeviceState/payload``): the same bytes as
+    /// its `JSONValue` (``DeviceState/json``) for every shape a state takes.
+    @Test func theStatePayloadIsTheStateJSONsBytes() {
+        var states: [DeviceState] = [DeviceState()]  // nothing yet: `{}`
+        var state = DeviceState()
+        state.merge([], rssi: -70, sampleTime: Date(timeIntervalSince1970: 1))  // RSSI and time only
+        states.append(state)
+        state = DeviceState()
+        state.merge(
+            [
+                DecodedField(name: "raw_hex", value: .string("0a1b")),
+                DecodedField(name: "quote \" and \\ and \n", value: .string("é \u{01} \"x\"")),
+                DecodedField(
+                    name: "nested", value: .object([DecodedField(name: "a", value: .array([.null, .bool(true)]))])),
+                DecodedField(name: "temperature", value: .double(21.25)),
+                DecodedField(name: "count", value: .int(-3)),
+                DecodedField(name: "button", value: .string("press"), kind: .event("button", types: ["press"])),
+            ], sampleTime: Date(timeIntervalSince1970: 1_780_000_000.123_456))
+        states.append(state)
+        state.merge(
+            [DecodedField(name: "count", value: .int(4))], rssi: -1, sampleTime: Date(timeIntervalSince1970: -1.5))
+        states.append(state)
+        // A date beyond year 9999 takes the extended form.
+        state.merge([], sampleTime: Date(timeIntervalSince1970: 300_000_000_000))
+        states.append(state)
+        for state in states {
+            #expect(state.payload == state.json.bytes, "\(state.json.serialized)")
+        }
+        #expect(String(decoding: states[0].payload, as: UTF8.self) == "{}")
+    }
+
     @Test func bridgePayloads() {
         #expect(BridgePayloads.online.serialized == #"{"state":"online"}"#)
         #expect(BridgePayloads.offline.serialized == #"{"state":"offline"}"#)

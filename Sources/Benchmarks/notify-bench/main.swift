@@ -73,7 +73,7 @@ for _ in 0..<sockets {
             fd: fds[0],
             onValue: { value in
                 let now = monotonicNanoseconds()
-                let sent = value.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                let sent = value.loadUnaligned(as: UInt64.self)
                 let count = latencies.withLock { array -> Int in
                     array.append(now &- sent)
                     return array.count

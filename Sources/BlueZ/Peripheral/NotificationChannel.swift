@@ -11,29 +11,37 @@ import Synchronization
 final class NotificationChannel: Sendable {
     typealias Continuation = AsyncThrowingStream<Data, any Error>.Continuation
 
-    /// A stream's continuation, or a handler called on the receiving thread.
+    /// A stream's continuation, or a handler called on the receiving thread (with the value as `Data`, or as
+    /// bytes: `bytes` saves the `Data` on the `AcquireNotify` path, where the value arrives as bytes).
     enum Listener: Sendable {
         case stream(Continuation)
         case handler(onValue: @Sendable (Data) -> Void, onEnd: @Sendable ((any Error)?) -> Void)
+        case bytes(onValue: @Sendable ([UInt8]) -> Void, onEnd: @Sendable ((any Error)?) -> Void)
 
         func yield(_ value: Data) {
             switch self {
             case .stream(let continuation): continuation.yield(value)
             case .handler(let onValue, _): onValue(value)
+            case .bytes(let onValue, _): onValue([UInt8](value))
             }
         }
 
         func finish(throwing error: (any Error)?) {
             switch self {
             case .stream(let continuation): continuation.finish(throwing: error)
-            case .handler(_, let onEnd): onEnd(error)
+            case .handler(_, let onEnd), .bytes(_, let onEnd): onEnd(error)
             }
         }
     }
 
     private struct State {
         var nextID = 0
-        var listeners: [Int: Listener] = [:]
+        var listeners: [Int: Listener] = [:] {
+            // Kept as an array for `yield`, which then takes a reference instead of copying the
+            // dictionary's values for every value (an allocation each, issue 20).
+            didSet { snapshot = Array(listeners.values) }
+        }
+        var snapshot: [Listener] = []
         var finished = false
         /// Values received before the first listener came (nil once it came), at most ``earlyLimit``.
         var early: [Data]? = []
@@ -73,15 +81,36 @@ final class NotificationChannel: Sendable {
     var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     func yield(_ value: Data) {
-        let listeners = state.withLock { state -> [Listener] in
-            if state.early != nil, !state.finished {
+        for listener in listeners(keepingEarly: { value }) { listener.yield(value) }
+    }
+
+    /// A value lent by the `AcquireNotify` reader for this call: `Data` and `[UInt8]` copies are made
+    /// only for listeners that take them, once each.
+    func yield(bytes: UnsafeRawBufferPointer) {
+        var data: Data?
+        var array: [UInt8]?
+        for listener in listeners(keepingEarly: { Data(bytes) }) {
+            switch listener {
+            case .bytes(let onValue, _):
+                if array == nil { array = [UInt8](bytes) }
+                onValue(array!)
+            case .stream, .handler:
+                if data == nil { data = Data(bytes) }
+                listener.yield(data!)
+            }
+        }
+    }
+
+    /// The listeners to give a value to; none when the value was kept for the first listener.
+    private func listeners(keepingEarly value: () -> Data) -> [Listener] {
+        state.withLock { state in
+            guard state.early == nil || state.finished else {
                 if state.early!.count >= Self.earlyLimit { state.early!.removeFirst() }
-                state.early!.append(value)
+                state.early!.append(value())
                 return []
             }
-            return Array(state.listeners.values)
+            return state.snapshot
         }
-        for listener in listeners { listener.yield(value) }
     }
 
     /// Ends every listener's stream (with `error`, or normally when nil).

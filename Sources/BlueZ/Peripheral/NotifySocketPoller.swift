@@ -14,7 +14,7 @@ import Synchronization
 /// wake-up costs the same whether 1 or 64 sockets are open, where `poll` re-checks every socket each time.)
 ///
 /// ```swift
-/// let registration = NotifySocketPoller.shared.add(fd: fd, onValue: { channel.yield($0) }, onEnd: { … })
+/// let registration = NotifySocketPoller.shared.add(fd: fd, onValue: { channel.yield(bytes: $0) }, onEnd: { … })
 /// …
 /// registration.stop()   // closes our end: BlueZ disables the notifications
 /// ```
@@ -41,7 +41,7 @@ package final class NotifySocketPoller: Sendable {
     /// A socket being read: what the loop's thread needs to end it.
     private struct Socket {
         let fd: Int32
-        let onValue: @Sendable (Data) -> Void
+        let onValue: @Sendable (UnsafeRawBufferPointer) -> Void
         let onEnd: @Sendable () -> Void
         let watch: FDWatch
     }
@@ -81,11 +81,12 @@ package final class NotifySocketPoller: Sendable {
     package var openSockets: Int { state.withLock { $0.open } }
 
     /// Starts reading `fd` (taking ownership of it). `onValue` runs on the poller's thread for every packet, in
-    /// order; `onEnd` once when the socket closes by itself (BlueZ closes it when the link drops or
-    /// notifications stop, or at once when the poller was shut down), never after ``Registration/stop()``.
-    /// Keep both short: they hold up every socket.
+    /// order, with the packet's bytes lent for the call only (the read buffer is reused: copy what you keep; a
+    /// `Data` made for every packet cost two allocations, issue 20). `onEnd` runs once when the socket closes
+    /// by itself (BlueZ closes it when the link drops or notifications stop, or at once when the poller was
+    /// shut down), never after ``Registration/stop()``. Keep both short: they hold up every socket.
     package func add(
-        fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
+        fd: Int32, onValue: @escaping @Sendable (UnsafeRawBufferPointer) -> Void, onEnd: @escaping @Sendable () -> Void
     ) -> Registration {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         let token = state.withLock { state -> UInt64? in
@@ -126,7 +127,8 @@ package final class NotifySocketPoller: Sendable {
     // MARK: On the loop's thread
 
     private func start(
-        _ token: UInt64, fd: Int32, onValue: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void
+        _ token: UInt64, fd: Int32, onValue: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onEnd: @escaping @Sendable () -> Void
     ) {
         // A shutdown that came between the add and now has closed the others: this one ends like a late add.
         var watch: FDWatch?
@@ -178,12 +180,12 @@ package final class NotifySocketPoller: Sendable {
     /// Reads what is waiting on `fd`, at most `limit` packets; false when the socket ended (closed by the
     /// peer or failed).
     @discardableResult
-    private func readPackets(_ fd: Int32, onValue: @Sendable (Data) -> Void, limit: Int) -> Bool {
+    private func readPackets(_ fd: Int32, onValue: @Sendable (UnsafeRawBufferPointer) -> Void, limit: Int) -> Bool {
         withUnsafeTemporaryAllocation(byteCount: ATTLimits.maximumMTU, alignment: 1) { buffer in
             for _ in 0..<limit {
                 let count = read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
-                    onValue(Data(bytes: buffer.baseAddress!, count: count))
+                    onValue(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -30,9 +30,24 @@ extension Peripheral {
         for characteristic: GATTCharacteristic, onValue: @escaping @Sendable (Data) -> Void,
         onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }
     ) async throws -> NotificationListener {
+        try await listener(for: characteristic, .handler(onValue: onValue, onEnd: onEnd))
+    }
+
+    /// ``notifications(for:onValue:onEnd:)`` with each value as bytes: on the `AcquireNotify` path one
+    /// allocation a value instead of three (a `Data`, then the caller's copy of it). A name of its own:
+    /// an overload would make a trailing closure that does not name its parameter's type ambiguous.
+    public func notificationBytes(
+        for characteristic: GATTCharacteristic, onValue: @escaping @Sendable ([UInt8]) -> Void,
+        onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }
+    ) async throws -> NotificationListener {
+        try await listener(for: characteristic, .bytes(onValue: onValue, onEnd: onEnd))
+    }
+
+    private func listener(for characteristic: GATTCharacteristic, _ listener: NotificationChannel.Listener)
+        async throws -> NotificationListener
+    {
         try await retryingAfterPairing {
-            let (path, channel, id) = try await listen(
-                to: characteristic, with: .handler(onValue: onValue, onEnd: onEnd))
+            let (path, channel, id) = try await listen(to: characteristic, with: listener)
             let scope = self.scope
             return NotificationListener { [weak self] in
                 // At once, not in the task: values that arrive after cancel() returned must not reach
@@ -118,7 +133,7 @@ extension Peripheral {
                     if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
                     let scope = self.scope
                     let reader = NotifySocketPoller.shared.add(
-                        fd: fd, onValue: { channel.yield($0) },
+                        fd: fd, onValue: { channel.yield(bytes: $0) },
                         onEnd: { [weak self] in
                             guard let self else { return }
                             scope.spawn { await self.acquiredSocketEnded(path, channel: channel) }

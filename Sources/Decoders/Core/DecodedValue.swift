@@ -5,7 +5,7 @@ import JSON
 /// Objects keep their members in the order the decoder produced them (`object` holds
 /// ``DecodedField``s, whose unit and kind are metadata for consumers such as Home Assistant
 /// discovery and are not part of the JSON text).
-public indirect enum DecodedValue: Sendable, Hashable {
+public enum DecodedValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)

@@ -44,7 +44,34 @@ package struct DeviceState: Sendable, Hashable {
         return newNames
     }
 
-    /// The payload for `<base>/<device>`.
+    /// The payload for `<base>/<device>`: ``json``'s bytes, written at once into one array (a
+    /// reading's state built as a `JSONValue` first cost five allocations more, issue 20).
+    package var payload: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
+        output.append(UInt8(ascii: "{"))
+        for member in fields {
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(member.key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            member.value.write(to: &output)
+        }
+        if let rssi {
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: #""rssi":"#.utf8)
+            JSONValue.int(Int64(rssi)).write(to: &output)
+        }
+        if let sampleTime {
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: #""ts":""#.utf8)
+            Timestamp.appendISO8601(sampleTime, to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// The payload for `<base>/<device>` as a JSON value.
     package var json: JSONValue {
         var members = fields
         members.reserveCapacity(fields.count + 2)

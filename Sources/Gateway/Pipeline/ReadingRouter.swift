@@ -24,6 +24,9 @@ package struct ReadingRouter: Sendable {
     package private(set) var discoveryBuilder: DiscoveryBuilder?
     private var devices: [String: DiscoveryDevice]
     private var states: [String: DeviceState] = [:]
+    /// Each device's state topic, built once (a `String` built for every reading is an allocation,
+    /// freed on another thread once published, issue 20).
+    private var stateTopics: [String: String] = [:]
     /// Per device: field → (last value, unit), for (re-)announcing discovery.
     private var fieldInfo: [String: [String: (value: JSONValue, unit: String?, kind: FieldKind?)]] = [:]
 
@@ -54,6 +57,7 @@ package struct ReadingRouter: Sendable {
         }
         self.devices = updated
         states = states.filter { self.devices[$0.key] != nil }
+        stateTopics = stateTopics.filter { self.devices[$0.key] != nil }
         fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }
     }
 
@@ -117,7 +121,7 @@ package struct ReadingRouter: Sendable {
         Self.note(fields, rssi: rssi, in: &fieldInfo[deviceID, default: [:]], newFields: &newFields)
         var entries = [
             OutboxEntry(
-                topic: topics.device(deviceID), payload: state.json.bytes, qos: qos, retain: false,
+                topic: stateTopic(deviceID), payload: state.payload, qos: qos, retain: false,
                 sampleTime: sampleTime, stream: deviceID)
         ]
         if rawTopics, let raw {
@@ -131,6 +135,13 @@ package struct ReadingRouter: Sendable {
                     retain: false, sampleTime: sampleTime, stream: deviceID))
         }
         return Output(entries: entries, discovery: discovery(deviceID: deviceID, fields: newFields))
+    }
+
+    private mutating func stateTopic(_ deviceID: String) -> String {
+        if let topic = stateTopics[deviceID] { return topic }
+        let topic = topics.device(deviceID)
+        stateTopics[deviceID] = topic
+        return topic
     }
 
     /// Records the latest value, unit and kind of each field (and the RSSI) in a device's field

@@ -124,7 +124,7 @@ extension BLELink {
                 let held = try await HeldListener.listening(
                     to: entry.characteristic, of: peripheral,
                     onValue: { value in
-                        pipeline.received(Array(value), device: id, subscription: context, sampleTime: clock.date)
+                        pipeline.received(value, device: id, subscription: context, sampleTime: clock.date)
                     })
                 // One that ended by itself (BlueZ closed its socket), or one another request added meanwhile.
                 rawListeners[id, default: [:]][key]?.listener.cancel()

@@ -50,8 +50,7 @@ extension BLELink {
                                         "first notification since subscribing",
                                         [("device", id), ("after", "\((clock.now - since).inSeconds)s")])
                                 }
-                                pipeline.received(
-                                    Array(value), device: id, subscription: context, sampleTime: clock.date)
+                                pipeline.received(value, device: id, subscription: context, sampleTime: clock.date)
                             })
                         return (characteristic, .success(held))
                     } catch {

@@ -12,14 +12,14 @@ struct HeldListener: Sendable {
     let ended: AsyncStream<Void>
 
     /// Enables the characteristic's notifications and hands each value to `onValue` on the thread
-    /// that read it (``Peripheral/notifications(for:onValue:onEnd:)``: no task, stream or actor
+    /// that read it (``Peripheral/notificationBytes(for:onValue:onEnd:)``: no task, stream or actor
     /// hop, so nothing sits between the socket and the pipeline when the listener is let go).
     static func listening(
         to characteristic: GATTCharacteristic, of peripheral: Peripheral,
-        onValue: @escaping @Sendable (Data) -> Void
+        onValue: @escaping @Sendable ([UInt8]) -> Void
     ) async throws -> HeldListener {
         let (ended, end) = AsyncStream.makeStream(of: Void.self)
-        let listener = try await peripheral.notifications(
+        let listener = try await peripheral.notificationBytes(
             for: characteristic, onValue: onValue, onEnd: { _ in end.finish() })
         return HeldListener(listener: listener, ended: ended)
     }

@@ -15,6 +15,17 @@ extension SQLiteConnection {
     /// (4.4 kB each) reuses the same freed blocks.
     static let pagesOneByOne: Bool = blebridge_sqlite3_config_page_cache_without_bulk() == SQLITE_OK
 
+    /// SQLite keeps no allocation statistics, set once per process before the first open like
+    /// ``pagesOneByOne``; false when SQLite was initialised before. With them on, every
+    /// `sqlite3_malloc` and `sqlite3_free` takes a global mutex to count itself: about seven times a
+    /// reading on the outbox thread (issue 20). Nothing here reads those counts.
+    static let withoutMemoryStatistics: Bool =
+        blebridge_sqlite3_config_without_memory_statistics() == SQLITE_OK
+
+    /// What SQLite's allocation statistics count in use (`sqlite3_memory_used`): 0 while
+    /// ``withoutMemoryStatistics`` holds.
+    static var countedMemoryBytes: Int64 { sqlite3_memory_used() }
+
     /// Bytes of page-cache pages SQLite holds from the heap at the moment, in every connection of
     /// the process (`SQLITE_STATUS_PAGECACHE_OVERFLOW`): with pages one by one, every cached page;
     /// with the 20-page block, only the pages beyond it.

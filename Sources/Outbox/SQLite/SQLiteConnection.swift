@@ -25,6 +25,7 @@ package final class SQLiteConnection {
     /// Opens (creating when `mode` is `.readWrite`) the database at `path`.
     package init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
         _ = Self.pagesOneByOne  // before SQLite initialises itself in its first open
+        _ = Self.withoutMemoryStatistics
         var pointer: OpaquePointer?
         let flags: Int32 =
             switch mode {

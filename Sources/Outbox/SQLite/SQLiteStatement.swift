@@ -5,6 +5,8 @@ package final class SQLiteStatement {
     let handle: OpaquePointer
     let connection: SQLiteConnection
     package let sql: String
+    /// The text and blobs of the current ``run(_:)``, bound where they are here.
+    private var scratch: [UInt8] = []
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -79,10 +81,60 @@ package final class SQLiteStatement {
     }
 
     /// Binds `values`, runs to completion, and resets: for INSERT/UPDATE/DELETE.
+    ///
+    /// Text and blobs are copied into one buffer of the statement's, which keeps its capacity, and
+    /// bound where they are there (`SQLITE_STATIC`) while the statement runs; the bindings are
+    /// cleared before this returns. Bound as copies SQLite makes (`SQLITE_TRANSIENT`, as ``bind(_:)``
+    /// does), each outbox row cost three allocations and frees in SQLite (issue 20).
     package func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
-        try bind(values)
-        while try step() {}
-        sqlite3_reset(handle)
+        try check(sqlite3_reset(handle))
+        try check(sqlite3_clear_bindings(handle))
+        scratch.removeAll(keepingCapacity: true)
+        for value in values {
+            switch value {
+            case .text(var string): string.withUTF8 { scratch.append(contentsOf: $0) }
+            case .blob(let bytes): scratch.append(contentsOf: bytes)
+            case .null, .integer, .real: break
+            }
+        }
+        let handle = handle
+        // The closure returns a result code rather than throwing: withUnsafeBufferPointer only
+        // rethrows typed errors from Swift 6.1 on, and this must build with 6.0 too.
+        let result = scratch.withUnsafeBufferPointer { buffer -> Int32 in
+            defer { sqlite3_clear_bindings(handle) }  // no pointer into the buffer outlives the call
+            var offset = 0
+            for (index, value) in values.enumerated() {
+                let position = Int32(index + 1)
+                let bound: Int32
+                switch value {
+                case .null: bound = sqlite3_bind_null(handle, position)
+                case .integer(let number): bound = sqlite3_bind_int64(handle, position, number)
+                case .real(let number): bound = sqlite3_bind_double(handle, position, number)
+                case .text(let string):
+                    // An empty text binds "", not NULL (the shim gives it an address).
+                    let count = string.utf8.count
+                    let start = UnsafeRawPointer(buffer.baseAddress.map { $0 + offset })?
+                        .assumingMemoryBound(to: CChar.self)
+                    bound = blebridge_sqlite3_bind_text_static(handle, position, start, Int32(count))
+                    offset += count
+                case .blob(let bytes):
+                    // A zero-length blob with a nil pointer would bind NULL; use zeroblob instead.
+                    if bytes.isEmpty {
+                        bound = sqlite3_bind_zeroblob(handle, position, 0)
+                    } else {
+                        bound = blebridge_sqlite3_bind_blob_static(
+                            handle, position, buffer.baseAddress! + offset, Int32(bytes.count))
+                        offset += bytes.count
+                    }
+                }
+                if bound != SQLITE_OK { return bound }
+            }
+            var stepped: Int32
+            repeat { stepped = sqlite3_step(handle) } while stepped == SQLITE_ROW
+            return stepped
+        }
+        defer { sqlite3_reset(handle) }  // after the funnel has read the message
+        if result != SQLITE_DONE { try check(result) }
     }
 
     /// Resets so the statement can run again (bindings kept).
