@@ -44,8 +44,9 @@ package struct DeviceState: Sendable, Hashable {
         return newNames
     }
 
-    /// The payload for `<base>/<device>`: ``json``'s bytes, written at once into one array (a
-    /// reading's state built as a `JSONValue` first cost five allocations more, issue 20).
+    /// The payload for `<base>/<device>`: the fields in first-seen order, then `rssi` and `ts`,
+    /// written at once into one array (a reading's state built as a `JSONValue` first cost five
+    /// allocations more, issue 20).
     package var payload: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(128)
@@ -69,14 +70,5 @@ package struct DeviceState: Sendable, Hashable {
         }
         output.append(UInt8(ascii: "}"))
         return output
-    }
-
-    /// The payload for `<base>/<device>` as a JSON value.
-    package var json: JSONValue {
-        var members = fields
-        members.reserveCapacity(fields.count + 2)
-        if let rssi { members.append(JSONMember("rssi", .int(Int64(rssi)))) }
-        if let sampleTime { members.append(JSONMember("ts", .string(Timestamp.iso8601(sampleTime)))) }
-        return .object(members)
     }
 }
