@@ -210,6 +210,16 @@ struct PublishWindow: Sendable {
         return flushRemovals(force: true)
     }
 
+    /// A ``Action/remove(_:)`` the driver runs in a commit's transaction: every acknowledged row not
+    /// being deleted yet joins it, whatever their number (they would be the next deletion, a
+    /// transaction of its own). Their ids come back through ``removed(_:)`` or ``removeFailed(_:)``
+    /// with those of that removal.
+    mutating func removalsJoiningCommit() -> [Int64] {
+        guard removing, !removalRetryPending, !pendingRemoval.isEmpty else { return [] }
+        defer { pendingRemoval.removeAll() }
+        return pendingRemoval
+    }
+
     /// The removal delay asked for by ``Action/removeLater`` passed: delete what gathered.
     mutating func removalDelayElapsed() -> [Action] {
         removalScheduled = false

@@ -78,6 +78,9 @@ package actor Publisher {
     private var storeLogs: [StoreLog: LogThrottle] = [:]
     /// The inbox's other pair of arrays, empty between drains (``drain()``).
     private var inboxSpare = PublisherInbox.Taken(submissions: [], outcomes: [])
+    /// While a drain that will commit handles its outcomes: the acknowledged rows to delete, which
+    /// go into the commit's transaction instead of one of their own (nil otherwise).
+    private var removalsForCommit: [Int64]?
     /// The outbox loop's clock: the window's stall deadline, acknowledgement batching, the removal
     /// delay and retries are timers on that loop, so a test moves them with a ``ManualClock``.
     let clock: any BridgeClock
@@ -290,6 +293,10 @@ package actor Publisher {
             taken.outcomes.removeAll(keepingCapacity: true)
             inboxSpare = taken
         }
+        // Deletions the outcomes call for wait for this drain's commit, when it has one: one
+        // transaction instead of two (a drain inside a handler adds to the outer one's).
+        let folding = removalsForCommit == nil && !taken.submissions.isEmpty && !heldRetryScheduled
+        if folding { removalsForCommit = [] }
         for outcome in taken.outcomes { handle(outcome) }
         if memory != nil { taken.submissions = offerFromMemory(taken.submissions) }
         if heldRetryScheduled && taken.submissions.allSatisfy({ $0.continuation == nil }) {
@@ -299,6 +306,11 @@ package actor Publisher {
             for submission in taken.submissions { hold(submission.entries) }
         } else if !taken.submissions.isEmpty {
             commit(taken.submissions)
+        }
+        // Not taken by a commit (none came, or the readings were held): deleted on their own.
+        if folding, let ids = removalsForCommit {
+            removalsForCommit = nil
+            if !ids.isEmpty { remove(ids) }
         }
         // Outcomes wake the thread at once only when something waits for them.
         let urgent = stopping || window.inFlight.count >= options.window || window.hasBacklog
@@ -329,14 +341,27 @@ package actor Publisher {
             }
         }
         guard !submissions.isEmpty else { return }
+        // A deletion the outcomes called for joins the commit, with the acknowledgements that came
+        // after it in this drain (they would be the next deletion's). Without one due, none joins:
+        // a few rows deleted in every commit would write the counters' page in each.
+        var acknowledged: [Int64] = []
+        if let deferred = removalsForCommit {
+            if !deferred.isEmpty { acknowledged = deferred + window.removalsJoiningCommit() }
+            removalsForCommit = nil
+        }
         do throws(OutboxError) {
-            let records = try withStore { try $0.appendRecords(submissions.flatMap(\.entries)) }
+            let entries = submissions.count == 1 ? submissions[0].entries : submissions.flatMap(\.entries)
+            let records = try withStore { try $0.appendRecords(entries, removing: acknowledged) }
             noteStoreResult(.success(()))
             for submission in submissions { finish(submission, .success(())) }
             logSpills(submissions)
+            if !acknowledged.isEmpty { perform(window.removed(acknowledged)) }
             perform(window.appended(records, now: clock.now))
         } catch {
             noteStoreResult(.failure(error))
+            // The deletions went back with the commit: tried again on their own (as a deletion
+            // refused by the outbox is) after the retry delay.
+            if !acknowledged.isEmpty { perform(window.removeFailed(acknowledged)) }
             guard error.code == .entryTooLarge, submissions.count > 1 else {
                 // The whole store refuses writes: every group gets the same answer (trying them one
                 // by one would only wait out the busy timeout once per group).
@@ -558,7 +583,7 @@ package actor Publisher {
                     send(record, generation: generation)
                 }
             case .remove(let ids):
-                remove(ids)
+                if removalsForCommit != nil { removalsForCommit!.append(contentsOf: ids) } else { remove(ids) }
             case .removeLater:
                 onThread(after: options.removalDelay) { $0.perform($0.window.removalDelayElapsed()) }
             case .discard(let ids):

@@ -162,6 +162,57 @@ private final class OrderLog: Sendable {
         #expect(records.map(\.entry.payload) == entries.map(\.payload))
     }
 
+    /// Acknowledged rows removed with an append go in its transaction: the same rows, counts and
+    /// bytes as a removal and an append of their own, in fewer WAL frames (each transaction writes
+    /// every page it changed, and both change the queue's pages and the counters).
+    @Test func appendRecordsRemovesAcknowledgedRowsInTheSameTransaction() async throws {
+        func run(_ name: String, together: Bool) async throws -> (
+            frames: Int64, rows: [OutboxRecord], stats: OutboxStats
+        ) {
+            let store = try await OutboxStore(path: directory.file(name).path)
+            let first = try await store.appendRecords((0..<8).map { reading("s", $0) })
+            let acknowledged = first.prefix(5).map(\.id)
+            _ = try await store.withConnection { try $0.texts("PRAGMA wal_checkpoint(TRUNCATE)") }
+            let next = (8..<16).map { reading("s", $0) }
+            if together {
+                _ = try await store.appendRecords(next, removing: acknowledged)
+            } else {
+                try await store.remove(ids: acknowledged)
+                _ = try await store.appendRecords(next)
+            }
+            let frames = try await store.withConnection { connection in
+                let checkpoint = try connection.prepare("PRAGMA wal_checkpoint(PASSIVE)")
+                _ = try checkpoint.step()
+                return checkpoint.int64(at: 1)
+            }
+            return (frames, try await store.next(limit: 100), try await store.stats())
+        }
+        let apart = try await run("apart.sqlite", together: false)
+        let together = try await run("together.sqlite", together: true)
+        #expect(together.rows.map(\.id) == apart.rows.map(\.id))
+        #expect(together.rows.map(\.entry.payload) == (5..<16).map { Array("{\"n\":\($0)}".utf8) })
+        #expect(together.stats.delivered == 5)
+        #expect(together.stats.depth == 11)
+        #expect(together.stats.bytes == apart.stats.bytes)
+        #expect(together.frames < apart.frames, "WAL frames: \(together.frames) together, \(apart.frames) apart")
+
+        // A refused append leaves the acknowledged rows too (one transaction), and so does a reopen.
+        let store = try await store(OutboxOptions(maxBytes: 65_536))
+        let rows = try await store.appendRecords((0..<3).map { reading("s", $0) })
+        let oversized = OutboxEntry(
+            topic: "blebridge/s", payload: Array(repeating: 0, count: 70_000), qos: .atLeastOnce, retain: false,
+            sampleTime: Date(), stream: "s")
+        await #expect(throws: OutboxError.self) {
+            try await store.appendRecords([oversized], removing: rows.map(\.id))
+        }
+        #expect(try await store.next(limit: 10) == rows)
+        #expect(try await store.stats().delivered == 0)
+        // Nothing to append: the removal alone.
+        #expect(try await store.appendRecords([], removing: rows.map(\.id)).isEmpty)
+        #expect(try await store.next(limit: 10).isEmpty)
+        #expect(try await store.stats().delivered == 3)
+    }
+
     @Test func appendRecordsOmitsRowsACapRemovedAtOnce() async throws {
         let store = try await store(OutboxOptions(maxMessages: 3, maxAge: .seconds(3600)))
         // A batch larger than the cap: only its newest rows are kept, and only those are returned.

@@ -58,6 +58,28 @@ import Testing
         #expect(window.isIdle)
     }
 
+    /// The driver runs a due deletion in the transaction of a commit: the acknowledgements that
+    /// came after it join it then, instead of waiting to be the next deletion.
+    @Test func acknowledgementsJoinADeletionHandedToACommit() {
+        var window = connected(capacity: 8, publishing: 1...5)
+        #expect(window.removalsJoiningCommit().isEmpty)  // nothing acknowledged
+        _ = window.acknowledged(1, generation: 0, now: t0)
+        #expect(window.removalsJoiningCommit().isEmpty)  // no deletion due: the row waits for its batch
+        #expect(window.acknowledged(2, generation: 0, now: t0).contains(.remove([1, 2])))
+        #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
+        #expect(window.acknowledged(4, generation: 0, now: t0).isEmpty)
+        #expect(window.removalsJoiningCommit() == [3, 4])
+        #expect(window.removalsJoiningCommit().isEmpty)
+        // They come back together; nothing is left to delete.
+        #expect(window.removed([1, 2, 3, 4]).isEmpty)
+        _ = window.acknowledged(5, generation: 0, now: t0)
+        #expect(window.removalDelayElapsed() == [.remove([5])])
+        // A commit that failed hands every id back: retried together after the pause.
+        #expect(window.removeFailed([5]) == [.retryRemovalLater])
+        #expect(window.removalsJoiningCommit().isEmpty)  // not while the retry waits
+        #expect(window.removalRetryDue() == [.remove([5])])
+    }
+
     @Test func anIdleWindowDeletesAfterTheRemovalDelay() {
         var window = connected(capacity: 64, publishing: 1...1)
         #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])

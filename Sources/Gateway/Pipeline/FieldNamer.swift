@@ -43,7 +43,15 @@ package struct FieldNamer: Sendable {
     /// Per device and field: the ranks that produced it so far.
     private var producers: [String: [String: Set<Int>]] = [:]
     /// Per device, field and rank: the published name (recomputed when a new producer appears).
-    private var names: [String: [String: [Int: String]]] = [:]
+    /// One flat map: nested ones cost a lookup, a hash of the key and a retain of the inner map
+    /// per level, for every field of every reading (issue 20).
+    private var names: [NameKey: String] = [:]
+
+    private struct NameKey: Hashable {
+        let device: String
+        let field: String
+        let rank: Int
+    }
 
     /// `characteristics`: per device id, the characteristic names of its subscriptions in the
     /// configuration's order (the same names ``Source/characteristic`` carries).
@@ -74,14 +82,18 @@ package struct FieldNamer: Sendable {
     }
 
     private mutating func name(of field: String, device: String, source: Source) -> String {
-        if let known = names[device]?[field]?[source.rank] { return known }
+        let key = NameKey(device: device, field: field, rank: source.rank)
+        if let known = names[key] { return known }
         if producers[device]?[field]?.insert(source.rank).inserted == true {
-            names[device]?[field] = nil  // a new producer can change who owns the name
+            // A new producer can change who owns the name.
+            for rank in producers[device]?[field] ?? [] {
+                names[NameKey(device: device, field: field, rank: rank)] = nil
+            }
         } else if producers[device]?[field] == nil {
             producers[device, default: [:]][field] = [source.rank]
         }
         let published = owner(of: field, device: device) == source.rank ? field : Self.qualified(field, source)
-        names[device, default: [:]][field, default: [:]][source.rank] = published
+        names[key] = published
         return published
     }
 
@@ -118,6 +130,6 @@ package struct FieldNamer: Sendable {
 
     package mutating func forget(device: String) {
         producers[device] = nil
-        names[device] = nil
+        names = names.filter { $0.key.device != device }
     }
 }

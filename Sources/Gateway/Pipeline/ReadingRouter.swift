@@ -23,12 +23,19 @@ package struct ReadingRouter: Sendable {
     /// Nil when Home Assistant discovery is off.
     package private(set) var discoveryBuilder: DiscoveryBuilder?
     private var devices: [String: DiscoveryDevice]
-    private var states: [String: DeviceState] = [:]
-    /// Each device's state topic, built once (a `String` built for every reading is an allocation,
-    /// freed on another thread once published, issue 20).
-    private var stateTopics: [String: String] = [:]
-    /// Per device: field → (last value, unit), for (re-)announcing discovery.
-    private var fieldInfo: [String: [String: (value: JSONValue, unit: String?, kind: FieldKind?)]] = [:]
+    /// What one device's readings left: found with one lookup a reading (a lookup per map, with the
+    /// device id hashed each time, cost more than the merge itself, issue 20).
+    private struct Slot: Sendable {
+        var state = DeviceState()
+        /// The device's state topic, built once (a `String` built for every reading is an
+        /// allocation, freed on another thread once published).
+        let topic: String
+        /// Field → (last value, unit, kind), for (re-)announcing discovery.
+        var fields: [String: FieldInfo] = [:]
+    }
+    private typealias FieldInfo = (value: JSONValue, unit: String?, kind: FieldKind?)
+    /// Per device that delivered a reading.
+    private var slots: [String: Slot] = [:]
 
     package init(
         topics: TopicContract, qos: OutboxQoS, rawTopics: Bool, discoveryBuilder: DiscoveryBuilder?,
@@ -56,18 +63,16 @@ package struct ReadingRouter: Sendable {
             updated[id] = new
         }
         self.devices = updated
-        states = states.filter { self.devices[$0.key] != nil }
-        stateTopics = stateTopics.filter { self.devices[$0.key] != nil }
-        fieldInfo = fieldInfo.filter { self.devices[$0.key] != nil }
+        slots = slots.filter { self.devices[$0.key] != nil }
     }
 
     /// Forgets the fields whose discovery topic is in `topics` (their entities are being deleted):
     /// they are announced again only when a reading brings them back.
     package mutating func forget(discoveryTopics topics: Set<String>) {
         guard let builder = discoveryBuilder else { return }
-        for (deviceID, info) in fieldInfo {
+        for (deviceID, slot) in slots {
             guard let device = devices[deviceID] else { continue }
-            fieldInfo[deviceID] = info.filter { name, value in
+            slots[deviceID]?.fields = slot.fields.filter { name, value in
                 guard
                     let message = builder.sensor(
                         device: device, field: name, sample: value.value, unit: value.unit, kind: value.kind)
@@ -93,10 +98,10 @@ package struct ReadingRouter: Sendable {
         device.firmware = firmware ?? device.firmware
         guard device != devices[deviceID] else { return [] }
         devices[deviceID] = device
-        return discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+        return discovery(deviceID: deviceID, fields: (slots[deviceID]?.fields ?? [:]).keys.sorted())
     }
 
-    package func state(of deviceID: String) -> DeviceState? { states[deviceID] }
+    package func state(of deviceID: String) -> DeviceState? { slots[deviceID]?.state }
 
     /// Whether `deviceID` is a configured device.
     package func knows(_ deviceID: String) -> Bool { devices.index(forKey: deviceID) != nil }
@@ -106,23 +111,22 @@ package struct ReadingRouter: Sendable {
         device deviceID: String, fields: [DecodedField], raw: (characteristic: String, bytes: [UInt8])? = nil,
         rssi: Int? = nil, sampleTime: Date
     ) -> Output {
-        // Both maps are changed in place: a copy taken out and stored back made every reading
-        // copy the device's fields and its field table (~3 µs a reading, issue 20).
-        states[deviceID, default: DeviceState()].merge(fields, rssi: rssi, sampleTime: sampleTime)
-        let state = states[deviceID]!
         var newFields: [String] = []
         // An advertisement that carries the firmware version (BTHome) names it for discovery.
         if case .string(let firmware)? = fields.first(where: { $0.name == "firmware_version" })?.value,
             devices[deviceID] != nil, devices[deviceID]?.firmware != firmware
         {
             devices[deviceID]?.firmware = firmware
-            newFields = (fieldInfo[deviceID] ?? [:]).keys.sorted()
+            newFields = (slots[deviceID]?.fields ?? [:]).keys.sorted()
         }
-        Self.note(fields, rssi: rssi, in: &fieldInfo[deviceID, default: [:]], newFields: &newFields)
+        // The device's slot is changed in place: a copy taken out and stored back made every reading
+        // copy the device's fields and its field table (~3 µs a reading, issue 20).
+        let (topic, payload) = Self.update(
+            &slots[deviceID, default: Slot(topic: topics.device(deviceID))], fields: fields, rssi: rssi,
+            sampleTime: sampleTime, newFields: &newFields)
         var entries = [
             OutboxEntry(
-                topic: stateTopic(deviceID), payload: state.payload, qos: qos, retain: false,
-                sampleTime: sampleTime, stream: deviceID)
+                topic: topic, payload: payload, qos: qos, retain: false, sampleTime: sampleTime, stream: deviceID)
         ]
         if rawTopics, let raw {
             let payload: JSONValue = .object([
@@ -137,18 +141,20 @@ package struct ReadingRouter: Sendable {
         return Output(entries: entries, discovery: discovery(deviceID: deviceID, fields: newFields))
     }
 
-    private mutating func stateTopic(_ deviceID: String) -> String {
-        if let topic = stateTopics[deviceID] { return topic }
-        let topic = topics.device(deviceID)
-        stateTopics[deviceID] = topic
-        return topic
+    /// Merges a reading into `slot`; returns its state topic and payload.
+    private static func update(
+        _ slot: inout Slot, fields: [DecodedField], rssi: Int?, sampleTime: Date, newFields: inout [String]
+    ) -> (topic: String, payload: [UInt8]) {
+        slot.state.merge(fields, rssi: rssi, sampleTime: sampleTime)
+        note(fields, rssi: rssi, in: &slot.fields, newFields: &newFields)
+        return (slot.topic, slot.state.payload)
     }
 
     /// Records the latest value, unit and kind of each field (and the RSSI) in a device's field
     /// table; names seen for the first time are appended to `newFields`.
     private static func note(
         _ fields: [DecodedField], rssi: Int?,
-        in info: inout [String: (value: JSONValue, unit: String?, kind: FieldKind?)], newFields: inout [String]
+        in info: inout [String: FieldInfo], newFields: inout [String]
     ) {
         for field in fields where field.name != "ts" {
             if info[field.name] == nil { newFields.append(field.name) }
@@ -161,7 +167,9 @@ package struct ReadingRouter: Sendable {
     }
 
     private func discovery(deviceID: String, fields: [String]) -> [DiscoveryMessage] {
-        guard let builder = discoveryBuilder, let device = devices[deviceID], let info = fieldInfo[deviceID] else {
+        guard !fields.isEmpty, let builder = discoveryBuilder, let device = devices[deviceID],
+            let info = slots[deviceID]?.fields
+        else {
             return []
         }
         return fields.compactMap { name in
@@ -174,14 +182,14 @@ package struct ReadingRouter: Sendable {
     /// The discovery messages of one device's fields seen so far (announced again when this
     /// gateway becomes its owner, shared-broker mode).
     package func discovery(of deviceID: String) -> [DiscoveryMessage] {
-        discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+        discovery(deviceID: deviceID, fields: (slots[deviceID]?.fields ?? [:]).keys.sorted())
     }
 
     /// Every discovery message for the fields seen so far (sent again when Home Assistant
     /// comes online).
     package func allDiscovery() -> [DiscoveryMessage] {
-        fieldInfo.keys.sorted().flatMap { deviceID in
-            discovery(deviceID: deviceID, fields: (fieldInfo[deviceID] ?? [:]).keys.sorted())
+        slots.keys.sorted().flatMap { deviceID in
+            discovery(deviceID: deviceID, fields: (slots[deviceID]?.fields ?? [:]).keys.sorted())
         }
     }
 }

@@ -123,8 +123,13 @@ final class OutboxDatabase {
     // MARK: - Queue
 
     /// Appends `entries` in one transaction, then applies the caps. Returns the new row ids.
-    func append(_ entries: [OutboxEntry], now: Date) throws -> [Int64] {
-        guard !entries.isEmpty else { return [] }
+    /// `acknowledged` rows are deleted in the same transaction first and counted as delivered
+    /// (``remove(ids:)`` without a transaction of its own); when the append fails, they stay.
+    func append(_ entries: [OutboxEntry], now: Date, removing acknowledged: [Int64] = []) throws -> [Int64] {
+        guard !entries.isEmpty else {
+            if !acknowledged.isEmpty { try remove(ids: acknowledged) }
+            return []
+        }
         if let large = entries.first(where: { $0.size > options.maxBytes }) {
             throw OutboxError(
                 .entryTooLarge, "entry of \(large.size) bytes for \(large.topic) exceeds the cap of \(options.maxBytes)"
@@ -133,18 +138,19 @@ final class OutboxDatabase {
         observeSpace()
         let ids: [Int64]
         do {
-            ids = try insertRows(entries, now: now)
+            ids = try insertRows(entries, now: now, removing: acknowledged)
         } catch let error as SQLiteError where error.code == .constraint {
             // Another connection appended to this file (a second process given the same
             // outbox.path) and took the ids this store meant to issue: read the highest again.
             lastIssuedID = max(lastIssuedID, try Self.highestIssuedID(connection))
-            ids = try insertRows(entries, now: now)
+            ids = try insertRows(entries, now: now, removing: acknowledged)
         }
         return ids
     }
 
-    /// ``append(_:now:)``'s transaction: the rows with the ids after ``lastIssuedID``, then the caps.
-    private func insertRows(_ entries: [OutboxEntry], now: Date) throws -> [Int64] {
+    /// ``append(_:now:removing:)``'s transaction: the acknowledged rows deleted, the rows with the
+    /// ids after ``lastIssuedID``, then the caps.
+    private func insertRows(_ entries: [OutboxEntry], now: Date, removing acknowledged: [Int64]) throws -> [Int64] {
         let enqueued = Self.microseconds(now)
         let firstID = lastIssuedID + 1
         var ids: [Int64] = []
@@ -153,6 +159,11 @@ final class OutboxDatabase {
         // the space released for the full disk stays for deletions meanwhile.
         let (newDepth, newBytes) = try whenSpaceRunsOut(retry: false) {
             try connection.transaction {
+                // One transaction instead of two: each costs its locks, a WAL frame per page it
+                // changes and its share of checkpoints, and deletions and appends change the same
+                // pages (the queue's ends, the counters; issue 20).
+                let (removed, removedBytes) = try deleteRowsInTransaction(
+                    acknowledged, counter: Self.deliveredCounter, issued: firstID + Int64(entries.count - 1))
                 var addedBytes = 0
                 for (offset, entry) in entries.enumerated() {
                     let id = firstID + Int64(offset)
@@ -167,7 +178,7 @@ final class OutboxDatabase {
                     addedBytes += entry.size
                 }
                 return try applyCaps(
-                    depth: depth + entries.count, bytes: bytes + addedBytes, now: now,
+                    depth: depth - removed + entries.count, bytes: bytes - removedBytes + addedBytes, now: now,
                     issued: firstID + Int64(entries.count - 1))
             }
         }
@@ -198,8 +209,11 @@ final class OutboxDatabase {
     /// Deletes acknowledged entries in one transaction, counting them as delivered; returns how many existed.
     @discardableResult
     func remove(ids: [Int64]) throws -> Int {
-        try delete(ids: ids, counter: "delivered")
+        try delete(ids: ids, counter: Self.deliveredCounter)
     }
+
+    /// The `counters` row of the readings the broker acknowledged.
+    static let deliveredCounter = "delivered"
 
     /// Deletes entries that will never be delivered, counting them under `reason`.
     @discardableResult
@@ -219,23 +233,28 @@ final class OutboxDatabase {
     /// mostly come in order, so a batch of them is usually one range (one statement per id cost a
     /// bind, a step and a reset each).
     private func deleteRows(_ ids: [Int64], counter: String) throws -> (Int, Int) {
-        try connection.transaction {
-            var removed = 0
-            var removedBytes = 0
-            for run in Self.consecutiveRuns(ids) {
-                try deleteRange.bind([.integer(run.lowerBound), .integer(run.upperBound)])
-                defer { deleteRange.reset() }
-                while try deleteRange.step() {
-                    removed += 1
-                    removedBytes += Int(deleteRange.int64(at: 0))
-                }
+        try connection.transaction { try deleteRowsInTransaction(ids, counter: counter, issued: lastIssuedID) }
+    }
+
+    /// ``deleteRows(_:counter:)`` inside the caller's transaction, whose rows have ids up to
+    /// `issued`; returns how many rows and payload bytes went.
+    private func deleteRowsInTransaction(_ ids: [Int64], counter: String, issued: Int64) throws -> (Int, Int) {
+        guard !ids.isEmpty else { return (0, 0) }
+        var removed = 0
+        var removedBytes = 0
+        for run in Self.consecutiveRuns(ids) {
+            try deleteRange.bind([.integer(run.lowerBound), .integer(run.upperBound)])
+            defer { deleteRange.reset() }
+            while try deleteRange.step() {
+                removed += 1
+                removedBytes += Int(deleteRange.int64(at: 0))
             }
-            if removed > 0 {
-                try addCounter.run([.integer(Int64(removed)), .text(counter)])
-                try recordIssued.run([.integer(lastIssuedID)])
-            }
-            return (removed, removedBytes)
         }
+        if removed > 0 {
+            try addCounter.run([.integer(Int64(removed)), .text(counter)])
+            try recordIssued.run([.integer(issued)])
+        }
+        return (removed, removedBytes)
     }
 
     /// `ids` sorted, without repeats, as closed ranges of consecutive ids.

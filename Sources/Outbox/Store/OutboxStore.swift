@@ -126,10 +126,15 @@ package actor OutboxStore {
     /// Appends `entries` in one transaction and applies the caps; returns them as stored (ids increasing),
     /// so a caller that publishes them at once need not read them back. Entries a cap removed at once
     /// (a batch larger than `maxMessages`) are not returned.
-    package func appendRecords(_ entries: [OutboxEntry]) throws(OutboxError) -> [OutboxRecord] {
+    ///
+    /// `acknowledged`: entries to remove as ``remove(ids:)`` does, in the same transaction (first), so
+    /// a driver that has both pays for one; when the append fails they stay too.
+    package func appendRecords(
+        _ entries: [OutboxEntry], removing acknowledged: [Int64] = []
+    ) throws(OutboxError) -> [OutboxRecord] {
         try withDatabase { database in
             let now = clock.date
-            let ids = try database.append(entries, now: now)
+            let ids = try database.append(entries, now: now, removing: acknowledged)
             let enqueuedAt = OutboxDatabase.date(OutboxDatabase.microseconds(now))
             let kept = min(ids.count, database.depth)
             return zip(ids, entries).suffix(kept).map { id, entry in
