@@ -296,7 +296,7 @@ final class OutboxDatabase {
         while try readCounters.step() {
             let name = readCounters.text(at: 0)
             let value = readCounters.int64(at: 1)
-            if name == "delivered" {
+            if name == Self.deliveredCounter {
                 delivered = value
             } else if let reason = OutboxDropReason.allCases.first(where: { $0.counterName == name }) {
                 dropped[reason] = value
