@@ -13,7 +13,7 @@ import Outbox
 ///   connection.
 /// - Rows just appended are handed out at once, without reading them back, when the window has
 ///   published everything before them (the *live tail*); otherwise they are read in order later.
-/// - A row is deleted only after its acknowledgement; deletions are batched: a quarter window at
+/// - A row is deleted only after its acknowledgement; deletions are batched: `removalBatch` rows at
 ///   a time, or whatever gathered once the driver's removal delay passed (``Action/removeLater``),
 ///   or at once while disconnected; one removal at a time. A failed removal is retried after a
 ///   pause (``Action/retryRemovalLater``) while publishing goes on.
@@ -46,6 +46,8 @@ struct PublishWindow: Sendable {
     }
 
     let capacity: Int
+    /// Acknowledged rows deleted at once as soon as this many gathered.
+    let removalBatch: Int
     let stallTimeout: Duration
     private(set) var connected = false
     private(set) var paused = false
@@ -71,9 +73,10 @@ struct PublishWindow: Sendable {
     /// When the window last moved (a publish handed out or acknowledged).
     private var lastProgress: ContinuousClock.Instant?
 
-    init(capacity: Int, stallTimeout: Duration = .seconds(30)) {
+    init(capacity: Int, removalBatch: Int, stallTimeout: Duration = .seconds(30)) {
         precondition(capacity > 0, "the in-flight window needs room for at least one publish")
         self.capacity = capacity
+        self.removalBatch = max(1, removalBatch)
         self.stallTimeout = stallTimeout
     }
 
@@ -252,11 +255,11 @@ struct PublishWindow: Sendable {
         return [.fetch(after: cursor, limit: room, read: reads)]
     }
 
-    /// Deletes acknowledged rows in batches: once a quarter window has gathered, at once while
+    /// Deletes acknowledged rows in batches: once `removalBatch` have gathered, at once while
     /// disconnected (nothing else is coming), else after the driver's removal delay.
     private mutating func flushRemovals(force: Bool = false) -> [Action] {
         guard !removing, !removalRetryPending, !pendingRemoval.isEmpty else { return [] }
-        guard pendingRemoval.count >= max(1, capacity / 4) || !connected || force else {
+        guard pendingRemoval.count >= removalBatch || !connected || force else {
             guard !removalScheduled else { return [] }
             removalScheduled = true
             return [.removeLater]

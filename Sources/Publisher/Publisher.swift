@@ -96,7 +96,8 @@ package actor Publisher {
         self.logger = logger
         self.clock = store.loop.clock
         self.inbox = PublisherInbox(batch: max(1, options.window / 4))
-        self.window = PublishWindow(capacity: options.window, stallTimeout: options.stallTimeout)
+        self.window = PublishWindow(
+            capacity: options.window, removalBatch: options.removalBatch, stallTimeout: options.stallTimeout)
         if case .memoryFirst(let spillAfter) = options.mode {
             self.memory = MemoryFirstBuffer(spillAfter: spillAfter, limit: options.memoryLimit)
         }

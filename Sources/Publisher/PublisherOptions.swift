@@ -33,9 +33,14 @@ package struct PublisherOptions: Sendable, Hashable {
     /// (new readings, a full window and a stop handle them at once). Batching them saves a thread
     /// wake-up per reading at low rates.
     package var acknowledgementDelay: Duration
-    /// How long acknowledged rows may wait to be deleted together (a quarter window is deleted at
-    /// once; at most this long, a crash re-sends them once: at-least-once).
+    /// How long acknowledged rows may wait to be deleted together (``removalBatch`` of them are
+    /// deleted at once; a crash re-sends those still waiting once: at-least-once).
     package var removalDelay: Duration
+    /// Acknowledged rows deleted in one transaction as soon as this many gathered. Each deletion
+    /// is a transaction of its own (unless it joins a commit), whose commit writes the counters'
+    /// and the queue head's pages whatever its size: at 25,000 readings/s, deleting a quarter
+    /// window (16 rows) at a time cost a quarter of the outbox thread (issue 20).
+    package var removalBatch: Int
     /// At most this many offered readings are held in memory while the outbox refuses writes
     /// (locked, disk full, …); beyond it the oldest are dropped and counted.
     package var heldLimit: Int
@@ -43,8 +48,8 @@ package struct PublisherOptions: Sendable, Hashable {
     package init(
         window: Int = 64, sampleTimeProperty: String? = nil, retryDelay: Duration = .milliseconds(200),
         stallTimeout: Duration = .seconds(30), acknowledgementDelay: Duration = .milliseconds(20),
-        removalDelay: Duration = .milliseconds(50), heldLimit: Int = 10_000, mode: Mode = .durable,
-        memoryLimit: Int = 4096
+        removalDelay: Duration = .milliseconds(50), removalBatch: Int = 256, heldLimit: Int = 10_000,
+        mode: Mode = .durable, memoryLimit: Int = 4096
     ) {
         self.mode = mode
         self.memoryLimit = max(1, memoryLimit)
@@ -52,6 +57,7 @@ package struct PublisherOptions: Sendable, Hashable {
         self.heldLimit = max(1, heldLimit)
         self.acknowledgementDelay = acknowledgementDelay
         self.removalDelay = removalDelay
+        self.removalBatch = max(1, removalBatch)
         self.sampleTimeProperty = sampleTimeProperty
         self.retryDelay = retryDelay
         self.stallTimeout = stallTimeout

@@ -20,20 +20,20 @@ import Testing
 
     /// A connected window whose first read returned `ids`.
     private func connected(capacity: Int, publishing ids: ClosedRange<Int64>) -> PublishWindow {
-        var window = PublishWindow(capacity: capacity, stallTimeout: .seconds(30))
+        var window = PublishWindow(capacity: capacity, removalBatch: max(1, capacity / 4), stallTimeout: .seconds(30))
         _ = window.connectionChanged(connected: true, now: t0)
         _ = window.fetched(records(ids), limit: capacity, read: 1, now: t0)
         return window
     }
 
     @Test func nothingHappensUntilConnected() {
-        var window = PublishWindow(capacity: 4)
+        var window = PublishWindow(capacity: 4, removalBatch: 1)
         #expect(window.appended([], now: t0).isEmpty)
         #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 1)])
     }
 
     @Test func fillsTheWindowInOrderAndNeverBeyondIt() {
-        var window = PublishWindow(capacity: 4)
+        var window = PublishWindow(capacity: 4, removalBatch: 1)
         _ = window.connectionChanged(connected: true, now: t0)
         #expect(window.appended([], now: t0).isEmpty)  // a read is already outstanding
         #expect(window.fetched(records(1...4), limit: 4, read: 1, now: t0) == [.publish(records(1...4), generation: 0)])
@@ -46,7 +46,7 @@ import Testing
 
     @Test func acknowledgementsAreDeletedInBatches() {
         var window = connected(capacity: 8, publishing: 1...3)  // a short read: nothing more for now
-        // Deletions wait for a quarter window (2 rows here), or for the removal delay.
+        // Deletions wait for a removal batch (2 rows here), or for the removal delay.
         #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
         #expect(window.acknowledged(2, generation: 0, now: t0) == [.remove([1, 2])])
         // One removal at a time; the last acknowledgement waits for it and for the delay.
@@ -55,6 +55,21 @@ import Testing
         #expect(!window.isIdle)
         #expect(window.removalDelayElapsed() == [.remove([3])])
         #expect(window.removed([3]).isEmpty)
+        #expect(window.isIdle)
+    }
+
+    /// The batch is its own setting, not a share of the window: many acknowledgements in flight
+    /// or few, deletions wait until it gathered (or for the delay).
+    @Test func aRemovalBatchLargerThanTheWindowGathersAcrossRefills() {
+        var window = PublishWindow(capacity: 2, removalBatch: 3)
+        _ = window.connectionChanged(connected: true, now: t0)
+        #expect(window.fetched(records(1...2), limit: 2, read: 1, now: t0) == [.publish(records(1...2), generation: 0)])
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater, .fetch(after: 2, limit: 1, read: 2)])
+        #expect(window.fetched(records(3...3), limit: 1, read: 2, now: t0) == [.publish(records(3...3), generation: 0)])
+        #expect(window.acknowledged(2, generation: 0, now: t0) == [.fetch(after: 3, limit: 1, read: 3)])
+        #expect(window.fetched([], limit: 1, read: 3, now: t0).isEmpty)
+        #expect(window.acknowledged(3, generation: 0, now: t0) == [.remove([1, 2, 3])])
+        #expect(window.removed([1, 2, 3]).isEmpty)
         #expect(window.isIdle)
     }
 
@@ -106,7 +121,7 @@ import Testing
     }
 
     @Test func appendedRowsWaitBehindUnreadRows() {
-        var window = PublishWindow(capacity: 4)
+        var window = PublishWindow(capacity: 4, removalBatch: 1)
         // Not connected: nothing is handed out, and the rows must be read later.
         #expect(window.appended(records(1...1), now: t0).isEmpty)
         #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 1)])
@@ -124,7 +139,7 @@ import Testing
     }
 
     @Test func anAppendDuringAReadIsNotMissed() {
-        var window = PublishWindow(capacity: 8)
+        var window = PublishWindow(capacity: 8, removalBatch: 2)
         _ = window.connectionChanged(connected: true, now: t0)
         #expect(window.appended([], now: t0).isEmpty)  // read 1 is outstanding; it may not see this row
         // Read 1 comes back short, but a row was appended after it was issued: read again.
@@ -162,7 +177,7 @@ import Testing
     }
 
     @Test func aStaleReadIsIgnored() {
-        var window = PublishWindow(capacity: 4)
+        var window = PublishWindow(capacity: 4, removalBatch: 1)
         _ = window.connectionChanged(connected: true, now: t0)
         _ = window.connectionChanged(connected: false, now: t0)
         #expect(window.connectionChanged(connected: true, now: t0) == [.fetch(after: 0, limit: 4, read: 2)])
@@ -184,7 +199,7 @@ import Testing
 
     /// The publisher arms its stall timer for `stallDeadline`: none while nothing can stall.
     @Test func nothingCanStallWhileDisconnectedOrWithNothingInFlight() {
-        var window = PublishWindow(capacity: 4, stallTimeout: .seconds(30))
+        var window = PublishWindow(capacity: 4, removalBatch: 1, stallTimeout: .seconds(30))
         #expect(window.stallDeadline == nil)
         _ = window.connectionChanged(connected: true, now: t0)
         #expect(window.stallDeadline == nil)

@@ -30,6 +30,7 @@ final class OutboxDatabase {
 
     private let insert: SQLiteStatement
     private let selectAfter: SQLiteStatement
+    private let measureRange: SQLiteStatement
     private let deleteRange: SQLiteStatement
     private let deleteThrough: SQLiteStatement
     private let scanHead: SQLiteStatement
@@ -84,7 +85,12 @@ final class OutboxDatabase {
             SELECT id, stream, topic, payload, qos, retain, sample_time, enqueued_at FROM outbox
             WHERE id > ? ORDER BY id LIMIT ?
             """)
-        deleteRange = try connection.prepare("DELETE FROM outbox WHERE id BETWEEN ? AND ? RETURNING size")
+        // Counted and summed by a read before the deletion, not by `DELETE … RETURNING size`: SQLite
+        // gathers RETURNING rows in an ephemeral table, whose pager (a page buffer allocated and
+        // freed in each deletion) cost 5 % of the outbox thread at 25,000 readings/s (issue 20).
+        measureRange = try connection.prepare(
+            "SELECT count(*), coalesce(sum(size), 0) FROM outbox WHERE id BETWEEN ? AND ?")
+        deleteRange = try connection.prepare("DELETE FROM outbox WHERE id BETWEEN ? AND ?")
         deleteThrough = try connection.prepare("DELETE FROM outbox WHERE id <= ?")
         scanHead = try connection.prepare("SELECT id, size, sample_time FROM outbox ORDER BY id")
         addCounter = try connection.prepare(
@@ -243,12 +249,15 @@ final class OutboxDatabase {
         var removed = 0
         var removedBytes = 0
         for run in Self.consecutiveRuns(ids) {
-            try deleteRange.bind([.integer(run.lowerBound), .integer(run.upperBound)])
-            defer { deleteRange.reset() }
-            while try deleteRange.step() {
-                removed += 1
-                removedBytes += Int(deleteRange.int64(at: 0))
-            }
+            let bounds: [SQLiteValue] = [.integer(run.lowerBound), .integer(run.upperBound)]
+            try measureRange.bind(bounds)
+            let measured = try measureRange.step()
+            let (count, size) = measured ? (measureRange.int64(at: 0), measureRange.int64(at: 1)) : (0, 0)
+            measureRange.reset()  // no read open on the table while the deletion runs
+            guard count > 0 else { continue }
+            removed += Int(count)
+            removedBytes += Int(size)
+            try deleteRange.run(bounds)
         }
         if removed > 0 {
             try addCounter.run([.integer(Int64(removed)), .text(counter)])
