@@ -136,13 +136,15 @@ package actor OutboxStore {
             let now = clock.date
             let ids = try database.append(entries, now: now, removing: acknowledged)
             let enqueuedAt = OutboxDatabase.date(OutboxDatabase.microseconds(now))
+            // The rows the caps kept are the last ones. By index: `suffix` of a zip (a sequence, not
+            // a collection) gathered every pair in a buffer of its own first (issue 20).
             let kept = min(ids.count, database.depth)
-            return zip(ids, entries).suffix(kept).map { id, entry in
+            return (ids.count - kept..<ids.count).map { index in
                 // The sample time as stored (to the microsecond), so a row published now and the same
                 // row read back for a re-send carry the same time.
-                var stored = entry
-                stored.sampleTime = OutboxDatabase.date(OutboxDatabase.microseconds(entry.sampleTime))
-                return OutboxRecord(id: id, entry: stored, enqueuedAt: enqueuedAt)
+                var stored = entries[index]
+                stored.sampleTime = OutboxDatabase.date(OutboxDatabase.microseconds(stored.sampleTime))
+                return OutboxRecord(id: ids[index], entry: stored, enqueuedAt: enqueuedAt)
             }
         }
     }
