@@ -48,6 +48,8 @@ struct PublishWindow: Sendable {
     let capacity: Int
     /// Acknowledged rows deleted at once as soon as this many gathered.
     let removalBatch: Int
+    /// Acknowledged rows join a commit's transaction once the oldest of them waited this long.
+    let foldAfter: Duration
     let stallTimeout: Duration
     private(set) var connected = false
     private(set) var paused = false
@@ -59,6 +61,8 @@ struct PublishWindow: Sendable {
     /// Acknowledged ids whose deletion has not completed.
     private(set) var acknowledged: Set<Int64> = []
     private var pendingRemoval: [Int64] = []
+    /// When the oldest row of `pendingRemoval` was acknowledged.
+    private var pendingSince: ContinuousClock.Instant?
     private var removing = false
     private var removalScheduled = false
     /// A removal failed; the next one waits for ``removalRetryDue()``.
@@ -73,10 +77,13 @@ struct PublishWindow: Sendable {
     /// When the window last moved (a publish handed out or acknowledged).
     private var lastProgress: ContinuousClock.Instant?
 
-    init(capacity: Int, removalBatch: Int, stallTimeout: Duration = .seconds(30)) {
+    init(
+        capacity: Int, removalBatch: Int, foldAfter: Duration = .milliseconds(20), stallTimeout: Duration = .seconds(30)
+    ) {
         precondition(capacity > 0, "the in-flight window needs room for at least one publish")
         self.capacity = capacity
         self.removalBatch = max(1, removalBatch)
+        self.foldAfter = foldAfter
         self.stallTimeout = stallTimeout
     }
 
@@ -166,7 +173,10 @@ struct PublishWindow: Sendable {
     /// The broker acknowledged `id` (or a QoS 0 publish was sent).
     mutating func acknowledged(_ id: Int64, generation: Int, now: ContinuousClock.Instant) -> [Action] {
         if generation == self.generation, inFlight.remove(id) != nil { lastProgress = now }
-        if acknowledged.insert(id).inserted { pendingRemoval.append(id) }
+        if acknowledged.insert(id).inserted {
+            if pendingRemoval.isEmpty { pendingSince = now }
+            pendingRemoval.append(id)
+        }
         return flushRemovals() + fill()
     }
 
@@ -213,12 +223,18 @@ struct PublishWindow: Sendable {
         return flushRemovals(force: true)
     }
 
-    /// A ``Action/remove(_:)`` the driver runs in a commit's transaction: every acknowledged row not
-    /// being deleted yet joins it, whatever their number (they would be the next deletion, a
-    /// transaction of its own). Their ids come back through ``removed(_:)`` or ``removeFailed(_:)``
-    /// with those of that removal.
-    mutating func removalsJoiningCommit() -> [Int64] {
-        guard removing, !removalRetryPending, !pendingRemoval.isEmpty else { return [] }
+    /// The acknowledged rows a commit deletes in its transaction: with a ``Action/remove(_:)`` the
+    /// driver runs in that transaction, every row not being deleted yet, whatever their number (they
+    /// would be the next deletion, a transaction of its own); without one, all of them once the
+    /// oldest waited ``foldAfter``. At low rates a batch never gathers, and joining a commit spares
+    /// the thread the removal delay's wake-up and a transaction of their own; rows joining every
+    /// commit would write the counters' page in each (at high rates a batch fills before
+    /// `foldAfter`). Their ids come back through ``removed(_:)`` or ``removeFailed(_:)`` (with
+    /// those of that removal).
+    mutating func removalsJoiningCommit(now: ContinuousClock.Instant) -> [Int64] {
+        guard !removalRetryPending, !pendingRemoval.isEmpty else { return [] }
+        guard removing || pendingSince.map({ now - $0 >= foldAfter }) == true else { return [] }
+        removing = true
         defer { pendingRemoval.removeAll() }
         return pendingRemoval
     }

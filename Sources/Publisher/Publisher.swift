@@ -100,7 +100,8 @@ package actor Publisher {
         self.clock = store.loop.clock
         self.inbox = PublisherInbox(batch: max(1, options.window / 4))
         self.window = PublishWindow(
-            capacity: options.window, removalBatch: options.removalBatch, stallTimeout: options.stallTimeout)
+            capacity: options.window, removalBatch: options.removalBatch, foldAfter: options.removalDelay * 2 / 5,
+            stallTimeout: options.stallTimeout)
         if case .memoryFirst(let spillAfter) = options.mode {
             self.memory = MemoryFirstBuffer(spillAfter: spillAfter, limit: options.memoryLimit)
         }
@@ -346,11 +347,11 @@ package actor Publisher {
         }
         guard !submissions.isEmpty else { return }
         // A deletion the outcomes called for joins the commit, with the acknowledgements that came
-        // after it in this drain (they would be the next deletion's). Without one due, none joins:
-        // a few rows deleted in every commit would write the counters' page in each.
+        // after it in this drain (they would be the next deletion's); without one due, the
+        // acknowledged rows join once the oldest waited `foldAfter` (`PublishWindow.removalsJoiningCommit`).
         var acknowledged: [Int64] = []
         if let deferred = removalsForCommit {
-            if !deferred.isEmpty { acknowledged = deferred + window.removalsJoiningCommit() }
+            acknowledged = deferred + window.removalsJoiningCommit(now: clock.now)
             removalsForCommit = nil
         }
         do throws(OutboxError) {

@@ -73,25 +73,47 @@ import Testing
         #expect(window.isIdle)
     }
 
+    /// Without a deletion due, a commit takes the acknowledged rows once the oldest waited
+    /// `foldAfter`: at low rates they would otherwise wait for the removal delay and a transaction
+    /// of their own.
+    @Test func acknowledgementsThatWaitedJoinACommitBeforeTheirBatchIsDue() {
+        var window = PublishWindow(capacity: 8, removalBatch: 256, foldAfter: .milliseconds(20))
+        _ = window.connectionChanged(connected: true, now: t0)
+        _ = window.fetched(records(1...3), limit: 8, read: 1, now: t0)
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.removeLater])
+        #expect(window.acknowledged(2, generation: 0, now: t0 + .milliseconds(15)).isEmpty)
+        #expect(window.removalsJoiningCommit(now: t0 + .milliseconds(19)).isEmpty)  // the oldest waited 19 ms
+        #expect(window.removalsJoiningCommit(now: t0 + .milliseconds(20)) == [1, 2])
+        #expect(window.removalsJoiningCommit(now: t0 + .milliseconds(40)).isEmpty)
+        // Acknowledged meanwhile: waits for the commit's deletion, then for its own time.
+        #expect(window.acknowledged(3, generation: 0, now: t0 + .milliseconds(21)).isEmpty)
+        #expect(window.removed([1, 2]).isEmpty)  // the delay asked for above has not passed
+        #expect(window.removalsJoiningCommit(now: t0 + .milliseconds(40)).isEmpty)
+        #expect(window.removalsJoiningCommit(now: t0 + .milliseconds(41)) == [3])
+        #expect(window.removed([3]).isEmpty)
+        #expect(window.removalDelayElapsed().isEmpty)  // nothing left for the timer
+        #expect(window.isIdle)
+    }
+
     /// The driver runs a due deletion in the transaction of a commit: the acknowledgements that
     /// came after it join it then, instead of waiting to be the next deletion.
     @Test func acknowledgementsJoinADeletionHandedToACommit() {
         var window = connected(capacity: 8, publishing: 1...5)
-        #expect(window.removalsJoiningCommit().isEmpty)  // nothing acknowledged
+        #expect(window.removalsJoiningCommit(now: t0).isEmpty)  // nothing acknowledged
         _ = window.acknowledged(1, generation: 0, now: t0)
-        #expect(window.removalsJoiningCommit().isEmpty)  // no deletion due: the row waits for its batch
+        #expect(window.removalsJoiningCommit(now: t0).isEmpty)  // no deletion due, and the row has not waited: it waits
         #expect(window.acknowledged(2, generation: 0, now: t0).contains(.remove([1, 2])))
         #expect(window.acknowledged(3, generation: 0, now: t0).isEmpty)
         #expect(window.acknowledged(4, generation: 0, now: t0).isEmpty)
-        #expect(window.removalsJoiningCommit() == [3, 4])
-        #expect(window.removalsJoiningCommit().isEmpty)
+        #expect(window.removalsJoiningCommit(now: t0) == [3, 4])
+        #expect(window.removalsJoiningCommit(now: t0).isEmpty)
         // They come back together; nothing is left to delete.
         #expect(window.removed([1, 2, 3, 4]).isEmpty)
         _ = window.acknowledged(5, generation: 0, now: t0)
         #expect(window.removalDelayElapsed() == [.remove([5])])
         // A commit that failed hands every id back: retried together after the pause.
         #expect(window.removeFailed([5]) == [.retryRemovalLater])
-        #expect(window.removalsJoiningCommit().isEmpty)  // not while the retry waits
+        #expect(window.removalsJoiningCommit(now: t0).isEmpty)  // not while the retry waits
         #expect(window.removalRetryDue() == [.remove([5])])
     }
 
