@@ -174,7 +174,12 @@ struct PublishWindow: Sendable {
     mutating func acknowledged(_ id: Int64, generation: Int, now: ContinuousClock.Instant) -> [Action] {
         if generation == self.generation, inFlight.remove(id) != nil { lastProgress = now }
         if acknowledged.insert(id).inserted {
-            if pendingRemoval.isEmpty { pendingSince = now }
+            if pendingRemoval.isEmpty {
+                pendingSince = now
+                // A batch's room at once: grown an append at a time, its 2 KB came through eight
+                // reallocations, two of them large enough to make glibc consolidate its free lists.
+                pendingRemoval.reserveCapacity(removalBatch)
+            }
             pendingRemoval.append(id)
         }
         return flushRemovals() + fill()

@@ -186,6 +186,25 @@ import Testing
         #expect(recorder.ended.isEmpty)
     }
 
+    /// A backlog read in several turns (64 packets each) through the one reused buffer, packets of
+    /// every size one after another, and the peer's close right after them: each packet whole, in
+    /// order, then the end.
+    @Test func aBacklogEndedByThePeerArrivesWholeAndInOrderBeforeTheEnd() async throws {
+        let poller = NotifySocketPoller(threadName: "notify-test-backlog")
+        defer { poller.shutdown() }
+        let recorder = Recorder()
+        let pair = try Pair()
+        let packets = (0..<150).map { index in
+            (0..<(index % 16 == 5 ? 512 : index % 7 + 1)).map { UInt8((index + $0) & 0xFF) }
+        }
+        for packet in packets { pair.send(packet) }
+        close(pair.peer)
+        _ = add(pair, 0, to: poller, recorder)
+        #expect(await recorder.wait { $0.ended == [0] })
+        #expect(recorder.values(0) == packets.map { Data($0) })
+        #expect(poller.openSockets == 0)
+    }
+
     @Test func packetsLargerThanTheDefaultMTUArriveWhole() async throws {
         let poller = NotifySocketPoller(threadName: "notify-test-mtu")
         defer { poller.shutdown() }

@@ -120,10 +120,12 @@ package struct ReadingRouter: Sendable {
             newFields = (slots[deviceID]?.fields ?? [:]).keys.sorted()
         }
         // The device's slot is changed in place: a copy taken out and stored back made every reading
-        // copy the device's fields and its field table (~3 µs a reading, issue 20).
+        // copy the device's fields and its field table (~3 µs a reading, issue 20). The default slot is
+        // made before: a default naming `topics` captured `self` while `slots` was being changed, and
+        // Swift copied the whole router (a retain and a release of each of its members) for every reading.
+        if slots[deviceID] == nil { slots[deviceID] = Slot(topic: topics.device(deviceID)) }
         let (topic, payload) = Self.update(
-            &slots[deviceID, default: Slot(topic: topics.device(deviceID))], fields: fields, rssi: rssi,
-            sampleTime: sampleTime, newFields: &newFields)
+            &slots[deviceID]!, fields: fields, rssi: rssi, sampleTime: sampleTime, newFields: &newFields)
         var entries = [
             OutboxEntry(
                 topic: topic, payload: payload, qos: qos, retain: false, sampleTime: sampleTime, stream: deviceID)
