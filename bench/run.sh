@@ -181,7 +181,7 @@ simulator_call() {
 }
 
 simulator_load() {
-    local total=$1 duration=$2 per_device statistics sent achieved
+    local total=$1 duration=$2 per_device statistics sent achieved dropped
     per_device=$(awk -v t="$total" -v d="$active" 'BEGIN{printf "%.6f", t/d}')
     if ! simulator_call SetLoad "uint32:$devices" "double:$per_device" >/dev/null; then
         log "  the simulator is gone: $(tail -5 "$work"/*-simulator.log 2>/dev/null | tr '\n' ' ')"
@@ -193,7 +193,11 @@ simulator_load() {
     simulator_call SetLoad uint32:0 double:0 >/dev/null
     sent=$(grep -A1 '"sent"' <<<"$statistics" | sed -n 's/.*uint64 \([0-9]*\).*/\1/p' | head -1)
     achieved=$(grep -A1 '"achieved_rate"' <<<"$statistics" | sed -n 's/.*double \([0-9.e+]*\).*/\1/p' | head -1)
-    echo "sent=${sent:-0} achieved=$(awk -v a="${achieved:-0}" 'BEGIN{printf "%.0f", a}')"
+    # Values the simulator dropped because a client's notify socket was full (as bluetoothd does),
+    # summed over the devices: a phase's own, since each phase starts the load anew.
+    dropped=$(awk '/"dropped"/ { inside = 1; next } inside && /\]/ { inside = 0 }
+        inside && $1 == "uint64" { total += $2 } END { printf "%d", total }' <<<"$statistics")
+    echo "sent=${sent:-0} achieved=$(awk -v a="${achieved:-0}" 'BEGIN{printf "%.0f", a}') dropped=${dropped:-0}"
 }
 
 # phase NAME LOADFN TARGETPID TOTAL_RATE SECONDS: one fixed-length phase; sets phase_* results.
@@ -239,6 +243,8 @@ phase() {
         }' "$work/$name.threads-before" "$work/$name.threads-after")
     phase_sent=$(field "$load_result" sent)
     phase_achieved=$(field "$load_result" achieved)
+    # Of the values lost, those that never reached the process under test: dropped at a full socket.
+    phase_dropped=$(field "$load_result" dropped)
     phase_unique=$(field "$result" unique)
     local expected
     expected=$(field "$result" expected)
@@ -254,7 +260,7 @@ phase() {
         'BEGIN{ if (u > 0) printf "%.1f", c * 1e6 / hz / u; else print "n/a" }')
     phase_rss=$(memory_kb "$target" VmRSS)
     phase_hwm=$(memory_kb "$target" VmHWM)
-    log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost" \
+    log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost${phase_dropped:+ (at full sockets $phase_dropped)}" \
         "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs (path ${phase_path_us})" \
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
     log "    $phase_threads"
