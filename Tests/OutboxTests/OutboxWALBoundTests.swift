@@ -24,7 +24,8 @@ import Testing
             sizes.append((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0)
         }
         let pageSize = 4096
-        let bound = OutboxDatabase.walHeaderBytes
+        let bound =
+            OutboxDatabase.walHeaderBytes
             + (options.diskReserve / 2 / pageSize + OutboxDatabase.walSlackFrames)
             * (pageSize + OutboxDatabase.walFrameHeaderBytes)
         let peak = sizes.max() ?? 0
