@@ -13,6 +13,12 @@ package struct LogThrottle: Sendable {
         self.burst = max(1, burst)
     }
 
+    /// Whether ``admit(at:)`` would let a line through at `now` (nothing is counted).
+    package func wouldAdmit(at now: ContinuousClock.Instant) -> Bool {
+        guard let windowStart, now - windowStart < interval else { return true }
+        return inWindow < burst
+    }
+
     /// nil: do not log now (counted). Otherwise log now; the value is how many were held back since the last line.
     package mutating func admit(at now: ContinuousClock.Instant) -> Int? {
         if let windowStart, now - windowStart < interval {

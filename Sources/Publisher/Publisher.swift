@@ -55,6 +55,9 @@ package actor Publisher {
     private var stalls = 0
     var published = 0
     private var storeError: OutboxError?
+    /// What the log last said about the outbox: the code of the refusal it announced, nil when it
+    /// said nothing or that readings are accepted again (``noteStoreResult(_:)``).
+    private var loggedStoreError: OutboxError.Code?
     /// Offered readings the outbox refused for a reason that can pass (locked by another process,
     /// disk full, read-only, …): held here in order, at most ``PublisherOptions/heldLimit``, and
     /// committed ahead of newer readings by the next commit or a retry.
@@ -486,23 +489,36 @@ package actor Publisher {
     }
 
     /// Remembers whether the outbox accepts writes (for the health report); logs each change.
+    ///
+    /// A change the throttle holds back is logged once its interval has passed, at the next result
+    /// that still differs from what the log last said: a refusal that came within 10 s of the
+    /// previous one's line used to be left out for good, after an "accepts readings again", so the
+    /// log's last word on a disk that had filled up again was that it accepted readings (found by
+    /// `make stress`, `DiskFullTests`).
     private func noteStoreResult(_ result: Result<Void, OutboxError>) {
         switch result {
         case .success:
             persistHeldDrops()
-            if let previous = storeError, let held = admitStoreLog(.recovered) {
-                logger.notice(
-                    "outbox accepts readings again", [("after", previous.code.rawValue)] + Self.repeats(held))
-            }
+            let changed = storeError != nil
             storeError = nil
             holdFullLogged = false
+            if let logged = loggedStoreError, changed || storeLogOpen(.recovered),
+                let held = admitStoreLog(.recovered)
+            {
+                logger.notice("outbox accepts readings again", [("after", logged.rawValue)] + Self.repeats(held))
+                loggedStoreError = nil
+            }
         case .failure(let error):
-            if storeError?.code != error.code, let held = admitStoreLog(.refused) {
+            let changed = storeError?.code != error.code
+            storeError = error
+            if loggedStoreError != error.code, changed || storeLogOpen(.refused),
+                let held = admitStoreLog(.refused)
+            {
                 logger.error(
                     "outbox refused readings",
                     [("code", error.code.rawValue), ("error", error.message)] + Self.repeats(held))
+                loggedStoreError = error.code
             }
-            storeError = error
         }
     }
 
@@ -530,6 +546,11 @@ package actor Publisher {
     /// nil: leave the line out. Otherwise log it; the value is how many were left out before it.
     private func admitStoreLog(_ kind: StoreLog) -> Int? {
         storeLogs[kind, default: LogThrottle(interval: Self.storeLogInterval)].admit(at: clock.now)
+    }
+
+    /// Whether a line of `kind` would be let through now (nothing counted).
+    private func storeLogOpen(_ kind: StoreLog) -> Bool {
+        storeLogs[kind].map { $0.wouldAdmit(at: clock.now) } ?? true
     }
 
     private static func repeats(_ held: Int) -> [(String, String)] {
@@ -618,6 +639,7 @@ package actor Publisher {
         } catch {
             if let held = admitStoreLog(.reading) {
                 logger.error("reading the outbox failed; retrying", [("error", "\(error)")] + Self.repeats(held))
+                loggedStoreError = error.code
             }
             storeError = error
             perform(window.fetchFailed(read: read))
@@ -667,6 +689,7 @@ package actor Publisher {
                 logger.error(
                     "deleting acknowledged readings failed; retrying",
                     [("code", error.code.rawValue), ("error", "\(error)")] + Self.repeats(held))
+                loggedStoreError = error.code
             }
             storeError = error
             // The next commit would meet the same lock: new readings wait in memory meanwhile,

@@ -24,4 +24,16 @@ import Testing
         #expect(throttle.admit(at: start + .seconds(1)) == 2)
         #expect(throttle.admit(at: start + .milliseconds(1100)) == 0)
     }
+
+    @Test func wouldAdmitAsksWithoutCounting() {
+        var throttle = LogThrottle(interval: .seconds(10))
+        let start = ContinuousClock.now
+        #expect(throttle.wouldAdmit(at: start))
+        #expect(throttle.admit(at: start) == 0)
+        #expect(!throttle.wouldAdmit(at: start + .seconds(9)))
+        #expect(!throttle.wouldAdmit(at: start + .seconds(9)))
+        #expect(throttle.wouldAdmit(at: start + .seconds(10)))
+        // Asking held nothing back: the next line says none were left out.
+        #expect(throttle.admit(at: start + .seconds(10)) == 0)
+    }
 }
