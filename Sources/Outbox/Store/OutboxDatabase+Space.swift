@@ -13,9 +13,9 @@ extension OutboxDatabase {
     ///
     /// The limit is the WAL's size at the bound, not the pages alone: a frame is a page and its
     /// 24-byte header, so a limit of `pages × page size` sat just under the size every cycle
-    /// reached, and each reset cut the file and the next cycle grew it again (an `ftruncate`, and
-    /// a block allocated and logged by the file system, per checkpoint: 998 in 10 s at 25,000
-    /// readings/s, issue 20).
+    /// reached, and each reset cut the file and the next cycle grew it again (an `ftruncate` that
+    /// freed blocks, and a file grown again, per checkpoint: 499 in 10 s at 25,000 readings/s,
+    /// issue 20).
     static func boundWAL(_ connection: SQLiteConnection, reserve: Int) throws {
         guard reserve > 0 else { return }
         let pageSize = Int(try connection.integer("PRAGMA page_size") ?? 4096)
