@@ -35,6 +35,12 @@ tests_in() {
         sed 's/ with [0-9]* test cases$//' | LC_ALL=C sort -u
 }
 failed_runs=0
+# Each run's test process lists the children it starts under children/ (ChildProcess.swift); those
+# it leaves running (a run killed at its time limit, a crash, an interrupted series) are stopped
+# after the run, so they do not load the runs after it. The runs table counts them.
+children="$logs/children"
+export BLEBRIDGE_TEST_CHILDREN="$children"
+trap '"$root/scripts/kill-test-children.sh" "$children"' EXIT
 : >"$logs/failures"
 : >"$logs/runs"
 for ((run = 1; run <= runs; run++)); do
@@ -61,6 +67,11 @@ for ((run = 1; run <= runs; run++)); do
         names="(run $status without a failing test; unfinished: ${unfinished:-none}; see $log)"
     fi
     [[ -z "$names" ]] || echo "$names" >>"$logs/failures"
+    left=$("$root/scripts/kill-test-children.sh" "$children" 2>&1 | grep -c . || true)
+    if ((left > 0)); then
+        echo "stress: run $run left children running; stopped them"
+        echo "(run $run left children of the test process running: stopped after the run)" >>"$logs/failures"
+    fi
     wall=$((SECONDS - start))
     count=$(echo -n "$names" | grep -c . || true)
     printf '%4d  %-8s %6d  %5s %5s  %6d\n' "$run" "${status%% *}" "$wall" "$load_start" "$(load)" \

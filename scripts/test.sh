@@ -17,7 +17,11 @@ fi
 # Every test runs once, with no retry (issue 20): a rerun alone removes the load that triggers a
 # race, and on a Pi the product runs loaded. The failed tests are named at the end.
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# The children the test process starts are listed here; any it leaves running (it was killed, or
+# crashed) are stopped on the way out instead of staying behind as orphans.
+children=$(mktemp -d)
+export BLEBRIDGE_TEST_CHILDREN="$children"
+trap 'rm -f "$log"; "$root/scripts/kill-test-children.sh" "$children"; rm -rf "$children"' EXIT
 # At most 4 tests at a time. Unlimited, Swift Testing starts all ~500 at once: hundreds of
 # daemons, brokers and simulators share two cores and two cooperative threads, and a simulator's
 # reply waited over 25 s behind everyone else's work (D-Bus NoReply; 1-9 failures a run). With 4

@@ -4,6 +4,12 @@ import Synchronization
 /// A subprocess with captured output, for fixtures and end-to-end tests.
 ///
 /// Output is collected on a background reader so the child never blocks on a full pipe.
+///
+/// Each child is also listed in a registry directory (`BLEBRIDGE_TEST_CHILDREN`, which
+/// `scripts/test.sh` and `scripts/stress.sh` set) until it is released: a file named by its PID
+/// that holds its start time. When the test process dies without releasing its children (killed
+/// by a run's time limit, or by hand), their brokers, buses and gateways would keep running as
+/// orphans and load the runs after it; `scripts/kill-test-children.sh` stops the ones listed.
 package final class ChildProcess: Sendable {
     package let executable: String
     package let arguments: [String]
@@ -11,11 +17,16 @@ package final class ChildProcess: Sendable {
     private let process: Mutex<Process>
     private let stdoutBuffer = OutputBuffer()
     private let stderrBuffer = OutputBuffer()
+    /// This child's file in the registry, if it was listed.
+    private let registration: String?
+
+    /// The registry directory of the test run (`BLEBRIDGE_TEST_CHILDREN`), if one is set.
+    package static let registryDirectory: String? = ProcessInfo.processInfo.environment["BLEBRIDGE_TEST_CHILDREN"]
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     package init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        currentDirectory: String? = nil
+        currentDirectory: String? = nil, registry: String? = ChildProcess.registryDirectory
     ) throws {
         let path = try Self.resolve(executable)
         self.executable = path
@@ -42,9 +53,37 @@ package final class ChildProcess: Sendable {
         pthread_sigmask(SIG_SETMASK, &empty, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try process.run()
+        registration = registry.flatMap { Self.register(process.processIdentifier, in: $0) }
         stdoutBuffer.collect(out, name: "child-stdout")
         stderrBuffer.collect(err, name: "child-stderr")
     }
+
+    /// Lists `pid` in `directory` with its start time (field 22 of `/proc/<pid>/stat`, which a
+    /// reused PID does not share); returns the file, nil when it could not be written.
+    private static func register(_ pid: Int32, in directory: String) -> String? {
+        guard let startTime = startTime(of: pid) else { return nil }
+        let file = "\(directory)/\(pid)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try "\(startTime)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        } catch {
+            return nil
+        }
+        return file
+    }
+
+    /// The start time of process `pid` in clock ticks since boot, nil once it is gone.
+    package static func startTime(of pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command name (which may hold spaces): state is field 3, the start time field 22.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+
+    /// This child's file in the registry (nil when none was written).
+    package var registryFile: String? { registration }
 
     package var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
     package var isRunning: Bool { process.withLock { $0.isRunning } }
@@ -95,6 +134,7 @@ package final class ChildProcess: Sendable {
     deinit {
         let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
         if pid > 0 { kill(pid, SIGKILL) }
+        if let registration { unlink(registration) }
     }
 
     /// Runs to completion and returns (status, stdout, stderr).
