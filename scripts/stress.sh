@@ -37,10 +37,36 @@ tests_in() {
 failed_runs=0
 # Each run's test process lists the children it starts under children/ (ChildProcess.swift); those
 # it leaves running (a run killed at its time limit, a crash, an interrupted series) are stopped
-# after the run, so they do not load the runs after it. The runs table counts them.
+# after the run, so they do not load the runs after it; the failures table notes the run.
 children="$logs/children"
 export BLEBRIDGE_TEST_CHILDREN="$children"
 trap '"$root/scripts/kill-test-children.sh" "$children"' EXIT
+# A run is stopped by killing its process tree: `swift test` and the test process it starts (in a
+# process group of its own, which killing `swift test` or its group left running: a run killed at
+# its time limit went on as an orphan). The children the test process listed, and theirs, are
+# left to kill-test-children.sh, which lets each stop what it started. The run is waited for in
+# the background, since bash runs a trap only once the command it waits for has ended: an
+# interrupted series (Ctrl-C, SIGTERM) stops the run in progress at once.
+run_pid=""
+watchdog=""
+run_tree() {
+    local child
+    echo "$1"
+    for child in $(ps -o pid= --ppid "$1"); do
+        [[ -e "$children/$child" ]] || run_tree "$child"
+    done
+}
+stop_run() {
+    [[ -z "$run_pid" ]] || kill -KILL $(run_tree "$run_pid") 2>/dev/null || true
+}
+interrupted() {
+    stop_run
+    [[ -z "$watchdog" ]] || kill "$watchdog" 2>/dev/null || true
+    echo "stress: interrupted in run $run" >&2
+    exit "$1"
+}
+trap 'interrupted 130' INT
+trap 'interrupted 143' TERM
 : >"$logs/failures"
 : >"$logs/runs"
 for ((run = 1; run <= runs; run++)); do
@@ -48,7 +74,22 @@ for ((run = 1; run <= runs; run++)); do
     start=$SECONDS
     load_start=$(load)
     status=passed
-    timeout --signal=KILL "$run_timeout" swift test --skip-build "$@" >"$log" 2>&1 || status=$?
+    swift test --skip-build "$@" >"$log" 2>&1 &
+    run_pid=$!
+    # The time limit: a watchdog that stops the run unless the run ends first.
+    (
+        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        sleep "$run_timeout" &
+        sleeper=$!
+        wait "$sleeper"
+        stop_run
+    ) &
+    watchdog=$!
+    wait "$run_pid" || status=$?
+    kill "$watchdog" 2>/dev/null || true
+    wait "$watchdog" 2>/dev/null || true
+    run_pid=""
+    watchdog=""
     if [[ "$status" != passed ]]; then
         ((status == 137)) && status="killed after ${run_timeout} s" || status="FAILED"
         failed_runs=$((failed_runs + 1))
