@@ -65,7 +65,13 @@ struct DebianPackageTests {
     /// Leftovers of an interrupted run would make the checks meaningless.
     private func clean() async throws {
         if try await status("dpkg-query", ["-W", "blebridge"]) == 0 {
-            try await run("dpkg", ["--purge", "blebridge"])
+            // A test process killed while dpkg was unpacking leaves the package half-installed
+            // ("reinstreq"), which `--purge` refuses ("reinstall it before attempting a removal")
+            // and every later run failed on: removed by force first, then purged.
+            if try await status("dpkg", ["--purge", "blebridge"]) != 0 {
+                try await run("dpkg", ["--remove", "--force-remove-reinstreq", "blebridge"])
+                try await run("dpkg", ["--purge", "blebridge"])
+            }
         }
         if try await status("dpkg-statoverride", ["--list", "/etc/blebridge"]) == 0 {
             try await run("dpkg-statoverride", ["--remove", "/etc/blebridge"])
