@@ -10,6 +10,9 @@ import Synchronization
 /// that holds its start time. When the test process dies without releasing its children (killed
 /// by a run's time limit, or by hand), their brokers, buses and gateways would keep running as
 /// orphans and load the runs after it; `scripts/kill-test-children.sh` stops the ones listed.
+/// Commands run to completion with ``run(_:_:environment:timeout:)`` are not listed: stopping one
+/// midway does more harm than letting it finish (a `dpkg` stopped while unpacking left the package
+/// half-installed, which the next run's `dpkg --purge` refused).
 package final class ChildProcess: Sendable {
     package let executable: String
     package let arguments: [String]
@@ -142,7 +145,7 @@ package final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let child = try ChildProcess(executable, arguments, environment: environment)
+        let child = try ChildProcess(executable, arguments, environment: environment, registry: nil)
         guard let status = await child.waitForExit(timeout: timeout) else {
             await child.stop()
             throw FixtureError("\(executable) \(arguments.joined(separator: " ")) did not exit within \(timeout)")
