@@ -20,8 +20,8 @@ package final class ChildProcess: Sendable {
     private let process: Mutex<Process>
     private let stdoutBuffer = OutputBuffer()
     private let stderrBuffer = OutputBuffer()
-    /// This child's file in the registry, if it was listed.
-    private let registration: String?
+    /// This child's file in the registry (nil when it was not listed, or the file could not be written).
+    package let registryFile: String?
 
     /// The registry directory of the test run (`BLEBRIDGE_TEST_CHILDREN`), if one is set.
     package static let registryDirectory: String? = ProcessInfo.processInfo.environment["BLEBRIDGE_TEST_CHILDREN"]
@@ -56,7 +56,7 @@ package final class ChildProcess: Sendable {
         pthread_sigmask(SIG_SETMASK, &empty, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try process.run()
-        registration = registry.flatMap { Self.register(process.processIdentifier, in: $0) }
+        registryFile = registry.flatMap { Self.register(process.processIdentifier, in: $0) }
         stdoutBuffer.collect(out, name: "child-stdout")
         stderrBuffer.collect(err, name: "child-stderr")
     }
@@ -84,9 +84,6 @@ package final class ChildProcess: Sendable {
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         return fields.count > 19 ? String(fields[19]) : nil
     }
-
-    /// This child's file in the registry (nil when none was written).
-    package var registryFile: String? { registration }
 
     package var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
     package var isRunning: Bool { process.withLock { $0.isRunning } }
@@ -137,7 +134,7 @@ package final class ChildProcess: Sendable {
     deinit {
         let pid = process.withLock { $0.isRunning ? $0.processIdentifier : 0 }
         if pid > 0 { kill(pid, SIGKILL) }
-        if let registration { unlink(registration) }
+        if let registryFile { unlink(registryFile) }
     }
 
     /// Runs to completion and returns (status, stdout, stderr).
