@@ -88,6 +88,9 @@ package final class ChildProcess: Sendable {
     package var processIdentifier: Int32 { process.withLock { $0.processIdentifier } }
     package var isRunning: Bool { process.withLock { $0.isRunning } }
     package var standardOutput: String { stdoutBuffer.text }
+    /// The inode numbers of the pipes that carry the child's standard output and error (each
+    /// `pipe:[N]` in `/proc/self/fd` while its read end is open).
+    package var outputPipeInodes: [UInt64] { [stdoutBuffer.pipeInode, stderrBuffer.pipeInode].compactMap { $0 } }
     package var standardError: String { stderrBuffer.text }
 
     /// Sends a signal (SIGTERM by default).
@@ -166,6 +169,9 @@ package final class ChildProcess: Sendable {
 final class OutputBuffer: Sendable {
     private let data = Mutex(Data())
     private let finished = Atomic<Bool>(false)
+    private let inode = Mutex<UInt64?>(nil)
+    /// The inode of the pipe being read (set by `collect`).
+    var pipeInode: UInt64? { inode.withLock { $0 } }
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
     /// Appends what arrives on `pipe` until its end of file, reading on a thread of its own.
     ///
@@ -174,10 +180,18 @@ final class OutputBuffer: Sendable {
     /// libdispatch's epoll bookkeeping on Linux; the whole test process crashed with SIGSEGV in
     /// `_dispatch_event_loop_drain` (swiftlang/swift-corelibs-libdispatch#949). A blocking read
     /// never registers the descriptor with libdispatch.
+    ///
+    /// The read end is closed at end of file. Foundation closes it only when the `Process` that
+    /// holds the `Pipe` is freed, and a full run left about 1,450 of them open in the test
+    /// process (2,000 descriptors in all). With that many, `Process.run` (which lists
+    /// `/proc/self/fd` to close every descriptor in the child) crashed the test process in
+    /// Swift 6.3.1's Foundation: it copies each entry's whole 256-byte name and read past
+    /// glibc's full directory buffer (SIGSEGV in `memcpy`, swiftlang/swift-corelibs-foundation#5472).
     func collect(_ pipe: Pipe, name: String) {
         let handle = pipe.fileHandleForReading
+        var status = stat()
+        if fstat(handle.fileDescriptor, &status) == 0 { inode.withLock { $0 = UInt64(status.st_ino) } }
         let thread = Thread { [self] in
-            // `handle` stays alive (its descriptor open) until end of file.
             let descriptor = handle.fileDescriptor
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -190,6 +204,7 @@ final class OutputBuffer: Sendable {
                     break
                 }
             }
+            try? handle.close()
             finish()
         }
         thread.name = name
