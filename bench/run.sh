@@ -6,7 +6,10 @@
 #
 #   bench/run.sh            full run: relay and gateway in turn, BENCH_REPEAT times; prints a table
 #   bench/run.sh --smoke    builds the C programs and runs the relay on its C load for a few seconds (< 30 s)
-#   bench/run.sh --relay-only | --gateway-only
+#   bench/run.sh --relay-only | --gateway-only   (--gateway-only runs both gateway suites)
+#   bench/run.sh --durable-only     without the gateway_memory_first suite (the gateway in its default
+#                                   outbox mode, memory_first, which commits a reading only when its
+#                                   PUBACK is late; the relay and the gateway suite commit every one)
 #   bench/run.sh --with-c-load      also the relay on the C emitter's PropertiesChanged signals (a reference)
 #   bench/run.sh --with-signals     also the relay on the simulator's PropertiesChanged signals (StartNotify,
 #                                   through dbus-daemon: the path a client without AcquireNotify takes)
@@ -40,13 +43,15 @@ run_relay=1
 run_relay_c_load=0
 run_relay_signals=0
 run_gateway=1
+run_gateway_memory_first=1
 run_sdcard=1
 for argument in "$@"; do
     case "$argument" in
-        --smoke) mode=smoke; run_relay=0; run_relay_c_load=1; run_gateway=0; run_sdcard=0 ;;
-        --relay-only) run_gateway=0; run_sdcard=0 ;;
+        --smoke) mode=smoke; run_relay=0; run_relay_c_load=1; run_gateway=0; run_gateway_memory_first=0; run_sdcard=0 ;;
+        --relay-only) run_gateway=0; run_gateway_memory_first=0; run_sdcard=0 ;;
         --gateway-only) run_relay=0; run_sdcard=0 ;;
-        --sdcard-only) run_relay=0; run_gateway=0 ;;
+        --sdcard-only) run_relay=0; run_gateway=0; run_gateway_memory_first=0 ;;
+        --durable-only) run_gateway_memory_first=0 ;;
         --with-c-load) run_relay_c_load=1 ;;
         --with-signals) run_relay_signals=1 ;;
         --no-sdcard) run_sdcard=0 ;;
@@ -112,7 +117,7 @@ log "built relay, emitter, subscriber, bluez_client in $bin"
 # binary, the Swift runtime and Foundation linked in), in its own scratch directory here so it
 # does not invalidate the usual .build.
 blebridge=${BENCH_BLEBRIDGE:-"$root/.build/static/release/blebridge"}
-if { [ "$run_gateway" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ] || [ "$run_sdcard" = 1 ]; } &&
+if { [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ] || [ "$run_sdcard" = 1 ]; } &&
     [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
     log "building blebridge (release, --static-swift-stdlib as deploy/package does)…"
     (cd "$root" && swift build -c release --static-swift-stdlib --product blebridge \
@@ -418,12 +423,12 @@ start_simulator() {
     done
 }
 
-# write_gateway_config PATH NAME: the run NAME's configuration, with an outbox file of its own.
+# write_gateway_config PATH NAME OUTBOX_MODE: the run NAME's configuration, with an outbox file of its own.
 write_gateway_config() {
     python3 - "$1" "$bus_address" "$mqtt_port" "$work/$2.sqlite" "$devices" "$gateway_connections" \
-        "$load_characteristic" <<'PY'
+        "$load_characteristic" "$3" <<'PY'
 import json, sys
-path, bus, port, outbox, count, connections, characteristic = sys.argv[1:]
+path, bus, port, outbox, count, connections, characteristic, outbox_mode = sys.argv[1:]
 devices = [{
     "id": "load-%04d" % i,
     "match": {"address": "C0:FF:EE:10:%02X:%02X" % (i >> 8, i & 0xFF)},
@@ -435,8 +440,10 @@ config = {
     "bluetooth": {"adapter": "hci0", "bus": bus, "max_connections": int(connections)},
     # One publish per reading, like the C relay it is compared with (no burst merging).
     "mqtt": {"url": "mqtt://127.0.0.1:%s" % port, "client_id": "blebridge-bench", "qos": 1, "state_window": "0ms"},
-    # Durable, like the C relay (commit, publish, delete on PUBACK); the SD-card step measures both modes.
-    "outbox": {"path": outbox, "synchronous": "normal", "mode": "durable"},
+    # `durable` in the gateway suite, like the C relay (commit, publish, delete on PUBACK);
+    # `memory_first` (the default) in gateway_memory_first: publish from memory, commit only what
+    # is not acknowledged within spill_after (2 s).
+    "outbox": {"path": outbox, "synchronous": "normal", "mode": outbox_mode},
     "homeassistant": {"enabled": False},
     "devices": devices,
 }
@@ -445,11 +452,11 @@ with open(path, "w") as f:
 PY
 }
 
-# start_gateway NAME: like the relay's, each run's outbox starts empty in a file of its own. One file
+# start_gateway NAME OUTBOX_MODE: like the relay's, each run's outbox starts empty in a file of its own. One file
 # for every run left the next run a backlog to replay: an overloaded ramp step's readings, still in
 # the outbox when the gateway was stopped (61,370 rows at one start, in a 24 MB file).
 start_gateway() {
-    write_gateway_config "$work/gateway.json" "$1"
+    write_gateway_config "$work/gateway.json" "$1" "$2"
     "$blebridge" check-config --config "$work/gateway.json" >"$work/check-config.log" 2>&1 || {
         missing="the generated configuration is refused: $(tail -3 "$work/check-config.log" | tr '\n' ' ')"
         return 1
@@ -467,7 +474,7 @@ start_gateway() {
 }
 
 simulator_missing=""
-if [ "$run_gateway" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ]; then
+if [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ]; then
     "$blebridge" simulate --help >/dev/null 2>&1 ||
         simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
 fi
@@ -522,24 +529,30 @@ measure_relay_signals() {
     environment_stop
 }
 
+# measure_gateway KIND OUTBOX_MODE REP: KIND is gateway (durable) or gateway_memory_first.
 measure_gateway() {
-    environment_start "gateway-$1"
+    local kind=$1 outbox_mode=$2 name="$1-$3"
+    environment_start "$name"
     missing=""
-    if start_simulator "gateway-$1" && start_gateway "gateway-$1"; then
-        suite "gateway-$1" simulator_load "$gateway_pid" || missing="warm-up failed (run $1)"
+    if start_simulator "$name" && start_gateway "$name" "$outbox_mode"; then
+        suite "$name" simulator_load "$gateway_pid" || missing="warm-up failed (run $3)"
     fi
-    [ -z "$missing" ] || echo "$missing" >"$work/gateway.missing"
+    [ -z "$missing" ] || echo "$missing" >"$work/$kind.missing"
     environment_stop
 }
 
-# Relay and gateway in turn (ABBA: the one measured first changes each repetition), so a drift of
-# the machine's load over the run weighs on both alike.
+# Relay and gateway in turn (ABBA: the order reverses each repetition), so a drift of the
+# machine's load over the run weighs on every suite alike.
 for ((rep = 1; rep <= repeat; rep++)); do
-    order="relay gateway"
-    ((rep % 2 == 0)) && order="gateway relay"
+    order="relay gateway gateway_memory_first"
+    ((rep % 2 == 0)) && order="gateway_memory_first gateway relay"
     for kind in $order; do
-        if [ "$kind" = relay ] && [ "$run_relay" = 1 ] && [ -z "$simulator_missing" ]; then measure_relay "$rep"; fi
-        if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ] && [ -z "$simulator_missing" ]; then measure_gateway "$rep"; fi
+        [ -z "$simulator_missing" ] || continue
+        if [ "$kind" = relay ] && [ "$run_relay" = 1 ]; then measure_relay "$rep"; fi
+        if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ]; then measure_gateway gateway durable "$rep"; fi
+        if [ "$kind" = gateway_memory_first ] && [ "$run_gateway_memory_first" = 1 ]; then
+            measure_gateway gateway_memory_first memory_first "$rep"
+        fi
     done
     if [ "$run_relay_signals" = 1 ] && [ -z "$simulator_missing" ]; then measure_relay_signals "$rep"; fi
     if [ "$run_relay_c_load" = 1 ]; then measure_relay_c_load "$rep"; fi
@@ -553,7 +566,7 @@ if [ "$run_sdcard" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-if [ ! -s "$work/results" ] && [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ]; then
+if [ ! -s "$work/results" ] && [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ] && [ "$run_gateway_memory_first" = 0 ]; then
     echo
     echo "SD-card wear — $(date -u +%Y-%m-%dT%H:%MZ): the demo's five devices, broker up, /proc/<pid>/io write_bytes"
     echo "$sdcard_table"
@@ -579,13 +592,13 @@ function cell(kind, column, digits,   n, i, a, m, fmt) {
     if (n == 1) return sprintf(fmt, m)
     return sprintf(fmt " [" fmt "–" fmt "]", m, a[1], a[n])
 }
-function ratio(column,   n, i, r, a) {
-    if (!(("gateway", column) in med) || !(("relay", column) in med) || med["relay", column] <= 0) return "n/a"
+function ratio(kind, column,   n, i, r, a) {
+    if (!((kind, column) in med) || !(("relay", column) in med) || med["relay", column] <= 0) return "n/a"
     n = 0
-    for (i = 1; i <= runs["gateway"] && i <= runs["relay"]; i++)
-        if (value["relay", i, column] != "n/a" && value["gateway", i, column] != "n/a" && value["relay", i, column] > 0)
-            a[++n] = value["gateway", i, column] / value["relay", i, column]
-    r = sprintf("%.2f×", med["gateway", column] / med["relay", column])
+    for (i = 1; i <= runs[kind] && i <= runs["relay"]; i++)
+        if (value["relay", i, column] != "n/a" && value[kind, i, column] != "n/a" && value["relay", i, column] > 0)
+            a[++n] = value[kind, i, column] / value["relay", i, column]
+    r = sprintf("%.2f×", med[kind, column] / med["relay", column])
     if (n > 1) { sortn(a, n); r = r sprintf(" (runs %.2f–%.2f)", a[1], a[n]) }
     return r
 }
@@ -599,6 +612,9 @@ END {
     nextra = split(extra, extras, " ")
     header = "| | relay (AcquireNotify) | gateway | gateway / relay | goal (issue 20) |"
     rule = "|---|---|---|---|---|"
+    # The gateway in its default outbox mode: its own figures, and each divided by the relay figure.
+    memory = "gateway_memory_first" in runs
+    if (memory) { header = header " gateway_memory_first | gateway_memory_first / relay |"; rule = rule "---|---|" }
     for (e = 1; e <= nextra; e++) { header = header " " extras[e] " |"; rule = rule "---|" }
     print header; print rule
     split("throughput p50 p99 cpu path rss hwm", columns, " ")
@@ -608,14 +624,15 @@ END {
     goals[3] = "≤ 2 ms"
     for (c = 1; c <= 7; c++) {
         line = "| " labels[c] " | " cell("relay", columns[c], digits[c]) " | " cell("gateway", columns[c], digits[c]) " | "
-        line = line (c <= 5 ? ratio(columns[c]) : "") " | " goals[c] " |"
+        line = line (c <= 5 ? ratio("gateway", columns[c]) : "") " | " goals[c] " |"
+        if (memory) line = line " " cell("gateway_memory_first", columns[c], digits[c]) " | " (c <= 5 ? ratio("gateway_memory_first", columns[c]) : "") " |"
         for (e = 1; e <= nextra; e++) line = line " " cell(extras[e], columns[c], digits[c]) " |"
         print line
     }
     print ""
     for (k in runs) if (runs[k] > 0) printf "%s: %d runs; values lost at %d/s in all: %d; first failing steps:%s\n", k, runs[k], rate, lost[k], failed[k]
 }' "$work/results"
-for kind in relay gateway relay_signals relay_cload; do
+for kind in relay gateway gateway_memory_first relay_signals relay_cload; do
     [ -f "$work/$kind.missing" ] && echo "$kind: NOT MEASURED in at least one run — $(cat "$work/$kind.missing")"
 done
 if [ -n "$sdcard_table" ]; then
