@@ -4,7 +4,7 @@
 # simulator through the same input path (one AcquireNotify socket per device), on a private
 # dbus-daemon and a mosquitto on a free loopback port. Not part of the tests.
 #
-#   bench/run.sh            full run: relay and gateway in turn, BENCH_REPEAT times; prints a table
+#   bench/run.sh            full run: relay, gateway and gateway_memory_first in turn, BENCH_REPEAT times; prints a table
 #   bench/run.sh --smoke    builds the C programs and runs the relay on its C load for a few seconds (< 30 s)
 #   bench/run.sh --relay-only | --gateway-only   (--gateway-only runs both gateway suites)
 #   bench/run.sh --durable-only     without the gateway_memory_first suite (the gateway in its default
@@ -17,7 +17,7 @@
 #   bench/run.sh --sdcard-only      only the SD-card step: bytes written per reading in each outbox
 #                                   mode, the demo's five devices (bench/sdcard.sh; BENCH_SD_SECONDS)
 #
-# Tunables (environment): BENCH_REPEAT (repetitions of each suite, alternated relay/gateway, default 3),
+# Tunables (environment): BENCH_REPEAT (repetitions of each suite, the suites in turn, default 3),
 # BENCH_SECONDS (length of each ramp step, default 5), BENCH_LATENCY_SECONDS (length of the
 # latency/CPU/memory phase, 10), BENCH_DEVICES (configured in the gateway, 50), BENCH_LATENCY_RATE
 # (total notifications/s of the latency/CPU/memory phase, 1000), BENCH_RAMP (total rates of the coarse
@@ -574,7 +574,7 @@ if [ ! -s "$work/results" ] && [ "$run_relay" = 0 ] && [ "$run_gateway" = 0 ] &&
 fi
 echo
 echo "BLEBridge end-to-end benchmark — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), nice $(nice)"
-echo "each suite ${repeat}× (relay and gateway in turn); median [min–max] over the runs; ramp steps of ${seconds} s, ${refine} refining"
+echo "each suite ${repeat}× (the suites in turn); median [min–max] over the runs; ramp steps of ${seconds} s, ${refine} refining"
 echo "steps; latency/CPU/memory over ${latency_seconds} s at ${latency_rate} notifications/s from ${active} notifying devices"
 echo "(gateway: ${devices} devices configured, at most ${gateway_connections} connected). CPU 'path' charges every process on the"
 echo "path: dbus-daemon, broker, simulator and the process under test (bluez_client too for relay_signals)."
