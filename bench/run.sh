@@ -266,6 +266,7 @@ phase() {
     phase_rss=$(memory_kb "$target" VmRSS)
     phase_hwm=$(memory_kb "$target" VmHWM)
     log "  $name: target $total/s sent $phase_sent (achieved ${phase_achieved}/s) received $phase_unique lost $phase_lost${phase_dropped:+ (at full sockets $phase_dropped)}" \
+        "duplicates $(field "$result" duplicates) reordered $(field "$result" reordered)" \
         "p50 ${phase_p50} ms p99 ${phase_p99} ms drain ${phase_drain} ms cpu/msg ${phase_cpu_us} µs (path ${phase_path_us})" \
         "rss $((phase_rss / 1024)) MB hwm $((phase_hwm / 1024)) MB  [$(cut -d' ' -f1-3 /proc/loadavg)]"
     log "    $phase_threads"

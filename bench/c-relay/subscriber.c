@@ -21,8 +21,16 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t *latencies_us; /* one per unique value, in arrival order */
 static size_t latency_count, latency_capacity;
-static uint64_t *first_sequence, *last_sequence; /* per device, in this phase */
-static unsigned long long messages, foreign, stale, duplicates, reordered;
+static uint64_t *first_sequence, *last_sequence; /* per device, in this phase: lowest and newest value */
+/* Per device, a bitmap of the sequences received, from seen_base (SEEN_BELOW under the device's
+ * first value): a value re-sent after newer ones (an outbox's at-least-once re-send) is a duplicate,
+ * not a new value. Until 2026-12-07 only a repeat of the device's newest value was one, so re-sends
+ * counted as unique values and could mask as many losses. */
+#define SEEN_BELOW 65536
+static uint8_t **seen_map;
+static uint64_t *seen_base;
+static size_t *seen_bytes;
+static unsigned long long messages, foreign, stale, duplicates, reordered, unchecked;
 static uint64_t first_arrival, last_arrival; /* realtime ns of the first/last counted value */
 static uint64_t since_ns;
 static unsigned long long devices_seen;
@@ -65,6 +73,31 @@ static int extract(const uint8_t *payload, int length, uint8_t out[LOAD_VALUE_LE
     return 0;
 }
 
+/* Marks `sequence` as received for `device`; 0 when it was received before. A sequence more than
+ * SEEN_BELOW under the device's first one cannot be checked: it counts as new (and in `unchecked`). */
+static int seen_insert(uint32_t device, uint64_t sequence) {
+    if (!seen_map[device]) seen_base[device] = sequence > SEEN_BELOW ? sequence - SEEN_BELOW : 0;
+    if (sequence < seen_base[device]) {
+        unchecked++;
+        return 1;
+    }
+    uint64_t offset = sequence - seen_base[device];
+    size_t byte = (size_t)(offset / 8);
+    if (byte >= seen_bytes[device]) {
+        size_t size = seen_bytes[device] ? seen_bytes[device] : 2 * SEEN_BELOW / 8;
+        while (size <= byte) size *= 2;
+        uint8_t *grown = realloc(seen_map[device], size);
+        if (!grown) die("subscriber", "out of memory");
+        memset(grown + seen_bytes[device], 0, size - seen_bytes[device]);
+        seen_map[device] = grown;
+        seen_bytes[device] = size;
+    }
+    uint8_t bit = (uint8_t)(1u << (offset % 8));
+    if (seen_map[device][byte] & bit) return 0;
+    seen_map[device][byte] |= bit;
+    return 1;
+}
+
 static void on_message(struct mosquitto *mosq, void *user, const struct mosquitto_message *message) {
     (void)mosq;
     (void)user;
@@ -77,15 +110,20 @@ static void on_message(struct mosquitto *mosq, void *user, const struct mosquitt
         foreign++;
     } else if (load_value_decode(bytes, &value), value.timestamp_ns < since_ns || value.device >= MAX_DEVICES) {
         stale++;
-    } else if (value.sequence == last_sequence[value.device]) {
+    } else if (!seen_insert(value.device, value.sequence)) {
         duplicates++;
     } else {
         if (last_sequence[value.device] == 0) {
             devices_seen++;
             first_sequence[value.device] = value.sequence;
         }
-        if (value.sequence < last_sequence[value.device]) reordered++;
-        else last_sequence[value.device] = value.sequence;
+        /* A first delivery older than one already received: the order of the device's values changed. */
+        if (value.sequence < last_sequence[value.device]) {
+            reordered++;
+            if (value.sequence < first_sequence[value.device]) first_sequence[value.device] = value.sequence;
+        } else {
+            last_sequence[value.device] = value.sequence;
+        }
         if (latency_count == latency_capacity) {
             latency_capacity = latency_capacity ? latency_capacity * 2 : 1 << 20;
             latencies_us = realloc(latencies_us, latency_capacity * sizeof *latencies_us);
@@ -136,6 +174,9 @@ int main(int argc, char **argv) {
     since_ns = strtoull(since, NULL, 10);
     first_sequence = calloc(MAX_DEVICES, sizeof *first_sequence);
     last_sequence = calloc(MAX_DEVICES, sizeof *last_sequence);
+    seen_map = calloc(MAX_DEVICES, sizeof *seen_map);
+    seen_base = calloc(MAX_DEVICES, sizeof *seen_base);
+    seen_bytes = calloc(MAX_DEVICES, sizeof *seen_bytes);
 
     struct sigaction action = {0};
     action.sa_handler = on_usr1;
@@ -194,9 +235,10 @@ int main(int argc, char **argv) {
     qsort(latencies_us, latency_count, sizeof *latencies_us, compare_u32);
     double span = last_arrival > first_arrival ? (double)(last_arrival - first_arrival) / 1e9 : 0;
     double drain_ms = drain_started && last_arrival > drain_started ? (double)(last_arrival - drain_started) / 1e6 : 0;
-    printf("devices=%llu expected=%llu unique=%zu duplicates=%llu reordered=%llu stale=%llu foreign=%llu span_s=%.3f rate=%.0f "
-           "p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f drain_ms=%.0f\n",
-           devices_seen, expected, latency_count, duplicates, reordered, stale, foreign, span, span > 0 ? (double)latency_count / span : 0,
+    printf("devices=%llu expected=%llu unique=%zu duplicates=%llu reordered=%llu unchecked=%llu stale=%llu foreign=%llu "
+           "span_s=%.3f rate=%.0f p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f drain_ms=%.0f\n",
+           devices_seen, expected, latency_count, duplicates, reordered, unchecked, stale, foreign, span,
+           span > 0 ? (double)latency_count / span : 0,
            percentile(latencies_us, latency_count, 0.50), percentile(latencies_us, latency_count, 0.90),
            percentile(latencies_us, latency_count, 0.99), percentile(latencies_us, latency_count, 0.999),
            latency_count ? latencies_us[latency_count - 1] / 1000.0 : 0, drain_ms);
