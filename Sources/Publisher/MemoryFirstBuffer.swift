@@ -18,8 +18,9 @@ import Outbox
 ///   is there (the durable path), so no reading overtakes an older one of its stream. Memory-first
 ///   publishing resumes only once the driver reports the outbox drained while connected
 ///   (``storeDrained()``).
-/// - A spilled reading whose memory publish is acknowledged later is sent again from the outbox
-///   (at least once, never lost).
+/// - A spilled reading keeps its memory publish's id (``Action/store(_:spilled:published:)``): when
+///   that publish is acknowledged after the spill, the driver deletes the reading's row unless the
+///   outbox already handed it out again (then it arrives twice: at least once, never lost).
 ///
 /// A SIGKILL therefore loses at most the readings published from memory within the last
 /// `spillAfter` that the broker had not yet acknowledged.
@@ -35,8 +36,10 @@ struct MemoryFirstBuffer: Sendable {
         /// Publish these readings now, in this order; report each outcome with its id.
         case publish([Item])
         /// Commit these readings to the outbox, in this order (the durable path); `spilled` says why
-        /// readings held in memory are among them (nil: newly offered readings only).
-        case store([OutboxEntry], spilled: SpillReason?)
+        /// readings held in memory are among them (nil: newly offered readings only). `published`:
+        /// the ids of the memory publishes of the first `published.count` readings, which the broker
+        /// may still acknowledge (the driver then deletes their rows before they are sent again).
+        case store([OutboxEntry], spilled: SpillReason?, published: [UInt64] = [])
         /// Call ``check(now:)`` at this instant.
         case checkAt(ContinuousClock.Instant)
     }
@@ -79,10 +82,11 @@ struct MemoryFirstBuffer: Sendable {
         guard publishesFromMemory else { return store(entries) }
         if held.count + entries.count > limit {
             let all = held.map(\.entry) + entries
+            let published = held.map(\.id)
             count(held.count, .full)
             held.removeAll()
             storeInUse = true
-            return [.store(all, spilled: .full)]
+            return [.store(all, spilled: .full, published: published)]
         }
         var items: [Item] = []
         items.reserveCapacity(entries.count)
@@ -164,9 +168,10 @@ struct MemoryFirstBuffer: Sendable {
         storeInUse = true
         guard !held.isEmpty else { return [] }
         let entries = held.map(\.entry)
+        let published = held.map(\.id)
         count(entries.count, reason)
         held.removeAll()
-        return [.store(entries, spilled: reason)]
+        return [.store(entries, spilled: reason, published: published)]
     }
 
     private mutating func store(_ entries: [OutboxEntry]) -> [Action] {

@@ -185,6 +185,15 @@ struct PublishWindow: Sendable {
         return flushRemovals() + fill()
     }
 
+    /// Row `id` is known to the broker already (a reading spilled from memory whose memory publish
+    /// was acknowledged after the spill): when not handed out in this generation, it is deleted
+    /// unsent (reads skip it until then). Nil when it was handed out (its own outcome settles it)
+    /// or is acknowledged already.
+    mutating func acknowledgedUnsent(_ id: Int64, now: ContinuousClock.Instant) -> [Action]? {
+        guard id > cursor, !acknowledged.contains(id) else { return nil }
+        return acknowledged(id, generation: generation, now: now)
+    }
+
     /// A publish failed because of the connection (not connected, lost, timed out).
     mutating func failedTransiently(_ id: Int64, generation: Int) -> [Action] {
         guard generation == self.generation, inFlight.contains(id) else { return [] }

@@ -40,10 +40,12 @@ extension Publisher {
                 // A publish that fails at once spills everything held: the rest must not go out
                 // from memory (they are in the outbox now, in order).
                 for item in items where memory?.holds(item.id) == true { sendFromMemory(item) }
-            case .store(let entries, let reason):
+            case .store(let entries, let reason, let published):
                 // Logged by the commit, once the readings are in the file: a log line that came
                 // first would claim a reading survives a SIGKILL that can still lose it.
-                toCommit.append(PublisherInbox.Submission(entries: entries, continuation: nil, spilled: reason))
+                toCommit.append(
+                    PublisherInbox.Submission(
+                        entries: entries, continuation: nil, spilled: reason, published: published))
             case .checkAt(let due):
                 onThread(at: due) { publisher in
                     // Acknowledgements already reported may still wait in the inbox for their
@@ -73,9 +75,18 @@ extension Publisher {
         let id = UInt64(outcome.id)
         switch outcome.result {
         case .success:
-            if memory?.holds(id) == true { published += 1 }
+            if memory?.holds(id) == true {
+                published += 1
+            } else if let row = spilledRows.removeValue(forKey: id),
+                let actions = window.acknowledgedUnsent(row, now: clock.now)
+            {
+                // Spilled, and acknowledged before the outbox sent it again: its row goes unsent.
+                published += 1
+                perform(actions)
+            }
             memory?.acknowledged(id)
         case .failure(let error):
+            spilledRows.removeValue(forKey: id)
             memoryPublishFailed(id, error: error, topic: nil)
         }
         if !waiters.isEmpty { wakeWaiters() }
@@ -89,6 +100,22 @@ extension Publisher {
             try? withStore { try $0.countDropped(1, reason: .rejected) }
         } else {
             performMemory(memory?.failedTransiently(id) ?? [])
+        }
+    }
+
+    /// Remembers the rows of committed spilled readings whose memory publish may still be
+    /// acknowledged. `records` are what the commit of `submissions` returned: the last
+    /// `records.count` of their entries, in order (a cap may drop the oldest of a batch).
+    func noteSpilledRows(_ submissions: [PublisherInbox.Submission], _ records: [OutboxRecord]) {
+        guard memory != nil, submissions.contains(where: { !$0.published.isEmpty }) else { return }
+        var total = 0
+        for submission in submissions { total += submission.entries.count }
+        var first = records.count - total  // the position of the next submission's first entry in `records`
+        for submission in submissions {
+            for (index, id) in submission.published.enumerated() where first + index >= 0 {
+                spilledRows[id] = records[first + index].id
+            }
+            first += submission.entries.count
         }
     }
 

@@ -72,6 +72,10 @@ package actor Publisher {
     private var stopping = false
     /// Memory-first mode's state (nil in durable mode): readings published from memory until acknowledged.
     var memory: MemoryFirstBuffer?
+    /// Memory-first mode: the outbox rows of spilled readings, by the id of their memory publish,
+    /// until that publish's outcome comes (libmosquitto reports one for every publish: acknowledged,
+    /// or failed when the client stops). An acknowledgement deletes the row if it was not sent again.
+    var spilledRows: [UInt64: Int64] = [:]
     /// Callers of ``stop(drainTimeout:)`` and ``waitUntilDrained(timeout:)``, woken by ``perform(_:)``
     /// once their condition holds, or by their timeout.
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = [:]
@@ -373,6 +377,7 @@ package actor Publisher {
             noteStoreResult(.success(()))
             for submission in submissions { finish(submission, .success(())) }
             logSpills(submissions)
+            noteSpilledRows(submissions, records)
             if !acknowledged.isEmpty { perform(window.removed(acknowledged)) }
             perform(window.appended(records, now: clock.now))
         } catch {
@@ -396,6 +401,7 @@ package actor Publisher {
                     let records = try withStore { try $0.appendRecords(submission.entries) }
                     finish(submission, .success(()))
                     logSpills([submission])
+                    noteSpilledRows([submission], records)
                     perform(window.appended(records, now: clock.now))
                 } catch {
                     settle(submission, error)
@@ -600,7 +606,7 @@ package actor Publisher {
         }
     }
 
-    private func perform(_ actions: [PublishWindow.Action]) {
+    func perform(_ actions: [PublishWindow.Action]) {
         defer {
             leaveStoreWhenDrained()
             if !waiters.isEmpty { wakeWaiters() }

@@ -17,6 +17,9 @@ final class PublisherInbox: Sendable {
         /// Memory-first mode: readings held in memory and written to the outbox after all, and why
         /// (logged once they are committed).
         var spilled: MemoryFirstBuffer.SpillReason? = nil
+        /// Memory-first mode: the memory-publish ids of the first `published.count` entries (spilled
+        /// readings the broker may still acknowledge).
+        var published: [UInt64] = []
     }
 
     struct Outcome: Sendable {

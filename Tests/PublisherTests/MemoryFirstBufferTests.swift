@@ -33,7 +33,7 @@ import Testing
 
     private func stored(_ actions: [MemoryFirstBuffer.Action]) -> [OutboxEntry] {
         actions.flatMap { action -> [OutboxEntry] in
-            if case .store(let entries, _) = action { return entries }
+            if case .store(let entries, _, _) = action { return entries }
             return []
         }
     }
@@ -94,13 +94,16 @@ import Testing
         buffer.acknowledged(buffer.held[0].id)  // reading 1 made it
         // Not yet late: the check asks again for the new oldest's deadline.
         #expect(buffer.check(now: t0 + .milliseconds(1999)) == [.checkAt(t0 + .seconds(2))])
+        // The spill names each reading's memory publish, for an acknowledgement that still comes.
+        let ids = buffer.held.map(\.id)
         let spill = buffer.check(now: t0 + .seconds(2))
-        #expect(spill == [.store(entries(2...5), spilled: .lateAcknowledgement)])
+        #expect(spill == [.store(entries(2...5), spilled: .lateAcknowledgement, published: ids)])
         #expect(buffer.held.isEmpty)
         #expect(buffer.spilled == [.lateAcknowledgement: 4])
         // Until the outbox drains, new readings queue behind the spilled ones.
         #expect(buffer.offered(entries(6...6), now: t0 + .seconds(3)) == [.store(entries(6...6), spilled: nil)])
-        // The late acknowledgement of a spilled reading changes nothing (it is sent again from the outbox).
+        // The late acknowledgement of a spilled reading changes nothing here (the driver deletes its
+        // row if the outbox has not sent it again).
         buffer.acknowledged(2)
         #expect(!buffer.publishesFromMemory)
         buffer.storeDrained()
@@ -111,7 +114,8 @@ import Testing
         var buffer = live()
         let both = entries(1...4, stream: "a") + entries(1...2, stream: "b")
         _ = buffer.offered(both, now: t0)
-        #expect(buffer.connectionChanged(connected: false) == [.store(both, spilled: .disconnected)])
+        let ids = buffer.held.map(\.id)
+        #expect(buffer.connectionChanged(connected: false) == [.store(both, spilled: .disconnected, published: ids)])
         #expect(
             buffer.offered(entries(5...5, stream: "a"), now: t0) == [.store(entries(5...5, stream: "a"), spilled: nil)])
         // Reconnected: the outbox is replayed first; memory publishing waits for it to drain.
@@ -129,7 +133,7 @@ import Testing
         var buffer = live()
         _ = buffer.offered(entries(1...3), now: t0)
         let ids = buffer.held.map(\.id)
-        #expect(buffer.failedTransiently(ids[1]) == [.store(entries(1...3), spilled: .publishFailed)])
+        #expect(buffer.failedTransiently(ids[1]) == [.store(entries(1...3), spilled: .publishFailed, published: ids)])
         // The outcome of a reading no longer held changes nothing.
         #expect(buffer.failedTransiently(ids[2]).isEmpty)
     }
@@ -146,14 +150,17 @@ import Testing
     @Test func moreThanTheLimitSpillsTheHeldAndTheNewReadings() {
         var buffer = live(limit: 4)
         _ = buffer.offered(entries(1...3), now: t0)
-        #expect(buffer.offered(entries(4...5), now: t0) == [.store(entries(1...5), spilled: .full)])
+        let ids = buffer.held.map(\.id)
+        // The new readings were never published: only the held ones have a memory publish.
+        #expect(buffer.offered(entries(4...5), now: t0) == [.store(entries(1...5), spilled: .full, published: ids)])
         #expect(buffer.spilled == [.full: 3])
     }
 
     @Test func stoppingSpillsEverythingHeldAndKeepsLaterReadingsDurable() {
         var buffer = live()
         _ = buffer.offered(entries(1...2), now: t0)
-        #expect(buffer.stop() == [.store(entries(1...2), spilled: .stopping)])
+        let ids = buffer.held.map(\.id)
+        #expect(buffer.stop() == [.store(entries(1...2), spilled: .stopping, published: ids)])
         buffer.storeDrained()
         #expect(buffer.offered(entries(3...3), now: t0) == [.store(entries(3...3), spilled: nil)])
     }

@@ -142,6 +142,23 @@ import Testing
             window.acknowledged(1, generation: 0, now: t0) == [.remove([1]), .fetch(after: 4, limit: 1, read: 2)])
     }
 
+    /// A spilled reading whose memory publish the broker acknowledged after the spill: its row is
+    /// deleted unsent when the window had not handed it out, and skipped by the reads meanwhile; a
+    /// row already handed out is left to its own outcome.
+    @Test func aRowAcknowledgedBeforeItsHandOutIsDeletedUnsent() {
+        var window = connected(capacity: 2, publishing: 1...1)  // a short read: caught up, row 1 in flight
+        // The spill's rows 2...4: the live tail hands out row 2 (the room left); 3 and 4 wait.
+        #expect(window.appended(records(2...4), now: t0) == [.publish(records(2...2), generation: 0)])
+        #expect(window.acknowledgedUnsent(2, now: t0) == nil)
+        #expect(window.acknowledgedUnsent(3, now: t0) == [.remove([3])])
+        #expect(window.acknowledgedUnsent(3, now: t0) == nil)
+        // Room again: the read returns row 3 (its deletion is not done yet), which is skipped.
+        #expect(window.acknowledged(1, generation: 0, now: t0) == [.fetch(after: 2, limit: 1, read: 2)])
+        #expect(window.fetched(records(3...3), limit: 1, read: 2, now: t0) == [.fetch(after: 3, limit: 1, read: 3)])
+        #expect(window.fetched(records(4...4), limit: 1, read: 3, now: t0) == [.publish(records(4...4), generation: 0)])
+        #expect(window.inFlight == [2, 4])
+    }
+
     @Test func appendedRowsWaitBehindUnreadRows() {
         var window = PublishWindow(capacity: 4, removalBatch: 1)
         // Not connected: nothing is handed out, and the rows must be read later.
