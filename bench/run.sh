@@ -530,19 +530,20 @@ measure_relay_signals() {
     environment_stop
 }
 
-# measure_gateway KIND OUTBOX_MODE REP: KIND is gateway (durable) or gateway_memory_first.
+# measure_gateway KIND REP: KIND is gateway (outbox.mode durable) or gateway_memory_first (memory_first).
 measure_gateway() {
-    local kind=$1 outbox_mode=$2 name="$1-$3"
+    local kind=$1 outbox_mode=durable name="$1-$2"
+    [ "$kind" = gateway_memory_first ] && outbox_mode=memory_first
     environment_start "$name"
     missing=""
     if start_simulator "$name" && start_gateway "$name" "$outbox_mode"; then
-        suite "$name" simulator_load "$gateway_pid" || missing="warm-up failed (run $3)"
+        suite "$name" simulator_load "$gateway_pid" || missing="warm-up failed (run $2)"
     fi
     [ -z "$missing" ] || echo "$missing" >"$work/$kind.missing"
     environment_stop
 }
 
-# Relay and gateway in turn (ABBA: the order reverses each repetition), so a drift of the
+# The suites in turn (the order reverses each repetition), so a drift of the
 # machine's load over the run weighs on every suite alike.
 for ((rep = 1; rep <= repeat; rep++)); do
     order="relay gateway gateway_memory_first"
@@ -550,10 +551,8 @@ for ((rep = 1; rep <= repeat; rep++)); do
     for kind in $order; do
         [ -z "$simulator_missing" ] || continue
         if [ "$kind" = relay ] && [ "$run_relay" = 1 ]; then measure_relay "$rep"; fi
-        if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ]; then measure_gateway gateway durable "$rep"; fi
-        if [ "$kind" = gateway_memory_first ] && [ "$run_gateway_memory_first" = 1 ]; then
-            measure_gateway gateway_memory_first memory_first "$rep"
-        fi
+        if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ]; then measure_gateway gateway "$rep"; fi
+        if [ "$kind" = gateway_memory_first ] && [ "$run_gateway_memory_first" = 1 ]; then measure_gateway "$kind" "$rep"; fi
     done
     if [ "$run_relay_signals" = 1 ] && [ -z "$simulator_missing" ]; then measure_relay_signals "$rep"; fi
     if [ "$run_relay_c_load" = 1 ]; then measure_relay_c_load "$rep"; fi
