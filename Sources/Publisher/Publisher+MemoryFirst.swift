@@ -25,7 +25,7 @@ extension Publisher {
         let toCommit = memoryActions(actions)
         guard !toCommit.isEmpty else { return }
         if heldRetryScheduled {
-            for submission in toCommit { hold(submission.entries) }
+            for submission in toCommit { hold(submission) }
         } else {
             commit(toCommit)
         }
@@ -83,10 +83,14 @@ extension Publisher {
                 // Spilled, and acknowledged before the outbox sent it again: its row goes unsent.
                 published += 1
                 perform(actions)
+            } else if held.acknowledged(id) {
+                // Spilled while the outbox refused writes, and delivered after all: never written.
+                published += 1
             }
             memory?.acknowledged(id)
         case .failure(let error):
             spilledRows.removeValue(forKey: id)
+            held.publishFailed(id)
             memoryPublishFailed(id, error: error, topic: nil)
         }
         if !waiters.isEmpty { wakeWaiters() }
@@ -116,6 +120,16 @@ extension Publisher {
                 spilledRows[id] = records[first + index].id
             }
             first += submission.entries.count
+        }
+    }
+
+    /// The same for held readings committed at last: `memoryIDs` gives each committed entry's
+    /// memory-publish id (0: none), and `records` are the last `records.count` of those entries.
+    func noteSpilledRows(_ memoryIDs: [UInt64], _ records: [OutboxRecord]) {
+        guard memory != nil else { return }
+        let first = records.count - memoryIDs.count
+        for (index, id) in memoryIDs.enumerated() where id != 0 && first + index >= 0 {
+            spilledRows[id] = records[first + index].id
         }
     }
 

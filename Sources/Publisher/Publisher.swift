@@ -61,7 +61,7 @@ package actor Publisher {
     /// Offered readings the outbox refused for a reason that can pass (locked by another process,
     /// disk full, read-only, …): held here in order, at most ``PublisherOptions/heldLimit``, and
     /// committed ahead of newer readings by the next commit or a retry.
-    var held: [OutboxEntry] = []
+    var held = HeldReadings()
     /// Readings dropped because ``held`` was full (the oldest go first), since start.
     private var heldDropped = 0
     /// Hold drops not yet added to the outbox's persisted counter (reason `held`).
@@ -316,7 +316,7 @@ package actor Publisher {
             // The outbox refused the last commit and a retry is due: new readings queue behind the
             // held ones instead of each drain waiting out another refusal (a lock costs the busy
             // timeout, 5 s), which also leaves the thread free for `stats()` (the health topic).
-            for submission in taken.submissions { hold(submission.entries) }
+            for submission in taken.submissions { hold(submission) }
         } else if !taken.submissions.isEmpty {
             commit(taken.submissions)
         }
@@ -335,11 +335,12 @@ package actor Publisher {
     /// a disk with a little room again it never fit, and everything offered behind it was held too.
     func commit(_ submissions: [PublisherInbox.Submission]) {
         while !held.isEmpty {
-            let chunk = Array(held.prefix(Self.heldChunk))
+            let (chunk, memoryIDs) = held.prefix(Self.heldChunk)
             do throws(OutboxError) {
                 let records = try withStore { try $0.appendRecords(chunk) }
                 held.removeFirst(chunk.count)
                 noteStoreResult(.success(()))
+                noteSpilledRows(memoryIDs, records)
                 perform(window.appended(records, now: clock.now))
             } catch {
                 noteStoreResult(.failure(error))
@@ -394,7 +395,7 @@ package actor Publisher {
             // One oversized entry must fail only its own submission.
             for submission in submissions {
                 if !held.isEmpty && submission.continuation == nil {
-                    hold(submission.entries)  // behind readings already held: order is kept
+                    hold(submission)  // behind readings already held: order is kept
                     continue
                 }
                 do throws(OutboxError) {
@@ -417,7 +418,7 @@ package actor Publisher {
     /// the next attempt when the refusal can pass, and otherwise lost (logged).
     private func settle(_ submission: PublisherInbox.Submission, _ error: OutboxError) {
         if submission.continuation == nil && Self.canPass(error) {
-            hold(submission.entries)
+            hold(submission)
         } else {
             finish(submission, .failure(error))
         }
@@ -443,11 +444,10 @@ package actor Publisher {
         }
     }
 
-    /// Holds offered readings the outbox refused, oldest dropped beyond the limit, and schedules
-    /// a retry.
-    func hold(_ entries: [OutboxEntry]) {
-        held += entries
-        let excess = held.count - options.heldLimit
+    /// Holds offered readings the outbox refused (with the memory-publish ids of spilled ones),
+    /// oldest dropped beyond the limit, and schedules a retry.
+    func hold(_ submission: PublisherInbox.Submission) {
+        let excess = held.append(submission.entries, published: submission.published, limit: options.heldLimit)
         if excess > 0 {
             if !holdFullLogged {
                 holdFullLogged = true
@@ -455,7 +455,6 @@ package actor Publisher {
                     "outbox refuses readings and the memory hold is full; dropping the oldest",
                     [("held", "\(options.heldLimit)"), ("code", storeError?.code.rawValue ?? "?")])
             }
-            held.removeFirst(excess)
             heldDropped += excess
             heldDropsUnpersisted += excess
         }

@@ -209,54 +209,126 @@ import Testing
         await client.disconnect()
     }
 
+    /// A memory-first publisher publishing from memory to a real broker, its outbox file, and a
+    /// subscriber on `readings/#`: the set-up of the spill tests.
+    struct LivePublisher {
+        let broker: MosquittoFixture
+        let directory: TemporaryDirectory
+        let path: String
+        let store: OutboxStore
+        let subscriber: MQTTClient
+        let received: Received
+        let client: MQTTClient
+        let publisher: Publisher
+
+        static func start(
+            _ name: String, storeOptions: OutboxOptions = OutboxOptions(), options: PublisherOptions
+        ) async throws -> LivePublisher {
+            let broker = try await MosquittoFixture()
+            let directory = try TemporaryDirectory(prefix: "memfirst")
+            let path = directory.file("o.sqlite").path
+            let store = try await OutboxStore(path: path, options: storeOptions)
+            let (subscriber, received) = try await PublisherTestSupport.subscriber(
+                broker, filter: "readings/#", clientID: "sub-memfirst-\(name)")
+            let client = try PublisherTestSupport.client(broker, clientID: "pub-memfirst-\(name)")
+            try await client.connect()
+            let publisher = Publisher(store: store, client: client, options: options)
+            await publisher.start()
+            #expect(
+                await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                    (try? await publisher.stats())?.isMemoryFirstLive ?? false
+                })
+            return LivePublisher(
+                broker: broker, directory: directory, path: path, store: store, subscriber: subscriber,
+                received: received, client: client, publisher: publisher)
+        }
+
+        /// Pauses the broker (SIGSTOP), offers `total` readings of device `a`, and waits until the
+        /// ones it had not acknowledged on its way into the pause were spilled as late (and
+        /// `condition` holds). Returns how many were spilled; the broker stays paused.
+        func offerWhileTheBrokerHangs(
+            _ total: Int, _ condition: @escaping @Sendable (PublisherStats) -> Bool = { _ in true }
+        ) async throws -> Int {
+            broker.pause()
+            for seq in 0..<total { publisher.offer([TestReading.entry(device: "a", seq: seq)]) }
+            #expect(
+                await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                    guard let stats = try? await publisher.stats() else { return false }
+                    return stats.spilled > 0 && stats.inMemory == 0 && condition(stats)
+                })
+            return try await publisher.stats().spilled
+        }
+
+        /// Offers one more reading of device `a` and waits for it: the broker forwards in order on
+        /// one connection, so once it arrived every copy published before it has too. Returns the
+        /// messages received before it.
+        func copiesBefore(marker seq: Int) async -> Int {
+            publisher.offer([TestReading.entry(device: "a", seq: seq)])
+            #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { received.distinct == seq + 1 })
+            return received.readings.count - 1
+        }
+
+        func stop() async {
+            await publisher.stop()
+            await client.disconnect()
+            await subscriber.disconnect()
+        }
+    }
+
     /// Readings spilled for a late acknowledgement whose memory publishes the broker acknowledges
     /// after all are not sent again when the outbox had not handed their rows out yet: the broker
     /// gets one copy of each, and one more at most (the row the window took at once). Before, every
     /// spilled reading went out twice (4,096 extra messages when `make bench` overloaded the broker).
     @Test(.timeLimit(.minutes(1)))
     func aSpilledReadingAcknowledgedLateIsNotSentAgain() async throws {
-        let broker = try await MosquittoFixture()
-        let directory = try TemporaryDirectory(prefix: "memfirst")
-        let path = directory.file("o.sqlite").path
-        let store = try await OutboxStore(path: path)
-        let (subscriberClient, received) = try await PublisherTestSupport.subscriber(
-            broker, filter: "readings/#", clientID: "sub-memfirst-late")
-        let client = try PublisherTestSupport.client(broker, clientID: "pub-memfirst-late")
-        try await client.connect()
         // A window of one: after the spill the outbox hands out one row at a time, and the broker
         // acknowledges the memory publishes (sent first, on the same connection) before that row.
-        let publisher = Publisher(
-            store: store, client: client,
-            options: PublisherOptions(window: 1, mode: .memoryFirst(spillAfter: .milliseconds(300))))
-        await publisher.start()
-        #expect(
-            await PublisherTestSupport.wait(timeout: .seconds(10)) {
-                (try? await publisher.stats())?.isMemoryFirstLive ?? false
-            })
-        broker.pause()
+        let live = try await LivePublisher.start(
+            "late", options: PublisherOptions(window: 1, mode: .memoryFirst(spillAfter: .milliseconds(300))))
         let total = 20
-        for seq in 0..<total { publisher.offer([TestReading.entry(device: "a", seq: seq)]) }
-        // Late: what the broker had not acknowledged on its way into the pause is spilled.
+        let spilled = try await live.offerWhileTheBrokerHangs(total)
+        #expect(try Self.rowsEverWritten(live.path) == Int64(spilled))
+        live.broker.resume()
+        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { live.received.distinct == total })
         #expect(
-            await PublisherTestSupport.wait(timeout: .seconds(10)) {
-                guard let stats = try? await publisher.stats() else { return false }
-                return stats.spilled > 0 && stats.inMemory == 0
-            })
-        let spilled = try await publisher.stats().spilled
-        #expect(try Self.rowsEverWritten(path) == Int64(spilled))
-        broker.resume()
-        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { received.distinct == total })
-        #expect(try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await store.stats().depth == 0 })
-        // A last reading on the same connection: the broker forwards in order, so once it arrived
-        // every copy published before it has too.
-        publisher.offer([TestReading.entry(device: "a", seq: total)])
-        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { received.distinct == total + 1 })
-        let copies = received.readings.count - 1
+            try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await live.store.stats().depth == 0 })
+        let copies = await live.copiesBefore(marker: total)
         #expect(copies <= total + 1, "\(copies) messages for \(total) readings, \(spilled) spilled")
-        #expect(received.firstArrivals()["a"] == Array(0...total))
-        await publisher.stop()
-        await client.disconnect()
-        await subscriberClient.disconnect()
+        #expect(live.received.firstArrivals()["a"] == Array(0...total))
+        await live.stop()
+    }
+
+    /// The same when the outbox refused the spill's commit (another process holds its write lock):
+    /// the spilled readings wait in the publisher's hold, and those whose memory publishes the
+    /// broker then acknowledges leave the hold without being written. Before, they were written
+    /// once the lock went, and every one was sent again.
+    @Test(.timeLimit(.minutes(1)))
+    func aSpilledReadingHeldWhileTheOutboxIsLockedIsNotWrittenOnceAcknowledged() async throws {
+        let live = try await LivePublisher.start(
+            "held", storeOptions: OutboxOptions(busyTimeout: .milliseconds(50)),
+            options: PublisherOptions(
+                retryDelay: .milliseconds(100), mode: .memoryFirst(spillAfter: .milliseconds(300))))
+        let publisher = live.publisher
+        let other = try SQLiteConnection(path: live.path)
+        try other.execute("BEGIN IMMEDIATE")
+        let total = 20
+        // Spilled, refused by the locked outbox: held.
+        let spilled = try await live.offerWhileTheBrokerHangs(total) { $0.held == $0.spilled }
+        #expect(try Self.rowsEverWritten(live.path) == 0)
+        live.broker.resume()
+        // The broker acknowledges what the client sent it during the pause, the outbox still locked.
+        let emptied = await PublisherTestSupport.wait(timeout: .seconds(10)) {
+            (try? await publisher.stats())?.held == 0
+        }
+        let afterResume = try await publisher.stats()
+        #expect(emptied, "\(afterResume)")
+        try other.execute("COMMIT")
+        let copies = await live.copiesBefore(marker: total)
+        #expect(copies == total, "\(copies) messages for \(total) readings, \(spilled) spilled")
+        #expect(live.received.firstArrivals()["a"] == Array(0...total))
+        // Only the marker was written (a spill leaves the outbox in use until it is drained).
+        #expect(try Self.rowsEverWritten(live.path) <= 1)
+        await live.stop()
     }
 
     /// The spill's log line says the readings are in the file, so it must come after their commit:
