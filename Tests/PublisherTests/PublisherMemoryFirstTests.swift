@@ -331,6 +331,36 @@ import Testing
         await live.stop()
     }
 
+    /// Spilled readings that waited in the hold and were written once the lock went, before the
+    /// broker acknowledged their memory publishes: the hold's commit maps them to their rows as a
+    /// spill's own commit does, so the late acknowledgements delete the rows the window had not
+    /// handed out (with a window of one, all but the first).
+    @Test(.timeLimit(.minutes(1)))
+    func aHeldSpillWrittenBeforeTheLateAcknowledgementsIsNotSentAgain() async throws {
+        let live = try await LivePublisher.start(
+            "held-written", storeOptions: OutboxOptions(busyTimeout: .milliseconds(50)),
+            options: PublisherOptions(
+                window: 1, retryDelay: .milliseconds(100), mode: .memoryFirst(spillAfter: .milliseconds(300))))
+        let other = try SQLiteConnection(path: live.path)
+        try other.execute("BEGIN IMMEDIATE")
+        let total = 20
+        let spilled = try await live.offerWhileTheBrokerHangs(total) { $0.held == $0.spilled }
+        // The lock goes while the broker still hangs: the retry writes the held readings.
+        try other.execute("COMMIT")
+        #expect(
+            await PublisherTestSupport.wait(timeout: .seconds(10)) {
+                ((try? Self.rowsEverWritten(live.path)) ?? 0) == Int64(spilled)
+            })
+        live.broker.resume()
+        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { live.received.distinct == total })
+        #expect(
+            try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await live.store.stats().depth == 0 })
+        let copies = await live.copiesBefore(marker: total)
+        #expect(copies <= total + 1, "\(copies) messages for \(total) readings, \(spilled) spilled")
+        #expect(live.received.firstArrivals()["a"] == Array(0...total))
+        await live.stop()
+    }
+
     /// The spill's log line says the readings are in the file, so it must come after their commit:
     /// a watcher that kills the gateway when it sees the line (as the multi-gateway no-loss test
     /// does) finds them there. Logged before the commit, the line reached such a watcher while the
