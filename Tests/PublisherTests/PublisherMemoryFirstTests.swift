@@ -259,6 +259,15 @@ import Testing
             return try await publisher.stats().spilled
         }
 
+        /// Lets the hung broker run again, waits until the `total` readings arrived and the outbox is
+        /// empty, and returns the messages received for them (``copiesBefore(marker:)``).
+        func resumeAndCountCopies(_ total: Int) async throws -> Int {
+            broker.resume()
+            #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { received.distinct == total })
+            #expect(try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await store.stats().depth == 0 })
+            return await copiesBefore(marker: total)
+        }
+
         /// Offers one more reading of device `a` and waits for it: the broker forwards in order on
         /// one connection, so once it arrived every copy published before it has too. Returns the
         /// messages received before it.
@@ -288,11 +297,7 @@ import Testing
         let total = 20
         let spilled = try await live.offerWhileTheBrokerHangs(total)
         #expect(try Self.rowsEverWritten(live.path) == Int64(spilled))
-        live.broker.resume()
-        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { live.received.distinct == total })
-        #expect(
-            try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await live.store.stats().depth == 0 })
-        let copies = await live.copiesBefore(marker: total)
+        let copies = try await live.resumeAndCountCopies(total)
         #expect(copies <= total + 1, "\(copies) messages for \(total) readings, \(spilled) spilled")
         #expect(live.received.firstArrivals()["a"] == Array(0...total))
         await live.stop()
@@ -351,11 +356,7 @@ import Testing
             await PublisherTestSupport.wait(timeout: .seconds(10)) {
                 ((try? Self.rowsEverWritten(live.path)) ?? 0) == Int64(spilled)
             })
-        live.broker.resume()
-        #expect(await PublisherTestSupport.wait(timeout: .seconds(20)) { live.received.distinct == total })
-        #expect(
-            try await PublisherTestSupport.wait(timeout: .seconds(10)) { try await live.store.stats().depth == 0 })
-        let copies = await live.copiesBefore(marker: total)
+        let copies = try await live.resumeAndCountCopies(total)
         #expect(copies <= total + 1, "\(copies) messages for \(total) readings, \(spilled) spilled")
         #expect(live.received.firstArrivals()["a"] == Array(0...total))
         await live.stop()
