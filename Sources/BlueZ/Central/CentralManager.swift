@@ -154,6 +154,16 @@ public actor CentralManager {
         self.agent = PairingAgent(connection: connection, path: options.agentPath, policy: options.pairing)
         self.tree = BlueZObjectTree(connection: connection)
         self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
+        // The rest runs in an isolated method, not here: an `async` actor initializer built by Swift
+        // 6.0 (Debian 13's swiftlang 6.0.3) resumes after an `await` off the actor's custom executor
+        // (this one's is the D-Bus thread), so the set-up below ran beside the signal handlers on the
+        // D-Bus thread, and a start without bluetoothd crashed in `agent.assumeIsolated` (the VM
+        // tier's `scenario-bluez-late` on Debian 13). A method hops to the actor's executor itself.
+        try await start()
+    }
+
+    /// The initializer's set-up, on the D-Bus thread (see ``init(connection:options:)``).
+    private func start() async throws {
         // Match rules first, then GetManagedObjects: nothing between the two is missed. The
         // handlers run on the connection's thread, this actor's executor: they enter it directly.
         signalHandlers.append(
