@@ -12,7 +12,7 @@
 # "back" is bluetoothd reporting it powered (power_on). With AutoEnable=true bluetoothd registers
 # a returning adapter off and powers it a moment later (seen here: the gateway logged "powered off",
 # then "powered on" 1.2 s apart), so the gateway goes through the same states.
-sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+sed -i 's/^#\?AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf  # bluez 5.82's file has it commented out
 . "$(dirname "$0")/bluez-up.sh"
 GW=hci0 GW_INDEX=0 PERIPHERAL=hci1 PERIPHERAL_INDEX=1
 PERIPHERAL_NAME="BLEBridge Readd Strap"

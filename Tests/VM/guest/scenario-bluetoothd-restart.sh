@@ -11,7 +11,7 @@
 # block instead crashed the guest kernel once: list corruption in bluetoothd's syscall path.)
 . "$(dirname "$0")/bluez-up.sh"
 . "$(dirname "$0")/example-peripheral.sh"
-sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+sed -i 's/^#\?AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf  # bluez 5.82's file has it commented out
 
 restart_bluetoothd() {
     local signal=$1 count back

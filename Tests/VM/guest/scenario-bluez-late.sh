@@ -9,7 +9,7 @@
 . "$(dirname "$0")/bluez-up.sh"
 GATEWAY_AT_START=0
 . "$(dirname "$0")/example-peripheral.sh"
-sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+sed -i 's/^#\?AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf  # bluez 5.82's file has it commented out
 
 # bluetooth.service stopped before the gateway starts.
 stop_keep_advertising

@@ -49,7 +49,7 @@ capture sigterm-unbonded
 # controller was powered by AutoEnable before the examples were back, 2026-12-02), so the gateway
 # is brought back as scenario-bluetoothd-restart.sh does: bluetoothd restarted once more with the
 # gateway's controller held off until the examples serve again.
-sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+sed -i 's/^#\?AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf  # bluez 5.82's file has it commented out
 kill -TERM "$BLUETOOTHD_PID"
 wait "$BLUETOOTHD_PID" 2>/dev/null
 stop_examples

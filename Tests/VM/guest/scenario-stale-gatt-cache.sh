@@ -32,7 +32,7 @@
 #   for the late characteristic (15 s) first, reconnects, then removes the device. Recorded from the
 #   adapter's power-on, bounded at 45 s (the known slow path, docs/testing.md).
 # vm-timeout: 900
-sed -i 's/^AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf
+sed -i 's/^#\?AutoEnable=true/AutoEnable=false/' /etc/bluetooth/main.conf  # bluez 5.82's file has it commented out
 . "$(dirname "$0")/bluez-up.sh"
 GW=hci0 GW_INDEX=0 PERIPHERAL=hci1 PERIPHERAL_INDEX=1
 PERIPHERAL_NAME="BLEBridge Stale Strap"
