@@ -52,6 +52,13 @@ package final class TaskScope: Sendable {
         return spawn { await task.run(work) } ? task : nil
     }
 
+    /// Starts `work` as a child whose result can be awaited (``ScopedValue/value``); nil (nothing
+    /// runs) once the scope is closed.
+    package func spawnValue<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> ScopedValue<Value>? {
+        let value = ScopedValue<Value>()
+        return spawn { await value.run(work) } ? value : nil
+    }
+
     /// A timer as a child: `fire` runs once `deadline` has passed on `clock`, unless the returned
     /// task is cancelled first (then `fire` never runs); nil (nothing runs) once the scope is closed.
     package func spawnTimer(

@@ -110,6 +110,48 @@ import Timekeeping
         await scope.close(until: .now + .seconds(10))
     }
 
+    /// Work handed to the scope just before it closes still runs (cancelled) and ends, so a caller
+    /// awaiting it returns (a closing scope that dropped its queued work would leave them waiting).
+    @Test(.timeLimit(.minutes(1))) func workQueuedWhenTheScopeClosesStillEnds() async {
+        let scope = TaskScope()
+        let tasks = (0..<1000).compactMap { _ in scope.spawnCancellable { await Task.yield() } }
+        let values = (0..<1000).compactMap { index in scope.spawnValue { index } }
+        #expect(tasks.count == 1000 && values.count == 1000)
+        #expect(await scope.close(until: .now + .seconds(30)))
+        for task in tasks { await task.finished() }
+        for (index, value) in values.enumerated() { #expect(await value.value == index) }
+    }
+
+    @Test func aValueChildIsAwaitedByEveryCallerAndEndsWithTheScope() async {
+        let scope = TaskScope()
+        let release = Signal()
+        let runs = Recorded<String>()
+        guard
+            let probe = scope.spawnValue({ () -> Int in
+                runs.append("ran")
+                await release.wait()
+                return 42
+            })
+        else {
+            Issue.record("an open scope refused a child")
+            return
+        }
+        // Two callers join the one run.
+        async let first = probe.value
+        async let second = probe.value
+        release.fire()
+        #expect(await first == 42)
+        #expect(await second == 42)
+        #expect(runs.all == ["ran"])
+        // A value child still running when the scope closes is cancelled and awaited with the others.
+        let blocked = scope.spawnValue { () -> Bool in
+            (try? await ContinuousClock().sleep(for: .seconds(3600))) != nil
+        }
+        #expect(await scope.close(until: .now + .seconds(10)))
+        #expect(await blocked?.value == false)
+        #expect(scope.spawnValue { 1 } == nil)
+    }
+
     @Test func aSignalReleasesEveryWaiterAndLaterOnesAtOnce() async {
         let signal = Signal()
         let log = Recorded<String>()

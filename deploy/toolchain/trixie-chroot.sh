@@ -5,6 +5,8 @@
 #   deploy/toolchain/trixie-chroot.sh build      # the amd64 build chroot (prints its path)
 #   deploy/toolchain/trixie-chroot.sh sysroot    # the arm64 sysroot for cross-compiling (prints its path)
 #   deploy/toolchain/trixie-chroot.sh run CMD... # runs CMD in the build chroot, in the checkout
+#   deploy/toolchain/trixie-chroot.sh test CMD...# runs CMD in the test chroot (the build chroot's
+#                                                # packages plus the daemons and tools the tests use)
 #
 # The build chroot is an amd64 trixie tree with swiftlang, the -dev libraries the package links and
 # the arm64 binutils (for strip). The sysroot is an arm64 trixie tree, only unpacked (mmdebstrap
@@ -26,6 +28,9 @@ suite=trixie
 dev_libs=libdbus-1-dev,libmosquitto-dev,libsqlite3-dev,libssl-dev
 build_packages=swiftlang,$dev_libs,libstdc++-14-dev,pkg-config,binutils-aarch64-linux-gnu,file
 sysroot_packages=swiftlang,$dev_libs,libc6-dev,libstdc++-14-dev,libgcc-14-dev
+# What the test suite starts or calls besides the build (scripts/setup.sh's demo and test packages,
+# less the Python venvs, which the suite built with 6.0.3 does not use: scripts/test-swift-6.0.sh).
+test_packages=dbus-daemon,dbus-bin,mosquitto,mosquitto-clients,openssl,systemd,bluez,procps,python3,python3-dbus,python3-gi,python3-jsonschema
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 die() { echo "trixie-chroot: $*" >&2; exit "${2:-1}"; }
@@ -35,6 +40,7 @@ make_tree() { debian_tree "$cache/$1" "$suite" "$2" "$3" "$4"; }
 
 build_tree() { make_tree "trixie-amd64" amd64 apt "$build_packages"; }
 sysroot_tree() { make_tree "trixie-arm64-sysroot" arm64 extract "$sysroot_packages"; }
+test_tree() { make_tree "trixie-amd64-test" amd64 apt "$build_packages,$test_packages"; }
 
 # run_in TREE CMD...: runs CMD as root in TREE with /proc, /dev and the checkout mounted; the
 # checkout appears at /src. swiftlang's driver finds libswiftCore.so through its $ORIGIN RUNPATH,
@@ -78,6 +84,7 @@ case "$1" in
     build) build_tree ;;
     sysroot) sysroot_tree ;;
     run) shift; (($# > 0)) || usage; tree=$(build_tree); run_in "$tree" "$@" ;;
+    test) shift; (($# > 0)) || usage; tree=$(test_tree); run_in "$tree" "$@" ;;
     -h|--help) usage ;;
     *) usage ;;
 esac

@@ -151,7 +151,8 @@ public actor CentralManager {
     public init(connection: DBusConnection, options: Options = Options()) async throws {
         self.connection = connection
         self.options = options
-        self.agent = PairingAgent(connection: connection, path: options.agentPath, policy: options.pairing)
+        self.agent = PairingAgent(
+            connection: connection, path: options.agentPath, policy: options.pairing, scope: scope)
         self.tree = BlueZObjectTree(connection: connection)
         self.adapterPath = DBusObjectPath(validating: BlueZPaths.adapter(options.adapter)) ?? "/org/bluez/hci0"
         // The rest runs in an isolated method, not here: an `async` actor initializer built by Swift

@@ -1,6 +1,7 @@
 import Bluetooth
 import DBus
 import Logging
+import TaskScope
 
 /// The `org.bluez.Agent1` this process exports (BlueZ 5.66 `doc/agent-api.txt`): it answers bluetoothd's
 /// pairing questions from a ``PairingPolicy`` and is registered through `org.bluez.AgentManager1`.
@@ -16,6 +17,9 @@ public actor PairingAgent {
     /// The D-Bus connection's thread, shared with the ``CentralManager`` (see its comment).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     private let logger = Logger(label: "pairing")
+    /// Where the pairing calls and the answers to bluetoothd's questions run: the central manager's
+    /// scope (its `close()` cancels and awaits them), or the agent's own.
+    private nonisolated let scope: TaskScope
     private var defaultPolicy: PairingPolicy
     private var sessions: [DBusObjectPath: Session] = [:]
     private var exported = false
@@ -36,12 +40,12 @@ public actor PairingAgent {
     private struct Session {
         let id: Int
         let policy: PairingPolicy
-        let task: Task<Void, any Error>
+        let call: ScopedValue<Result<Void, any Error>>
     }
 
     private struct PendingRequest {
         let reply: ResumeOnce<[DBusValue]>
-        let task: Task<Void, Never>
+        let task: ScopedTask
     }
 
     static let rejected = DBusErrorName("org.bluez.Error.Rejected")
@@ -49,9 +53,15 @@ public actor PairingAgent {
     static let managerPath: DBusObjectPath = "/org/bluez"
 
     public init(connection: DBusConnection, path: DBusObjectPath = "/io/blebridge/agent", policy: PairingPolicy) {
+        self.init(connection: connection, path: path, policy: policy, scope: TaskScope())
+    }
+
+    /// An agent whose tasks run in `scope` (a ``CentralManager``'s).
+    init(connection: DBusConnection, path: DBusObjectPath, policy: PairingPolicy, scope: TaskScope) {
         self.connection = connection
         self.path = path
         self.defaultPolicy = policy
+        self.scope = scope
     }
 
     // MARK: Registration
@@ -169,19 +179,33 @@ public actor PairingAgent {
         for device: DBusObjectPath, policy: PairingPolicy, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
         if let running = sessions[device] {
-            try await running.task.value
+            try await Self.outcome(of: running.call)
             return
         }
         nextID += 1
         let id = nextID
-        let task = Task { try await body() }
-        sessions[device] = Session(id: id, policy: policy, task: task)
+        let started = scope.spawnValue { () -> Result<Void, any Error> in
+            do {
+                try await body()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let call = started else { throw BluetoothError(.operationCancelled, "the central manager is closed") }
+        sessions[device] = Session(id: id, policy: policy, call: call)
         defer { if sessions[device]?.id == id { sessions[device] = nil } }
         try await withTaskCancellationHandler {
-            try await task.value
+            try await Self.outcome(of: call)
         } onCancel: {
-            task.cancel()
+            call.cancel()
         }
+    }
+
+    /// What a pairing call ended with; cancelled when it never ran or the waiting task was cancelled.
+    private static func outcome(of call: ScopedValue<Result<Void, any Error>>) async throws {
+        guard let result = await call.value else { throw BluetoothError(.operationCancelled) }
+        try result.get()
     }
 
     private func policy(for device: DBusObjectPath) -> PairingPolicy {
@@ -318,7 +342,7 @@ public actor PairingAgent {
         let id = nextID
         return try await withCheckedThrowingContinuation { continuation in
             let reply = ResumeOnce(continuation)
-            let task = Task {
+            let started = scope.spawnCancellable { [weak self] in
                 do {
                     reply.resume(with: .success(try await work()))
                 } catch let error as DBusError {
@@ -328,7 +352,12 @@ public actor PairingAgent {
                 } catch {
                     reply.resume(with: .failure(DBusError(name: Self.rejected, message: "\(error)")))
                 }
-                self.requestFinished(id)
+                await self?.requestFinished(id)
+            }
+            guard let task = started else {
+                // The central manager is closed: nothing runs any more.
+                reply.resume(with: .failure(DBusError(name: Self.canceled, message: "Canceled")))
+                return
             }
             requests[id] = PendingRequest(reply: reply, task: task)
         }

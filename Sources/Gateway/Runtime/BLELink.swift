@@ -80,7 +80,7 @@ actor BLELink {
     private var passiveRunning = false
     /// `scan.mode` `"passive"`: bluetoothd's version, asked as soon as the bus is open, so that the
     /// probe (a process started on a slow machine) runs while the central starts.
-    private var versionProbe: Task<Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>, Never>?
+    private var versionProbe: ScopedValue<Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>>?
     var discoveryPaused = false
     var stopped = false
     var powered = false
@@ -139,7 +139,7 @@ extension BLELink {
             return
         }
         if configuration.bluetooth.scan.mode == .passive {
-            versionProbe = Task { await bus.bluetoothdVersion() }
+            versionProbe = scope.spawnValue { await bus.bluetoothdVersion() }
         }
         do {
             let central = try await CentralManager(
@@ -243,7 +243,9 @@ extension BLELink {
     private func bluetoothdVersion() async -> BluetoothdVersion? {
         let result: Result<BluetoothdVersionProbe.Found, BluetoothdVersionError>
         if let versionProbe {
-            result = await versionProbe.value
+            // nil: the probe was cancelled, so the link is stopping.
+            guard let probed = await versionProbe.value else { return nil }
+            result = probed
         } else if let bus {
             result = await bus.bluetoothdVersion()
         } else {

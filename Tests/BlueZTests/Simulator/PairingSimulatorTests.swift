@@ -4,6 +4,7 @@ import Bluetooth
 import DBus
 import Foundation
 import Synchronization
+import TaskScope
 import TestSupport
 import Testing
 
@@ -274,6 +275,36 @@ import Testing
             // Unregistered and unexported after close.
             try await registerAgent(bluez.connection, "/io/blebridge/other")
             await #expect(throws: DBusError.self) { _ = try await call("Release", []) }
+        }
+    }
+
+    /// The pairing call and the agent's answer run in the manager's scope (issue 20): `close()`
+    /// cancels them and waits for them, so a provider that ignores its cancellation keeps the
+    /// manager's tasks from ending (`allTasksEnded` false) until it returns.
+    @Test func closeEndsAPairingInProgressAndWaitsForItsAnswer() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing") { bluez in
+            let lock = try await bluez.connected(Self.lock)
+            let asked = Signal()
+            let release = Signal()
+            let pairing = Task {
+                try await bluez.manager.pair(
+                    lock,
+                    passkeyProvider: { _ in
+                        asked.fire()
+                        // Ignores its cancellation: waits in a task of its own.
+                        await Task.detached { await release.wait() }.value
+                        return 123_456
+                    },
+                    timeout: .seconds(60))
+            }
+            await asked.wait()
+            await bluez.manager.close()
+            #expect(!bluez.manager.allTasksEnded, "the provider's answer is still running")
+            release.fire()
+            #expect(await waitUntil(timeout: .seconds(20)) { bluez.manager.allTasksEnded })
+            let error = await expectThrows(BluetoothError.self) { try await pairing.value }
+            #expect(error != nil)
+            #expect(await !lock.isPaired)
         }
     }
 
