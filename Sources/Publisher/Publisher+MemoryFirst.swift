@@ -112,19 +112,18 @@ extension Publisher {
     /// `records.count` of their entries, in order (a cap may drop the oldest of a batch).
     func noteSpilledRows(_ submissions: [PublisherInbox.Submission], _ records: [OutboxRecord]) {
         guard memory != nil, submissions.contains(where: { !$0.published.isEmpty }) else { return }
-        var total = 0
-        for submission in submissions { total += submission.entries.count }
-        var first = records.count - total  // the position of the next submission's first entry in `records`
+        // Each submission's ids name its first entries; the rest were never published from memory.
+        var memoryIDs: [UInt64] = []
         for submission in submissions {
-            for (index, id) in submission.published.enumerated() where first + index >= 0 {
-                spilledRows[id] = records[first + index].id
-            }
-            first += submission.entries.count
+            let named = submission.published.prefix(submission.entries.count)
+            memoryIDs.append(contentsOf: named)
+            memoryIDs.append(contentsOf: repeatElement(0, count: submission.entries.count - named.count))
         }
+        noteSpilledRows(memoryIDs, records)
     }
 
-    /// The same for held readings committed at last: `memoryIDs` gives each committed entry's
-    /// memory-publish id (0: none), and `records` are the last `records.count` of those entries.
+    /// The same with each committed entry's memory-publish id given (0: none), as for held readings
+    /// committed at last; `records` are the last `records.count` of those entries.
     func noteSpilledRows(_ memoryIDs: [UInt64], _ records: [OutboxRecord]) {
         guard memory != nil else { return }
         let first = records.count - memoryIDs.count

@@ -30,7 +30,7 @@ build_packages=swiftlang,$dev_libs,libstdc++-14-dev,pkg-config,binutils-aarch64-
 sysroot_packages=swiftlang,$dev_libs,libc6-dev,libstdc++-14-dev,libgcc-14-dev
 # What the test suite starts or calls besides the build (scripts/setup.sh's demo and test packages,
 # less the Python venvs, which the suite built with 6.0.3 does not use: scripts/test-swift-6.0.sh).
-test_packages=dbus-daemon,dbus-bin,mosquitto,mosquitto-clients,openssl,systemd,bluez,procps,python3,python3-dbus,python3-gi,python3-jsonschema
+test_packages=dpkg-dev,dbus-daemon,dbus-bin,mosquitto,mosquitto-clients,openssl,systemd,bluez,procps,python3,python3-dbus,python3-gi,python3-jsonschema
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 die() { echo "trixie-chroot: $*" >&2; exit "${2:-1}"; }
