@@ -8,9 +8,9 @@
 # Swift only, so only this finds a fault of 6.0.3's.
 #
 # Left out, and covered by scripts/test.sh: the real-BlueZ VM tier, `swift format` (6.0.3 has no
-# `swift format` subcommand), and the tests that need the Python venvs of scripts/setup.sh (made
-# for the host's Python, not the chroot's): bleak against the simulator, the differential decoder
-# suite and the Home Assistant template test. Extra arguments go to the test binary (e.g.
+# `swift format` subcommand), the tests that need the Python venvs of scripts/setup.sh (made for
+# the host's Python, not the chroot's: bleak against the simulator, the differential decoder suite
+# and the Home Assistant template test), and one test of `message_size_limit` (below). Extra arguments go to the test binary (e.g.
 # `--filter CentralSimulatorTests`).
 #
 # Needs root (the chroot) and, the first time, mmdebstrap and the network to Debian's mirror.
@@ -32,8 +32,12 @@ chown "$(stat -c %u:%g "$root")" "$children"
 log=$(mktemp)
 trap 'rm -f "$log"; scripts/kill-test-children.sh "$children"; rm -rf "$children"' EXIT
 skipped=(
-    SimulatorBusTests/bleakScansConnectsReadsWritesAndReceivesNotifications
-    SimulatorBusTests/bleakRunsTheBuiltInScenarios
+    # Debian 13's libmosquitto 2.0.21 treats the broker's PUBACK 0x95 as a protocol error and
+    # resends the message on each reconnect (docs/deploy.md, "Packet size"); the test would fail
+    # at its time limit. Debian 12's 2.0.11, which scripts/test.sh uses, passes it.
+    payloadOverTheBrokerLimitIsRefusedWithPayloadTooLarge
+    bleakScansConnectsReadsWritesAndReceivesNotifications
+    bleakRunsTheBuiltInScenarios
     DifferentialSuiteTests
     HomeAssistantControlTests
 )
