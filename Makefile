@@ -1,9 +1,11 @@
 # Thin entry points; the scripts do the work.
-.PHONY: demo test stress build release bench bench-adverts format package pi-check fuzz sanitize faults soak
+.PHONY: demo test test-swift-6.0 stress build release bench bench-adverts format package pi-check fuzz sanitize faults soak
 demo:
 	./scripts/demo.sh
 test:
 	./scripts/test.sh
+test-swift-6.0:
+	./scripts/test-swift-6.0.sh
 stress:
 	$(if $(N),STRESS_RUNS=$(N)) ./scripts/stress.sh
 build:

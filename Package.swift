@@ -134,7 +134,7 @@ let package = Package(
             dependencies: ["Publisher", "Outbox", "MQTT", "TestSupport", "Logging", "Timekeeping", "EventLoop"]),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"]),
+            dependencies: ["BlueZ", "BlueZSimulator", "Bluetooth", "DBus", "TaskScope", "TestSupport", "Timekeeping"]),
         .testTarget(
             name: "BlueZSimulatorTests",
             dependencies: ["BlueZSimulator", "Bluetooth", "DBus", "TestSupport", "Timekeeping"],
