@@ -72,7 +72,7 @@ run_in() {
     owner=$(stat -c %u:%g "$root")
     local status=0
     chroot "$tree" /usr/bin/setpriv --reuid="${owner%:*}" --regid="${owner#*:}" --clear-groups \
-        /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+        /usr/bin/env -i HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
         /bin/bash -c 'cd /src && "$@"' bash "$@" || status=$?
     cleanup_mounts
     trap - EXIT
