@@ -21,6 +21,15 @@ package final class ScopedValue<Value: Sendable>: Sendable {
         }
     }
 
+    /// The work's result once it has returned, waiting for that even when the calling task is
+    /// cancelled (the owner of work it has just cancelled); nil when the work never started.
+    package var outcome: Value? {
+        get async {
+            await task.end.waitUntilFired()
+            return result.withLock { $0 }
+        }
+    }
+
     /// Runs `work` in the calling task (the scope's child) and keeps its result.
     func run(_ work: @escaping @Sendable () async -> Value) async {
         await task.run { [self] in

@@ -29,6 +29,20 @@ package final class Signal: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Returns once the signal has fired, even when the calling task is cancelled (a wait for the
+    /// end of work the caller has just cancelled).
+    package func waitUntilFired() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.waiters[state.nextID] = continuation
+                state.nextID += 1
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Returns once the signal has fired, or once the calling task is cancelled.
     package func wait() async {
         let id = state.withLock { state -> UInt64 in

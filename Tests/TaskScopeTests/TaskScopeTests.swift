@@ -152,6 +152,43 @@ import Timekeeping
         #expect(scope.spawnValue { 1 } == nil)
     }
 
+    /// `value` stops waiting when its caller is cancelled; `outcome` waits for the work's end
+    /// (the pairing agent's owner of a `Pair` call keeps its session until the call is over).
+    @Test(.timeLimit(.minutes(1))) func outcomeWaitsForTheWorkWhenTheCallerIsCancelled() async {
+        let scope = TaskScope()
+        let started = Signal()
+        let release = Signal()
+        guard
+            let work = scope.spawnValue({ () -> Int in
+                started.fire()
+                // Ignores its cancellation: waits in a task of its own.
+                await Task.detached { await release.wait() }.value
+                return 7
+            })
+        else {
+            Issue.record("an open scope refused a child")
+            return
+        }
+        await started.wait()
+        let impatient = Task { await work.value }
+        impatient.cancel()
+        #expect(await impatient.value == nil)
+        let owner = Task { await work.outcome }
+        owner.cancel()
+        let ended = Signal()
+        let watcher = Task {
+            let value = await owner.value
+            ended.fire()
+            return value
+        }
+        // The owner is cancelled and still waits: the work has not returned.
+        await Task.yield()
+        #expect(!ended.isFired)
+        release.fire()
+        #expect(await watcher.value == 7)
+        await scope.close(until: .now + .seconds(10))
+    }
+
     @Test func aSignalReleasesEveryWaiterAndLaterOnesAtOnce() async {
         let signal = Signal()
         let log = Recorded<String>()

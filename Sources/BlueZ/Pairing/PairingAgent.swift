@@ -179,7 +179,9 @@ public actor PairingAgent {
         for device: DBusObjectPath, policy: PairingPolicy, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
         if let running = sessions[device] {
-            try await Self.outcome(of: running.call)
+            // A joiner that is cancelled stops waiting; the call goes on for its owner.
+            guard let result = await running.call.value else { throw BluetoothError(.operationCancelled) }
+            try result.get()
             return
         }
         nextID += 1
@@ -195,16 +197,14 @@ public actor PairingAgent {
         guard let call = started else { throw BluetoothError(.operationCancelled, "the central manager is closed") }
         sessions[device] = Session(id: id, policy: policy, call: call)
         defer { if sessions[device]?.id == id { sessions[device] = nil } }
-        try await withTaskCancellationHandler {
-            try await Self.outcome(of: call)
+        // The owner waits for the call's end even when cancelled (it cancels the call), so the
+        // session stays until then and a new `pair` cannot send a second `Pair` beside it.
+        let result = await withTaskCancellationHandler {
+            await call.outcome
         } onCancel: {
             call.cancel()
         }
-    }
-
-    /// What a pairing call ended with; cancelled when it never ran or the waiting task was cancelled.
-    private static func outcome(of call: ScopedValue<Result<Void, any Error>>) async throws {
-        guard let result = await call.value else { throw BluetoothError(.operationCancelled) }
+        guard let result else { throw BluetoothError(.operationCancelled) }
         try result.get()
     }
 
