@@ -62,11 +62,4 @@ status=0
 if ((status == 0)); then
     exit 0
 fi
-failed=$(grep -av '✘ Test run with' "$log" | sed -n 's/^.*✘ Test \(.*\) failed after .*/\1/p' | sort -u || true)
-if [[ -z "$failed" ]]; then
-    echo "test-swift-6.0: FAILED without a failing test (a crash of the test process?): see the output above" >&2
-else
-    echo "test-swift-6.0: FAILED ($(echo "$failed" | wc -l) tests):" >&2
-    echo "$failed" | sed 's/^/  /' >&2
-fi
-exit 1
+"$root/scripts/report-failed-tests.sh" test-swift-6.0 "$log"

@@ -30,11 +30,4 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 if swift test --skip-build "$@" 2>&1 | tee "$log"; then
     exit 0
 fi
-failed=$(grep -v '✘ Test run with' "$log" | sed -n 's/^.*✘ Test \(.*\) failed after .*/\1/p' | sort -u || true)
-if [[ -z "$failed" ]]; then
-    echo "test: FAILED without a failing test (a crash of the test process?): see the output above" >&2
-else
-    echo "test: FAILED ($(echo "$failed" | wc -l) tests):" >&2
-    echo "$failed" | sed 's/^/  /' >&2
-fi
-exit 1
+"$root/scripts/report-failed-tests.sh" test "$log"
