@@ -95,7 +95,7 @@ extension Peripheral {
             subscriptions[path] = subscription
         }
         do {
-            try await subscription.enabling?.value
+            if let enabling = subscription.enabling { try await awaitEnabling(enabling) }
         } catch {
             if subscriptions[path]?.channel === subscription.channel { subscriptions[path] = nil }
             throw BluetoothError.from(error, during: .notify)
@@ -104,6 +104,29 @@ extension Peripheral {
             throw BluetoothError(.peripheralDisconnected, "the peripheral disconnected while enabling notifications")
         }
         return (path, subscription.channel, id)
+    }
+
+    /// Waits for `enabling` to end, or fails at once with the disconnect error when the link drops first
+    /// (`failPendingOperations`), as a read or write does. bluetoothd 5.82 never answers an `AcquireNotify`
+    /// or `StartNotify` whose security raise the peer refused: the link drops and only the call's time-out
+    /// would end it (Debian 13 VM tier, 2026-12-07). The enabling itself goes on until BlueZ answers or
+    /// the call times out; a socket it acquires for a link that is gone is closed (``enable(_:channel:properties:)``).
+    private func awaitEnabling(_ enabling: Task<Void, any Error>) async throws {
+        nextID += 1
+        let id = nextID
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let once = ResumeOnce(continuation)
+            operations[id] = { error in once.resume(with: .failure(error)) }
+            let awaiting = scope.spawn {
+                let result = await enabling.result
+                once.resume(with: result)
+                await self.operationFinished(id)
+            }
+            if !awaiting {
+                once.resume(with: .failure(BluetoothError(.operationCancelled, "the central manager is closed")))
+                operationFinished(id)
+            }
+        }
     }
 
     /// How many listeners the characteristic's notifications have (tests: one per subscriber).
@@ -155,6 +178,13 @@ extension Peripheral {
                 }
             }
         }
+        // Not for a subscription that ended while AcquireNotify was unanswered (the link dropped, or every
+        // listener left): bluetoothd keeps a StartNotify session of a disconnected device for its next
+        // connection, which would enable notifications nobody asked for.
+        guard subscriptions[path]?.channel === channel else {
+            throw BluetoothError(.peripheralDisconnected, "the subscription ended while BlueZ was answering")
+        }
+        try requireReady()
         do {
             _ = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,

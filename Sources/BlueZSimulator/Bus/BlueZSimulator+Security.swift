@@ -46,8 +46,16 @@ extension BlueZSimulator {
         }
         guard case .begin = devices[key]!.beginPairing() else { return false }
         if devices[key]!.spec.refusesPairing {
-            await refusePairing(key, answering: call)
-            throw BlueZError.att(.unlikelyError).dbus
+            switch scenario.adapter.refusedRaiseAnswer {
+            case .attError:
+                await refusePairing(key, answering: call)
+                throw BlueZError.att(.unlikelyError).dbus
+            case .none:
+                await refusePairingUnanswered(key)
+                // What dbus-daemon tells a caller still waiting when bluetoothd leaves the bus.
+                throw DBusError(
+                    name: .noReply, message: "Message recipient disconnected from message bus without replying")
+            }
         }
         log.info("raising security: pairing through the default agent", [("device", key)])
         var success = false
@@ -81,6 +89,22 @@ extension BlueZSimulator {
             guard await simulator.connectAttempts[key] == attempt else { return }
             await simulator.linkDown(key, pendingError: nil)
         }
+    }
+
+    /// A peer refusing the pairing a security raise started, as bluetoothd 5.82 handles it (the adapter's
+    /// `refused_raise_answer` `"none"`): the link drops after the timing's `pairing_refusal_delay` and the
+    /// request that raised security is never answered (VM tier, 2026-12-07: the link down 0.14 s after the
+    /// read, no answer until the caller's 30 s time-out, the device object removed as a temporary one
+    /// about 30 s after the drop). Returns only when the simulator stops or restarts.
+    func refusePairingUnanswered(_ key: String) async {
+        log.info("the device refuses pairing; the request stays unanswered", [("device", key)])
+        let generation = self.generation
+        // Real delay: the simulated peer's time to refuse (a scenario timing).
+        try? await Task.sleep(for: timing.pairingRefusalDelay)
+        guard generation == self.generation else { return }
+        if devices[key]?.connected == true { await linkDown(key, pendingError: nil) }
+        guard generation == self.generation else { return }
+        await withCheckedContinuation { unansweredRequests.append($0) }
     }
 
     /// Returns when the pairing of `key` that runs now ends (success, failure, cancel or link loss).

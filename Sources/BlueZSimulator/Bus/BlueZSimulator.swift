@@ -130,6 +130,9 @@ package actor BlueZSimulator {
     var startDiscoveryCalls = 0
     /// `StartDiscovery` calls whose answer waits for ``releaseDiscoveryStarts()`` (nil: none is held).
     var heldDiscoveryStarts: [CheckedContinuation<Void, Never>]?
+    /// Requests bluetoothd 5.82 never answers (``refusePairingUnanswered(_:)``), held until the simulator
+    /// stops or restarts.
+    var unansweredRequests: [CheckedContinuation<Void, Never>] = []
     var managedObjectsCalls = 0
     /// Whether `Discovering` true has been signalled since discovery last started. The adapter's state
     /// turns discovering with the `StartDiscovery` call, the signal follows the reply; advertisements
@@ -367,6 +370,8 @@ package actor BlueZSimulator {
         pendingConnects = [:]
         for waiters in pendingDisconnects.values { for waiter in waiters { waiter.continuation.resume() } }
         pendingDisconnects = [:]
+        for waiter in unansweredRequests { waiter.resume() }
+        unansweredRequests = []
     }
 
     // MARK: Lookup

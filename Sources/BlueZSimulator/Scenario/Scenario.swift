@@ -79,6 +79,9 @@ package struct ScenarioAdapter: Sendable, Equatable, Decodable {
     /// controller of `"controller"` always reads whole structures): as 5.66 (the default) or as
     /// 5.71 and later, whose service-data patterns start after the UUID.
     package var monitorMatching: AdvertisementPattern.Matching
+    /// What bluetoothd answers a request whose security raise the peer refused (a device with
+    /// `refuses_pairing`): as 5.66 (the default) or as 5.82, which never answers it.
+    package var refusedRaiseAnswer: RefusedRaiseAnswer
 
     /// `adapter.advertisement_monitor`.
     package enum AdvertisementMonitorMode: String, Sendable, Equatable, CaseIterable {
@@ -94,11 +97,22 @@ package struct ScenarioAdapter: Sendable, Equatable, Decodable {
         case controller
     }
 
+    /// `adapter.refused_raise_answer`.
+    package enum RefusedRaiseAnswer: String, Sendable, Equatable, CaseIterable {
+        /// bluetoothd 5.66 (VM tier, 2026-12-02): `Failed` "Operation failed with ATT error: 0x0e" after
+        /// the timing's `pairing_refusal_delay`, then the link drops.
+        case attError = "att_error"
+        /// bluetoothd 5.82 (VM tier, 2026-12-07): the link drops after `pairing_refusal_delay` (0.14 s
+        /// measured) and the request is never answered; its caller's own time-out ends it.
+        case none
+    }
+
     package init(
         id: String = "hci0", address: String = "00:1A:7D:DA:71:13", name: String = "blebridge-sim",
         powered: Bool = true,
         advertisementMonitor: AdvertisementMonitorMode = .absent,
-        monitorMatching: AdvertisementPattern.Matching = .wholeStructure
+        monitorMatching: AdvertisementPattern.Matching = .wholeStructure,
+        refusedRaiseAnswer: RefusedRaiseAnswer = .attError
     ) {
         self.id = id
         self.address = address
@@ -106,12 +120,14 @@ package struct ScenarioAdapter: Sendable, Equatable, Decodable {
         self.powered = powered
         self.advertisementMonitor = advertisementMonitor
         self.monitorMatching = monitorMatching
+        self.refusedRaiseAnswer = refusedRaiseAnswer
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, address, name, powered
         case advertisementMonitor = "advertisement_monitor"
         case monitorMatching = "monitor_matching"
+        case refusedRaiseAnswer = "refused_raise_answer"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -147,6 +163,16 @@ package struct ScenarioAdapter: Sendable, Equatable, Decodable {
             monitorMatching = matching
         } else {
             monitorMatching = defaults.monitorMatching
+        }
+        let answers = RefusedRaiseAnswer.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if let text = try container.decodeIfPresent(String.self, forKey: .refusedRaiseAnswer) {
+            guard let answer = RefusedRaiseAnswer(rawValue: text) else {
+                throw container.invalid(
+                    .refusedRaiseAnswer, "invalid refused_raise_answer \"\(text)\"; expected \(answers)")
+            }
+            refusedRaiseAnswer = answer
+        } else {
+            refusedRaiseAnswer = defaults.refusedRaiseAnswer
         }
     }
 }

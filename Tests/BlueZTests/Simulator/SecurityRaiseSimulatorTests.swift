@@ -48,6 +48,52 @@ import Testing
         }
     }
 
+    /// bluetoothd 5.82 never answers a request whose security raise the peer refused (Debian 13 VM tier,
+    /// `scenario-security-raise`): the link drops and that is the only answer. A read and a subscription
+    /// fail at the drop, not at the call's time-out, and the subscription's AcquireNotify, still waiting,
+    /// sends no StartNotify when it times out: bluetoothd would keep that session for the next connection.
+    @Test func aRefusedRaiseThatBluetoothdNeverAnswersFailsAtTheLinkDrop() async throws {
+        var options = CentralManager.Options()
+        options.callTimeout = .seconds(2)
+        try await SimulatedBlueZ.run(scenario: "pairing", options: options, edit: Self.refusingAsBluetoothd582) {
+            bluez in
+            let lock = try await bluez.connected(Self.lock)
+            let state = try await lock.characteristic(Self.lockState)
+            var started = ContinuousClock.now
+            do {
+                _ = try await lock.readValue(for: state)
+                Issue.record("a read the peer refused to pair for succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .peripheralDisconnected, "\(error)")
+            }
+            #expect(ContinuousClock.now - started < .milliseconds(1500))
+            try await bluez.manager.connect(lock, timeout: .seconds(30))
+            started = ContinuousClock.now
+            do {
+                _ = try await lock.notifications(for: state)
+                Issue.record("a subscription the peer refused to pair for succeeded")
+            } catch let error as BluetoothError {
+                #expect(error.code == .peripheralDisconnected, "\(error)")
+            }
+            #expect(ContinuousClock.now - started < .milliseconds(1500))
+            // An observation window, not a wait for an event: the unanswered AcquireNotify times out (2 s)
+            // within it, and what the library does then is the point.
+            await sleepRunnable(for: .seconds(3))
+            try await bluez.manager.connect(lock, timeout: .seconds(30))
+            #expect(try await bluez.simulator.snapshot(address: Self.lock.string).notifying == [])
+        }
+    }
+
+    /// The lock refuses every pairing, the peer's refusal comes after 150 ms (0.14 s measured), and
+    /// bluetoothd answers as 5.82.
+    static func refusingAsBluetoothd582(_ world: inout Scenario) {
+        world.adapter.refusedRaiseAnswer = .none
+        world.timing.pairingRefusalDelay = .milliseconds(150)
+        for index in world.devices.indices where world.devices[index].address == lock {
+            world.devices[index].refusesPairing = true
+        }
+    }
+
     @Test func rejectedPairingGivesNotPairedAsBluetoothdDoes() async throws {
         let answers: [UInt32?] = [nil, 111_111]  // the agent rejects; the agent gives a wrong passkey
         for passkey in answers {

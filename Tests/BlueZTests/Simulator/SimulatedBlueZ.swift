@@ -23,7 +23,7 @@ struct SimulatedBlueZ {
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
         advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
-        advertisementUpdateInterval: Duration? = nil,
+        advertisementUpdateInterval: Duration? = nil, edit: (inout Scenario) -> Void = { _ in },
         beforeCentral: (BlueZSimulator) async throws -> Void = { _ in }
     ) async throws -> SimulatedBlueZ {
         let bus = try await DBusDaemonFixture()
@@ -32,6 +32,7 @@ struct SimulatedBlueZ {
         if let advertisingInterval { world.timing.advertisingInterval = advertisingInterval }
         world.secondAdapter = secondAdapter
         world.adapter.advertisementMonitor = advertisementMonitor
+        edit(&world)
         let simulator = BlueZSimulator(
             scenario: world,
             options: .init(seed: 5, disconnectDelay: .milliseconds(50)))
@@ -48,14 +49,14 @@ struct SimulatedBlueZ {
         scenario: String = "demo", options: CentralManager.Options = CentralManager.Options(),
         staleTimeout: Duration = .seconds(30), secondAdapter: ScenarioAdapter? = nil,
         advertisementMonitor: ScenarioAdapter.AdvertisementMonitorMode = .absent, advertisingInterval: Duration? = nil,
-        advertisementUpdateInterval: Duration? = nil,
+        advertisementUpdateInterval: Duration? = nil, edit: (inout Scenario) -> Void = { _ in },
         beforeCentral: (BlueZSimulator) async throws -> Void = { _ in },
         _ body: (SimulatedBlueZ) async throws -> Void
     ) async throws {
         let bluez = try await start(
             scenario: scenario, options: options, staleTimeout: staleTimeout, secondAdapter: secondAdapter,
             advertisementMonitor: advertisementMonitor, advertisingInterval: advertisingInterval,
-            advertisementUpdateInterval: advertisementUpdateInterval, beforeCentral: beforeCentral)
+            advertisementUpdateInterval: advertisementUpdateInterval, edit: edit, beforeCentral: beforeCentral)
         do {
             try await body(bluez)
         } catch is ExpectationFailedError {
