@@ -154,6 +154,7 @@ extension Peripheral {
             let ending = subscriptions
             subscriptions.removeAll()
             for subscription in ending.values {
+                if subscription.awaitingAnswer { for fail in subscription.waiters.values { fail(error) } }
                 let channel = subscription.channel
                 if let reader = subscription.reader {
                     // The channel ends once the reader delivered what its socket still held: the

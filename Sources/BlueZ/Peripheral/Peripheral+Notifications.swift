@@ -95,7 +95,7 @@ extension Peripheral {
             subscriptions[path] = subscription
         }
         do {
-            if let enabling = subscription.enabling { try await awaitEnabling(enabling) }
+            if let enabling = subscription.enabling { try await awaitEnabling(path, enabling) }
         } catch {
             if subscriptions[path]?.channel === subscription.channel { subscriptions[path] = nil }
             throw BluetoothError.from(error, during: .notify)
@@ -106,27 +106,54 @@ extension Peripheral {
         return (path, subscription.channel, id)
     }
 
-    /// Waits for `enabling` to end, or fails at once with the disconnect error when the link drops first
-    /// (`failPendingOperations`), as a read or write does. bluetoothd 5.82 never answers an `AcquireNotify`
-    /// or `StartNotify` whose security raise the peer refused: the link drops and only the call's time-out
-    /// would end it (Debian 13 VM tier, 2026-12-07). The enabling itself goes on until BlueZ answers or
-    /// the call times out; a socket it acquires for a link that is gone is closed (``enable(_:channel:properties:)``).
-    private func awaitEnabling(_ enabling: Task<Void, any Error>) async throws {
+    /// Waits for `enabling` to end, or fails at once with the disconnect error when the link drops while
+    /// BlueZ has not answered the enabling's call (`failPendingOperations`), as a read or write does:
+    /// bluetoothd 5.82 never answers an `AcquireNotify` or `StartNotify` whose security raise the peer
+    /// refused, the link drops, and only the call's time-out would end it (Debian 13 VM tier, 2026-12-07).
+    /// An answer that came before the drop stands (5.66 answers ATT error 0x0e, then drops the link):
+    /// it is noted on the D-Bus thread as it is dispatched (``enablingCall(_:channel:method:arguments:)``).
+    /// The enabling itself goes on until BlueZ answers or the call times out; it acquires nothing for
+    /// a subscription that ended (``enable(_:channel:properties:)``).
+    private func awaitEnabling(_ path: DBusObjectPath, _ enabling: Task<Void, any Error>) async throws {
         nextID += 1
         let id = nextID
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let once = ResumeOnce(continuation)
-            operations[id] = { error in once.resume(with: .failure(error)) }
+            subscriptions[path]?.waiters[id] = { error in once.resume(with: .failure(error)) }
             let awaiting = scope.spawn {
                 let result = await enabling.result
                 once.resume(with: result)
-                await self.operationFinished(id)
+                await self.enablingWaitEnded(path, id)
             }
             if !awaiting {
                 once.resume(with: .failure(BluetoothError(.operationCancelled, "the central manager is closed")))
-                operationFinished(id)
+                enablingWaitEnded(path, id)
             }
         }
+    }
+
+    private func enablingWaitEnded(_ path: DBusObjectPath, _ id: Int) {
+        subscriptions[path]?.waiters[id] = nil
+    }
+
+    /// One BlueZ call of the enabling of `channel`'s notifications; while it is unanswered a link drop
+    /// fails the listeners waiting for the enabling.
+    private func enablingCall(
+        _ path: DBusObjectPath, channel: NotificationChannel, method: String, arguments: [DBusValue] = []
+    ) async throws -> [DBusValue] {
+        if subscriptions[path]?.channel === channel { subscriptions[path]?.awaitingAnswer = true }
+        // On the D-Bus thread, which this actor is pinned to, as the answer is dispatched.
+        let answered: @Sendable (DBusErrorName?) -> Void = { [weak self] _ in
+            self?.assumeIsolated { peripheral in
+                if peripheral.subscriptions[path]?.channel === channel {
+                    peripheral.subscriptions[path]?.awaitingAnswer = false
+                }
+            }
+        }
+        let call = try connection.startCall(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic, method: method,
+            arguments: arguments, timeout: callTimeout, whenAnswered: answered)
+        return try await call.reply()
     }
 
     /// How many listeners the characteristic's notifications have (tests: one per subscriber).
@@ -148,9 +175,8 @@ extension Peripheral {
         try requireReady()
         if properties.contains(.notify) {
             do {
-                let reply = try await connection.call(
-                    destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
-                    method: "AcquireNotify", arguments: [.properties([:])], timeout: callTimeout)
+                let reply = try await enablingCall(
+                    path, channel: channel, method: "AcquireNotify", arguments: [.properties([:])])
                 if let descriptor = reply.first?.asFileDescriptor {
                     let fd = try descriptor.duplicate()
                     if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
@@ -186,9 +212,7 @@ extension Peripheral {
         }
         try requireReady()
         do {
-            _ = try await connection.call(
-                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
-                method: "StartNotify", timeout: callTimeout)
+            _ = try await enablingCall(path, channel: channel, method: "StartNotify")
         } catch {
             throw BluetoothError.from(error, during: .notify)
         }

@@ -73,6 +73,11 @@ public actor Peripheral {
         let channel: NotificationChannel
         var reader: NotifySocketPoller.Registration?
         var enabling: Task<Void, any Error>?
+        /// A BlueZ call of the enabling was sent and its answer has not been dispatched yet.
+        var awaitingAnswer = false
+        /// Listeners waiting for the enabling (``Peripheral/awaitEnabling(_:_:)``), by operation id: a link
+        /// drop fails them at once while ``awaitingAnswer``; an answer that came first stands.
+        var waiters: [Int: @Sendable (BluetoothError) -> Void] = [:]
     }
 
     init(

@@ -144,36 +144,19 @@ package struct ScenarioAdapter: Sendable, Equatable, Decodable {
             } ?? defaults.address
         name = try container.decodeIfPresent(String.self, forKey: .name) ?? defaults.name
         powered = try container.decodeIfPresent(Bool.self, forKey: .powered) ?? defaults.powered
-        let accepted = AdvertisementMonitorMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let text = try container.decodeIfPresent(String.self, forKey: .advertisementMonitor) {
-            guard let mode = AdvertisementMonitorMode(rawValue: text) else {
-                throw container.invalid(
-                    .advertisementMonitor, "invalid advertisement_monitor \"\(text)\"; expected \(accepted)")
+        /// The named case of a string-valued choice, or `fallback` when the key is absent.
+        func choice<Choice: RawRepresentable & CaseIterable>(_ key: CodingKeys, _ fallback: Choice) throws -> Choice
+        where Choice.RawValue == String {
+            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return fallback }
+            guard let chosen = Choice(rawValue: text) else {
+                let accepted = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw container.invalid(key, "invalid \(key.rawValue) \"\(text)\"; expected \(accepted)")
             }
-            advertisementMonitor = mode
-        } else {
-            advertisementMonitor = defaults.advertisementMonitor
+            return chosen
         }
-        let matchings = AdvertisementPattern.Matching.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let text = try container.decodeIfPresent(String.self, forKey: .monitorMatching) {
-            guard let matching = AdvertisementPattern.Matching(rawValue: text) else {
-                throw container.invalid(
-                    .monitorMatching, "invalid monitor_matching \"\(text)\"; expected \(matchings)")
-            }
-            monitorMatching = matching
-        } else {
-            monitorMatching = defaults.monitorMatching
-        }
-        let answers = RefusedRaiseAnswer.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let text = try container.decodeIfPresent(String.self, forKey: .refusedRaiseAnswer) {
-            guard let answer = RefusedRaiseAnswer(rawValue: text) else {
-                throw container.invalid(
-                    .refusedRaiseAnswer, "invalid refused_raise_answer \"\(text)\"; expected \(answers)")
-            }
-            refusedRaiseAnswer = answer
-        } else {
-            refusedRaiseAnswer = defaults.refusedRaiseAnswer
-        }
+        advertisementMonitor = try choice(.advertisementMonitor, defaults.advertisementMonitor)
+        monitorMatching = try choice(.monitorMatching, defaults.monitorMatching)
+        refusedRaiseAnswer = try choice(.refusedRaiseAnswer, defaults.refusedRaiseAnswer)
     }
 }
 

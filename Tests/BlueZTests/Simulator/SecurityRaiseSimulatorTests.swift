@@ -59,23 +59,9 @@ import Testing
             bluez in
             let lock = try await bluez.connected(Self.lock)
             let state = try await lock.characteristic(Self.lockState)
-            var started = ContinuousClock.now
-            do {
-                _ = try await lock.readValue(for: state)
-                Issue.record("a read the peer refused to pair for succeeded")
-            } catch let error as BluetoothError {
-                #expect(error.code == .peripheralDisconnected, "\(error)")
-            }
-            #expect(ContinuousClock.now - started < .milliseconds(1500))
+            await Self.expectFailureAtTheDrop("a read") { _ = try await lock.readValue(for: state) }
             try await bluez.manager.connect(lock, timeout: .seconds(30))
-            started = ContinuousClock.now
-            do {
-                _ = try await lock.notifications(for: state)
-                Issue.record("a subscription the peer refused to pair for succeeded")
-            } catch let error as BluetoothError {
-                #expect(error.code == .peripheralDisconnected, "\(error)")
-            }
-            #expect(ContinuousClock.now - started < .milliseconds(1500))
+            await Self.expectFailureAtTheDrop("a subscription") { _ = try await lock.notifications(for: state) }
             // An observation window, not a wait for an event: the unanswered AcquireNotify times out (2 s)
             // within it, and what the library does then is the point.
             await sleepRunnable(for: .seconds(3))
@@ -84,10 +70,50 @@ import Testing
         }
     }
 
+    /// bluetoothd 5.66 answers the request (ATT error 0x0e) and then drops the link: that answer, which
+    /// came first, is what a subscription fails with, not the drop (`make test`, 2026-12-07: the gateway
+    /// logged `peripheralDisconnected` instead of the refusal once, under load).
+    @Test func aRefusalAnsweredBeforeTheDropIsWhatTheSubscriptionFailsWith() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing", edit: Self.refusingAsBluetoothd566) { bluez in
+            let peripheral = try await bluez.discover(Self.lock)
+            for _ in 0..<3 {
+                try await bluez.manager.connect(peripheral, timeout: .seconds(30))
+                let state = try await peripheral.characteristic(Self.lockState)
+                do {
+                    _ = try await peripheral.notifications(for: state)
+                    Issue.record("a subscription the peer refused to pair for succeeded")
+                } catch let error as BluetoothError {
+                    #expect(error.code == .attributeError, "\(error)")
+                    #expect(error.bluezError?.message == "Operation failed with ATT error: 0x0e", "\(error)")
+                }
+                #expect(await waitUntil(timeout: .seconds(10)) { await peripheral.state == .disconnected })
+            }
+        }
+    }
+
+    /// Runs `operation`, which must fail with `peripheralDisconnected` well within the call's 2 s time-out.
+    static func expectFailureAtTheDrop(_ what: String, _ operation: () async throws -> Void) async {
+        let started = ContinuousClock.now
+        do {
+            try await operation()
+            Issue.record("\(what) the peer refused to pair for succeeded")
+        } catch let error as BluetoothError {
+            #expect(error.code == .peripheralDisconnected, "\(what): \(error)")
+        } catch {
+            Issue.record("\(what): \(error)")
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(1500), "\(what)")
+    }
+
     /// The lock refuses every pairing, the peer's refusal comes after 150 ms (0.14 s measured), and
     /// bluetoothd answers as 5.82.
     static func refusingAsBluetoothd582(_ world: inout Scenario) {
+        refusingAsBluetoothd566(&world)
         world.adapter.refusedRaiseAnswer = .none
+    }
+
+    /// The lock refuses every pairing after 150 ms; bluetoothd answers as 5.66.
+    static func refusingAsBluetoothd566(_ world: inout Scenario) {
         world.timing.pairingRefusalDelay = .milliseconds(150)
         for index in world.devices.indices where world.devices[index].address == lock {
             world.devices[index].refusesPairing = true
