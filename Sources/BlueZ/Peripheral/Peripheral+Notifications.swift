@@ -89,7 +89,8 @@ extension Peripheral {
             let channel = NotificationChannel()
             let properties = characteristic.properties
             // Awaited by every listener that comes while it runs (a task, not a scope child: its
-            // result is shared); it ends with its BlueZ calls, bounded by their time-out.
+            // result is shared); it ends with its BlueZ calls, bounded by their time-out, or when a
+            // listener's wait, a scope child, is cancelled by the manager's close (awaitEnabling).
             let enabling = Task { try await self.enable(path, channel: channel, properties: properties) }
             subscription = Subscription(channel: channel, reader: nil, enabling: enabling)
             subscriptions[path] = subscription
@@ -121,7 +122,13 @@ extension Peripheral {
             let once = ResumeOnce(continuation)
             subscriptions[path]?.waiters[id] = { error in once.resume(with: .failure(error)) }
             let awaiting = scope.spawn {
-                let result = await enabling.result
+                // Closing the manager cancels the enabling's unanswered call rather than waiting for its
+                // time-out (bluetoothd 5.82 never answers a refused raise's).
+                let result = await withTaskCancellationHandler {
+                    await enabling.result
+                } onCancel: {
+                    enabling.cancel()
+                }
                 once.resume(with: result)
                 await self.enablingWaitEnded(path, id)
             }

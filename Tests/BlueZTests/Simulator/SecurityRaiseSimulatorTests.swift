@@ -70,6 +70,19 @@ import Testing
         }
     }
 
+    /// `close()` does not wait for the time-out (25 s) of a subscription's call that bluetoothd never answers.
+    @Test func closeDoesNotWaitForAnUnansweredSubscription() async throws {
+        try await SimulatedBlueZ.run(scenario: "pairing", edit: Self.refusingAsBluetoothd582) { bluez in
+            let lock = try await bluez.connected(Self.lock)
+            let state = try await lock.characteristic(Self.lockState)
+            await Self.expectFailureAtTheDrop("a subscription") { _ = try await lock.notifications(for: state) }
+            let closing = ContinuousClock.now
+            await bluez.manager.close()
+            #expect(ContinuousClock.now - closing < .seconds(5))
+            #expect(bluez.manager.allTasksEnded)
+        }
+    }
+
     /// bluetoothd 5.66 answers the request (ATT error 0x0e) and then drops the link: that answer, which
     /// came first, is what a subscription fails with, not the drop (`make test`, 2026-12-07: the gateway
     /// logged `peripheralDisconnected` instead of the refusal once, under load).
@@ -91,7 +104,7 @@ import Testing
         }
     }
 
-    /// Runs `operation`, which must fail with `peripheralDisconnected` well within the call's 2 s time-out.
+    /// Runs `operation`, which must fail with `peripheralDisconnected` within 1.5 s, well before any call time-out.
     static func expectFailureAtTheDrop(_ what: String, _ operation: () async throws -> Void) async {
         let started = ContinuousClock.now
         do {
