@@ -53,9 +53,15 @@ for scenario in "${scenarios[@]}"; do
         status=0
         Tests/VM/run-guest.sh "$scenario" "$out" || status=$?
     fi
-    # The same conformance run against the simulator must agree with real bluetoothd.
+    # The same conformance run against the simulator must agree with real bluetoothd. The simulator
+    # runs here, on the host: on Debian 13 BLEBRIDGE_BIN_DIR names the guest's trixie build, which
+    # the host cannot load (2026-12-07: libswiftSwiftOnoneSupport.so not found), so it is left out.
     if [[ $status == 0 && -f "$out/transcript.jsonl" ]]; then
-        Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
+        if [[ ${BLEBRIDGE_VM_DEBIAN:-12} == 13 ]]; then
+            env -u BLEBRIDGE_BIN_DIR Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
+        else
+            Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
+        fi
     fi
     elapsed=$(($(date +%s) - start))
     if [[ $status == 0 ]]; then
