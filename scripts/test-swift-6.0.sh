@@ -54,11 +54,25 @@ for test in "${skipped[@]}"; do skip_args+=(--skip "$test"); done
 # module whose tests were all skipped would exit 69, "no tests": skip tests, not whole modules.)
 # Reversed: the long modules (EndToEndTests, GatewayTests) are declared last and start first.
 modules=$(grep -A1 '\.testTarget(' Package.swift | grep -o 'name: "[A-Za-z]*"' | cut -d'"' -f2 | tac)
-# One chroot (trixie-chroot.sh runs one command per tree at a time); xargs runs the modules in it.
-each_module='printf "%s\n" $MODULES | xargs -P "$WIDTH" -I{} "$XCTEST" --testing-library swift-testing --no-parallel --filter "^{}\." "$@"'
+# EndToEndTests alone took 688–948 s of a whole run (docs/toolchains.md): its suites (the structs its files
+# declare, dealt round-robin) run as $e2e_shards processes of their own, first.
+e2e_shards=${BLEBRIDGE_E2E_SHARDS:-3}
+mapfile -t e2e_suites < <(grep -hoE '\bstruct [A-Za-z0-9]+' Tests/EndToEndTests/*.swift | awk '{print $2}' | sort -u)
+filters=()
+for ((shard = 0; shard < e2e_shards; shard++)); do
+    names=()
+    for ((index = shard; index < ${#e2e_suites[@]}; index += e2e_shards)); do names+=("${e2e_suites[index]}"); done
+    filters+=("^EndToEndTests\\.($(IFS='|'; echo "${names[*]}"))/")
+done
+for module in $modules; do
+    [[ $module == EndToEndTests ]] || filters+=("^$module\\.")
+done
+# One chroot (trixie-chroot.sh runs one command per tree at a time); xargs runs the filters in it,
+# one per line (-d: a filter's backslashes and bars are not xargs quoting).
+each_filter='printf "%s\n" "$FILTERS" | xargs -d "\n" -P "$WIDTH" -I{} "$XCTEST" --testing-library swift-testing --no-parallel --filter "{}" "$@"'
 status=0
-"$chroot" test env BLEBRIDGE_TEST_CHILDREN="/src/$children" MODULES="$modules" WIDTH="$width" \
-    XCTEST="$scratch/debug/BLEBridgePackageTests.xctest" bash -c "$each_module" bash "${skip_args[@]}" "$@" 2>&1 |
+"$chroot" test env BLEBRIDGE_TEST_CHILDREN="/src/$children" FILTERS="$(printf '%s\n' "${filters[@]}")" WIDTH="$width" \
+    XCTEST="$scratch/debug/BLEBridgePackageTests.xctest" bash -c "$each_filter" bash "${skip_args[@]}" "$@" 2>&1 |
     tee "$log" || status=$?
 if ((status == 0)); then
     exit 0
