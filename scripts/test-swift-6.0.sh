@@ -55,7 +55,7 @@ for test in "${skipped[@]}"; do skip_args+=(--skip "$test"); done
 # Reversed: the long modules (EndToEndTests, GatewayTests) are declared last and start first.
 modules=$(grep -A1 '\.testTarget(' Package.swift | grep -o 'name: "[A-Za-z]*"' | cut -d'"' -f2 | tac)
 # EndToEndTests alone took 688–948 s of a whole run (docs/toolchains.md): its suites (the structs its files
-# declare, dealt round-robin) run as $e2e_shards processes of their own, first.
+# declare, dealt round-robin) run as $e2e_shards processes of their own, before every module.
 e2e_shards=${BLEBRIDGE_E2E_SHARDS:-3}
 mapfile -t e2e_suites < <(grep -hoE '\bstruct [A-Za-z0-9]+' Tests/EndToEndTests/*.swift | awk '{print $2}' | sort -u)
 filters=()

@@ -57,11 +57,9 @@ for scenario in "${scenarios[@]}"; do
     # runs here, on the host: on Debian 13 BLEBRIDGE_BIN_DIR names the guest's trixie build, which
     # the host cannot load (2026-12-07: libswiftSwiftOnoneSupport.so not found), so it is left out.
     if [[ $status == 0 && -f "$out/transcript.jsonl" ]]; then
-        if [[ ${BLEBRIDGE_VM_DEBIAN:-12} == 13 ]]; then
-            env -u BLEBRIDGE_BIN_DIR Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
-        else
-            Tests/VM/compare-conformance.sh "$out/transcript.jsonl" || status=$?
-        fi
+        compare=(Tests/VM/compare-conformance.sh)
+        [[ ${BLEBRIDGE_VM_DEBIAN:-12} != 13 ]] || compare=(env -u BLEBRIDGE_BIN_DIR "${compare[@]}")
+        "${compare[@]}" "$out/transcript.jsonl" || status=$?
     fi
     elapsed=$(($(date +%s) - start))
     if [[ $status == 0 ]]; then
