@@ -79,11 +79,15 @@ import Timekeeping
     @Test func finishedCancelsTheChildWhenTheDeadlinePasses() async {
         let scope = TaskScope()
         let clock = ManualClock()
+        let workClock = ManualClock()
         let log = Recorded<String>()
         let work = scope.spawnCancellable {
-            do { try await ManualClock().sleep(for: .seconds(3600)) } catch { log.append("cancelled at the deadline") }
+            do { try await workClock.sleep(for: .seconds(3600)) } catch { log.append("cancelled at the deadline") }
         }
         let waiter = Task { await work?.finished(cancellingAt: clock.now + .seconds(3), clock: clock) }
+        // The work must have started: a child cancelled before it starts never runs its work (CI,
+        // 2026-12-07: the deadline passed first on a loaded pool, and nothing was logged).
+        await workClock.sleeping(atLeast: 1)
         await clock.sleeping(atLeast: 1)
         clock.advance(by: .seconds(2))
         #expect(work?.isFinished == false)
