@@ -6,8 +6,10 @@ import Timekeeping
 /// them all and returns once every one has ended, where a bag of unstructured `Task`s could
 /// only be cancelled and left running.
 ///
-/// The group lives in the scope's own task (made at `init`); ``spawn(_:)`` hands work to it
-/// through a stream, because only the task that owns a group may add to it.
+/// The group lives in the scope's own task (made at `init`), or, for a scope made with
+/// ``hostedByCaller()``, in the task that calls ``host()``: then the children are children of
+/// that task's, and cancelling it cancels them. ``spawn(_:)`` hands work to the group through a
+/// stream, because only the task that owns a group may add to it.
 ///
 /// ```swift
 /// let scope = TaskScope()
@@ -22,19 +24,53 @@ package final class TaskScope: Sendable {
     }
 
     private let jobs: AsyncStream<Job>.Continuation
-    private let root: Task<Void, Never>
+    /// The scope's own task, which hosts the group; nil for a scope its caller hosts.
+    private let root: Task<Void, Never>?
+    /// The jobs a caller's ``host()`` takes (taken once: the first call hosts).
+    private let hostedJobs: Mutex<AsyncStream<Job>?>
     private let ended = Signal()
     private let closing = Atomic(false)
 
-    package init() {
+    /// A scope whose group runs in a task of its own, made now.
+    package convenience init() { self.init(hostedByCaller: false) }
+
+    /// A scope whose group runs in the task that calls ``host()``. Work spawned before waits for
+    /// it: nothing runs until a task hosts the scope.
+    package static func hostedByCaller() -> TaskScope { TaskScope(hostedByCaller: true) }
+
+    private init(hostedByCaller: Bool) {
         let (stream, jobs) = AsyncStream.makeStream(of: Job.self)
         self.jobs = jobs
-        root = Task { [ended] in
-            defer { ended.fire() }
-            await withDiscardingTaskGroup { group in
-                for await job in stream { group.addTask(operation: job.work) }
-                // Closed: the children are cancelled (the root task is) and awaited by the group.
+        if hostedByCaller {
+            hostedJobs = Mutex(stream)
+            root = nil
+        } else {
+            hostedJobs = Mutex(nil)
+            root = Task { [ended] in
+                await Self.runGroup(stream)
+                ended.fire()
             }
+        }
+    }
+
+    /// Runs the group of a scope made with ``hostedByCaller()`` in the calling task, until
+    /// ``close(until:)`` or the calling task's cancellation has ended every child; the children are
+    /// the calling task's. Returns at once for any other scope, and for a second call.
+    package func host() async {
+        guard let stream = hostedJobs.withLock({ $0.take() }) else { return }
+        await Self.runGroup(stream)
+        // Also when the host was cancelled rather than the scope closed: spawn runs nothing more.
+        closing.store(true, ordering: .releasing)
+        jobs.finish()
+        ended.fire()
+    }
+
+    private static func runGroup(_ stream: AsyncStream<Job>) async {
+        await withDiscardingTaskGroup { group in
+            // Ends when the scope is closed or the hosting task is cancelled.
+            for await job in stream { group.addTask(operation: job.work) }
+            // The children are cancelled (a cancelled host's already are) and awaited by the group.
+            group.cancelAll()
         }
     }
 
@@ -84,13 +120,23 @@ package final class TaskScope: Sendable {
     package func close(until deadline: ContinuousClock.Instant, clock: any BridgeClock = SystemClock()) async -> Bool {
         closing.store(true, ordering: .releasing)
         jobs.finish()
-        root.cancel()
-        await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended] in await ended.wait() }
+        root?.cancel()
+        // A scope nobody hosted yet is hosted here, briefly: the work queued in it runs, cancelled,
+        // so whoever awaits it returns (as a closing scope's queued work does), and no host runs later.
+        let unhosted = hostedJobs.withLock { $0.take() }
+        await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended] in
+            if let unhosted {
+                await Self.runGroup(unhosted)
+                ended.fire()
+            } else {
+                await ended.wait()
+            }
+        }
         return ended.isFired
     }
 
     deinit {
         jobs.finish()
-        root.cancel()
+        root?.cancel()
     }
 }
