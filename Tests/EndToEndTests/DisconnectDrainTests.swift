@@ -18,7 +18,8 @@ import Testing
 /// The same holds for a stream a raw `bridge/request/gatt/notify` started (`.rawNotify`: every
 /// value on the raw topic, exactly once): `disconnect(_:)` cancelled those streams' tasks. The
 /// raw streams' other ends (enabled again, the gateway's stop, turned off) are here too.
-/// Serialized: every test holds the one notify thread of the process.
+/// Serialized: each test runs a 20-device load world (one at a time, as when the gateway used the
+/// process's one notify thread).
 @Suite(.serialized) struct DisconnectDrainTests {
     static let devices = 4
 
@@ -31,7 +32,7 @@ import Testing
         let ble = try #require(await gateway.ble)
 
         // Hold the notify thread; the devices keep sending into their sockets.
-        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
+        let hold = try await NotifyThreadHold(of: world, devices: Self.devices)
         // The gateway disconnects every device; BlueZ takes each link down.
         for index in 0..<Self.devices { await ble.disconnect(String(format: "load%02d", index)) }
         #expect(await Self.linksDown(simulator), "the links did not go down")
@@ -50,7 +51,7 @@ import Testing
         let world = try await InProcessLoadWorld(devices: Self.devices, prefix: "raw-notify-stop", stream: .rawNotify)
         let (simulator, recorder, gateway) = (world.simulator, world.recorder, world.gateway)
 
-        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
+        let hold = try await NotifyThreadHold(of: world, devices: Self.devices)
         for device in 0..<Self.devices {
             let answer = try await world.notify(device, enable: true)
             #expect(answer == "ok", "gatt/notify again of load\(device): \(answer ?? "no answer")")
@@ -75,7 +76,7 @@ import Testing
         let (simulator, recorder) = (world.simulator, world.recorder)
         let last = Self.devices - 1
 
-        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
+        let hold = try await NotifyThreadHold(of: world, devices: Self.devices)
         let answer = try await world.notify(last, enable: false)
         #expect(answer == "ok", "gatt/notify off of load\(last): \(answer ?? "no answer")")
         let sent = await simulator.loadStatistics().lastSequences

@@ -1,12 +1,13 @@
 import BlueZSimulator
 import Configuration
 import Foundation
-import Gateway
 import MQTT
 import Synchronization
 import TestSupport
 import Testing
 import Timekeeping
+
+@testable import Gateway
 
 /// The gateway in this process on a ``ManualClock``: a passive device's availability follows the
 /// gateway's clock, not the time the test took. (Everything else is real: the private bus with
@@ -90,8 +91,12 @@ import Timekeeping
                 $0.text == "online"
             } != nil)
         #expect(!world.gateway.allTasksEnded)
+        // The gateway's own notify thread (issue 20: its run owns its loops) runs until the stop.
+        let notifyLoop = try #require(await world.gateway.notifyPoller?.loop)
+        #expect(notifyLoop.execute {})
         await world.gateway.stop()
         #expect(world.gateway.allTasksEnded)
+        #expect(!notifyLoop.execute {}, "the gateway's notify thread outlived its stop")
         // Its timers on the clock are gone with them (the health tick, the availability sweep, the pool's wake-up).
         #expect(world.clock.sleeperCount == 0)
         await world.stop()
@@ -112,6 +117,8 @@ import Timekeeping
         let configuration: BridgeConfiguration
         let clock = ManualClock()
         let gateway: Gateway
+        /// The gateway's `run()` once started; it returns after the stop.
+        let runs = Recorded<Task<Void, Never>>()
 
         init(device: String, options change: (inout GatewayOptions) -> Void = { _ in }) async throws {
             bus = try await DBusDaemonFixture()
@@ -134,10 +141,11 @@ import Timekeeping
             gateway = try await Gateway(configuration: configuration, options: options)
         }
 
-        func start() async throws { try await gateway.start() }
+        func start() async throws { runs.append(try await gateway.runInTask()) }
 
         func stop() async {
             await gateway.stop()
+            for run in runs.all { await run.value }
             await recorder.close()
             await simulator.stop()
             await broker.stop()

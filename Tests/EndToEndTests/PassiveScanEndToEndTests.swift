@@ -27,6 +27,9 @@ import Testing
         #expect(log.contains("monitor_unsupported"), "\(log.suffix(3000))")
         #expect(log.contains("no org.bluez.AdvertisementMonitorManager1"), "\(log.suffix(3000))")
         #expect(log.contains("set bluetooth.scan.mode to \"active\""), "\(log.suffix(3000))")
+        // The failed start was stopped before the exit (`Gateway.run`): links undone, `offline`
+        // published, a clean DISCONNECT, rather than left to the broker's will.
+        #expect(log.contains("[gateway] stopped"), "\(log.suffix(3000))")
         #expect(world.states("bthome").isEmpty, "nothing was scanned actively")
         #expect(await world.simulator.startDiscoveryCount == 0)
         await world.shutdown()

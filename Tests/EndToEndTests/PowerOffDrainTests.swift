@@ -28,7 +28,8 @@ import Testing
 /// The same holds for a stream a raw `bridge/request/gatt/notify` started (`.rawNotify`: every
 /// value on the raw topic, exactly once): the power-off (and each link drop before it) cancelled
 /// those streams' tasks, so what the notify thread read after that was lost.
-/// Serialized: both cases hold the one notify thread of the process.
+/// Serialized: each case runs a 20-device load world (one at a time, as when the gateway used the
+/// process's one notify thread).
 @Suite(.serialized) struct PowerOffDrainTests {
     static let devices = 20
 
@@ -38,7 +39,7 @@ import Testing
         let (simulator, recorder, gateway) = (world.simulator, world.recorder, world.gateway)
 
         // Hold the notify thread; the devices keep sending into their sockets.
-        let hold = try await NotifyThreadHold(devices: Self.devices, simulator: simulator)
+        let hold = try await NotifyThreadHold(of: world, devices: Self.devices)
         await simulator.setPowered(false)
         let sent = await simulator.loadStatistics().lastSequences
         let handled = await waitUntil {

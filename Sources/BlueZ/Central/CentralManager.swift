@@ -57,6 +57,10 @@ public actor CentralManager {
         /// retry delays of connects, `waitUntilPoweredOn`, `waitForCharacteristic` and monitor
         /// activation (a test's `ManualClock` ages the cache and runs out timeouts without waiting).
         public var clock: any BridgeClock
+        /// The thread that reads the peripherals' `AcquireNotify` sockets: the process's
+        /// (``NotifySocketPoller/shared``) unless the owner runs one of its own (the gateway does,
+        /// for its run, and shuts it down when it stops).
+        package var notifyPoller: NotifySocketPoller = .shared
 
         public init(
             adapter: String = "hci0", deviceTimeToLive: Duration = .seconds(300), maximumCachedDevices: Int = 512,
@@ -372,7 +376,7 @@ public actor CentralManager {
         }
         let peripheral = Peripheral(
             identifier: address, path: path, connection: connection, tree: tree, scope: scope,
-            lifecycle: options.connection,
+            notifyPoller: options.notifyPoller, lifecycle: options.connection,
             callTimeout: options.callTimeout, clock: options.clock, onDisconnect: { broadcaster.yield($0) },
             authenticationHandler: pairing)
         peripherals[path] = peripheral

@@ -188,7 +188,7 @@ extension Peripheral {
                     let fd = try descriptor.duplicate()
                     if let mtu = reply.dropFirst().first?.asUInt16 { acquiredMTU = max(acquiredMTU ?? 0, Int(mtu)) }
                     let scope = self.scope
-                    let reader = NotifySocketPoller.shared.add(
+                    let reader = notifyPoller.add(
                         fd: fd, onValue: { channel.yield(bytes: $0) },
                         onEnd: { [weak self] in
                             guard let self else { return }

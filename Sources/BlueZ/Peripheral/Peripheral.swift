@@ -27,6 +27,8 @@ public actor Peripheral {
     /// The manager's ``TaskScope``: the peripheral's BlueZ calls await their replies, and its timers
     /// run, as children of it, so ``CentralManager/close()`` ends them.
     nonisolated let scope: TaskScope
+    /// The thread that reads this peripheral's `AcquireNotify` sockets (the manager's option).
+    nonisolated let notifyPoller: NotifySocketPoller
     /// The D-Bus connection's thread, shared with the ``CentralManager`` (see its comment).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.serialExecutor }
     let onDisconnect: @Sendable (DisconnectEvent) -> Void
@@ -82,7 +84,7 @@ public actor Peripheral {
 
     init(
         identifier: BluetoothAddress, path: DBusObjectPath, connection: DBusConnection, tree: BlueZObjectTree,
-        scope: TaskScope,
+        scope: TaskScope, notifyPoller: NotifySocketPoller = .shared,
         lifecycle: ConnectionLifecycle.Configuration, callTimeout: Duration, clock: any BridgeClock = SystemClock(),
         onDisconnect: @escaping @Sendable (DisconnectEvent) -> Void,
         authenticationHandler: (@Sendable (Peripheral, BluetoothError) async throws -> Void)? = nil
@@ -92,6 +94,7 @@ public actor Peripheral {
         self.connection = connection
         self.tree = tree
         self.scope = scope
+        self.notifyPoller = notifyPoller
         self.lifecycle = ConnectionLifecycle(configuration: lifecycle)
         self.callTimeout = callTimeout
         self.clock = clock

@@ -23,6 +23,9 @@ import Timekeeping
 actor BLELink {
     /// The D-Bus thread the link runs on (see the type's comment).
     nonisolated let thread: BlueZBusThread
+    /// The thread that reads the devices' `AcquireNotify` sockets, and runs the pipeline for the
+    /// values read there (the gateway's own, for its run: see `Gateway.notifyPoller`).
+    nonisolated let notifyPoller: NotifySocketPoller
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
     /// Where the link's events go and its questions are answered (the gateway, which holds the link).
     let host: Host
@@ -102,11 +105,12 @@ actor BLELink {
 
     init(
         host: Host, configuration: BridgeConfiguration, busAddress: String?, pipeline: ReadingPipeline,
-        clock: any BridgeClock, thread: BlueZBusThread, decoders: DecoderRegistry = .standard,
-        scope: TaskScope = TaskScope()
+        clock: any BridgeClock, thread: BlueZBusThread, notifyPoller: NotifySocketPoller = .shared,
+        decoders: DecoderRegistry = .standard, scope: TaskScope = TaskScope()
     ) {
         self.scope = scope
         self.thread = thread
+        self.notifyPoller = notifyPoller
         self.host = host
         self.clock = clock
         registry = decoders
@@ -142,11 +146,11 @@ extension BLELink {
             versionProbe = scope.spawnValue { await bus.bluetoothdVersion() }
         }
         do {
-            let central = try await CentralManager(
-                bus: bus,
-                options: CentralManager.Options(
-                    adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
-                    connection: connectionLifecycle, pairing: pairingPolicy(), clock: clock))
+            var options = CentralManager.Options(
+                adapter: configuration.bluetooth.adapter, deviceTimeToLive: configuration.bluetooth.scan.deviceTTL,
+                connection: connectionLifecycle, pairing: pairingPolicy(), clock: clock)
+            options.notifyPoller = notifyPoller
+            let central = try await CentralManager(bus: bus, options: options)
             self.central = central
             self.bus = bus
             await registerPairingAgent(central)

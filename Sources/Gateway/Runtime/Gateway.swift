@@ -14,9 +14,10 @@ import Timekeeping
 ///
 /// ```swift
 /// let gateway = try await Gateway(configuration: configuration, options: GatewayOptions())
-/// try await gateway.start()
+/// async let running: Void = gateway.run { outcome in … }   // every task of the gateway is a child of this
 /// … await gateway.reload(newConfiguration)   // SIGHUP
-/// await gateway.stop()                         // SIGTERM: drain, publish offline, close
+/// await gateway.stop()                         // SIGTERM: drain, publish offline, close; run() returns
+/// await running
 /// ```
 ///
 /// One actor owns the state; the pure parts (``ConnectionScheduler``, ``CommandGate``,
@@ -65,9 +66,10 @@ package actor Gateway {
     /// characteristics no longer read).
     var discoverySources = DiscoverySources()
     /// The one task group every task the gateway starts belongs to (issue 20): the loops below,
-    /// the command readers, scans, timers and the answer lanes. `stop` closes it last, so no task
-    /// of the gateway outlives it.
-    let scope = TaskScope()
+    /// the command readers, scans, timers and the answer lanes, the link's and the pipeline's.
+    /// ``run(started:)`` hosts it in its caller's task; `stop` closes it last, so no task of the
+    /// gateway outlives it.
+    let scope = TaskScope.hostedByCaller()
     /// The loops over the client's, the pipeline's and the timers' events; cancelled by `stop`
     /// once the readings are out.
     var tasks: [ScopedTask] = []
@@ -106,6 +108,9 @@ package actor Gateway {
     /// How long a command may wait for its device (connect included).
     var commandTimeout: Duration { model.configuration.bluetooth.connectTimeout + .seconds(5) }
     var ble: BLELink?
+    /// The thread that reads the devices' `AcquireNotify` sockets (`blebridge.notify`), the
+    /// gateway's own from its start; `stop` shuts it down once the link and every task have ended.
+    var notifyPoller: NotifySocketPoller?
     /// What is known about Bluetooth (``BLELink`` reports every change).
     var bluetooth: BluetoothHealth
     /// Responses, events and health, in order within each ``AnswerLane``, for the lane's task that
@@ -284,9 +289,33 @@ package actor Gateway {
 
     // MARK: Lifecycle
 
+    /// Runs the gateway in the calling task until ``stop()`` (issue 20). The task group of every
+    /// task the gateway starts is hosted here, so each is a child of the caller's task; then the
+    /// gateway starts (MQTT, retrying in the background while the broker is down, the publisher,
+    /// the timers and Bluetooth) and `started` hears how the start ended. Returns once `stop()`
+    /// has ended every task (a task that ignores its cancellation past the stop's deadline holds
+    /// it: the caller bounds its own wait, as `blebridge run` does), or once the caller's task is
+    /// cancelled and every task has ended (an abandon, not a stop: nothing is drained).
+    ///
+    /// A start that fails is stopped before `started` hears its error: what it had started ends
+    /// (connects in flight are undone, the bridge's `offline` is published and the client
+    /// disconnects cleanly), so nothing is left to the broker's will or to the process's exit.
+    package func run(started: @escaping @Sendable (Result<Void, any Error>) -> Void = { _ in }) async {
+        async let hosting: Void = scope.host()
+        do {
+            try await start()
+            started(.success(()))
+        } catch {
+            await stop()
+            started(.failure(error))
+        }
+        await hosting
+    }
+
     /// Starts MQTT (retrying in the background while the broker is down), the publisher, the
-    /// health timer and Bluetooth. Returns once everything is started.
-    package func start() async throws {
+    /// health timer and Bluetooth. Returns once everything is started. Only ``run(started:)``
+    /// calls it: its tasks run in the group that `run` hosts.
+    func start() async throws {
         logger.info(
             "starting", [("version", BLEBridgeVersion.string), ("devices", "\(model.configuration.devices.count)")])
         announced = (try? await state.announcedDiscovery()) ?? [:]
@@ -360,10 +389,13 @@ package actor Gateway {
                 await self?.refreshAvailability()
             }
         }
-        // The D-Bus thread the link and each of its bus connections run on, for the gateway's life.
+        // The D-Bus thread the link and each of its bus connections run on, for the gateway's life,
+        // and the thread that reads the devices' notification sockets, until the stop.
+        let notifyPoller = NotifySocketPoller()
+        self.notifyPoller = notifyPoller
         let link = BLELink(
             host: linkHost(), configuration: model.configuration, busAddress: options.busAddress, pipeline: pipeline,
-            clock: clock, thread: try BlueZBusThread(), scope: scope)
+            clock: clock, thread: try BlueZBusThread(), notifyPoller: notifyPoller, scope: scope)
         ble = link
         await link.start()
         // A SIGTERM may have stopped the gateway while Bluetooth was starting.
@@ -442,6 +474,8 @@ package actor Gateway {
         if await !scope.close(until: max(deadline, .now + .seconds(1))) {
             logger.warning("stopping: some of the gateway's tasks did not end in time; stopping without them")
         }
+        // The link has read its sockets to the end (or its stop's deadline passed): any left close now.
+        notifyPoller?.shutdown()
         await store.close()
         statusContinuation.finish()
         controlContinuation.finish()

@@ -95,16 +95,19 @@ enum RunCommand: CLICommand {
         // before it returns. (The gateway's tasks are the gateway's scope.)
         let tasks = TaskScope()
         tasks.spawn { for await signal in signals { eventSink.yield(.signal(signal)) } }
+        // The gateway runs in this child (its tasks are the child's); it returns once the stop
+        // below has ended them.
         tasks.spawn {
-            do {
-                try await gateway.start()
-                eventSink.yield(.started)
-            } catch {
-                eventSink.yield(.startFailed(error))
+            await gateway.run { outcome in
+                switch outcome {
+                case .success: eventSink.yield(.started)
+                case .failure(let error): eventSink.yield(.startFailed(error))
+                }
             }
         }
         tasks.spawn { for await request in gateway.controlRequests { eventSink.yield(.control(request)) } }
-        /// Ends them; bounded, as a start still waiting on a frozen broker may not end at once.
+        /// Ends them; bounded, as a start still waiting on a frozen broker may not end at once, nor
+        /// a gateway task that ignores its cancellation past the stop's deadline (the stop logs it).
         func endTasks() async { await tasks.close(until: .now + .seconds(1)) }
         var notifier: SystemdNotifier?
         var watchdog: ScopedTask?

@@ -25,6 +25,8 @@ final class InProcessLoadWorld: Sendable {
     let recorder: MQTTRecorder
     let directory: TemporaryDirectory
     let gateway: Gateway
+    /// The gateway's `run()`, which returns after ``shutdown()``'s stop.
+    let running: Task<Void, Never>
     let devices: Int
 
     /// Started, and every device published (an issue is recorded otherwise).
@@ -49,7 +51,7 @@ final class InProcessLoadWorld: Sendable {
             configuration: configuration,
             options: GatewayOptions(
                 busAddress: bus.address, brokerURL: broker.url, outboxPath: directory.file("outbox.sqlite").path))
-        try await gateway.start()
+        running = try await gateway.runInTask()
         try await simulator.setLoad(devices: devices, rate: 20)
         if stream == .rawNotify {
             // A request for a device the adapter has not seen yet is answered `device_unavailable`:
@@ -120,6 +122,7 @@ final class InProcessLoadWorld: Sendable {
 
     func shutdown() async {
         await gateway.stop()
+        await running.value
         await recorder.close()
         await simulator.stop()
         await broker.stop()

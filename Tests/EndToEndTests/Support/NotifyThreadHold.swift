@@ -7,8 +7,10 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Holds the notify thread of this process (`NotifySocketPoller.shared`: a gateway running in the
-/// test process reads its AcquireNotify sockets there) until ``release()``, while the simulated
+@testable import Gateway
+
+/// Holds the notify thread of a gateway running in the test process (its `NotifySocketPoller`, which
+/// reads its AcquireNotify sockets) until ``release()``, while the simulated
 /// load devices keep sending into their sockets; then checks that every value the sockets took
 /// reached the broker. `PowerOffDrainTests` and `DisconnectDrainTests` drop links while it is held.
 final class NotifyThreadHold: Sendable {
@@ -21,9 +23,11 @@ final class NotifyThreadHold: Sendable {
     /// Each load device's last sequence number when the thread was held.
     let atHold: [UInt64]
 
-    /// Holds the thread, then waits until each of the first `devices` load devices sent 2 more values.
-    init(devices: Int, simulator: BlueZSimulator) async throws {
-        let loop = try #require(NotifySocketPoller.shared.loop)
+    /// Holds `world`'s gateway's notify thread, then waits until each of the first `devices` load
+    /// devices sent 2 more values.
+    init(of world: InProcessLoadWorld, devices: Int) async throws {
+        let simulator = world.simulator
+        let loop = try #require(await world.gateway.notifyPoller?.loop, "the gateway has no notify thread")
         let (gate, started) = (self.gate, Started())
         #expect(
             loop.execute {
