@@ -88,6 +88,7 @@ extension BlueZSimulator {
         afterReply(call) { simulator in
             guard await simulator.connectAttempts[key] == attempt else { return }
             await simulator.linkDown(key, pendingError: nil)
+            await simulator.pairingRefused(key)
         }
     }
 
@@ -102,9 +103,17 @@ extension BlueZSimulator {
         // Real delay: the simulated peer's time to refuse (a scenario timing).
         try? await Task.sleep(for: timing.pairingRefusalDelay)
         guard generation == self.generation else { return }
-        if devices[key]?.connected == true { await linkDown(key, pendingError: nil) }
+        if devices[key]?.connected == true {
+            await linkDown(key, pendingError: nil)
+            pairingRefused(key)
+        }
         guard generation == self.generation else { return }
         await withCheckedContinuation { unansweredRequests.append($0) }
+    }
+
+    /// The refusal has dropped the link: the device becomes temporary (``DeviceState/pairingRefused(now:)``).
+    func pairingRefused(_ key: String) {
+        devices[key]?.pairingRefused(now: clock.now)
     }
 
     /// Returns when the pairing of `key` that runs now ends (success, failure, cancel or link loss).

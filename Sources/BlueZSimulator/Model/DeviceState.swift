@@ -181,6 +181,16 @@ package struct DeviceState: Sendable {
         return []
     }
 
+    /// The peer refused the pairing a security raise started (its link has dropped): as bluetoothd
+    /// 5.66 and 5.82 do (`device_bonding_failed() status 14`, then `btd_device_set_temporary()
+    /// temporary 1`, VM tier 2026-12-07), an unbonded device becomes temporary, so it goes after
+    /// the temporary timeout unless an advertisement (discovery) or a `Connect` keeps it.
+    package mutating func pairingRefused(now: ContinuousClock.Instant) {
+        guard exported, !paired, !trusted else { return }
+        temporary = true
+        lastSeen = now
+    }
+
     /// bluetoothd's cached GATT database of the device loses `service`, as when the link was cut while
     /// the peer updated its database and bluetoothd kept the old copy: the peer's DB Hash still matches on
     /// the next connection, discovery is skipped and the service stays missing until the device (and its

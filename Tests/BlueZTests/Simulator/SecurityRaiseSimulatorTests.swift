@@ -104,6 +104,35 @@ import Testing
         }
     }
 
+    /// bluetoothd 5.66 and 5.82 make a device whose pairing was refused temporary, and remove it once
+    /// unseen for the temporary timeout (30 s after the drop in the VM tier; 1 s here): BlueZ's object
+    /// goes, the library reports the removal, and the next `Connect` needs a new discovery. An
+    /// advertisement seen in discovery meanwhile keeps it, as it keeps any temporary device.
+    @Test(arguments: [false, true])
+    func aDeviceThatRefusedPairingGoesAsATemporaryOne(answeredAs566: Bool) async throws {
+        try await SimulatedBlueZ.run(
+            scenario: "pairing", staleTimeout: .seconds(1),
+            edit: answeredAs566 ? Self.refusingAsBluetoothd566 : Self.refusingAsBluetoothd582
+        ) { bluez in
+            let removals = bluez.manager.deviceRemovals
+            let lock = try await bluez.connected(Self.lock)
+            let state = try await lock.characteristic(Self.lockState)
+            do {
+                _ = try await lock.readValue(for: state)
+                Issue.record("a read the peer refused to pair for succeeded")
+            } catch {}
+            let removed = await withDeadline(.seconds(10)) {
+                for await address in removals where address == Self.lock { return true }
+                return false
+            }
+            #expect(removed == true, "the refused device was not removed")
+            #expect(try await !bluez.simulator.snapshot(address: Self.lock.string).present)
+            // Discovered again, it connects (and is refused again).
+            let again = try await bluez.connected(Self.lock)
+            #expect(await again.state == .connected)
+        }
+    }
+
     /// Runs `operation`, which must fail with `peripheralDisconnected` within 1.5 s, well before any call time-out.
     static func expectFailureAtTheDrop(_ what: String, _ operation: () async throws -> Void) async {
         let started = ContinuousClock.now
