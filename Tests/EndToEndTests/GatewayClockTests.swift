@@ -102,6 +102,33 @@ import Timekeeping
         await world.stop()
     }
 
+    /// Cancelling the task that runs the gateway stops it as `stop()` does: `run` returns once every
+    /// task has ended, the device is disconnected, `offline` is published and the notify thread is gone.
+    @Test func cancellingTheRunStopsTheGateway() async throws {
+        let world = try await World(device: "hr_strap")
+        try await world.start()
+        #expect(
+            await world.recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) {
+                $0.text == "online"
+            } != nil)
+        let notifyLoop = try #require(await world.gateway.notifyPoller?.loop)
+        let run = try #require(world.runs.all.first)
+        run.cancel()
+        await run.value
+        #expect(world.gateway.allTasksEnded)
+        #expect(!notifyLoop.execute {}, "the gateway's notify thread outlived the cancelled run")
+        #expect(await world.gateway.client.connectionState == .disconnected(reason: nil))
+        // The stop's `offline` (the device's last availability; the broker's will is the bridge's).
+        #expect(
+            await world.recorder.wait { _ in
+                world.recorder.on("blebridge/hr_strap/availability").last?.text == "offline"
+            })
+        #expect(
+            await waitUntil { (try? await world.simulator.snapshot(address: SimulatedWorld.strap))?.connected == false }
+        )
+        await world.stop()
+    }
+
     final class Releases: Sendable {
         let count = Atomic<Int>(0)
     }

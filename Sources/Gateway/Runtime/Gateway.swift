@@ -294,8 +294,9 @@ package actor Gateway {
     /// gateway starts (MQTT, retrying in the background while the broker is down, the publisher,
     /// the timers and Bluetooth) and `started` hears how the start ended. Returns once `stop()`
     /// has ended every task (a task that ignores its cancellation past the stop's deadline holds
-    /// it: the caller bounds its own wait, as `blebridge run` does), or once the caller's task is
-    /// cancelled and every task has ended (an abandon, not a stop: nothing is drained).
+    /// it: the caller bounds its own wait, as `blebridge run` does). Cancelling the caller's task
+    /// cancels the gateway's tasks, then stops the gateway as `stop()` does (in a task of its own,
+    /// so that the cancellation does not cut its drain short), and `run` returns after that stop.
     ///
     /// A start that fails is stopped before `started` hears its error: what it had started ends
     /// (connects in flight are undone, the bridge's `offline` is published and the client
@@ -310,6 +311,9 @@ package actor Gateway {
             started(.failure(error))
         }
         await hosting
+        // Ended by the caller's cancellation rather than by a stop: the devices, the broker's
+        // connection, the outbox and the notify thread are still open.
+        if !stopping { await Task { await self.stop() }.value }
     }
 
     /// Starts MQTT (retrying in the background while the broker is down), the publisher, the
