@@ -29,7 +29,8 @@ package final class TaskScope: Sendable {
     /// The jobs a caller's ``host()`` takes (taken once: the first call hosts).
     private let hostedJobs: Mutex<AsyncStream<Job>?>
     private let ended = Signal()
-    private let closing = Atomic(false)
+    /// Fired by ``close(until:)`` (or a host's end): work dequeued after it starts cancelled.
+    private let closing = Signal()
 
     /// A scope whose group runs in a task of its own, made now.
     package convenience init() { self.init(hostedByCaller: false) }
@@ -46,8 +47,8 @@ package final class TaskScope: Sendable {
             root = nil
         } else {
             hostedJobs = Mutex(nil)
-            root = Task { [ended] in
-                await Self.runGroup(stream)
+            root = Task { [ended, closing] in
+                await Self.runGroup(stream, closing: closing)
                 ended.fire()
             }
         }
@@ -58,17 +59,21 @@ package final class TaskScope: Sendable {
     /// the calling task's. Returns at once for any other scope, and for a second call.
     package func host() async {
         guard let stream = hostedJobs.withLock({ $0.take() }) else { return }
-        await Self.runGroup(stream)
+        await Self.runGroup(stream, closing: closing)
         // Also when the host was cancelled rather than the scope closed: spawn runs nothing more.
-        closing.store(true, ordering: .releasing)
+        closing.fire()
         jobs.finish()
         ended.fire()
     }
 
-    private static func runGroup(_ stream: AsyncStream<Job>) async {
+    private static func runGroup(_ stream: AsyncStream<Job>, closing: Signal) async {
         await withDiscardingTaskGroup { group in
-            // Ends when the scope is closed or the hosting task is cancelled.
-            for await job in stream { group.addTask(operation: job.work) }
+            // Ends when the scope is closed or the hosting task is cancelled. Work still queued at the
+            // close starts cancelled (a child added to a cancelled group is), as it does in a cancelled host.
+            for await job in stream {
+                if closing.isFired { group.cancelAll() }
+                group.addTask(operation: job.work)
+            }
             // The children are cancelled (a cancelled host's already are) and awaited by the group.
             group.cancelAll()
         }
@@ -108,7 +113,7 @@ package final class TaskScope: Sendable {
     }
 
     /// False once ``close(until:)`` was called: ``spawn(_:)`` runs nothing more.
-    package var isOpen: Bool { !closing.load(ordering: .acquiring) }
+    package var isOpen: Bool { !closing.isFired }
 
     /// Whether ``close(until:)`` has returned with every child ended.
     package var isClosed: Bool { ended.isFired }
@@ -118,15 +123,15 @@ package final class TaskScope: Sendable {
     /// peer) is left to end by itself after the deadline, so a stop stays bounded.
     @discardableResult
     package func close(until deadline: ContinuousClock.Instant, clock: any BridgeClock = SystemClock()) async -> Bool {
-        closing.store(true, ordering: .releasing)
+        closing.fire()
         jobs.finish()
         root?.cancel()
         // A scope nobody hosted yet is hosted here, briefly: the work queued in it runs, cancelled,
         // so whoever awaits it returns (as a closing scope's queued work does), and no host runs later.
         let unhosted = hostedJobs.withLock { $0.take() }
-        await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended] in
+        await Deadline.run(until: deadline, clock: AnyBridgeClock(clock)) { [ended, closing] in
             if let unhosted {
-                await Self.runGroup(unhosted)
+                await Self.runGroup(unhosted, closing: closing)
                 ended.fire()
             } else {
                 await ended.wait()
