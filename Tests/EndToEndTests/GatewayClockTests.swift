@@ -80,16 +80,22 @@ import Timekeeping
         await world.stop()
     }
 
-    /// `stop` returns only once every task the gateway started has ended (its ``TaskScope`` is
-    /// closed): the loops over the client's and the pipeline's events, the timers on its clock,
-    /// the answer lanes and the command readers. Before, they were cancelled and left to end.
-    @Test func stopReturnsOnceEveryTaskOfTheGatewayHasEnded() async throws {
+    /// A gateway running for the strap alone, once the strap is online.
+    static func strapOnline() async throws -> World {
         let world = try await World(device: "hr_strap")
         try await world.start()
         #expect(
             await world.recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) {
                 $0.text == "online"
             } != nil)
+        return world
+    }
+
+    /// `stop` returns only once every task the gateway started has ended (its ``TaskScope`` is
+    /// closed): the loops over the client's and the pipeline's events, the timers on its clock,
+    /// the answer lanes and the command readers. Before, they were cancelled and left to end.
+    @Test func stopReturnsOnceEveryTaskOfTheGatewayHasEnded() async throws {
+        let world = try await Self.strapOnline()
         #expect(!world.gateway.allTasksEnded)
         // The gateway's own notify thread (issue 20: its run owns its loops) runs until the stop.
         let notifyLoop = try #require(await world.gateway.notifyPoller?.loop)
@@ -105,12 +111,7 @@ import Timekeeping
     /// Cancelling the task that runs the gateway stops it as `stop()` does: `run` returns once every
     /// task has ended, the device is disconnected, `offline` is published and the notify thread is gone.
     @Test func cancellingTheRunStopsTheGateway() async throws {
-        let world = try await World(device: "hr_strap")
-        try await world.start()
-        #expect(
-            await world.recorder.first(on: "blebridge/hr_strap/availability", timeout: .seconds(30)) {
-                $0.text == "online"
-            } != nil)
+        let world = try await Self.strapOnline()
         let notifyLoop = try #require(await world.gateway.notifyPoller?.loop)
         let run = try #require(world.runs.all.first)
         run.cancel()
