@@ -11,6 +11,12 @@
 #                                   outbox mode, memory_first, which commits a reading only when its
 #                                   PUBACK is late; the relay and the gateway suite commit every one)
 #   bench/run.sh --with-c-load      also the relay on the C emitter's PropertiesChanged signals (a reference)
+#   bench/run.sh --with-relay-memory  also the relay without its outbox (`relay --memory`: no SQLite, PUBACKs
+#                                   only counted), in turn with the others: what reading each notification,
+#                                   publishing it and reading its PUBACK cost a C program doing nothing else
+#   bench/run.sh --with-relay-floor also the same on one thread (`relay --memory --one-thread`: the MQTT
+#                                   socket in the relay's epoll, no libmosquitto thread, no hand-over)
+#   bench/run.sh --memory-first-only  without the gateway suite (`durable`); gateway_memory_first stays
 #   bench/run.sh --with-signals     also the relay on the simulator's PropertiesChanged signals (StartNotify,
 #                                   through dbus-daemon: the path a client without AcquireNotify takes)
 #   bench/run.sh --no-sdcard        without the SD-card step
@@ -42,6 +48,8 @@ mode=full
 run_relay=1
 run_relay_c_load=0
 run_relay_signals=0
+run_relay_memory=0
+run_relay_floor=0
 run_gateway=1
 run_gateway_memory_first=1
 run_sdcard=1
@@ -54,6 +62,9 @@ for argument in "$@"; do
         --durable-only) run_gateway_memory_first=0 ;;
         --with-c-load) run_relay_c_load=1 ;;
         --with-signals) run_relay_signals=1 ;;
+        --with-relay-memory) run_relay_memory=1 ;;
+        --with-relay-floor) run_relay_floor=1 ;;
+        --memory-first-only) run_gateway=0 ;;
         --no-sdcard) run_sdcard=0 ;;
         -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $argument (see --help)" >&2; exit 64 ;;
@@ -117,7 +128,7 @@ log "built relay, emitter, subscriber, bluez_client in $bin"
 # binary, the Swift runtime and Foundation linked in), in its own scratch directory here so it
 # does not invalidate the usual .build.
 blebridge=${BENCH_BLEBRIDGE:-"$root/.build/static/release/blebridge"}
-if { [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ] || [ "$run_sdcard" = 1 ]; } &&
+if { [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_memory" = 1 ] || [ "$run_relay_floor" = 1 ] || [ "$run_relay_signals" = 1 ] || [ "$run_sdcard" = 1 ]; } &&
     [ -z "${BENCH_SKIP_BUILD:-}" ] && [ -z "${BENCH_BLEBRIDGE:-}" ]; then
     log "building blebridge (release, --static-swift-stdlib as deploy/package does)…"
     (cd "$root" && swift build -c release --static-swift-stdlib --product blebridge \
@@ -392,7 +403,8 @@ environment_stop() {
 }
 
 # start_relay NAME [relay arguments…]: with --acquire-notify the relay connects the simulator's
-# load devices itself first, so it may take up to 90 s to say ready.
+# load devices itself first, so it may take up to 90 s to say ready. (`--memory` leaves the --db
+# file unopened.)
 start_relay() {
     local name=$1
     shift
@@ -475,7 +487,7 @@ start_gateway() {
 }
 
 simulator_missing=""
-if [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_signals" = 1 ]; then
+if [ "$run_gateway" = 1 ] || [ "$run_gateway_memory_first" = 1 ] || [ "$run_relay" = 1 ] || [ "$run_relay_memory" = 1 ] || [ "$run_relay_floor" = 1 ] || [ "$run_relay_signals" = 1 ]; then
     "$blebridge" simulate --help >/dev/null 2>&1 ||
         simulator_missing="blebridge has no 'simulate' command (the simulator as a process, with load mode)"
 fi
@@ -503,6 +515,23 @@ measure_relay() {
         log "[relay-$1] $(tail -1 "$work/relay-$1.out")"
     fi
     [ -z "$missing" ] || echo "$missing" >"$work/relay.missing"
+    environment_stop
+}
+
+# measure_relay_memory KIND REP: the relay without its outbox (--memory; KIND relay_floor: on one
+# thread too), on the same input path as measure_relay.
+measure_relay_memory() {
+    local kind=$1 name="$1-$2" extra=()
+    [ "$kind" = relay_floor ] && extra=(--one-thread)
+    environment_start "$name"
+    missing=""
+    if start_simulator "$name"; then
+        start_relay "$name" --acquire-notify "$active" --memory "${extra[@]}"
+        suite "$name" simulator_load "$relay_pid" || missing="warm-up failed (run $2)"
+        stop_pid "$relay_pid"
+        log "[$name] $(tail -1 "$work/$name.out")"
+    fi
+    [ -z "$missing" ] || echo "$missing" >"$work/$kind.missing"
     environment_stop
 }
 
@@ -546,11 +575,13 @@ measure_gateway() {
 # The suites in turn (the order reverses each repetition), so a drift of the
 # machine's load over the run weighs on every suite alike.
 for ((rep = 1; rep <= repeat; rep++)); do
-    order="relay gateway gateway_memory_first"
-    ((rep % 2 == 0)) && order="gateway_memory_first gateway relay"
+    order="relay relay_memory relay_floor gateway gateway_memory_first"
+    ((rep % 2 == 0)) && order="gateway_memory_first gateway relay_floor relay_memory relay"
     for kind in $order; do
         [ -z "$simulator_missing" ] || continue
         if [ "$kind" = relay ] && [ "$run_relay" = 1 ]; then measure_relay "$rep"; fi
+        if [ "$kind" = relay_memory ] && [ "$run_relay_memory" = 1 ]; then measure_relay_memory "$kind" "$rep"; fi
+        if [ "$kind" = relay_floor ] && [ "$run_relay_floor" = 1 ]; then measure_relay_memory "$kind" "$rep"; fi
         if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ]; then measure_gateway gateway "$rep"; fi
         if [ "$kind" = gateway_memory_first ] && [ "$run_gateway_memory_first" = 1 ]; then measure_gateway "$kind" "$rep"; fi
     done
@@ -609,13 +640,15 @@ END {
     extra = ""
     if ("relay_signals" in runs) extra = extra " relay_signals"
     if ("relay_cload" in runs) extra = extra " relay_cload"
+    if ("relay_memory" in runs) extra = extra " relay_memory"
+    if ("relay_floor" in runs) extra = extra " relay_floor"
     nextra = split(extra, extras, " ")
     header = "| | relay (AcquireNotify) | gateway | gateway / relay | goal (issue 20) |"
     rule = "|---|---|---|---|---|"
     # The gateway in its default outbox mode: its own figures, and each divided by the relay figure.
     memory = "gateway_memory_first" in runs
     if (memory) { header = header " gateway_memory_first | gateway_memory_first / relay |"; rule = rule "---|---|" }
-    for (e = 1; e <= nextra; e++) { header = header " " extras[e] " |"; rule = rule "---|" }
+    for (e = 1; e <= nextra; e++) { header = header " " extras[e] " | " extras[e] " / relay |"; rule = rule "---|---|" }
     print header; print rule
     split("throughput p50 p99 cpu path rss hwm", columns, " ")
     split("sustained throughput (msg/s)|p50 latency at " rate "/s (ms)|p99 latency at " rate "/s (ms)|CPU per message, process under test (µs)|CPU per message, whole path (µs)|VmRSS at " rate "/s (MB)|VmHWM at " rate "/s (MB)", labels, "|")
@@ -626,13 +659,13 @@ END {
         line = "| " labels[c] " | " cell("relay", columns[c], digits[c]) " | " cell("gateway", columns[c], digits[c]) " | "
         line = line (c <= 5 ? ratio("gateway", columns[c]) : "") " | " goals[c] " |"
         if (memory) line = line " " cell("gateway_memory_first", columns[c], digits[c]) " | " (c <= 5 ? ratio("gateway_memory_first", columns[c]) : "") " |"
-        for (e = 1; e <= nextra; e++) line = line " " cell(extras[e], columns[c], digits[c]) " |"
+        for (e = 1; e <= nextra; e++) line = line " " cell(extras[e], columns[c], digits[c]) " | " (c <= 5 ? ratio(extras[e], columns[c]) : "") " |"
         print line
     }
     print ""
     for (k in runs) if (runs[k] > 0) printf "%s: %d runs; values lost at %d/s in all: %d; first failing steps:%s\n", k, runs[k], rate, lost[k], failed[k]
 }' "$work/results"
-for kind in relay gateway gateway_memory_first relay_signals relay_cload; do
+for kind in relay gateway gateway_memory_first relay_signals relay_cload relay_memory relay_floor; do
     [ -f "$work/$kind.missing" ] && echo "$kind: NOT MEASURED in at least one run — $(cat "$work/$kind.missing")"
 done
 if [ -n "$sdcard_table" ]; then

@@ -12,7 +12,13 @@
  * One thread reads D-Bus (or the sockets), writes SQLite and publishes; libmosquitto's own thread runs the network
  * loop and hands PUBACKs back through a mutex-protected list and an eventfd.
  *
- *   relay --address unix:path=… --db outbox.sqlite --port 1883 [--host 127.0.0.1]
+ * --memory: the same without the outbox, a floor for what any program costs that reads each notification, publishes
+ * it at QoS 1 and reads its PUBACK: no SQLite at all, and the PUBACKs only counted on libmosquitto's thread (no
+ * hand-back). Nothing is kept across a broker outage or a kill. --memory --one-thread: the same on one thread, with
+ * no libmosquitto thread: the MQTT socket joins the relay's epoll (mosquitto_loop_read on its readiness), and each
+ * publish is written on the relay's thread as libmosquitto does unthreaded, so nothing is handed between threads.
+ *
+ *   relay --address unix:path=… (--db outbox.sqlite | --memory) --port 1883 [--host 127.0.0.1]
  *         [--base-topic blebridge] [--inflight 64] [--client-id relay]
  *         [--acquire-notify N [--prefix C0:FF:EE:10:] [--uuid …] [--adapter /org/bluez/hci0]]
  * Runs until SIGTERM/SIGINT, then prints: received=<n> published=<n> acked=<n> outbox_depth=<rows>
@@ -42,10 +48,18 @@ static int *acked_mids;
 static size_t acked_count, acked_capacity;
 static int wake_fd;
 static volatile int connected_flag;
+/* --memory: PUBACKs counted here, on libmosquitto's thread. */
+static int memory_only;
+static int one_thread;
+static unsigned long long memory_acked;
 
 static void on_publish(struct mosquitto *mosq, void *user, int mid) {
     (void)mosq;
     (void)user;
+    if (memory_only) {
+        __atomic_add_fetch(&memory_acked, 1, __ATOMIC_RELAXED);
+        return;
+    }
     pthread_mutex_lock(&acked_lock);
     if (acked_count == acked_capacity) {
         acked_capacity = acked_capacity ? acked_capacity * 2 : 1024;
@@ -166,15 +180,20 @@ int main(int argc, char **argv) {
     int inflight = (int)arg_double(argc, argv, "--inflight", 64);
     const char *client_id = arg_string(argc, argv, "--client-id", "relay");
     int acquire = (int)arg_double(argc, argv, "--acquire-notify", 0);
-    if (!address || !db_path) die("usage", "relay --address ADDR --db PATH --port PORT");
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--memory") == 0) memory_only = 1;
+        else if (strcmp(argv[i], "--one-thread") == 0) one_thread = 1;
+    if (one_thread && !memory_only) die("usage", "--one-thread needs --memory");
+    if (!address || (!db_path && !memory_only)) die("usage", "relay --address ADDR (--db PATH | --memory) --port PORT");
 
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd < 0) die("relay: eventfd", strerror(errno));
 
-    /* Outbox. */
+    /* Outbox (--memory: an in-memory database nothing is written to, so the code below stays one). */
     sqlite3 *db;
+    if (memory_only) db_path = ":memory:";
     if (sqlite3_open(db_path, &db) != SQLITE_OK) die("relay: sqlite open", sqlite3_errmsg(db));
     exec_sql(db, "PRAGMA journal_mode=WAL");
     exec_sql(db, "PRAGMA synchronous=NORMAL");
@@ -198,8 +217,13 @@ int main(int argc, char **argv) {
     mosquitto_connect_callback_set(mosq, on_connect);
     int rc = mosquitto_connect(mosq, host, port, 30);
     if (rc != MOSQ_ERR_SUCCESS) die("relay: mqtt connect", mosquitto_strerror(rc));
-    if ((rc = mosquitto_loop_start(mosq)) != MOSQ_ERR_SUCCESS) die("relay: loop", mosquitto_strerror(rc));
-    for (int i = 0; i < 500 && !connected_flag; i++) usleep(10000);
+    if (one_thread) {
+        for (int i = 0; i < 500 && !connected_flag; i++)
+            if ((rc = mosquitto_loop(mosq, 10, 1)) != MOSQ_ERR_SUCCESS) die("relay: loop", mosquitto_strerror(rc));
+    } else {
+        if ((rc = mosquitto_loop_start(mosq)) != MOSQ_ERR_SUCCESS) die("relay: loop", mosquitto_strerror(rc));
+        for (int i = 0; i < 500 && !connected_flag; i++) usleep(10000);
+    }
     if (!connected_flag) die("relay", "no CONNACK");
 
     /* D-Bus. */
@@ -215,7 +239,10 @@ int main(int argc, char **argv) {
     struct epoll_event event = {.events = EPOLLIN, .data.u32 = 0};
     if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, dbus_fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
     event.data.u32 = 1;
-    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
+    if (!memory_only && epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event) < 0) die("relay: epoll_ctl", strerror(errno));
+    /* --one-thread: slot 1 is the MQTT socket (the eventfd is not used without the outbox). */
+    if (one_thread && epoll_ctl(epoll_fd, EPOLL_CTL_ADD, mosquitto_socket(mosq), &event) < 0)
+        die("relay: epoll_ctl", strerror(errno));
     static struct notify_socket sockets[MAX_OBJECTS];
     int socket_count = 0;
     if (acquire > 0) {
@@ -268,6 +295,10 @@ int main(int argc, char **argv) {
         batch_count = 0;
         for (int e = 0; e < events; e++) {
             uint32_t source = ready[e].data.u32;
+            if (source == 1 && one_thread) {
+                if ((rc = mosquitto_loop_read(mosq, 1)) != MOSQ_ERR_SUCCESS) die("relay: mqtt read", mosquitto_strerror(rc));
+                continue;
+            }
             if (source < 2) continue;
             struct notify_socket *notify = &sockets[source - 2];
             if (notify->fd < 0) continue;
@@ -293,7 +324,14 @@ int main(int argc, char **argv) {
             dbus_message_unref(message);
         }
         size_t count = batch_count;
-        if (count > 0) {
+        if (count > 0 && memory_only) {
+            received += count;
+            for (size_t i = 0; i < count; i++) {
+                rc = mosquitto_publish(mosq, NULL, batch[i].topic, batch[i].payload_length, batch[i].payload, 1, false);
+                if (rc != MOSQ_ERR_SUCCESS) die("relay: publish", mosquitto_strerror(rc));
+                published++;
+            }
+        } else if (count > 0) {
             received += count;
             check_sqlite(sqlite3_step(begin), db, "begin");
             sqlite3_reset(begin);
@@ -316,6 +354,12 @@ int main(int argc, char **argv) {
             }
         }
 
+        if (one_thread) {
+            if (mosquitto_want_write(mosq) && (rc = mosquitto_loop_write(mosq, 1)) != MOSQ_ERR_SUCCESS)
+                die("relay: mqtt write", mosquitto_strerror(rc));
+            mosquitto_loop_misc(mosq);
+        }
+        if (memory_only) continue;
         /* PUBACKs: delete their rows in one transaction. */
         uint64_t counter;
         if (read(wake_fd, &counter, sizeof counter) < 0 && errno != EAGAIN) die("relay: eventfd", strerror(errno));
@@ -343,6 +387,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    if (memory_only) acked = __atomic_load_n(&memory_acked, __ATOMIC_RELAXED);
     sqlite3_stmt *depth;
     check_sqlite(sqlite3_prepare_v2(db, "SELECT count(*) FROM outbox", -1, &depth, NULL), db, "prepare count");
     check_sqlite(sqlite3_step(depth), db, "count");
@@ -351,7 +396,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     sqlite3_finalize(depth);
     mosquitto_disconnect(mosq);
-    mosquitto_loop_stop(mosq, false);
+    if (!one_thread) mosquitto_loop_stop(mosq, false);
     mosquitto_destroy(mosq);
     mosquitto_lib_cleanup();
     sqlite3_finalize(insert);
