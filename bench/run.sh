@@ -504,29 +504,17 @@ measure_relay_c_load() {
     environment_stop
 }
 
-# The relay on the simulator's load through AcquireNotify sockets, as the gateway reads them.
+# measure_relay KIND REP: the relay on the simulator's load through AcquireNotify sockets, as the
+# gateway reads them. KIND relay; relay_memory: without its outbox (--memory); relay_floor: that
+# on one thread too (--memory --one-thread).
 measure_relay() {
-    environment_start "relay-$1"
-    missing=""
-    if start_simulator "relay-$1"; then
-        start_relay "relay-$1" --acquire-notify "$active"
-        suite "relay-$1" simulator_load "$relay_pid" || missing="warm-up failed (run $1)"
-        stop_pid "$relay_pid"
-        log "[relay-$1] $(tail -1 "$work/relay-$1.out")"
-    fi
-    [ -z "$missing" ] || echo "$missing" >"$work/relay.missing"
-    environment_stop
-}
-
-# measure_relay_memory KIND REP: the relay without its outbox (--memory; KIND relay_floor: on one
-# thread too), on the same input path as measure_relay.
-measure_relay_memory() {
     local kind=$1 name="$1-$2" extra=()
-    [ "$kind" = relay_floor ] && extra=(--one-thread)
+    [ "$kind" = relay_memory ] && extra=(--memory)
+    [ "$kind" = relay_floor ] && extra=(--memory --one-thread)
     environment_start "$name"
     missing=""
     if start_simulator "$name"; then
-        start_relay "$name" --acquire-notify "$active" --memory "${extra[@]}"
+        start_relay "$name" --acquire-notify "$active" "${extra[@]}"
         suite "$name" simulator_load "$relay_pid" || missing="warm-up failed (run $2)"
         stop_pid "$relay_pid"
         log "[$name] $(tail -1 "$work/$name.out")"
@@ -579,9 +567,9 @@ for ((rep = 1; rep <= repeat; rep++)); do
     ((rep % 2 == 0)) && order="gateway_memory_first gateway relay_floor relay_memory relay"
     for kind in $order; do
         [ -z "$simulator_missing" ] || continue
-        if [ "$kind" = relay ] && [ "$run_relay" = 1 ]; then measure_relay "$rep"; fi
-        if [ "$kind" = relay_memory ] && [ "$run_relay_memory" = 1 ]; then measure_relay_memory "$kind" "$rep"; fi
-        if [ "$kind" = relay_floor ] && [ "$run_relay_floor" = 1 ]; then measure_relay_memory "$kind" "$rep"; fi
+        if [ "$kind" = relay ] && [ "$run_relay" = 1 ]; then measure_relay "$kind" "$rep"; fi
+        if [ "$kind" = relay_memory ] && [ "$run_relay_memory" = 1 ]; then measure_relay "$kind" "$rep"; fi
+        if [ "$kind" = relay_floor ] && [ "$run_relay_floor" = 1 ]; then measure_relay "$kind" "$rep"; fi
         if [ "$kind" = gateway ] && [ "$run_gateway" = 1 ]; then measure_gateway gateway "$rep"; fi
         if [ "$kind" = gateway_memory_first ] && [ "$run_gateway_memory_first" = 1 ]; then measure_gateway "$kind" "$rep"; fi
     done
